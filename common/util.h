@@ -1,0 +1,66 @@
+/* util.h - error reporting, checked allocation, a growable string buffer.
+ *
+ * Contract: die() prints "contend: <msg>" on stderr and exits with status 2
+ * (environment or usage error) unless die_status was changed; error() and
+ * warning() print and return.  x*alloc never return NULL (they die).
+ * strbuf owns a NUL-terminated heap string; strbuf_release frees it.
+ */
+#ifndef CONTEND_UTIL_H
+#define CONTEND_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+extern int die_status;   /* exit status of die(); default 2 */
+
+__attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);   /* returns -1 */
+__attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
+extern bool warnings_quiet;  /* tests silence warnings */
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+__attribute__((format(printf, 1, 2))) char *xasprintf(const char *fmt, ...);
+
+/* Grow *arr (of element size elsz) so that it can hold at least need elements. */
+#define ALLOC_GROW(arr, need, alloc)                                          \
+	do {                                                                  \
+		if ((size_t)(need) > (size_t)(alloc)) {                       \
+			size_t n_ = (alloc) < 8 ? 8 : (size_t)(alloc) * 2;    \
+			if (n_ < (size_t)(need))                              \
+				n_ = (need);                                  \
+			(arr) = xrealloc((arr), n_ * sizeof(*(arr)));         \
+			(alloc) = n_;                                         \
+		}                                                             \
+	} while (0)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+struct strbuf {
+	char *buf;
+	size_t len, alloc;
+};
+#define STRBUF_INIT { NULL, 0, 0 }
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+void strbuf_add(struct strbuf *sb, const char *s, size_t n);
+void strbuf_addch(struct strbuf *sb, char c);
+void strbuf_reset(struct strbuf *sb);
+char *strbuf_detach(struct strbuf *sb);   /* caller frees; never NULL */
+void strbuf_release(struct strbuf *sb);
+static inline const char *strbuf_str(const struct strbuf *sb) { return sb->buf ? sb->buf : ""; }
+
+/* 64-bit mix for hash tables. */
+static inline uint64_t hash_u64(uint64_t x)
+{
+	x ^= x >> 33; x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+#endif

@@ -1,0 +1,296 @@
+/* classify.c - is a line contended, and how: false, true or mixed sharing.
+ *
+ * The evidence is per (thread, range): how many concurrent samples a thread
+ * has on a distinct (offset, size) range of the line, and how many of them
+ * write.  Pairs below the noise threshold are dropped, so one stray sample
+ * (a misdecoded address, a thread passing by) cannot turn false sharing
+ * into mixed sharing.  Noise is judged per (thread, range) rather than per
+ * cell so that a range reached from many code sites is not lost piecemeal.
+ */
+#include "classify.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+const char *sharing_kind_name(enum sharing_kind k)
+{
+	switch (k) {
+	case SHARING_NONE: return "none";
+	case SHARING_FALSE: return "false sharing";
+	case SHARING_TRUE: return "true sharing";
+	case SHARING_MIXED: return "mixed sharing";
+	}
+	return "?";
+}
+
+const char *sharing_kind_id(enum sharing_kind k)
+{
+	switch (k) {
+	case SHARING_NONE: return "none";
+	case SHARING_FALSE: return "false";
+	case SHARING_TRUE: return "true";
+	case SHARING_MIXED: return "mixed";
+	}
+	return "?";
+}
+
+void classify_config_default(struct classify_config *c)
+{
+	c->min_score = 0.005;
+	c->min_concurrent_frac = 0.3;
+	c->min_concurrent = 8;
+	c->noise_frac = 0.01;
+}
+
+/* What one thread did on one range; built from the cells, one per pair. */
+struct usage {
+	unsigned range;
+	uint32_t tid;
+	uint64_t concurrent, concurrent_writes;
+};
+
+/* Who takes part in one range: counts and one representative of each. */
+struct participants {
+	unsigned n_touch, n_write;
+	uint32_t toucher, writer;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range_verdict *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+static int cmp_usage(const void *a, const void *b)
+{
+	const struct usage *x = a, *y = b;
+
+	if (x->range != y->range)
+		return x->range < y->range ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The distinct (offset, size) ranges of the line's cells, sorted. */
+static unsigned collect_ranges(const struct line *l, struct range_verdict **out)
+{
+	struct range_verdict *r = xcalloc(l->n_cells, sizeof(*r));
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		r[i].offset = l->cells[i].offset;
+		r[i].size = l->cells[i].size;
+	}
+	qsort(r, l->n_cells, sizeof(*r), cmp_range);
+	for (unsigned i = 0; i < l->n_cells; i++)
+		if (!n || cmp_range(&r[n - 1], &r[i]))
+			r[n++] = r[i];
+	*out = r;
+	return n;
+}
+
+static unsigned range_index(const struct range_verdict *r, unsigned n,
+			    const struct line_cell *c)
+{
+	struct range_verdict key = { .offset = c->offset, .size = c->size };
+	const struct range_verdict *hit;
+
+	hit = bsearch(&key, r, n, sizeof(*r), cmp_range);
+	return hit - r;
+}
+
+/*
+ * Per-range sample counts (noise included: they describe what happened),
+ * and the (thread, range) usages, merged over code sites and kinds.
+ */
+static unsigned collect_usage(const struct line *l, struct range_verdict *r,
+			      unsigned n_ranges, struct usage **out)
+{
+	struct usage *u = xcalloc(l->n_cells, sizeof(*u));
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+		unsigned ri = range_index(r, n_ranges, c);
+
+		r[ri].all += c->count;
+		if (access_kind_reads(c->kind))
+			r[ri].reads += c->concurrent;
+		if (access_kind_writes(c->kind))
+			r[ri].writes += c->concurrent;
+
+		u[i].range = ri;
+		u[i].tid = c->tid;
+		u[i].concurrent = c->concurrent;
+		if (access_kind_writes(c->kind))
+			u[i].concurrent_writes = c->concurrent;
+	}
+	qsort(u, l->n_cells, sizeof(*u), cmp_usage);
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		if (n && !cmp_usage(&u[n - 1], &u[i])) {
+			u[n - 1].concurrent += u[i].concurrent;
+			u[n - 1].concurrent_writes += u[i].concurrent_writes;
+		} else {
+			u[n++] = u[i];
+		}
+	}
+	*out = u;
+	return n;
+}
+
+static double noise_threshold(const struct line *l,
+			      const struct classify_config *cfg)
+{
+	double t = cfg->noise_frac * (double)l->concurrent;
+
+	return t > 1 ? t : 1;
+}
+
+static unsigned count_distinct(uint32_t *v, unsigned n)
+{
+	unsigned distinct = n ? 1 : 0;
+
+	qsort(v, n, sizeof(*v), cmp_u32);
+	for (unsigned i = 1; i < n; i++)
+		distinct += v[i] != v[i - 1];
+	return distinct;
+}
+
+/*
+ * Count the threads that touch and write each range, and the line, over
+ * the usages that rise above the noise.
+ */
+static void count_participants(const struct usage *u, unsigned n_usage,
+			       double threshold, struct participants *p,
+			       struct line_verdict *out)
+{
+	uint32_t *threads = xcalloc(n_usage, sizeof(*threads));
+	uint32_t *writers = xcalloc(n_usage, sizeof(*writers));
+	unsigned n_threads = 0, n_writers = 0;
+
+	for (unsigned i = 0; i < n_usage; i++) {
+		struct participants *pp = &p[u[i].range];
+
+		if (u[i].concurrent >= threshold) {
+			pp->n_touch++;
+			pp->toucher = u[i].tid;
+			threads[n_threads++] = u[i].tid;
+		}
+		if (u[i].concurrent_writes >= threshold) {
+			pp->n_write++;
+			pp->writer = u[i].tid;
+			writers[n_writers++] = u[i].tid;
+		}
+	}
+	for (unsigned ri = 0; ri < out->n_ranges; ri++) {
+		out->ranges[ri].n_threads = p[ri].n_touch;
+		out->ranges[ri].n_writers = p[ri].n_write;
+	}
+	/* a thread has one usage per range it touches: count it once */
+	out->n_threads = count_distinct(threads, n_threads);
+	out->n_writers = count_distinct(writers, n_writers);
+	free(threads);
+	free(writers);
+}
+
+/* Does some thread write w while a different thread touches a? */
+static bool different_threads(const struct participants *w,
+			      const struct participants *a)
+{
+	if (!w->n_write || !a->n_touch)
+		return false;
+	return w->n_write > 1 || a->n_touch > 1 || w->writer != a->toucher;
+}
+
+static bool overlap(const struct range_verdict *x, const struct range_verdict *y)
+{
+	return x->offset < y->offset + y->size && y->offset < x->offset + x->size;
+}
+
+/*
+ * Every (written range, touched range) pair that two different threads
+ * form is evidence: overlapping bytes are true sharing, disjoint bytes
+ * false sharing.  Comparing ranges rather than threads keeps this
+ * O(ranges^2) on lines touched by many threads.
+ */
+static enum sharing_kind pair_ranges(struct range_verdict *r,
+				     const struct participants *p, unsigned n)
+{
+	bool any_true = false, any_false = false;
+
+	for (unsigned w = 0; w < n; w++) {
+		for (unsigned a = 0; a < n; a++) {
+			if (!different_threads(&p[w], &p[a]))
+				continue;
+			if (overlap(&r[w], &r[a])) {
+				r[w].true_shared = r[a].true_shared = true;
+				any_true = true;
+			} else {
+				r[a].false_victim = true;
+				r[w].false_writer = true;
+				any_false = true;
+			}
+		}
+	}
+	if (any_true && any_false)
+		return SHARING_MIXED;
+	if (any_true)
+		return SHARING_TRUE;
+	return any_false ? SHARING_FALSE : SHARING_NONE;
+}
+
+static double ratio(uint64_t num, uint64_t den)
+{
+	return den ? (double)num / (double)den : 0.0;
+}
+
+static bool is_contended(const struct line *l, const struct line_verdict *v,
+			 const struct classify_config *cfg)
+{
+	return v->kind != SHARING_NONE &&
+	       v->n_threads >= 2 && v->n_writers >= 1 &&
+	       l->concurrent >= cfg->min_concurrent &&
+	       v->concurrent_frac >= cfg->min_concurrent_frac &&
+	       v->score >= cfg->min_score;
+}
+
+void classify_line(const struct line *l, uint64_t total_samples,
+		   const struct classify_config *cfg, struct line_verdict *out)
+{
+	struct participants *p;
+	struct usage *u;
+	unsigned n_usage;
+
+	memset(out, 0, sizeof(*out));
+	out->n_ranges = collect_ranges(l, &out->ranges);
+	n_usage = collect_usage(l, out->ranges, out->n_ranges, &u);
+
+	p = xcalloc(out->n_ranges ? out->n_ranges : 1, sizeof(*p));
+	count_participants(u, n_usage, noise_threshold(l, cfg), p, out);
+	out->kind = pair_ranges(out->ranges, p, out->n_ranges);
+
+	out->score = ratio(l->concurrent, total_samples);
+	out->share = ratio(l->count, total_samples);
+	out->concurrent_frac = ratio(l->concurrent, l->count);
+	out->contended = is_contended(l, out, cfg);
+	free(p);
+	free(u);
+}
+
+void line_verdict_release(struct line_verdict *v)
+{
+	free(v->ranges);
+	v->ranges = NULL;
+	v->n_ranges = 0;
+}

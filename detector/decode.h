@@ -1,0 +1,79 @@
+/* decode.h - machine-code decoding for the soft backend.
+ *
+ * A decoder turns the bytes of one instruction plus a register set into the
+ * memory access that instruction makes: effective address, size and kind.
+ * It is architecture-neutral at this interface; decode_x86.c implements
+ * x86-64 with Capstone.  Registers use perf's numbering for the architecture
+ * (for x86-64, enum perf_event_x86_regs: AX=0 ... SS=11, R8=16 ... R15=23).
+ *
+ * Two uses:
+ *  - decoder_insn(): length and control-flow facts, for walking a function
+ *    from its start to find instruction boundaries and branch targets;
+ *  - decoder_access(): the access of one instruction.  With 'after' set the
+ *    registers are the state after the instruction retired (the timer
+ *    sample landed on the next instruction): an instruction that wrote its
+ *    own base or index register is then refused with DECODE_CLOBBERED.
+ */
+#ifndef CONTEND_DECODE_H
+#define CONTEND_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DECODE_MAX_REGS 32
+
+struct regs {
+	uint64_t val[DECODE_MAX_REGS];   /* perf register numbering */
+	uint64_t mask;                   /* bit n set: val[n] is valid */
+};
+
+enum decode_status {
+	DECODE_OK = 0,
+	DECODE_INVALID,       /* bytes do not decode */
+	DECODE_NO_MEMORY,     /* instruction has no memory operand */
+	DECODE_NOT_ACCESS,    /* lea, nop with memory operand, prefetch: touches no memory */
+	DECODE_STACK,         /* push/pop/call/ret or RSP/RBP-based: thread-private */
+	DECODE_CLOBBERED,     /* wrote its own base/index register (after=true) */
+	DECODE_SEGMENT,       /* fs:/gs: relative (TLS), base unknown */
+	DECODE_NO_REGS,       /* a needed register was not sampled */
+	DECODE_UNSUPPORTED,   /* string ops, gathers, vsib, ... */
+	DECODE__COUNT
+};
+const char *decode_status_name(enum decode_status s);   /* short, for reports */
+
+struct insn_info {
+	uint8_t length;
+	bool falls_through;   /* false for jmp, ret, ud2, hlt */
+	bool is_call;
+	bool has_target;      /* direct branch or call */
+	uint64_t target;
+};
+
+struct decoded_access {
+	uint64_t addr;
+	uint8_t size;
+	uint8_t kind;         /* enum access_kind (sample.h) */
+	int8_t base_reg;      /* DWARF register number of the base register, -1 if none */
+	int64_t base_off;     /* addr - base register value (0 if no base) */
+};
+
+struct decoder;
+
+struct decoder *decoder_new_x86_64(void);   /* NULL if Capstone fails to open */
+void decoder_free(struct decoder *d);
+
+/* Decode one instruction at code[0..len) that lives at address ip.
+ * Returns false if the bytes are not a valid instruction. */
+bool decoder_insn(struct decoder *d, const uint8_t *code, size_t len,
+		  uint64_t ip, struct insn_info *out);
+
+enum decode_status decoder_access(struct decoder *d, const uint8_t *code,
+				  size_t len, uint64_t ip,
+				  const struct regs *regs, bool after,
+				  struct decoded_access *out);
+
+/* Longest instruction of the architecture (bytes to fetch for one). */
+#define DECODE_MAX_INSN 15
+
+#endif

@@ -1,0 +1,71 @@
+/* line_table.h - streaming aggregation of access samples by cache line.
+ *
+ * Keyed by (pid, line address).  Per line: one cell per distinct
+ * (thread, code site, offset, size, kind) with its sample count, and per
+ * thread the time of its last access.  Memory grows with distinct lines,
+ * threads and code sites, never with the number of samples.
+ *
+ * Interleaving: an access is "concurrent" when another thread touched the
+ * same line within window_ns of it and at least one of the two accesses
+ * writes (this one, or the other thread's last write, tracked separately so
+ * that a thread which writes then reads does not hide its write).  Threads that use a line in different phases therefore produce
+ * (almost) no concurrent accesses.  Samples should arrive roughly in time
+ * order (the session sorts each batch); the test is symmetric in time.
+ *
+ * An access that straddles a line boundary counts for the line of its
+ * first byte, clipped to the line.
+ */
+#ifndef CONTEND_LINE_TABLE_H
+#define CONTEND_LINE_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sample.h"
+
+struct line_cell {
+	uint32_t tid;
+	uint8_t offset;          /* in the line, 0..line_size-1 */
+	uint8_t size;            /* clipped to the line */
+	uint8_t kind;            /* enum access_kind */
+	int8_t base_reg;         /* representative, from the first sample */
+	uint64_t ip;
+	int64_t base_off;        /* representative, from the first sample */
+	uint64_t count;          /* samples */
+	uint64_t concurrent;     /* of which concurrent */
+	uint64_t weight;         /* sum of sample weights (latency), 0 if none */
+};
+
+struct line_thread {
+	uint32_t tid;
+	uint64_t last_time;
+	uint8_t last_writes;     /* last access wrote */
+	uint8_t has_written;
+	uint64_t last_write_time;  /* time of its last write, if has_written */
+	uint64_t count, concurrent;
+};
+
+struct line {
+	uint32_t pid;
+	uint64_t addr;           /* line address (aligned) */
+	uint64_t count;          /* samples on the line */
+	uint64_t concurrent;
+	struct line_cell *cells;
+	unsigned n_cells, alloc_cells;
+	struct line_thread *threads;
+	unsigned n_threads, alloc_threads;
+};
+
+struct line_table;
+
+struct line_table *line_table_new(unsigned line_size, uint64_t window_ns);
+void line_table_free(struct line_table *t);
+void line_table_add(struct line_table *t, const struct access_sample *s);
+
+unsigned line_table_line_size(const struct line_table *t);
+uint64_t line_table_samples(const struct line_table *t);   /* all added */
+size_t line_table_count(const struct line_table *t);        /* distinct lines */
+/* Lines in unspecified order; valid until the next add or free. */
+struct line *line_table_line(struct line_table *t, size_t i);
+struct line *line_table_find(struct line_table *t, uint32_t pid, uint64_t addr);
+
+#endif

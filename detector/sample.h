@@ -1,0 +1,40 @@
+/* sample.h - the access sample: the one record that crosses every stage.
+ *
+ * Every backend (soft, watch, pebs, ibs, spe) turns what it saw into
+ * access samples; nothing after the backends knows which backend made one.
+ * Fields a backend cannot know are zero (data_src, weight) or -1 (base_reg).
+ */
+#ifndef CONTEND_SAMPLE_H
+#define CONTEND_SAMPLE_H
+
+#include <stdint.h>
+
+enum access_kind {
+	ACCESS_LOAD = 0,
+	ACCESS_STORE = 1,
+	ACCESS_RMW = 2,      /* read-modify-write, not locked (add %rax,(mem)) */
+	ACCESS_ATOMIC = 3,   /* locked RMW, xchg with memory, cmpxchg */
+};
+
+static inline int access_kind_writes(int kind) { return kind != ACCESS_LOAD; }
+static inline int access_kind_reads(int kind) { return kind != ACCESS_STORE; }
+const char *access_kind_name(int kind);   /* "load", "store", "rmw", "atomic" */
+
+struct access_sample {
+	uint64_t time;       /* ns, CLOCK_MONOTONIC (perf's default clock) */
+	uint32_t pid, tid;
+	uint32_t cpu;
+	uint64_t ip;         /* address of the accessing instruction */
+	uint64_t addr;       /* data address */
+	uint8_t size;        /* bytes accessed, 1..64 */
+	uint8_t kind;        /* enum access_kind */
+	int8_t base_reg;     /* DWARF register number of the memory operand's
+	                        base register, -1 if none (RIP-relative/absolute) */
+	uint8_t pad_;
+	uint32_t weight;     /* latency in cycles when the hardware says, else 0 */
+	int64_t base_off;    /* addr - value of the base register */
+	uint64_t data_src;   /* raw perf_mem_data_src, 0 if unknown */
+	uint32_t chain_id;   /* call-chain id, 0 if none */
+};
+
+#endif

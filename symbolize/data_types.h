@@ -1,0 +1,81 @@
+/* data_types.h - data addresses to variables, types and struct members (DWARF).
+ *
+ * Two ways in, both per libdwfl module:
+ *  - data_types_global(): addr lies inside a global/static variable
+ *    (DW_TAG_variable with a DW_OP_addr location);
+ *  - data_types_in_register(): at code address pc, the memory operand's
+ *    base register (DWARF number) holds a variable or parameter whose type
+ *    is a pointer; the access is base_off bytes from the pointer's value.
+ *    This is the approach of `perf annotate --data-type`.
+ * Either way the offset is resolved through the type to a member path,
+ * arrays and nested structs included: "[1]", ".secondary_super_cache",
+ * "[3].hits", ".inner.a[2]".
+ *
+ * Results are cached (per module and pc/register, and per global address).
+ * Returned pointers are owned by the data_types object.
+ */
+#ifndef CONTEND_DATA_TYPES_H
+#define CONTEND_DATA_TYPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct Dwfl_Module;
+struct data_types;
+
+struct type_member {
+	const char *name;         /* "secondary_super_cache", or NULL for padding */
+	const char *type_name;    /* "Klass *", "long", "struct arr" */
+	uint64_t offset, size;    /* bytes, relative to the struct */
+};
+
+/* The layout of one struct/union type, or of an array's element when the
+ * object is an array of scalars (members empty, elem_size set). */
+struct type_layout {
+	const char *name;         /* "struct Klass", "long" */
+	uint64_t size;            /* sizeof */
+	uint64_t align;           /* alignment of the type (from DWARF, else guessed) */
+	struct type_member *members;
+	unsigned n_members;
+};
+
+struct data_attribution {
+	const char *variable;     /* "counters", "klass_c1", or the pointer
+	                             variable's name ("sub", "stats") */
+	bool via_pointer;         /* found through data_types_in_register */
+	const char *type_name;    /* type of the object: "long[4]", "struct Klass" */
+	const char *path;         /* member path at the offset, "" if whole object */
+	uint64_t object_start;    /* absolute address of the object (pointee for pointers) */
+	uint64_t member_offset;   /* of the innermost member/element, from object_start */
+	uint64_t member_size;
+	/* The innermost struct containing the access (or the array element
+	 * type), for layout advice; NULL when none. */
+	const struct type_layout *layout;
+	uint64_t layout_start;    /* absolute address of that struct/element instance */
+	long element_index;       /* index in the outermost array, -1 if not an array */
+};
+
+enum data_types_miss {
+	DT_HIT = 0,
+	DT_NO_DWARF,              /* module has no debug info */
+	DT_NO_VARIABLE,           /* no variable at addr / no variable in that register at pc */
+	DT_NOT_POINTER,           /* variable in register is not a pointer */
+	DT_NO_TYPE,               /* pointee type incomplete or void */
+	DT__COUNT
+};
+const char *data_types_miss_name(enum data_types_miss m);
+
+struct data_types *data_types_new(void);
+void data_types_free(struct data_types *dt);
+
+/* addr and pc are absolute; bias is the module's load bias. */
+enum data_types_miss data_types_global(struct data_types *dt,
+				       struct Dwfl_Module *mod, uint64_t bias,
+				       uint64_t addr, struct data_attribution *out);
+enum data_types_miss data_types_in_register(struct data_types *dt,
+					    struct Dwfl_Module *mod, uint64_t bias,
+					    uint64_t pc, int dwarf_reg,
+					    int64_t base_off, uint64_t addr,
+					    struct data_attribution *out);
+
+#endif

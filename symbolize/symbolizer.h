@@ -1,0 +1,94 @@
+/* symbolizer.h - addresses of a sampled process to names.
+ *
+ * One symbolizer serves every address space (pid) seen in a session.  It
+ * keeps a mapping table per pid, fed from perf MMAP2 records and/or
+ * /proc/PID/maps, and reports file-backed mappings to a libdwfl session of
+ * that pid, so that it keeps working after the process has exited (the
+ * report is printed after the target is gone).  Lookups are cached; each
+ * distinct address costs libdwfl work once.
+ *
+ * Strings returned in the info structs are owned by the symbolizer and live
+ * until symbolizer_free().  Missing debug info degrades: file/line NULL,
+ * then function NULL; lookups never abort.
+ */
+#ifndef CONTEND_SYMBOLIZER_H
+#define CONTEND_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct symbolizer;
+
+enum mapping_kind {
+	MAP_FILE,     /* file-backed (binary, library, mapped file) */
+	MAP_HEAP,     /* [heap] */
+	MAP_STACK,    /* [stack], or a thread stack we learnt of */
+	MAP_ANON,     /* anonymous (malloc arenas, mmap, JIT code) */
+	MAP_VDSO,     /* [vdso], [vsyscall], [vvar] */
+};
+
+struct mapping {
+	uint64_t start, end;      /* [start, end) */
+	uint64_t pgoff;
+	uint32_t prot;            /* PROT_READ | PROT_WRITE | PROT_EXEC */
+	enum mapping_kind kind;
+	const char *name;         /* path, or "[heap]", "[anon]", ... */
+};
+
+struct func_info {
+	const char *name;         /* demangled; NULL if no symbol */
+	uint64_t start, end;      /* [start, end) of the symbol; 0,0 if unknown */
+};
+
+struct source_loc {
+	const char *function;     /* innermost function (inline-aware), may be NULL */
+	const char *file;         /* may be NULL */
+	int line;                 /* 0 if unknown */
+	const char *inlined_into; /* outer function when 'function' was inlined, else NULL */
+	const char *module;       /* binary or library basename */
+	uint64_t module_off;      /* address relative to the module's load bias */
+};
+
+struct data_symbol {
+	const char *name;         /* ELF symbol (object) or mapping name */
+	uint64_t start, size;     /* of the symbol, or of the mapping */
+	bool is_symbol;           /* false: name is a mapping */
+	enum mapping_kind kind;
+};
+
+struct symbolizer *symbolizer_new(void);
+void symbolizer_free(struct symbolizer *s);
+
+/* Mapping table.  add_mapping replaces whatever overlapped the range. */
+void symbolizer_add_mapping(struct symbolizer *s, pid_t pid, uint64_t start,
+			    uint64_t len, uint64_t pgoff, uint32_t prot,
+			    const char *filename);
+int symbolizer_load_proc_maps(struct symbolizer *s, pid_t pid);  /* -1 if unreadable */
+void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child);
+void symbolizer_exec(struct symbolizer *s, pid_t pid);   /* forget pid's mappings */
+const struct mapping *symbolizer_find_mapping(struct symbolizer *s, pid_t pid,
+					      uint64_t addr);
+
+/* Code. */
+bool symbolizer_function(struct symbolizer *s, pid_t pid, uint64_t addr,
+			 struct func_info *out);
+bool symbolizer_source(struct symbolizer *s, pid_t pid, uint64_t addr,
+		       struct source_loc *out);
+/* Bytes of code (or data) at addr: from the backing file, else from the
+ * live process (/proc/PID/mem).  Returns bytes read, 0 if none. */
+size_t symbolizer_read(struct symbolizer *s, pid_t pid, uint64_t addr,
+		       uint8_t *buf, size_t len);
+
+/* Data: the ELF object symbol containing addr, else its mapping. */
+bool symbolizer_data_symbol(struct symbolizer *s, pid_t pid, uint64_t addr,
+			    struct data_symbol *out);
+
+/* The libdwfl module for addr, and its load bias, for DWARF-level lookups
+ * (data_types.h).  NULL if addr is not in a reported file. */
+struct Dwfl_Module;
+struct Dwfl_Module *symbolizer_module(struct symbolizer *s, pid_t pid,
+				      uint64_t addr, uint64_t *bias);
+
+#endif

@@ -1,0 +1,416 @@
+#include "detector/classify.h"
+#include "tap.h"
+#include "util.h"
+
+#define MS 1000000ULL
+#define PID 42
+#define LINE 0x7000
+
+/* One thread's access pattern: it repeats its accesses in turn. */
+struct actor {
+	uint32_t tid;
+	unsigned offset, size;
+	int kind;
+};
+
+static void play_one(struct line_table *t, const struct actor *a, uint64_t time)
+{
+	struct access_sample s = {
+		.time = time, .pid = PID, .tid = a->tid,
+		.ip = 0x401000 + a->offset, .addr = LINE + a->offset,
+		.size = a->size, .kind = a->kind, .base_reg = -1,
+	};
+
+	line_table_add(t, &s);
+}
+
+/*
+ * Round-robin over the actors, one sample every millisecond, the way
+ * threads hammering one line in parallel are sampled.
+ */
+static void play(struct line_table *t, const struct actor *a, size_t n,
+		 unsigned samples, uint64_t start)
+{
+	for (unsigned i = 0; i < samples; i++)
+		play_one(t, &a[i % n], start + i * MS);
+}
+
+/*
+ * The same, but each millisecond a random actor (fixed seed) takes the
+ * turn: threads that write and then read do not always leave a read as
+ * their last access before another thread's turn.
+ */
+static void play_shuffled(struct line_table *t, const struct actor *a, size_t n,
+			  unsigned samples)
+{
+	uint64_t x = 12345;
+
+	for (unsigned i = 0; i < samples; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		play_one(t, &a[(x >> 33) % n], i * MS);
+	}
+}
+
+static struct line_table *table_of(const struct actor *a, size_t n, unsigned samples)
+{
+	struct line_table *t = line_table_new(64, 3 * MS);
+
+	play(t, a, n, samples, 0);
+	return t;
+}
+
+static void classify(struct line_table *t, struct line_verdict *v)
+{
+	struct classify_config cfg;
+
+	classify_config_default(&cfg);
+	classify_line(line_table_find(t, PID, LINE), line_table_samples(t), &cfg, v);
+}
+
+static const struct range_verdict *range_at(const struct line_verdict *v,
+					    unsigned offset, unsigned size)
+{
+	for (unsigned i = 0; i < v->n_ranges; i++)
+		if (v->ranges[i].offset == offset && v->ranges[i].size == size)
+			return &v->ranges[i];
+	return NULL;
+}
+
+static const struct range_verdict no_range;
+
+static const struct range_verdict *must_range(const struct line_verdict *v,
+					      unsigned offset, unsigned size)
+{
+	const struct range_verdict *r = range_at(v, offset, size);
+
+	CHECK(r != NULL, "range [%u,+%u) present", offset, size);
+	return r ? r : &no_range;
+}
+
+static void test_names(void)
+{
+	struct classify_config c;
+
+	CHECK_STR(sharing_kind_name(SHARING_NONE), "none", "name none");
+	CHECK_STR(sharing_kind_name(SHARING_FALSE), "false sharing", "name false");
+	CHECK_STR(sharing_kind_name(SHARING_TRUE), "true sharing", "name true");
+	CHECK_STR(sharing_kind_name(SHARING_MIXED), "mixed sharing", "name mixed");
+	CHECK_STR(sharing_kind_id(SHARING_NONE), "none", "id none");
+	CHECK_STR(sharing_kind_id(SHARING_FALSE), "false", "id false");
+	CHECK_STR(sharing_kind_id(SHARING_TRUE), "true", "id true");
+	CHECK_STR(sharing_kind_id(SHARING_MIXED), "mixed", "id mixed");
+
+	classify_config_default(&c);
+	CHECK(c.min_score == 0.005, "min_score %g", c.min_score);
+	CHECK(c.min_concurrent_frac == 0.3, "min_concurrent_frac %g",
+	      c.min_concurrent_frac);
+	CHECK_EQ_U64(c.min_concurrent, 8, "min_concurrent");
+	CHECK(c.noise_frac == 0.01, "noise_frac %g", c.noise_frac);
+}
+
+static const struct actor counters[] = {
+	{ 1, 0, 8, ACCESS_RMW },
+	{ 2, 8, 8, ACCESS_RMW },
+};
+
+static void test_false_sharing(void)
+{
+	struct line_table *t = table_of(counters, 2, 1000);
+	const struct range_verdict *r;
+	struct line_verdict v;
+
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "false", "kind");
+	CHECK(v.contended, "contended");
+	CHECK_EQ_U64(v.n_threads, 2, "threads");
+	CHECK_EQ_U64(v.n_writers, 2, "writers");
+	CHECK(v.score > 0.99 && v.share == 1.0, "score %g share %g", v.score, v.share);
+	CHECK(v.concurrent_frac > 0.99, "concurrent_frac %g", v.concurrent_frac);
+	CHECK_EQ_U64(v.n_ranges, 2, "ranges");
+	CHECK(v.ranges[0].offset == 0 && v.ranges[1].offset == 8, "sorted by offset");
+	for (unsigned i = 0; i < v.n_ranges; i++) {
+		r = &v.ranges[i];
+		CHECK(r->false_writer && r->false_victim && !r->true_shared,
+		      "range %u flags %d %d %d", r->offset, r->false_writer,
+		      r->false_victim, r->true_shared);
+		CHECK_EQ_U64(r->n_threads, 1, "range threads");
+		CHECK_EQ_U64(r->n_writers, 1, "range writers");
+		CHECK_EQ_U64(r->all, 500, "range samples");
+		CHECK_EQ_U64(r->reads, r->writes, "rmw reads and writes");
+	}
+	CHECK_EQ_U64(v.ranges[0].writes + v.ranges[1].writes, 999, "concurrent writes");
+	line_verdict_release(&v);
+	CHECK(v.ranges == NULL && v.n_ranges == 0, "released");
+	line_table_free(t);
+}
+
+static void test_true_sharing(void)
+{
+	static const struct actor a[] = {
+		{ 1, 0, 8, ACCESS_ATOMIC },
+		{ 2, 0, 8, ACCESS_ATOMIC },
+		{ 3, 0, 8, ACCESS_ATOMIC },
+	};
+	struct line_table *t = table_of(a, 3, 900);
+	struct line_verdict v;
+
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "true", "kind");
+	CHECK(v.contended, "contended");
+	CHECK_EQ_U64(v.n_threads, 3, "threads");
+	CHECK_EQ_U64(v.n_ranges, 1, "ranges");
+	CHECK(v.ranges[0].true_shared && !v.ranges[0].false_writer &&
+	      !v.ranges[0].false_victim, "only true-shared");
+	CHECK_EQ_U64(v.ranges[0].n_writers, 3, "range writers");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/* Both threads increment the same word: every pair overlaps. */
+static void test_same_word_rmw(void)
+{
+	static const struct actor a[] = {
+		{ 1, 16, 8, ACCESS_RMW },
+		{ 2, 16, 8, ACCESS_RMW },
+	};
+	struct line_table *t = table_of(a, 2, 400);
+	struct line_verdict v;
+
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "true", "kind");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/* [0,8) and [4,8) overlap: true sharing, not false. */
+static void test_partial_overlap(void)
+{
+	static const struct actor a[] = {
+		{ 1, 0, 8, ACCESS_RMW },
+		{ 2, 4, 4, ACCESS_LOAD },
+	};
+	struct line_table *t = table_of(a, 2, 400);
+	struct line_verdict v;
+
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "true", "kind");
+	CHECK(v.contended, "contended");
+	CHECK(must_range(&v, 4, 4)->true_shared, "reader's range true-shared");
+	CHECK_EQ_U64(v.n_writers, 1, "one writer");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/*
+ * The Klass case: every thread writes the cache word at 32 and reads the
+ * array pointer at 40; another thread only reads the cache word.
+ */
+static void test_klass_mixed(void)
+{
+	static const struct actor a[] = {
+		{ 1, 32, 8, ACCESS_STORE },
+		{ 1, 40, 8, ACCESS_LOAD },
+		{ 2, 32, 8, ACCESS_STORE },
+		{ 2, 40, 8, ACCESS_LOAD },
+		{ 3, 32, 8, ACCESS_LOAD },
+		{ 3, 40, 8, ACCESS_LOAD },
+	};
+	struct line_table *t = line_table_new(64, 3 * MS);
+	const struct range_verdict *r32, *r40;
+	struct line_verdict v;
+
+	play_shuffled(t, a, ARRAY_SIZE(a), 1200);
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "mixed", "kind");
+	CHECK(v.contended, "contended");
+	CHECK_EQ_U64(v.n_threads, 3, "threads");
+	CHECK_EQ_U64(v.n_writers, 2, "writers");
+	r32 = must_range(&v, 32, 8);
+	r40 = must_range(&v, 40, 8);
+	CHECK(r32->true_shared && r32->false_writer && !r32->false_victim,
+	      "32: true-shared, false writer");
+	CHECK(r40->false_victim && !r40->true_shared && !r40->false_writer,
+	      "40: false victim only");
+	CHECK_EQ_U64(r32->n_threads, 3, "32 threads");
+	CHECK_EQ_U64(r32->n_writers, 2, "32 writers");
+	CHECK_EQ_U64(r40->n_writers, 0, "40 writers");
+	CHECK_EQ_U64(r40->writes, 0, "40 never written");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+static void test_read_only(void)
+{
+	static const struct actor a[] = {
+		{ 1, 0, 8, ACCESS_LOAD },
+		{ 2, 0, 8, ACCESS_LOAD },
+		{ 3, 8, 8, ACCESS_LOAD },
+	};
+	struct line_table *t = table_of(a, 3, 900);
+	struct line_verdict v;
+
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "none", "kind");
+	CHECK(!v.contended, "not contended");
+	CHECK(v.score == 0.0, "score %g", v.score);
+	CHECK_EQ_U64(v.n_writers, 0, "writers");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/* Thread 1 owns the line for 100 ms, then thread 2 does. */
+static void test_phased(void)
+{
+	struct line_table *t = line_table_new(64, 3 * MS);
+	struct line_verdict v;
+
+	play(t, &counters[0], 1, 100, 0);
+	play(t, &counters[1], 1, 100, 100 * MS);
+	classify(t, &v);
+	CHECK(!v.contended, "not contended");
+	CHECK(v.concurrent_frac < 0.05, "concurrent_frac %g", v.concurrent_frac);
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/* One thread writing and reading disjoint words is not a pair. */
+static void test_one_thread(void)
+{
+	static const struct actor a[] = {
+		{ 1, 0, 8, ACCESS_RMW },
+		{ 1, 8, 8, ACCESS_LOAD },
+	};
+	struct line_table *t = table_of(a, 2, 400);
+	struct line_verdict v;
+
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "none", "kind");
+	CHECK(!v.contended, "not contended");
+	CHECK_EQ_U64(v.n_ranges, 2, "ranges still listed");
+	CHECK_EQ_U64(must_range(&v, 0, 8)->all, 200, "range samples");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/*
+ * A thread writing one word and touching another is no pair by itself:
+ * thread 1's two counters only meet thread 2's wide write, which overlaps
+ * both, so the line is true sharing and not mixed.
+ */
+static void test_own_ranges(void)
+{
+	static const struct actor a[] = {
+		{ 1, 0, 8, ACCESS_RMW },
+		{ 1, 8, 8, ACCESS_RMW },
+		{ 2, 0, 16, ACCESS_STORE },
+	};
+	struct line_table *t = table_of(a, 3, 900);
+	struct line_verdict v;
+
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "true", "kind");
+	for (unsigned i = 0; i < v.n_ranges; i++)
+		CHECK(v.ranges[i].true_shared && !v.ranges[i].false_writer &&
+		      !v.ranges[i].false_victim, "range %u only true-shared",
+		      v.ranges[i].offset);
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/* One stray write by a third thread onto a counter is noise. */
+static void test_noise(void)
+{
+	struct line_table *t = table_of(counters, 2, 1000);
+	struct access_sample stray = {
+		.time = 1000 * MS, .pid = PID, .tid = 3, .ip = 0x402000,
+		.addr = LINE + 4, .size = 4, .kind = ACCESS_RMW, .base_reg = -1,
+	};
+	struct classify_config cfg;
+	struct line_verdict v;
+
+	line_table_add(t, &stray);
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "false", "kind with a stray sample");
+	CHECK(v.contended, "contended");
+	CHECK_EQ_U64(v.n_threads, 2, "stray thread not counted");
+	CHECK_EQ_U64(v.n_ranges, 3, "stray range still listed");
+	CHECK_EQ_U64(must_range(&v, 4, 4)->n_threads, 0, "stray range has no threads");
+	line_verdict_release(&v);
+
+	/* without the noise filter the same sample makes it mixed */
+	classify_config_default(&cfg);
+	cfg.noise_frac = 0;
+	classify_line(line_table_find(t, PID, LINE), line_table_samples(t), &cfg, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "mixed", "kind without noise filter");
+	CHECK_EQ_U64(v.n_threads, 3, "stray thread counted");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/* False sharing on a line with 0.1% of the program's samples. */
+static void test_below_min_score(void)
+{
+	struct line_table *t = table_of(counters, 2, 1000);
+	struct classify_config cfg;
+	struct line_verdict v;
+
+	classify_config_default(&cfg);
+	classify_line(line_table_find(t, PID, LINE), 1000 * 1000, &cfg, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "false", "kind");
+	CHECK(!v.contended, "not contended at score %g", v.score);
+	CHECK(v.share == 0.001, "share %g", v.share);
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/* Too few concurrent samples to say anything. */
+static void test_below_min_concurrent(void)
+{
+	struct line_table *t = table_of(counters, 2, 6);
+	struct line_verdict v;
+
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "false", "kind");
+	CHECK(!v.contended, "5 concurrent samples are not enough");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/* Ranges come sorted by offset, then size. */
+static void test_range_order(void)
+{
+	static const struct actor a[] = {
+		{ 1, 8, 8, ACCESS_RMW },
+		{ 2, 0, 8, ACCESS_LOAD },
+		{ 2, 0, 4, ACCESS_LOAD },
+	};
+	struct line_table *t = table_of(a, 3, 300);
+	struct line_verdict v;
+
+	classify(t, &v);
+	CHECK_EQ_U64(v.n_ranges, 3, "ranges");
+	CHECK(v.ranges[0].offset == 0 && v.ranges[0].size == 4 &&
+	      v.ranges[1].offset == 0 && v.ranges[1].size == 8 &&
+	      v.ranges[2].offset == 8, "order");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+int main(void)
+{
+	test_names();
+	test_false_sharing();
+	test_true_sharing();
+	test_same_word_rmw();
+	test_partial_overlap();
+	test_klass_mixed();
+	test_read_only();
+	test_phased();
+	test_one_thread();
+	test_own_ranges();
+	test_noise();
+	test_below_min_score();
+	test_below_min_concurrent();
+	test_range_order();
+	return test_done();
+}

@@ -1,0 +1,306 @@
+#include "detector/line_table.h"
+#include "tap.h"
+#include "util.h"
+
+#define MS 1000000ULL
+#define PID 42
+
+static struct access_sample sample(uint64_t time, uint32_t tid, uint64_t ip,
+				   uint64_t addr, unsigned size, int kind)
+{
+	struct access_sample s = {
+		.time = time, .pid = PID, .tid = tid, .ip = ip, .addr = addr,
+		.size = size, .kind = kind, .base_reg = -1,
+	};
+	return s;
+}
+
+static void add(struct line_table *t, uint64_t time, uint32_t tid, uint64_t ip,
+		uint64_t addr, unsigned size, int kind)
+{
+	struct access_sample s = sample(time, tid, ip, addr, size, kind);
+
+	line_table_add(t, &s);
+}
+
+static const struct line_thread *thread_of(const struct line *l, uint32_t tid)
+{
+	for (unsigned i = 0; i < l->n_threads; i++)
+		if (l->threads[i].tid == tid)
+			return &l->threads[i];
+	return NULL;
+}
+
+static void test_bad_line_size(void)
+{
+	CHECK(!line_table_new(0, MS), "line size 0 rejected");
+	CHECK(!line_table_new(96, MS), "line size 96 rejected");
+	CHECK(!line_table_new(512, MS), "line size 512 rejected");
+}
+
+/* Two addresses 64 bytes apart share a 128-byte line but not a 64-byte one. */
+static void test_line_keys(void)
+{
+	struct line_table *t64 = line_table_new(64, MS);
+	struct line_table *t128 = line_table_new(128, MS);
+	struct line *l;
+
+	add(t64, 0, 1, 0x400000, 0x1008, 8, ACCESS_LOAD);
+	add(t64, 0, 1, 0x400000, 0x1048, 8, ACCESS_LOAD);
+	add(t128, 0, 1, 0x400000, 0x1008, 8, ACCESS_LOAD);
+	add(t128, 0, 1, 0x400000, 0x1048, 8, ACCESS_LOAD);
+
+	CHECK_EQ_U64(line_table_line_size(t64), 64, "line size");
+	CHECK_EQ_U64(line_table_count(t64), 2, "64-byte lines");
+	CHECK_EQ_U64(line_table_count(t128), 1, "128-byte lines");
+	CHECK_EQ_U64(line_table_samples(t128), 2, "samples");
+
+	l = line_table_find(t64, PID, 0x1050);
+	CHECK(l != NULL, "find by any address in the line");
+	if (l) {
+		CHECK_EQ_U64(l->addr, 0x1040, "64-byte line address");
+		CHECK_EQ_U64(l->cells[0].offset, 8, "64-byte offset");
+	}
+	l = line_table_find(t128, PID, 0x1048);
+	CHECK(l != NULL, "128-byte line found");
+	if (l) {
+		CHECK_EQ_U64(l->addr, 0x1000, "128-byte line address");
+		CHECK_EQ_U64(l->n_cells, 2, "one cell per offset");
+		CHECK_EQ_U64(l->cells[1].offset, 0x48, "128-byte offset");
+	}
+	CHECK(!line_table_find(t64, PID + 1, 0x1008), "pid is part of the key");
+	CHECK(!line_table_find(t64, PID, 0x1080), "untouched line not found");
+	CHECK(line_table_line(t64, 2) == NULL, "index past the end");
+
+	line_table_free(t64);
+	line_table_free(t128);
+}
+
+/* A straddling access counts for its first line, clipped to it. */
+static void test_clipping(void)
+{
+	struct line_table *t64 = line_table_new(64, MS);
+	struct line_table *t128 = line_table_new(128, MS);
+	struct line *l;
+
+	add(t64, 0, 1, 0x400000, 0x103c, 8, ACCESS_STORE);
+	add(t128, 0, 1, 0x400000, 0x103c, 8, ACCESS_STORE);
+
+	CHECK_EQ_U64(line_table_count(t64), 1, "straddle makes one line");
+	l = line_table_find(t64, PID, 0x1000);
+	CHECK(l != NULL, "first line holds the access");
+	if (l) {
+		CHECK_EQ_U64(l->cells[0].offset, 60, "offset");
+		CHECK_EQ_U64(l->cells[0].size, 4, "size clipped to the line");
+	}
+	CHECK(!line_table_find(t64, PID, 0x1040), "second line untouched");
+	l = line_table_find(t128, PID, 0x1000);
+	CHECK(l && l->cells[0].size == 8, "inside a 128-byte line: not clipped");
+
+	line_table_free(t64);
+	line_table_free(t128);
+}
+
+static void test_cells_and_threads(void)
+{
+	struct line_table *t = line_table_new(64, MS);
+	struct access_sample s = sample(0, 7, 0x401000, 0x2010, 8, ACCESS_RMW);
+	const struct line_thread *th;
+	struct line *l;
+
+	s.weight = 30;
+	s.base_reg = 5;
+	s.base_off = 16;
+	for (int i = 0; i < 5; i++)
+		line_table_add(t, &s);
+	add(t, 0, 7, 0x401000, 0x2010, 8, ACCESS_LOAD);   /* other kind */
+	add(t, 0, 7, 0x401004, 0x2010, 8, ACCESS_RMW);    /* other site */
+	add(t, 0, 7, 0x401000, 0x2010, 4, ACCESS_RMW);    /* other size */
+	add(t, 0, 8, 0x401000, 0x2010, 8, ACCESS_RMW);    /* other thread */
+	add(t, 0, 8, 0x401000, 0x2018, 8, ACCESS_RMW);    /* other offset */
+
+	l = line_table_find(t, PID, 0x2000);
+	CHECK(l != NULL, "line exists");
+	if (!l)
+		goto out;
+	CHECK_EQ_U64(l->count, 10, "line count");
+	CHECK_EQ_U64(l->n_cells, 6, "distinct cells");
+	CHECK_EQ_U64(l->cells[0].count, 5, "repeated sample aggregated");
+	CHECK_EQ_U64(l->cells[0].weight, 150, "weights summed");
+	CHECK_EQ_U64(l->cells[0].kind, ACCESS_RMW, "cell kind");
+	CHECK_EQ_U64(l->cells[0].ip, 0x401000, "cell ip");
+	CHECK_EQ_U64(l->cells[0].base_reg, 5, "base register kept");
+	CHECK_EQ_U64(l->cells[0].base_off, 16, "base offset kept");
+	CHECK_EQ_U64(l->n_threads, 2, "threads");
+	th = thread_of(l, 7);
+	CHECK(th && th->count == 8, "thread 7 count");
+	th = thread_of(l, 8);
+	CHECK(th && th->count == 2, "thread 8 count");
+out:
+	line_table_free(t);
+}
+
+/* Two threads writing alternately every millisecond: almost all concurrent. */
+static void test_alternating(void)
+{
+	struct line_table *t = line_table_new(64, 3 * MS);
+	struct line *l;
+
+	for (int i = 0; i < 200; i++)
+		add(t, i * MS, 1 + i % 2, 0x401000, 0x3000 + 8 * (i % 2), 8,
+		    ACCESS_RMW);
+	l = line_table_find(t, PID, 0x3000);
+	CHECK(l != NULL, "line exists");
+	if (!l)
+		goto out;
+	/* only the very first access has no other thread before it */
+	CHECK_EQ_U64(l->concurrent, 199, "line concurrent");
+	CHECK_EQ_U64(thread_of(l, 1)->concurrent, 99, "thread 1 concurrent");
+	CHECK_EQ_U64(thread_of(l, 2)->concurrent, 100, "thread 2 concurrent");
+	CHECK_EQ_U64(l->cells[0].concurrent + l->cells[1].concurrent, 199,
+		     "cells concurrent");
+out:
+	line_table_free(t);
+}
+
+/* Thread 1 for 100 ms, then thread 2: only the hand-over is concurrent. */
+static void test_phased(void)
+{
+	struct line_table *t = line_table_new(64, 3 * MS);
+	struct line *l;
+
+	for (int i = 0; i < 200; i++)
+		add(t, i * MS, i < 100 ? 1 : 2, 0x401000, 0x3000 + 8 * (i >= 100),
+		    8, ACCESS_RMW);
+	l = line_table_find(t, PID, 0x3000);
+	CHECK(l != NULL, "line exists");
+	if (l) {
+		CHECK(l->concurrent * 20 <= l->count,
+		      "concurrent %" PRIu64 " of %" PRIu64, l->concurrent, l->count);
+		CHECK_EQ_U64(l->concurrent, 3, "thread 2's first 3 ms");
+	}
+	line_table_free(t);
+}
+
+static void test_read_only(void)
+{
+	struct line_table *t = line_table_new(64, 3 * MS);
+	struct line *l;
+
+	for (int i = 0; i < 200; i++)
+		add(t, i * MS, 1 + i % 2, 0x401000, 0x3000, 8, ACCESS_LOAD);
+	l = line_table_find(t, PID, 0x3000);
+	CHECK(l && l->concurrent == 0, "reads alone are never concurrent");
+	line_table_free(t);
+}
+
+/* A load is concurrent with another thread's last write within the window,
+ * even when that thread has read since (its write is not hidden). */
+static void test_last_access_kind(void)
+{
+	struct line_table *t = line_table_new(64, 3 * MS);
+	struct line *l;
+
+	add(t, 0, 1, 0x401000, 0x3000, 8, ACCESS_STORE);
+	add(t, 1 * MS, 2, 0x401000, 0x3008, 8, ACCESS_LOAD);  /* yes: 1 wrote */
+	add(t, 2 * MS, 1, 0x401000, 0x3000, 8, ACCESS_LOAD);  /* no: 2 read */
+	add(t, 3 * MS, 2, 0x401000, 0x3008, 8, ACCESS_LOAD);  /* yes: 1 wrote at 0 */
+	add(t, 4 * MS, 2, 0x401000, 0x3008, 8, ACCESS_LOAD);  /* no: 1's write too old */
+	add(t, 9 * MS, 2, 0x401000, 0x3008, 8, ACCESS_STORE); /* no: 1 too old */
+	l = line_table_find(t, PID, 0x3000);
+	CHECK(l && l->concurrent == 2, "concurrent %" PRIu64, l ? l->concurrent : 0);
+	line_table_free(t);
+}
+
+/* A late sample neither moves a thread's clock back nor its last kind. */
+static void test_out_of_order(void)
+{
+	struct line_table *t = line_table_new(64, 3 * MS);
+	const struct line_thread *th;
+	struct line *l;
+
+	add(t, 100 * MS, 1, 0x401000, 0x3000, 8, ACCESS_STORE);
+	add(t, 99 * MS, 2, 0x401000, 0x3008, 8, ACCESS_LOAD);   /* 1 ms before */
+	add(t, 50 * MS, 1, 0x401000, 0x3000, 8, ACCESS_LOAD);   /* late */
+	l = line_table_find(t, PID, 0x3000);
+	CHECK(l != NULL, "line exists");
+	if (!l)
+		goto out;
+	th = thread_of(l, 1);
+	CHECK_EQ_U64(th->last_time, 100 * MS, "last time is the latest");
+	CHECK_EQ_U64(th->last_writes, 1, "last kind is the latest");
+	CHECK_EQ_U64(l->concurrent, 1, "time distance is symmetric");
+out:
+	line_table_free(t);
+}
+
+/* A million samples over ten lines: memory follows keys, not samples. */
+static void test_bounded(void)
+{
+	struct line_table *t = line_table_new(64, MS);
+	size_t cells = 0;
+	uint64_t count = 0;
+
+	for (int i = 0; i < 1000000; i++)
+		add(t, i * 1000ULL, i % 4, 0x401000 + 4 * (i % 5),
+		    0x10000 + 64 * (i % 10) + 8 * (i % 4), 8, ACCESS_RMW);
+	CHECK_EQ_U64(line_table_count(t), 10, "lines");
+	CHECK_EQ_U64(line_table_samples(t), 1000000, "samples");
+	for (size_t i = 0; i < line_table_count(t); i++) {
+		struct line *l = line_table_line(t, i);
+
+		cells += l->n_cells;
+		count += l->count;
+		CHECK(l->n_threads <= 4, "line %zu threads: %u", i, l->n_threads);
+		CHECK(l->alloc_cells <= 64, "line %zu cells: %u", i, l->alloc_cells);
+	}
+	CHECK(cells <= 10 * 4 * 5, "cells %zu", cells);
+	CHECK_EQ_U64(count, 1000000, "line counts add up");
+	line_table_free(t);
+}
+
+/* Many threads and sites on one line, many lines: the tables grow. */
+static void test_many(void)
+{
+	struct line_table *t = line_table_new(128, MS);
+	struct line *l;
+	int bad = 0;
+
+	for (uint32_t tid = 1; tid <= 1000; tid++)
+		for (int site = 0; site < 5; site++)
+			add(t, tid, tid, 0x401000 + 4 * site, 0x5000 + 8 * site, 8,
+			    site ? ACCESS_LOAD : ACCESS_ATOMIC);
+	for (int i = 0; i < 20000; i++)
+		add(t, 0, 1, 0x401000, 0x100000 + 128 * i, 8, ACCESS_LOAD);
+
+	l = line_table_find(t, PID, 0x5000);
+	CHECK(l != NULL, "crowded line found");
+	if (l) {
+		CHECK_EQ_U64(l->n_threads, 1000, "threads");
+		CHECK_EQ_U64(l->n_cells, 5000, "cells");
+		CHECK_EQ_U64(l->count, 5000, "samples");
+	}
+	CHECK_EQ_U64(line_table_count(t), 20001, "lines");
+	for (int i = 0; i < 20000; i++) {
+		l = line_table_find(t, PID, 0x100000 + 128 * i);
+		bad += !l || l->count != 1 || l->n_cells != 1;
+	}
+	CHECK_EQ_U64(bad, 0, "lines found after growth");
+	line_table_free(t);
+}
+
+int main(void)
+{
+	test_bad_line_size();
+	test_line_keys();
+	test_clipping();
+	test_cells_and_threads();
+	test_alternating();
+	test_phased();
+	test_read_only();
+	test_last_access_kind();
+	test_out_of_order();
+	test_bounded();
+	test_many();
+	return test_done();
+}
