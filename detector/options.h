@@ -1,0 +1,42 @@
+/* options.h - command-line options of every contend command, in one place.
+ *
+ * options_parse() fills struct options for the command named in argv[0]
+ * (after "contend") and dies with a usage message (exit 2) on bad input.
+ * The target command, if any, is what follows "--".
+ */
+#ifndef CONTEND_OPTIONS_H
+#define CONTEND_OPTIONS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include "classify.h"
+
+enum output_format { FORMAT_TEXT, FORMAT_JSON };
+
+#define DEFAULT_FREQ 1000      /* Hz per thread; see bench/overhead */
+#define DEFAULT_WINDOW_PERIODS 2.5
+
+struct options {
+	const char *command;         /* "run", "attach", ... */
+	unsigned freq;
+	const char *output;          /* -o, NULL = stdout */
+	enum output_format format;
+	unsigned top;                /* 0 = all */
+	unsigned line_size;
+	double window_ms;            /* interleaving window; 0 = from freq */
+	struct classify_config classify;
+	const char *backend;
+	bool callchain;
+	pid_t pid;                   /* attach -p */
+	pid_t *tids;                 /* attach -t TID,... (owned) */
+	unsigned n_tids;
+	double duration;             /* attach: seconds, 0 = until Ctrl-C/exit */
+	bool quiet;
+	char **argv;                 /* target command, NULL-terminated */
+	int argc;
+};
+
+void options_parse(struct options *o, int argc, char **argv);
+void options_usage(const char *command, int status) __attribute__((noreturn));
+
+#endif

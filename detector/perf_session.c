@@ -1,0 +1,514 @@
+#include "perf_session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "util.h"
+
+struct ring {
+	int fd;                   /* the event whose buffer this is */
+	int cpu;
+	void *base;               /* metadata page + data pages */
+	size_t data_size;
+};
+
+struct perf_session {
+	struct perf_event_attr attr;
+	struct ring *rings;       /* one per CPU: every event on that CPU writes here */
+	unsigned n_rings;
+	struct pollfd *pfds;
+	int *fds;                 /* every event, for enable/disable/close */
+	size_t n_fds, alloc_fds;
+	unsigned pages;
+	size_t page_size;
+	/* drain scratch: records copied out of the rings, then sorted */
+	uint8_t *buf;
+	size_t buf_len, buf_alloc;
+	struct rec_ref { uint64_t time; size_t off, len; unsigned seq; } *refs;
+	size_t n_refs, alloc_refs;
+};
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			       int group_fd, unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+static int read_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = -100;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -100;
+		fclose(f);
+	}
+	return v;
+}
+
+const char *perf_open_hint(int err)
+{
+	static char hint[300];
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		snprintf(hint, sizeof(hint),
+			 "permission denied: kernel.perf_event_paranoid is %d; run as root, "
+			 "grant CAP_PERFMON, or 'sysctl kernel.perf_event_paranoid=2' "
+			 "(another user's process also needs CAP_SYS_PTRACE)",
+			 read_paranoid());
+		return hint;
+	case ESRCH:
+		return "the target process does not exist (it exited?)";
+	case ENOENT:
+	case EOPNOTSUPP:
+		return "this event is not supported by the kernel or the (virtual) CPU";
+	case EMFILE:
+		return "too many open files: raise 'ulimit -n'";
+	case ENOMEM:
+		return "cannot lock the ring buffer memory: raise kernel.perf_event_mlock_kb or run as root";
+	case ENOSYS:
+		return "perf_event_open is not available (kernel built without perf events, or blocked by seccomp)";
+	}
+	return strerror(err);
+}
+
+/* Open the event for one task on one CPU.  The first event of a CPU gets
+ * the ring buffer; the others are redirected into it (SET_OUTPUT), so
+ * memory stays one buffer per CPU however many threads are followed. */
+static int open_on_cpu(struct perf_session *ps, pid_t pid, int cpu)
+{
+	struct ring *r = NULL;
+	int fd;
+
+	for (unsigned i = 0; i < ps->n_rings; i++)
+		if (ps->rings[i].cpu == cpu)
+			r = &ps->rings[i];
+	fd = sys_perf_event_open(&ps->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (r) {
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+	} else {
+		void *base;
+		size_t data_size = (size_t)ps->pages * ps->page_size;
+		base = mmap(NULL, ps->page_size + data_size, PROT_READ | PROT_WRITE,
+			    MAP_SHARED, fd, 0);
+		if (base == MAP_FAILED) {
+			int e = errno;
+			close(fd);
+			return -(e == EPERM ? ENOMEM : e);
+		}
+		r = &ps->rings[ps->n_rings];
+		r->fd = fd;
+		r->cpu = cpu;
+		r->base = base;
+		r->data_size = data_size;
+		ps->pfds[ps->n_rings].fd = fd;
+		ps->pfds[ps->n_rings].events = POLLIN;
+		ps->n_rings++;
+	}
+	ALLOC_GROW(ps->fds, ps->n_fds + 1, ps->alloc_fds);
+	ps->fds[ps->n_fds++] = fd;
+	return 0;
+}
+
+static long nr_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	return n < 1 ? 1 : n;
+}
+
+int perf_session_add_task(struct perf_session *ps, pid_t tid)
+{
+	long ncpu = nr_cpus();
+	int opened = 0, last = -ENODEV;
+
+	for (long cpu = 0; cpu < ncpu; cpu++) {
+		int err = open_on_cpu(ps, tid, (int)cpu);
+		if (err == 0) {
+			opened++;
+			continue;
+		}
+		last = err;
+		if (err == -ENODEV)
+			continue;   /* offline CPU */
+		return err;
+	}
+	return opened ? 0 : last;
+}
+
+struct perf_session *perf_session_open(const struct perf_session_config *cfg)
+{
+	struct perf_session *ps = xcalloc(1, sizeof(*ps));
+	long ncpu = nr_cpus();
+	unsigned n_targets = cfg->n_tids ? cfg->n_tids : 1;
+
+	ps->attr = cfg->attr;
+	ps->attr.size = sizeof(ps->attr);
+	ps->pages = cfg->buffer_pages ? cfg->buffer_pages : 128;
+	ps->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	ps->rings = xcalloc((size_t)ncpu, sizeof(*ps->rings));
+	ps->pfds = xcalloc((size_t)ncpu, sizeof(*ps->pfds));
+
+	for (unsigned t = 0; t < n_targets; t++) {
+		pid_t pid = cfg->n_tids ? cfg->tids[t] : cfg->pid;
+		int err = perf_session_add_task(ps, pid);
+		if (err == -ESRCH && cfg->n_tids)
+			continue;   /* that thread exited while we attached */
+		if (err < 0) {
+			error("cannot sample %s %d: %s", cfg->n_tids ? "thread" : "process",
+			      (int)pid, perf_open_hint(-err));
+			perf_session_close(ps);
+			return NULL;
+		}
+	}
+	if (ps->n_rings == 0) {
+		error("cannot sample process %d: it has no threads left", (int)cfg->pid);
+		perf_session_close(ps);
+		return NULL;
+	}
+	return ps;
+}
+
+static int ioctl_all(struct perf_session *ps, unsigned long req)
+{
+	int ret = 0;
+	for (size_t i = 0; i < ps->n_fds; i++)
+		if (ioctl(ps->fds[i], req, 0) < 0)
+			ret = -1;
+	return ret;
+}
+
+int perf_session_enable(struct perf_session *ps) { return ioctl_all(ps, PERF_EVENT_IOC_ENABLE); }
+int perf_session_disable(struct perf_session *ps) { return ioctl_all(ps, PERF_EVENT_IOC_DISABLE); }
+
+int perf_session_poll(struct perf_session *ps, int timeout_ms)
+{
+	int n = poll(ps->pfds, ps->n_rings, timeout_ms);
+	if (n < 0 && errno != EINTR)
+		return -1;
+	return n < 0 ? 0 : n;
+}
+
+unsigned perf_session_nr_events(const struct perf_session *ps)
+{
+	return (unsigned)ps->n_fds;
+}
+
+void perf_session_close(struct perf_session *ps)
+{
+	if (!ps)
+		return;
+	for (unsigned i = 0; i < ps->n_rings; i++)
+		munmap(ps->rings[i].base, ps->page_size + ps->rings[i].data_size);
+	for (size_t i = 0; i < ps->n_fds; i++)
+		close(ps->fds[i]);
+	free(ps->fds);
+	free(ps->rings);
+	free(ps->pfds);
+	free(ps->buf);
+	free(ps->refs);
+	free(ps);
+}
+
+/* --- record parsing ------------------------------------------------------ */
+
+struct cursor {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static uint64_t take_u64(struct cursor *c)
+{
+	uint64_t v = 0;
+	if (c->end - c->p < 8) {
+		c->bad = true;
+		c->p = c->end;
+		return 0;
+	}
+	memcpy(&v, c->p, 8);
+	c->p += 8;
+	return v;
+}
+
+static const uint8_t *take_bytes(struct cursor *c, uint64_t n)
+{
+	const uint8_t *p = c->p;
+	if ((uint64_t)(c->end - c->p) < n) {
+		c->bad = true;
+		c->p = c->end;
+		return NULL;
+	}
+	c->p += n;
+	return p;
+}
+
+bool perf_parse_sample(const struct perf_event_attr *attr, const void *rec,
+		       size_t len, struct perf_sample *out)
+{
+	const struct perf_event_header *h = rec;
+	struct cursor c = { (const uint8_t *)rec + sizeof(*h), (const uint8_t *)rec + len, false };
+	uint64_t st = attr->sample_type, v;
+
+	memset(out, 0, sizeof(*out));
+	if (len < sizeof(*h) || h->type != PERF_RECORD_SAMPLE)
+		return false;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		take_u64(&c);
+	if (st & PERF_SAMPLE_IP)
+		out->ip = take_u64(&c);
+	if (st & PERF_SAMPLE_TID) {
+		v = take_u64(&c);
+		out->pid = (uint32_t)v;
+		out->tid = (uint32_t)(v >> 32);
+	}
+	if (st & PERF_SAMPLE_TIME)
+		out->time = take_u64(&c);
+	if (st & PERF_SAMPLE_ADDR)
+		out->addr = take_u64(&c);
+	if (st & PERF_SAMPLE_ID)
+		take_u64(&c);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		take_u64(&c);
+	if (st & PERF_SAMPLE_CPU)
+		out->cpu = (uint32_t)take_u64(&c);
+	if (st & PERF_SAMPLE_PERIOD)
+		out->period = take_u64(&c);
+	if (st & (PERF_SAMPLE_READ | PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK))
+		return false;   /* never requested by contend */
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr = take_u64(&c);
+		if (nr > 4096 || !take_bytes(&c, nr * 8))
+			return false;
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		out->regs_abi = take_u64(&c);
+		if (out->regs_abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			uint64_t mask = attr->sample_regs_user;
+			for (int bit = 0; bit < 64; bit++) {
+				if (!(mask & (1ULL << bit)))
+					continue;
+				v = take_u64(&c);
+				if (bit < DECODE_MAX_REGS) {
+					out->regs.val[bit] = v;
+					out->regs.mask |= 1ULL << bit;
+				}
+			}
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		uint64_t size = take_u64(&c);
+		const uint8_t *data = size ? take_bytes(&c, size) : NULL;
+		uint64_t dyn = size ? take_u64(&c) : 0;
+		out->stack = data;
+		out->stack_size = dyn < size ? dyn : size;
+	}
+	if (st & PERF_SAMPLE_WEIGHT)
+		out->weight = take_u64(&c);
+	if (st & PERF_SAMPLE_DATA_SRC)
+		out->data_src = take_u64(&c);
+	return !c.bad;
+}
+
+/* The time of a non-sample record lives in its trailing sample_id
+ * (attr.sample_id_all): the fields are at the end, in a fixed order. */
+static uint64_t trailer_time(const struct perf_event_attr *attr, const uint8_t *rec, size_t len)
+{
+	uint64_t st = attr->sample_type;
+	size_t n = 0, pos;
+	uint64_t t = 0;
+
+	if (!attr->sample_id_all || !(st & PERF_SAMPLE_TIME))
+		return 0;
+	/* order: tid, time, id, stream_id, cpu, identifier */
+	n += !!(st & PERF_SAMPLE_IDENTIFIER);
+	n += !!(st & PERF_SAMPLE_CPU);
+	n += !!(st & PERF_SAMPLE_STREAM_ID);
+	n += !!(st & PERF_SAMPLE_ID);
+	n += 1;   /* time itself */
+	if (len < sizeof(struct perf_event_header) + n * 8)
+		return 0;
+	pos = len - n * 8;
+	memcpy(&t, rec + pos, 8);
+	return t;
+}
+
+static uint64_t record_time(const struct perf_event_attr *attr, const uint8_t *rec, size_t len)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		size_t off = sizeof(*h);
+		uint64_t st = attr->sample_type, t = 0;
+		off += 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+			    !!(st & PERF_SAMPLE_TID));
+		if ((st & PERF_SAMPLE_TIME) && off + 8 <= len)
+			memcpy(&t, rec + off, 8);
+		return t;
+	}
+	return trailer_time(attr, rec, len);
+}
+
+/* Copy the available records of one ring into ps->buf. */
+static void ring_copy_out(struct perf_session *ps, struct ring *r, unsigned *seq)
+{
+	struct perf_event_mmap_page *meta = r->base;
+	const uint8_t *data = (const uint8_t *)r->base + ps->page_size;
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = meta->data_tail;
+	size_t mask = r->data_size - 1;
+
+	while (tail < head) {
+		struct perf_event_header h;
+		size_t off = tail & mask, first;
+
+		/* the header itself may wrap */
+		first = r->data_size - off;
+		if (first >= sizeof(h)) {
+			memcpy(&h, data + off, sizeof(h));
+		} else {
+			memcpy(&h, data + off, first);
+			memcpy((uint8_t *)&h + first, data, sizeof(h) - first);
+		}
+		if (h.size < sizeof(h) || h.size > head - tail)
+			break;   /* corrupt or partial: give up on this ring round */
+
+		ALLOC_GROW(ps->buf, ps->buf_len + h.size, ps->buf_alloc);
+		if (first >= h.size) {
+			memcpy(ps->buf + ps->buf_len, data + off, h.size);
+		} else {
+			memcpy(ps->buf + ps->buf_len, data + off, first);
+			memcpy(ps->buf + ps->buf_len + first, data, h.size - first);
+		}
+		ALLOC_GROW(ps->refs, ps->n_refs + 1, ps->alloc_refs);
+		ps->refs[ps->n_refs].off = ps->buf_len;
+		ps->refs[ps->n_refs].len = h.size;
+		ps->refs[ps->n_refs].seq = (*seq)++;
+		ps->refs[ps->n_refs].time = 0;
+		ps->n_refs++;
+		ps->buf_len += h.size;
+		tail += h.size;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct rec_ref *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void dispatch(struct perf_session *ps, const uint8_t *rec, size_t len,
+		     const struct perf_callbacks *cb)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	const uint8_t *body = rec + sizeof(*h);
+	size_t blen = len - sizeof(*h);
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: {
+		struct perf_sample s;
+		if (perf_parse_sample(&ps->attr, rec, len, &s) && cb->sample)
+			cb->sample(cb->ctx, &s);
+		break;
+	}
+	case PERF_RECORD_MMAP2: {
+		/* u32 pid, tid; u64 addr, len, pgoff; u32 maj, min; u64 ino,
+		 * ino_generation (or build id); u32 prot, flags; char filename[] */
+		struct {
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t maj, min;
+			uint64_t ino, ino_gen;
+			uint32_t prot, flags;
+		} m;
+		if (blen <= sizeof(m) || !cb->mmap)
+			break;
+		memcpy(&m, body, sizeof(m));
+		{
+			char name[4096];
+			size_t n = blen - sizeof(m);
+			if (n >= sizeof(name))
+				n = sizeof(name) - 1;
+			memcpy(name, body + sizeof(m), n);
+			name[n] = '\0';
+			cb->mmap(cb->ctx, m.pid, m.addr, m.len, m.pgoff, m.prot, name);
+		}
+		break;
+	}
+	case PERF_RECORD_COMM: {
+		uint32_t ids[2];
+		char comm[32];
+		size_t n;
+		if (blen <= 8 || !cb->comm)
+			break;
+		memcpy(ids, body, 8);
+		n = blen - 8 < sizeof(comm) - 1 ? blen - 8 : sizeof(comm) - 1;
+		memcpy(comm, body + 8, n);
+		comm[n] = '\0';
+		cb->comm(cb->ctx, ids[0], ids[1], comm, !!(h->misc & PERF_RECORD_MISC_COMM_EXEC));
+		break;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		uint32_t ids[4];   /* pid, ppid, tid, ptid */
+		if (blen < sizeof(ids))
+			break;
+		memcpy(ids, body, sizeof(ids));
+		if (h->type == PERF_RECORD_FORK && cb->fork)
+			cb->fork(cb->ctx, ids[0], ids[1], ids[2]);
+		else if (h->type == PERF_RECORD_EXIT && cb->exit)
+			cb->exit(cb->ctx, ids[0], ids[2]);
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		uint64_t v[2];
+		if (blen >= sizeof(v) && cb->lost) {
+			memcpy(v, body, sizeof(v));
+			cb->lost(cb->ctx, v[1]);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+size_t perf_session_drain(struct perf_session *ps, const struct perf_callbacks *cb)
+{
+	unsigned seq = 0;
+	size_t n;
+
+	ps->buf_len = 0;
+	ps->n_refs = 0;
+	for (unsigned i = 0; i < ps->n_rings; i++)
+		ring_copy_out(ps, &ps->rings[i], &seq);
+	for (size_t i = 0; i < ps->n_refs; i++)
+		ps->refs[i].time = record_time(&ps->attr, ps->buf + ps->refs[i].off,
+					       ps->refs[i].len);
+	qsort(ps->refs, ps->n_refs, sizeof(*ps->refs), cmp_ref);
+	for (size_t i = 0; i < ps->n_refs; i++)
+		dispatch(ps, ps->buf + ps->refs[i].off, ps->refs[i].len, cb);
+	n = ps->n_refs;
+	/* keep the scratch bounded: a burst should not pin memory forever */
+	if (ps->buf_alloc > (64u << 20)) {
+		free(ps->buf);
+		ps->buf = NULL;
+		ps->buf_alloc = 0;
+	}
+	return n;
+}

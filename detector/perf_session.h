@@ -1,0 +1,82 @@
+/* perf_session.h - perf_event ring buffers for one target process.
+ *
+ * Opens one sampling event per (task, CPU) on the target (inherit=1: every
+ * thread and child a task creates is followed; per-task inherited events
+ * cannot be mmapped with cpu=-1, hence per CPU).  All events of one CPU
+ * write into one ring buffer (PERF_EVENT_IOC_SET_OUTPUT), so memory is one
+ * buffer per CPU however many threads are followed.  perf_session_drain() copies what is in all
+ * buffers, sorts it by time and hands each record to the callbacks, so that
+ * consumers see samples of different CPUs in (near) time order.
+ *
+ * The event description (type, config, sample_type) comes from the backend;
+ * this file knows the ring buffer and record formats, not what samples mean.
+ */
+#ifndef CONTEND_PERF_SESSION_H
+#define CONTEND_PERF_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/perf_event.h>
+#include "decode.h"
+
+struct perf_sample {
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+	uint64_t period;
+	uint64_t addr;            /* PERF_SAMPLE_ADDR, 0 if not sampled */
+	uint64_t weight;
+	uint64_t data_src;
+	uint64_t regs_abi;        /* PERF_SAMPLE_REGS_ABI_NONE: no user regs */
+	struct regs regs;         /* user registers, perf numbering */
+	const uint8_t *stack;     /* PERF_SAMPLE_STACK_USER, valid during the callback */
+	uint64_t stack_size;
+};
+
+struct perf_callbacks {
+	void *ctx;
+	void (*sample)(void *ctx, const struct perf_sample *s);
+	void (*mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
+		     uint64_t pgoff, uint32_t prot, const char *filename);
+	void (*comm)(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
+	void (*fork)(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid);
+	void (*exit)(void *ctx, uint32_t pid, uint32_t tid);
+	void (*lost)(void *ctx, uint64_t n);
+};
+
+struct perf_session_config {
+	pid_t pid;                /* target process (or thread, see per_thread) */
+	const pid_t *tids;        /* attach: the threads to open, NULL = pid only */
+	unsigned n_tids;
+	struct perf_event_attr attr;   /* filled by the backend; freq etc. */
+	unsigned buffer_pages;    /* data pages per ring, power of two */
+};
+
+struct perf_session;
+
+/* Returns NULL and prints a one-line error that names the fix (sysctl,
+ * capability) when the kernel refuses. */
+struct perf_session *perf_session_open(const struct perf_session_config *cfg);
+/* Follow one more task (a thread found after attaching).  -errno on failure. */
+int perf_session_add_task(struct perf_session *ps, pid_t tid);
+int perf_session_enable(struct perf_session *ps);
+int perf_session_disable(struct perf_session *ps);
+/* Wait up to timeout_ms for data; returns >0 if data may be ready. */
+int perf_session_poll(struct perf_session *ps, int timeout_ms);
+/* Read everything available, sorted by time, into the callbacks.
+ * Returns the number of records. */
+size_t perf_session_drain(struct perf_session *ps, const struct perf_callbacks *cb);
+unsigned perf_session_nr_events(const struct perf_session *ps);
+void perf_session_close(struct perf_session *ps);
+
+/* Explain a perf_event_open errno for the user (static string). */
+const char *perf_open_hint(int err);
+
+/* Parse one record (exposed for tests and for the data-file reader).
+ * Returns false if the record is malformed for attr's sample_type. */
+bool perf_parse_sample(const struct perf_event_attr *attr, const void *rec,
+		       size_t len, struct perf_sample *out);
+
+#endif

@@ -1,0 +1,326 @@
+#include "soft.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode.h"
+#include "util.h"
+#include "symbolize/symbolizer.h"
+#include "reports/report.h"
+
+/* x86-64 perf user registers: AX..SS and R8..R15 (DS/ES/FS/GS are not
+ * sampled in 64-bit mode and the kernel rejects the mask if asked). */
+#define X86_64_REGS_MASK 0xff0fffULL
+#define MAX_FUNC_BYTES (1u << 20)
+
+enum soft_drop {
+	DROP_NO_REGS,          /* sample without user registers */
+	DROP_BAD_ADDRESS,      /* computed address is not a user address */
+	DROP_CODE_UNREADABLE,
+	DROP_DECODE,           /* + decode_status */
+	DROP__COUNT = DROP_DECODE + DECODE__COUNT
+};
+
+/* Instruction boundaries and branch targets of one function, decoded once. */
+struct func_code {
+	uint32_t pid;
+	uint64_t start, end;
+	uint8_t *bytes;
+	uint32_t *insn;          /* offsets of instruction starts, ascending */
+	unsigned n_insn;
+	uint32_t *targets;       /* offsets that are direct branch targets, sorted */
+	unsigned n_targets;
+	bool ok;
+};
+
+struct soft {
+	struct symbolizer *sym;
+	struct decoder *dec;
+	struct func_code **funcs;     /* open-addressing hash on (pid, start) */
+	size_t n_funcs, cap_funcs;
+	uint64_t seen, decoded;
+	uint64_t drops[DROP__COUNT];
+};
+
+void soft_event_attr(struct perf_event_attr *attr, unsigned freq, bool callchain)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_CPU_CLOCK;
+	attr->freq = 1;
+	attr->sample_freq = freq;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER;
+	attr->sample_regs_user = X86_64_REGS_MASK;
+	if (callchain) {
+		attr->sample_type |= PERF_SAMPLE_STACK_USER;
+		attr->sample_stack_user = 16384;
+	}
+	attr->disabled = 1;
+	attr->inherit = 1;
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->mmap = 1;
+	attr->mmap2 = 1;
+	attr->mmap_data = 1;
+	attr->comm = 1;
+	attr->comm_exec = 1;
+	attr->task = 1;
+	attr->sample_id_all = 1;
+	attr->watermark = 1;
+	attr->wakeup_watermark = 64 * 1024;
+}
+
+struct soft *soft_new(struct symbolizer *sym)
+{
+	struct soft *s = xcalloc(1, sizeof(*s));
+	s->sym = sym;
+	s->dec = decoder_new_x86_64();
+	if (!s->dec)
+		die("cannot initialise the x86-64 decoder (Capstone)");
+	return s;
+}
+
+static void func_code_free(struct func_code *f)
+{
+	if (!f)
+		return;
+	free(f->bytes);
+	free(f->insn);
+	free(f->targets);
+	free(f);
+}
+
+void soft_free(struct soft *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->cap_funcs; i++)
+		func_code_free(s->funcs[i]);
+	free(s->funcs);
+	decoder_free(s->dec);
+	free(s);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Walk the function linearly from its symbol start.  Compilers do not put
+ * data inside x86 functions, so a linear sweep finds the real boundaries. */
+static struct func_code *func_code_build(struct soft *s, uint32_t pid,
+					 uint64_t start, uint64_t end)
+{
+	struct func_code *f = xcalloc(1, sizeof(*f));
+	size_t len = end - start, alloc_insn = 0, alloc_t = 0, off = 0;
+
+	f->pid = pid;
+	f->start = start;
+	f->end = end;
+	if (len == 0 || len > MAX_FUNC_BYTES)
+		return f;
+	f->bytes = xmalloc(len);
+	if (symbolizer_read(s->sym, pid, start, f->bytes, len) != len)
+		return f;
+	while (off < len) {
+		struct insn_info ii;
+		if (!decoder_insn(s->dec, f->bytes + off, len - off, start + off, &ii) ||
+		    ii.length == 0)
+			break;
+		ALLOC_GROW(f->insn, f->n_insn + 1, alloc_insn);
+		f->insn[f->n_insn++] = (uint32_t)off;
+		if (ii.has_target && !ii.is_call && ii.target >= start && ii.target < end) {
+			ALLOC_GROW(f->targets, f->n_targets + 1, alloc_t);
+			f->targets[f->n_targets++] = (uint32_t)(ii.target - start);
+		}
+		off += ii.length;
+	}
+	qsort(f->targets, f->n_targets, sizeof(*f->targets), cmp_u32);
+	f->ok = f->n_insn > 0;
+	return f;
+}
+
+static size_t func_slot(const struct soft *s, uint32_t pid, uint64_t start)
+{
+	size_t mask = s->cap_funcs - 1;
+	size_t i = hash_u64(start ^ ((uint64_t)pid << 48)) & mask;
+	while (s->funcs[i] && !(s->funcs[i]->pid == pid && s->funcs[i]->start == start))
+		i = (i + 1) & mask;
+	return i;
+}
+
+static struct func_code *func_code_get(struct soft *s, uint32_t pid,
+				       const struct func_info *fi)
+{
+	size_t i;
+
+	if (s->n_funcs * 10 >= s->cap_funcs * 7) {
+		struct func_code **old = s->funcs;
+		size_t old_cap = s->cap_funcs;
+		s->cap_funcs = old_cap ? old_cap * 2 : 256;
+		s->funcs = xcalloc(s->cap_funcs, sizeof(*s->funcs));
+		for (size_t j = 0; j < old_cap; j++)
+			if (old[j])
+				s->funcs[func_slot(s, old[j]->pid, old[j]->start)] = old[j];
+		free(old);
+	}
+	i = func_slot(s, pid, fi->start);
+	if (!s->funcs[i]) {
+		s->funcs[i] = func_code_build(s, pid, fi->start, fi->end);
+		s->n_funcs++;
+	}
+	return s->funcs[i];
+}
+
+static bool u32_find(const uint32_t *a, unsigned n, uint32_t v, unsigned *idx)
+{
+	unsigned lo = 0, hi = n;
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (idx)
+		*idx = lo;
+	return lo < n && a[lo] == v;
+}
+
+/* Is the predecessor of the instruction at offset idx certainly the
+ * instruction that retired just before it? */
+static enum decode_status predecessor_access(struct soft *s, struct func_code *f,
+					     unsigned idx, const struct regs *regs,
+					     struct decoded_access *acc, uint64_t *at)
+{
+	uint32_t poff, ioff = f->insn[idx];
+	struct insn_info ii;
+
+	if (idx == 0 || u32_find(f->targets, f->n_targets, ioff, NULL))
+		return DECODE__COUNT;   /* ambiguous: reached by a jump */
+	poff = f->insn[idx - 1];
+	if (!decoder_insn(s->dec, f->bytes + poff, ioff - poff, f->start + poff, &ii) ||
+	    !ii.falls_through || ii.is_call)
+		return DECODE__COUNT;
+	*at = f->start + poff;
+	return decoder_access(s->dec, f->bytes + poff, ioff - poff, *at, regs, true, acc);
+}
+
+/* Failures that mean "this instruction does touch memory, we just cannot
+ * say where (or it is private)": they decide the drop reason. */
+static bool is_memory_failure(enum decode_status st)
+{
+	return st != DECODE_OK && st != DECODE_NO_MEMORY && st != DECODE_INVALID &&
+	       st != DECODE__COUNT;
+}
+
+static bool user_address(uint64_t a)
+{
+	return a >= 4096 && a < 0x0000800000000000ULL;
+}
+
+bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sample *out)
+{
+	struct func_info fi;
+	struct func_code *f = NULL;
+	struct decoded_access acc;
+	enum decode_status prev_st = DECODE__COUNT, ip_st;
+	uint64_t at = 0;
+	unsigned idx;
+	uint8_t tmp[DECODE_MAX_INSN];
+	const uint8_t *ip_bytes = NULL;
+	size_t ip_len = 0;
+
+	s->seen++;
+	if (ps->regs_abi == PERF_SAMPLE_REGS_ABI_NONE || !ps->regs.mask) {
+		s->drops[DROP_NO_REGS]++;
+		return false;
+	}
+	if (symbolizer_function(s->sym, ps->pid, ps->ip, &fi) && fi.end > fi.start &&
+	    ps->ip >= fi.start && ps->ip < fi.end)
+		f = func_code_get(s, ps->pid, &fi);
+	if (f && f->ok && u32_find(f->insn, f->n_insn, (uint32_t)(ps->ip - f->start), &idx)) {
+		prev_st = predecessor_access(s, f, idx, &ps->regs, &acc, &at);
+		ip_bytes = f->bytes + f->insn[idx];
+		ip_len = f->end - ps->ip;
+	}
+	if (prev_st != DECODE_OK) {
+		if (!ip_bytes) {
+			ip_len = symbolizer_read(s->sym, ps->pid, ps->ip, tmp, sizeof(tmp));
+			ip_bytes = tmp;
+		}
+		if (!ip_len) {
+			s->drops[DROP_CODE_UNREADABLE]++;
+			return false;
+		}
+		at = ps->ip;
+		ip_st = decoder_access(s->dec, ip_bytes, ip_len, ps->ip, &ps->regs, false, &acc);
+		if (ip_st != DECODE_OK) {
+			enum decode_status why = is_memory_failure(prev_st) ? prev_st : ip_st;
+			s->drops[DROP_DECODE + why]++;
+			return false;
+		}
+	}
+	if (!user_address(acc.addr)) {
+		s->drops[DROP_BAD_ADDRESS]++;
+		return false;
+	}
+	memset(out, 0, sizeof(*out));
+	out->time = ps->time;
+	out->pid = ps->pid;
+	out->tid = ps->tid;
+	out->cpu = ps->cpu;
+	out->ip = at;
+	out->addr = acc.addr;
+	out->size = acc.size ? acc.size : 1;
+	out->kind = acc.kind;
+	out->base_reg = acc.base_reg;
+	out->base_off = acc.base_off;
+	s->decoded++;
+	return true;
+}
+
+uint64_t soft_samples_seen(const struct soft *s) { return s->seen; }
+uint64_t soft_samples_decoded(const struct soft *s) { return s->decoded; }
+
+static const char *drop_name(unsigned i)
+{
+	switch (i) {
+	case DROP_NO_REGS: return "no user registers";
+	case DROP_BAD_ADDRESS: return "address outside user space";
+	case DROP_CODE_UNREADABLE: return "code unreadable";
+	}
+	return decode_status_name((enum decode_status)(i - DROP_DECODE));
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct report_count *x = a, *y = b;
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
+}
+
+unsigned soft_drop_counts(const struct soft *s, struct report_count **out)
+{
+	unsigned n = 0;
+	struct report_count *c = xcalloc(DROP__COUNT, sizeof(*c));
+	for (unsigned i = 0; i < DROP__COUNT; i++) {
+		if (!s->drops[i])
+			continue;
+		c[n].what = xstrdup(drop_name(i));
+		c[n].n = s->drops[i];
+		n++;
+	}
+	qsort(c, n, sizeof(*c), cmp_count);
+	*out = c;
+	return n;
+}
+
+void report_counts_free(struct report_count *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		free(c[i].what);
+	free(c);
+}

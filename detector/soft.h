@@ -1,0 +1,42 @@
+/* soft.h - the soft backend: timer samples + decoding = access samples.
+ *
+ * Works on any Linux machine (VMs, CI runners): per-thread cpu-clock
+ * sampling with the interrupted user registers.  A timer sample lands on the
+ * instruction after the one that stalled, so soft_access() decodes the
+ * previous instruction (boundaries from decoding the enclosing function
+ * from its start, cached per function) and computes its effective address
+ * from the registers; an instruction that overwrote its own base/index
+ * register, an ambiguous predecessor (the IP is a branch target, or follows
+ * a jump/call) falls back to the instruction at the IP, whose registers are
+ * exact.  Every sample that yields no access is counted under a reason.
+ */
+#ifndef CONTEND_SOFT_H
+#define CONTEND_SOFT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include "perf_session.h"
+#include "sample.h"
+
+struct symbolizer;
+struct report_count;
+struct soft;
+
+struct soft *soft_new(struct symbolizer *sym);
+void soft_free(struct soft *s);
+
+/* The perf_event_attr of the soft backend at freq Hz. */
+void soft_event_attr(struct perf_event_attr *attr, unsigned freq, bool callchain);
+
+/* One perf sample in, at most one access out. */
+bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sample *out);
+
+uint64_t soft_samples_seen(const struct soft *s);
+uint64_t soft_samples_decoded(const struct soft *s);
+/* Reasons samples were dropped, largest first; caller frees with
+ * report_counts_free(). */
+unsigned soft_drop_counts(const struct soft *s, struct report_count **out);
+void report_counts_free(struct report_count *c, unsigned n);
+
+#endif
