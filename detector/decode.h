@@ -33,7 +33,7 @@ enum decode_status {
 	DECODE_INVALID,       /* bytes do not decode */
 	DECODE_NO_MEMORY,     /* instruction has no memory operand */
 	DECODE_NOT_ACCESS,    /* lea, nop with memory operand, prefetch: touches no memory */
-	DECODE_STACK,         /* push/pop/call/ret or RSP/RBP-based: thread-private */
+	DECODE_STACK,         /* push/pop/call/ret or RSP-based: thread-private */
 	DECODE_CLOBBERED,     /* wrote its own base/index register (after=true) */
 	DECODE_SEGMENT,       /* fs:/gs: relative (TLS), base unknown */
 	DECODE_NO_REGS,       /* a needed register was not sampled */
