@@ -11,8 +11,17 @@
  * arrays and nested structs included: "[1]", ".secondary_super_cache",
  * "[3].hits", ".inner.a[2]".
  *
+ * Conventions: through a pointer, p[0] gives ".member" and p[i] (i > 0)
+ * gives "[i].member"; padding resolves to the enclosing struct with the
+ * hole's offset/size; bitfields resolve to the bytes covering them; layout
+ * members named NULL are padding holes, "" are anonymous members.  A
+ * variable located at DW_OP_bregN 0 (the register points to it, as for a
+ * struct passed by invisible reference) counts as held in register N.
+ *
  * Results are cached (per module and pc/register, and per global address).
- * Returned pointers are owned by the data_types object.
+ * Returned pointers are owned by the data_types object.  The Dwfl must
+ * outlive it (cached DIEs point into its Dwarf); free the data_types with
+ * or before its Dwfl.  Not thread-safe.
  */
 #ifndef CONTEND_DATA_TYPES_H
 #define CONTEND_DATA_TYPES_H

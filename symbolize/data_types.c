@@ -1,0 +1,1477 @@
+/* data_types.c - data addresses to variables, types and struct members.
+ *
+ * Globals: each module's DW_TAG_variables with a DW_OP_addr location
+ * (function-scope statics included) are indexed once into a sorted array of
+ * [start, end) ranges and found by binary search; the units' code ranges
+ * are indexed the same way, in the same pass.
+ *
+ * Registers: at a code address, the variables and parameters in scope whose
+ * location is exactly "in register N" (DW_OP_regN) and whose type is a
+ * pointer name the object the register points to, as perf annotate
+ * --data-type does.  A variable located at DW_OP_bregN 0 (the object itself
+ * lives where the register points, e.g. a struct passed by invisible
+ * reference) is accepted too.
+ *
+ * Either way the offset into the object is walked through the type: arrays
+ * give "[i]", struct and union members ".name", anonymous members and C++
+ * base classes nothing (as in C's own syntax).  Conventions:
+ *  - through a pointer, base_off beyond the pointee is p[i]: element_index
+ *    is i (0 for p->x), the path is ".writes" for p[0] and "[2].reads" for
+ *    p[2], and member_offset/layout_start count from p[0];
+ *  - padding is no member: the path stops at the struct holding it, and
+ *    member_offset/member_size give the hole; layouts list holes as members
+ *    named NULL, anonymous struct/union members are named "";
+ *  - bitfields answer with the bytes covering them ("int:20", 3 bytes).
+ *
+ * Every string handed out is interned here, every DIE-derived answer is
+ * cached: memory grows with distinct modules, types, code sites and data
+ * addresses, never with the number of queries.
+ */
+#include "symbolize/data_types.h"
+#include "util.h"
+
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bound on type nesting and typedef chains; also stops cycles in bad DWARF. */
+#define MAX_DEPTH 32
+#define MAX_DIMS 16
+
+/* ---- a small open-addressing map keyed by four words ---------------- */
+
+struct key {
+	uint64_t a, b, c, d;
+};
+
+struct slot {
+	struct key key;
+	void *val;                 /* NULL: empty */
+};
+
+struct map {
+	struct slot *slots;
+	size_t used, cap;          /* cap is a power of two */
+};
+
+static uint64_t key_hash(const struct key *k)
+{
+	return hash_u64(k->a ^ hash_u64(k->b ^ hash_u64(k->c ^ hash_u64(k->d))));
+}
+
+static struct slot *map_slot(struct map *m, const struct key *k)
+{
+	size_t i = key_hash(k) & (m->cap - 1);
+
+	while (m->slots[i].val && memcmp(&m->slots[i].key, k, sizeof(*k)))
+		i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
+static void *map_get(struct map *m, const struct key *k)
+{
+	return m->cap ? map_slot(m, k)->val : NULL;
+}
+
+static void map_put(struct map *m, const struct key *k, void *val)
+{
+	struct slot *s;
+
+	if ((m->used + 1) * 2 > m->cap) {
+		struct slot *old = m->slots;
+		size_t old_cap = m->cap;
+
+		m->cap = old_cap ? old_cap * 2 : 64;
+		m->slots = xcalloc(m->cap, sizeof(*m->slots));
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].val)
+				*map_slot(m, &old[i].key) = old[i];
+		free(old);
+	}
+	s = map_slot(m, k);
+	if (!s->val)
+		m->used++;
+	s->key = *k;
+	s->val = val;
+}
+
+static void map_free(struct map *m, void (*free_val)(void *))
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->slots[i].val)
+			free_val(m->slots[i].val);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- interned strings ------------------------------------------------ */
+
+struct strset {
+	char **slots;
+	size_t used, cap;
+};
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return h;
+}
+
+static char **strset_slot(struct strset *set, const char *s)
+{
+	size_t i = str_hash(s) & (set->cap - 1);
+
+	while (set->slots[i] && strcmp(set->slots[i], s))
+		i = (i + 1) & (set->cap - 1);
+	return &set->slots[i];
+}
+
+static const char *strset_intern(struct strset *set, const char *s)
+{
+	char **slot;
+
+	if ((set->used + 1) * 2 > set->cap) {
+		char **old = set->slots;
+		size_t old_cap = set->cap;
+
+		set->cap = old_cap ? old_cap * 2 : 256;
+		set->slots = xcalloc(set->cap, sizeof(*set->slots));
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i])
+				*strset_slot(set, old[i]) = old[i];
+		free(old);
+	}
+	slot = strset_slot(set, s);
+	if (!*slot) {
+		*slot = xstrdup(s);
+		set->used++;
+	}
+	return *slot;
+}
+
+static void strset_free(struct strset *set)
+{
+	for (size_t i = 0; i < set->cap; i++)
+		free(set->slots[i]);
+	free(set->slots);
+	memset(set, 0, sizeof(*set));
+}
+
+/* ---- the object ------------------------------------------------------ */
+
+/* A global variable or a compilation unit's code: [start, end) in DWARF
+ * addresses, and its DIE. */
+struct range {
+	uint64_t start, end;
+	Dwarf_Die die;
+};
+
+/* One (Dwfl_Module, Dwarf) pair; its serial keys the caches.  The DIEs
+ * kept here point into the Dwarf: the Dwfl must outlive the data_types. */
+struct dt_module {
+	Dwarf *dw;
+	uint64_t serial;
+	bool indexed;
+	struct range *vars;
+	size_t n_vars, alloc_vars;
+	struct range *cus;         /* .debug_aranges is optional (clang) */
+	size_t n_cus, alloc_cus;
+};
+
+/* What a register holds at one code address. */
+struct reg_var {
+	enum data_types_miss miss;
+	const char *name;
+	Dwarf_Die object;          /* type of the object the register points to */
+};
+
+enum member_flags {
+	MEMBER_BITFIELD = 1,
+	MEMBER_FLEX = 2,           /* trailing array without bound: open-ended */
+};
+
+struct layout_entry {
+	struct type_layout pub;
+	Dwarf_Die *types;          /* parallel to pub.members; unset for padding */
+	uint8_t *flags;
+};
+
+struct data_types {
+	struct map modules;        /* (Dwfl_Module *, Dwarf *) -> dt_module */
+	struct map results;        /* (kind|serial, address, reg, offset) -> hit,
+	                              its addresses relative to the object */
+	struct map reg_vars;       /* (serial, pc, reg) -> reg_var */
+	struct map layouts;        /* (serial, DIE address) -> layout_entry */
+	struct strset strings;
+	uint64_t n_modules;
+};
+
+#define KEY_GLOBAL   (1ULL << 32)
+#define KEY_REGISTER (2ULL << 32)
+
+static const char *intern(struct data_types *dt, const char *s)
+{
+	return strset_intern(&dt->strings, s ? s : "");
+}
+
+static const char *const miss_names[DT__COUNT] = {
+	[DT_HIT] = "ok",
+	[DT_NO_DWARF] = "no debug info",
+	[DT_NO_VARIABLE] = "no variable",
+	[DT_NOT_POINTER] = "not a pointer",
+	[DT_NO_TYPE] = "incomplete type",
+};
+
+const char *data_types_miss_name(enum data_types_miss m)
+{
+	return (unsigned)m < DT__COUNT ? miss_names[m] : "unknown";
+}
+
+struct data_types *data_types_new(void)
+{
+	return xcalloc(1, sizeof(struct data_types));
+}
+
+static void free_module(void *p)
+{
+	struct dt_module *m = p;
+
+	free(m->vars);
+	free(m->cus);
+	free(m);
+}
+
+static void free_layout(void *p)
+{
+	struct layout_entry *le = p;
+
+	free(le->pub.members);
+	free(le->types);
+	free(le->flags);
+	free(le);
+}
+
+void data_types_free(struct data_types *dt)
+{
+	if (!dt)
+		return;
+	map_free(&dt->modules, free_module);
+	map_free(&dt->results, free);
+	map_free(&dt->reg_vars, free);
+	map_free(&dt->layouts, free_layout);
+	strset_free(&dt->strings);
+	free(dt);
+}
+
+/* NULL when there is no module or it has no debug info. */
+static struct dt_module *module_get(struct data_types *dt, Dwfl_Module *mod)
+{
+	Dwarf_Addr dwbias;
+	Dwarf *dw = mod ? dwfl_module_getdwarf(mod, &dwbias) : NULL;
+	struct key k = { (uintptr_t)mod, (uintptr_t)dw, 0, 0 };
+	struct dt_module *m;
+
+	if (!dw)
+		return NULL;
+	m = map_get(&dt->modules, &k);
+	if (!m) {
+		m = xcalloc(1, sizeof(*m));
+		m->dw = dw;
+		m->serial = dt->n_modules++;
+		map_put(&dt->modules, &k, m);
+	}
+	return m;
+}
+
+/* ---- DWARF helpers ----------------------------------------------------- */
+
+/* The DIE's type, through abstract origins and specifications. */
+static bool die_type(Dwarf_Die *die, Dwarf_Die *type)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_attr_integrate(die, DW_AT_type, &attr) &&
+	       dwarf_formref_die(&attr, type);
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_attr_integrate(die, DW_AT_name, &attr) ?
+	       dwarf_formstring(&attr) : NULL;
+}
+
+static bool die_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *val)
+{
+	Dwarf_Attribute attr;
+
+	return dwarf_attr(die, name, &attr) && dwarf_formudata(&attr, val) == 0;
+}
+
+static bool is_qualifier(int tag)
+{
+	return tag == DW_TAG_const_type || tag == DW_TAG_volatile_type ||
+	       tag == DW_TAG_restrict_type || tag == DW_TAG_atomic_type ||
+	       tag == DW_TAG_immutable_type;
+}
+
+static bool is_pointer(int tag)
+{
+	return tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+	       tag == DW_TAG_rvalue_reference_type;
+}
+
+static bool is_aggregate(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+	       tag == DW_TAG_class_type;
+}
+
+/* Strip typedefs and qualifiers; false when that ends in void.
+ * *typedef_name, if given, gets the name of the last typedef crossed: the
+ * only name an anonymous struct has. */
+static bool peel_type(Dwarf_Die *type, const char **typedef_name)
+{
+	for (int depth = 0; depth < MAX_DEPTH; depth++) {
+		int tag = dwarf_tag(type);
+
+		if (tag == DW_TAG_typedef) {
+			if (typedef_name)
+				*typedef_name = die_name(type);
+		} else if (!is_qualifier(tag)) {
+			return true;
+		}
+		if (!die_type(type, type))
+			return false;
+	}
+	return false;
+}
+
+/* Strip qualifiers only: "const struct stats" is named "struct stats". */
+static bool strip_qualifiers(Dwarf_Die *type)
+{
+	for (int depth = 0; depth < MAX_DEPTH; depth++) {
+		if (!is_qualifier(dwarf_tag(type)))
+			return true;
+		if (!die_type(type, type))
+			return false;
+	}
+	return false;
+}
+
+static uint64_t type_size(Dwarf_Die *type)
+{
+	Dwarf_Die t = *type;
+	Dwarf_Word size;
+
+	return dwarf_aggregate_size(&t, &size) == 0 ? size : 0;
+}
+
+static bool is_complete(Dwarf_Die *type)
+{
+	Dwarf_Die t = *type;
+
+	if (!peel_type(&t, NULL))
+		return false;
+	if (is_aggregate(dwarf_tag(&t)) && dwarf_hasattr(&t, DW_AT_declaration))
+		return false;
+	return type_size(&t) != 0;
+}
+
+static bool lang_is_c(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return true;
+	switch (dwarf_srclang(&cu)) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_C99:
+	case DW_LANG_C11:
+	case 0x2c:                 /* DW_LANG_C17, newer than some dwarf.h */
+	case DW_LANG_ObjC:
+	case -1:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Lower bound and element count of one array dimension; count 0 when
+ * unknown ("long data[]", VLAs). */
+static void subrange_bounds(Dwarf_Die *sub, int64_t *lower, uint64_t *count)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Sword lo = 0, hi;
+	Dwarf_Word n;
+	Dwarf_Die cu;
+
+	if (dwarf_attr(sub, DW_AT_lower_bound, &attr)) {
+		if (dwarf_formsdata(&attr, &lo) != 0)
+			lo = 0;
+	} else if (dwarf_diecu(sub, &cu, NULL, NULL)) {
+		if (dwarf_default_lower_bound(dwarf_srclang(&cu), &lo) != 0)
+			lo = 0;
+	}
+	*lower = lo;
+	*count = 0;
+	if (die_udata(sub, DW_AT_count, &n))
+		*count = n;
+	else if (dwarf_attr(sub, DW_AT_upper_bound, &attr) &&
+		 dwarf_formsdata(&attr, &hi) == 0 && hi >= lo)
+		*count = (uint64_t)(hi - lo) + 1;
+}
+
+/* ---- type names, in C declarator syntax ------------------------------ */
+
+static void format_type(Dwarf_Die *type, struct strbuf *out, int depth);
+
+static void strbuf_prepend(struct strbuf *sb, const char *s)
+{
+	struct strbuf tmp = STRBUF_INIT;
+
+	strbuf_addf(&tmp, "%s%s", s, strbuf_str(sb));
+	strbuf_release(sb);
+	*sb = tmp;
+}
+
+/* Does this chain of qualifiers apply to a pointer ("char *const")? */
+static bool qualifies_pointer(Dwarf_Die *type)
+{
+	Dwarf_Die t = *type;
+
+	return strip_qualifiers(&t) &&
+	       (is_pointer(dwarf_tag(&t)) || dwarf_tag(&t) == DW_TAG_ptr_to_member_type);
+}
+
+static const char *qualifier_keyword(int tag)
+{
+	switch (tag) {
+	case DW_TAG_const_type: return "const";
+	case DW_TAG_volatile_type: return "volatile";
+	case DW_TAG_restrict_type: return "restrict";
+	case DW_TAG_atomic_type: return "_Atomic";
+	default: return "immutable";
+	}
+}
+
+static void append_dims(Dwarf_Die *array, struct strbuf *decl)
+{
+	Dwarf_Die child;
+	int64_t lower;
+	uint64_t count;
+
+	if (dwarf_child(array, &child) != 0) {
+		strbuf_add(decl, "[]", 2);
+		return;
+	}
+	do {
+		if (dwarf_tag(&child) != DW_TAG_subrange_type)
+			continue;
+		subrange_bounds(&child, &lower, &count);
+		if (count)
+			strbuf_addf(decl, "[%" PRIu64 "]", count);
+		else
+			strbuf_add(decl, "[]", 2);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static void append_params(Dwarf_Die *fn, struct strbuf *decl, int depth)
+{
+	Dwarf_Die child, type;
+	bool first = true;
+
+	strbuf_addch(decl, '(');
+	if (dwarf_child(fn, &child) == 0) {
+		do {
+			int tag = dwarf_tag(&child);
+
+			if (tag != DW_TAG_formal_parameter &&
+			    tag != DW_TAG_unspecified_parameters)
+				continue;
+			if (!first)
+				strbuf_add(decl, ", ", 2);
+			first = false;
+			if (tag == DW_TAG_unspecified_parameters)
+				strbuf_add(decl, "...", 3);
+			else
+				format_type(die_type(&child, &type) ? &type : NULL,
+					    decl, depth + 1);
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	if (first && dwarf_hasattr(fn, DW_AT_prototyped))
+		strbuf_add(decl, "void", 4);
+	strbuf_addch(decl, ')');
+}
+
+/* GCC's spelling of the integer types, in the spelling people write
+ * (and clang emits). */
+static const char *base_name(const char *name)
+{
+	static const char *const names[][2] = {
+		{ "long int", "long" },
+		{ "long unsigned int", "unsigned long" },
+		{ "long long int", "long long" },
+		{ "long long unsigned int", "unsigned long long" },
+		{ "short int", "short" },
+		{ "short unsigned int", "unsigned short" },
+	};
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i][0]))
+			return names[i][1];
+	return name;
+}
+
+/* The name of a type with no declarator part: base, typedef, tagged. */
+static void format_base(Dwarf_Die *type, struct strbuf *out)
+{
+	const char *name = type ? dwarf_diename(type) : "void";
+	const char *keyword = "";
+
+	if (type && dwarf_tag(type) == DW_TAG_base_type)
+		name = base_name(name);
+	if (type) {
+		switch (dwarf_tag(type)) {
+		case DW_TAG_structure_type: keyword = "struct "; break;
+		case DW_TAG_union_type: keyword = "union "; break;
+		case DW_TAG_enumeration_type: keyword = "enum "; break;
+		case DW_TAG_class_type: keyword = "class "; break;
+		default: break;
+		}
+		if (*keyword && name && !lang_is_c(type))
+			keyword = "";
+	}
+	strbuf_addf(out, "%s%s", keyword, name ? name : *keyword ? "{...}" : "?");
+}
+
+/* Declarators wrap outwards: pointers are prepended, array and function
+ * suffixes appended, with parentheses where a pointer meets a suffix. */
+static void format_type(Dwarf_Die *type, struct strbuf *out, int depth)
+{
+	struct strbuf decl = STRBUF_INIT, quals = STRBUF_INIT;
+	Dwarf_Die t, *cur = NULL;
+
+	if (type) {
+		t = *type;
+		cur = &t;
+	}
+	for (; cur && depth < MAX_DEPTH; depth++) {
+		int tag = dwarf_tag(cur);
+
+		if (tag == DW_TAG_pointer_type)
+			strbuf_prepend(&decl, "*");
+		else if (tag == DW_TAG_reference_type)
+			strbuf_prepend(&decl, "&");
+		else if (tag == DW_TAG_rvalue_reference_type)
+			strbuf_prepend(&decl, "&&");
+		else if (tag == DW_TAG_ptr_to_member_type)
+			strbuf_prepend(&decl, "::*");
+		else if (is_qualifier(tag) && qualifies_pointer(cur)) {
+			char q[16];
+
+			snprintf(q, sizeof(q), "%s ", qualifier_keyword(tag));
+			strbuf_prepend(&decl, q);
+		} else if (is_qualifier(tag))
+			strbuf_addf(&quals, "%s ", qualifier_keyword(tag));
+		else if (tag == DW_TAG_array_type || tag == DW_TAG_subroutine_type) {
+			if (decl.len && strchr("*&:", decl.buf[0])) {
+				strbuf_prepend(&decl, "(");
+				strbuf_addch(&decl, ')');
+			}
+			if (tag == DW_TAG_array_type)
+				append_dims(cur, &decl);
+			else
+				append_params(cur, &decl, depth);
+		} else
+			break;
+		if (!die_type(cur, &t))
+			cur = NULL;
+	}
+	strbuf_addf(out, "%s", strbuf_str(&quals));
+	format_base(cur, out);
+	if (decl.len) {
+		if (decl.buf[0] != '[')
+			strbuf_addch(out, ' ');
+		strbuf_addf(out, "%s", decl.buf);
+	}
+	while (out->len && out->buf[out->len - 1] == ' ')
+		out->buf[--out->len] = '\0';
+	strbuf_release(&decl);
+	strbuf_release(&quals);
+}
+
+static const char *type_name(struct data_types *dt, Dwarf_Die *type)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *name;
+
+	format_type(type, &sb, 0);
+	name = intern(dt, sb.buf);
+	strbuf_release(&sb);
+	return name;
+}
+
+/* ---- alignment ----------------------------------------------------------- */
+
+static uint64_t type_align(Dwarf_Die *type, int depth);
+
+/* Largest power of two <= size, capped at 16 (long double, __int128). */
+static uint64_t natural_align(uint64_t size)
+{
+	uint64_t a = 1;
+
+	while (a * 2 <= size && a < 16)
+		a *= 2;
+	return a;
+}
+
+/* Where a member's bits lie, for bitfields; false for ordinary members. */
+static bool member_bits(Dwarf_Die *member, uint64_t byte_loc,
+			uint64_t *bit_start, uint64_t *bit_size)
+{
+	Dwarf_Word bits, off, storage;
+	Dwarf_Die type;
+
+	if (!die_udata(member, DW_AT_bit_size, &bits))
+		return false;
+	*bit_size = bits;
+	if (die_udata(member, DW_AT_data_bit_offset, &off)) {
+		*bit_start = off;
+	} else if (die_udata(member, DW_AT_bit_offset, &off)) {
+		/* DWARF 2/3 count from the storage unit's most significant
+		 * bit; on a little-endian target that is its last byte. */
+		if (!die_udata(member, DW_AT_byte_size, &storage))
+			storage = die_type(member, &type) ? type_size(&type) : 0;
+		*bit_start = byte_loc * 8 + storage * 8 - off - bits;
+	} else {
+		*bit_start = byte_loc * 8;
+	}
+	return true;
+}
+
+static bool member_location(Dwarf_Die *member, uint64_t *off)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word w;
+	Dwarf_Op *expr;
+	size_t len;
+
+	if (!dwarf_attr(member, DW_AT_data_member_location, &attr)) {
+		*off = 0;      /* union members, and bitfields with data_bit_offset */
+		return true;
+	}
+	if (dwarf_formudata(&attr, &w) == 0) {
+		*off = w;
+		return true;
+	}
+	/* DWARF 2 spelled it as an expression: DW_OP_plus_uconst N. */
+	if (dwarf_getlocation(&attr, &expr, &len) == 0 && len == 1 &&
+	    expr[0].atom == DW_OP_plus_uconst) {
+		*off = expr[0].number;
+		return true;
+	}
+	return false;
+}
+
+static bool is_data_member(Dwarf_Die *child)
+{
+	int tag = dwarf_tag(child);
+
+	/* C++ static members are declarations, not storage. */
+	return (tag == DW_TAG_member || tag == DW_TAG_inheritance) &&
+	       !dwarf_hasattr(child, DW_AT_declaration) &&
+	       !dwarf_hasattr(child, DW_AT_external);
+}
+
+/* Without DW_AT_alignment: the largest member alignment, or 1 when a member
+ * sits off its natural alignment (the struct was packed). */
+static uint64_t struct_align(Dwarf_Die *s, int depth)
+{
+	Dwarf_Die child, type;
+	uint64_t align = 1, a, off;
+	Dwarf_Word explicit;
+
+	if (dwarf_child(s, &child) != 0)
+		return 1;
+	do {
+		if (!is_data_member(&child) || !die_type(&child, &type))
+			continue;
+		a = die_udata(&child, DW_AT_alignment, &explicit) ? explicit :
+		    type_align(&type, depth + 1);
+		if (!dwarf_hasattr(&child, DW_AT_bit_size) &&
+		    member_location(&child, &off) && a && off % a)
+			return 1;
+		if (a > align)
+			align = a;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return align;
+}
+
+static uint64_t type_align(Dwarf_Die *type, int depth)
+{
+	Dwarf_Die t = *type, elem;
+	Dwarf_Word a, enc;
+	uint64_t size;
+	int tag;
+
+	for (;; depth++) {
+		if (depth >= MAX_DEPTH)
+			return 1;
+		if (die_udata(&t, DW_AT_alignment, &a) && a)
+			return a;
+		tag = dwarf_tag(&t);
+		if (tag != DW_TAG_typedef && !is_qualifier(tag))
+			break;
+		if (!die_type(&t, &t))
+			return 1;
+	}
+	size = type_size(&t);
+	switch (tag) {
+	case DW_TAG_base_type:
+		/* _Complex double aligns like double */
+		if (die_udata(&t, DW_AT_encoding, &enc) && enc == DW_ATE_complex_float)
+			size /= 2;
+		return natural_align(size);
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+	case DW_TAG_ptr_to_member_type:
+	case DW_TAG_enumeration_type:
+		return natural_align(size ? size : 8);
+	case DW_TAG_array_type:
+		if (dwarf_hasattr(&t, DW_AT_GNU_vector))
+			return size ? size : 1;
+		return die_type(&t, &elem) ? type_align(&elem, depth + 1) : 1;
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_class_type:
+		return struct_align(&t, depth);
+	default:
+		return 1;
+	}
+}
+
+/* ---- layouts ------------------------------------------------------------ */
+
+struct member_tmp {
+	struct type_member m;
+	Dwarf_Die type;
+	uint8_t flags;
+	unsigned order;
+};
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct member_tmp *x = a, *y = b;
+
+	if (x->m.offset != y->m.offset)
+		return x->m.offset < y->m.offset ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static bool read_member(struct data_types *dt, Dwarf_Die *child,
+			struct member_tmp *out)
+{
+	uint64_t loc, bit_start, bit_size;
+	Dwarf_Die peeled;
+
+	memset(out, 0, sizeof(*out));
+	if (!die_type(child, &out->type) || !member_location(child, &loc))
+		return false;
+	out->m.name = intern(dt, dwarf_tag(child) == DW_TAG_member ?
+				 die_name(child) : NULL);
+	out->m.type_name = type_name(dt, &out->type);
+	if (member_bits(child, loc, &bit_start, &bit_size)) {
+		struct strbuf sb = STRBUF_INIT;
+
+		out->flags = MEMBER_BITFIELD;
+		out->m.offset = bit_start / 8;
+		out->m.size = (bit_start + bit_size + 7) / 8 - out->m.offset;
+		strbuf_addf(&sb, "%s:%" PRIu64, out->m.type_name, bit_size);
+		out->m.type_name = intern(dt, sb.buf);
+		strbuf_release(&sb);
+		return true;
+	}
+	out->m.offset = loc;
+	out->m.size = type_size(&out->type);
+	peeled = out->type;
+	if (!out->m.size && peel_type(&peeled, NULL) &&
+	    dwarf_tag(&peeled) == DW_TAG_array_type)
+		out->flags = MEMBER_FLEX;
+	return true;
+}
+
+static void layout_add(struct layout_entry *le, unsigned *alloc,
+		       const struct type_member *m, const Dwarf_Die *type,
+		       uint8_t flags)
+{
+	unsigned n = le->pub.n_members;
+
+	if (n >= *alloc) {
+		*alloc = *alloc ? *alloc * 2 : 8;
+		le->pub.members = xrealloc(le->pub.members, *alloc * sizeof(*le->pub.members));
+		le->types = xrealloc(le->types, *alloc * sizeof(*le->types));
+		le->flags = xrealloc(le->flags, *alloc * sizeof(*le->flags));
+	}
+	le->pub.members[n] = *m;
+	if (type)
+		le->types[n] = *type;
+	else
+		memset(&le->types[n], 0, sizeof(le->types[n]));
+	le->flags[n] = flags;
+	le->pub.n_members = n + 1;
+}
+
+/* Members in offset order, with the holes between them (and at the tail)
+ * as unnamed entries, as pahole shows them. */
+static void layout_fill_members(struct data_types *dt, Dwarf_Die *s,
+				struct layout_entry *le)
+{
+	struct member_tmp *tmp = NULL;
+	size_t n = 0, alloc = 0;
+	unsigned alloc_members = 0;
+	uint64_t end = 0;
+	bool is_union = dwarf_tag(s) == DW_TAG_union_type;
+	Dwarf_Die child;
+
+	if (dwarf_child(s, &child) == 0) {
+		do {
+			if (!is_data_member(&child))
+				continue;
+			ALLOC_GROW(tmp, n + 1, alloc);
+			if (read_member(dt, &child, &tmp[n])) {
+				tmp[n].order = n;
+				n++;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	qsort(tmp, n, sizeof(*tmp), cmp_member);
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t next = i < n ? tmp[i].m.offset : le->pub.size;
+
+		if (!is_union && next > end) {
+			struct type_member hole = { NULL, NULL, end, next - end };
+
+			layout_add(le, &alloc_members, &hole, NULL, 0);
+		}
+		if (i == n)
+			break;
+		layout_add(le, &alloc_members, &tmp[i].m, &tmp[i].type, tmp[i].flags);
+		if (tmp[i].m.offset + tmp[i].m.size > end)
+			end = tmp[i].m.offset + tmp[i].m.size;
+	}
+	free(tmp);
+}
+
+/* The layout of a struct/union (type already peeled), or of a scalar
+ * element type (members empty).  name_hint names anonymous structs. */
+static const struct type_layout *layout_get(struct data_types *dt,
+					    struct dt_module *m,
+					    Dwarf_Die *type,
+					    const char *name_hint)
+{
+	struct key k = { m->serial, (uintptr_t)type->addr, 0, 0 };
+	struct layout_entry *le = map_get(&dt->layouts, &k);
+	Dwarf_Word explicit;
+
+	if (le)
+		return &le->pub;
+	le = xcalloc(1, sizeof(*le));
+	le->pub.size = type_size(type);
+	if (is_aggregate(dwarf_tag(type))) {
+		le->pub.name = !dwarf_diename(type) && name_hint ?
+			       intern(dt, name_hint) : type_name(dt, type);
+		le->pub.align = die_udata(type, DW_AT_alignment, &explicit) ?
+				explicit : struct_align(type, 0);
+		layout_fill_members(dt, type, le);
+	} else {
+		le->pub.name = type_name(dt, type);
+		le->pub.align = type_align(type, 0);
+	}
+	map_put(&dt->layouts, &k, le);
+	return &le->pub;
+}
+
+static const struct layout_entry *entry_of(const struct type_layout *l)
+{
+	return (const struct layout_entry *)l;
+}
+
+/* The member holding off: a named (or anonymous) member first, else the
+ * hole; -1 past the end. */
+static int member_at(const struct layout_entry *le, uint64_t off)
+{
+	int hole = -1;
+
+	for (unsigned i = 0; i < le->pub.n_members; i++) {
+		const struct type_member *mb = &le->pub.members[i];
+		bool inside = off >= mb->offset &&
+			      (off - mb->offset < mb->size ||
+			       (le->flags[i] & MEMBER_FLEX));
+
+		if (!inside)
+			continue;
+		if (mb->name)
+			return (int)i;
+		hole = (int)i;
+	}
+	return hole;
+}
+
+/* ---- walking an offset through a type ------------------------------------ */
+
+struct resolution {
+	struct strbuf path;
+	uint64_t member_offset, member_size;
+	const struct type_layout *layout;
+	uint64_t layout_offset;
+	long element_index;
+};
+
+/* Step into the array element holding *off: appends "[i]" per dimension,
+ * moves *base and *off into the element, *elem becomes its type. */
+static bool array_step(Dwarf_Die *array, uint64_t *base, uint64_t *off,
+		       long *first_index, struct strbuf *path, Dwarf_Die *elem)
+{
+	int64_t lower[MAX_DIMS];
+	uint64_t count[MAX_DIMS], stride[MAX_DIMS];
+	unsigned n = 0;
+	Dwarf_Die child;
+
+	if (!die_type(array, elem) || !(stride[0] = type_size(elem)))
+		return false;
+	if (dwarf_child(array, &child) == 0) {
+		do {
+			if (dwarf_tag(&child) != DW_TAG_subrange_type)
+				continue;
+			if (n == MAX_DIMS)
+				return false;
+			subrange_bounds(&child, &lower[n], &count[n]);
+			n++;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	if (!n) {
+		lower[0] = 0;
+		count[0] = 0;
+		n = 1;
+	}
+	/* Row-major: the last dimension varies fastest. */
+	stride[n - 1] = stride[0];
+	for (unsigned i = n - 1; i > 0; i--) {
+		if (!count[i])
+			return false;
+		stride[i - 1] = stride[i] * count[i];
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t idx = *off / stride[i];
+
+		if (count[i] && idx >= count[i])
+			return false;
+		strbuf_addf(path, "[%" PRId64 "]", lower[i] + (int64_t)idx);
+		if (i == 0 && first_index)
+			*first_index = (long)idx;
+		*off -= idx * stride[i];
+		*base += idx * stride[i];
+	}
+	return true;
+}
+
+/* Walk off (bytes from the object's start) through type.  in_array: the
+ * object is an element of an array, so a scalar leaf still gets a layout. */
+static void resolve_offset(struct data_types *dt, struct dt_module *m,
+			   Dwarf_Die *type, uint64_t off, bool in_array,
+			   struct resolution *r)
+{
+	Dwarf_Die decl = *type, t, elem;
+	uint64_t base = 0;
+	bool top = true;
+
+	r->element_index = -1;
+	r->layout = NULL;
+	r->layout_offset = 0;
+	for (int depth = 0; depth < MAX_DEPTH; depth++) {
+		const char *typedef_name = NULL;
+		const struct layout_entry *le;
+		const struct type_member *mb;
+		int i;
+
+		t = decl;
+		if (!peel_type(&t, &typedef_name))
+			break;
+		if (dwarf_tag(&t) == DW_TAG_array_type &&
+		    !dwarf_hasattr(&t, DW_AT_GNU_vector)) {
+			uint64_t b = base, o = off;
+
+			if (!array_step(&t, &b, &o, top ? &r->element_index : NULL,
+					&r->path, &elem))
+				break;
+			base = b;
+			off = o;
+			decl = elem;
+			in_array = true;
+			top = false;
+			continue;
+		}
+		if (!is_aggregate(dwarf_tag(&t)))
+			break;
+
+		r->layout = layout_get(dt, m, &t, typedef_name);
+		r->layout_offset = base;
+		le = entry_of(r->layout);
+		i = member_at(le, off);
+		if (i < 0)
+			break;
+		mb = &le->pub.members[i];
+		if (!mb->name || (le->flags[i] & MEMBER_BITFIELD)) {
+			/* a hole or a bitfield: the bytes are the answer */
+			if (mb->name && *mb->name)
+				strbuf_addf(&r->path, ".%s", mb->name);
+			r->member_offset = base + mb->offset;
+			r->member_size = mb->size;
+			return;
+		}
+		if (*mb->name)
+			strbuf_addf(&r->path, ".%s", mb->name);
+		base += mb->offset;
+		off -= mb->offset;
+		decl = le->types[i];
+		top = false;
+	}
+	/* A scalar, pointer, enum or vector: the access lands on it whole. */
+	r->member_offset = base;
+	r->member_size = type_size(&decl);
+	if (!r->layout && in_array) {
+		r->layout = layout_get(dt, m, &decl, NULL);
+		r->layout_offset = base;
+	}
+}
+
+/* A hit to cache: addresses are relative to the object's start. */
+static struct data_attribution *hit_new(struct data_types *dt, const char *variable,
+					Dwarf_Die *type, const struct resolution *r)
+{
+	struct data_attribution *hit = xcalloc(1, sizeof(*hit));
+
+	hit->variable = intern(dt, variable ? variable : "?");
+	hit->type_name = type_name(dt, type);
+	hit->path = intern(dt, strbuf_str(&r->path));
+	hit->member_offset = r->member_offset;
+	hit->member_size = r->member_size;
+	hit->layout = r->layout;
+	hit->layout_start = r->layout_offset;
+	hit->element_index = r->element_index;
+	return hit;
+}
+
+/* Copy a cached hit out, making its addresses absolute. */
+static enum data_types_miss hit_out(const struct data_attribution *hit,
+				    uint64_t object_start,
+				    struct data_attribution *out)
+{
+	*out = *hit;
+	out->object_start = object_start;
+	out->layout_start = object_start + hit->layout_start;
+	return DT_HIT;
+}
+
+static void attribution_clear(struct data_attribution *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->path = "";
+	out->element_index = -1;
+}
+
+/* ---- globals -------------------------------------------------------------- */
+
+/* The address a one-operation location expression names, if it is one. */
+static bool op_address(Dwarf_Attribute *attr, Dwarf_Op *op, Dwarf_Addr *addr)
+{
+	Dwarf_Attribute target;
+
+	switch (op->atom) {
+	case DW_OP_addr:
+		*addr = op->number;
+		return true;
+	case DW_OP_addrx:
+	case DW_OP_GNU_addr_index:
+		return dwarf_getlocation_attr(attr, op, &target) == 0 &&
+		       dwarf_formaddr(&target, addr) == 0;
+	default:
+		return false;
+	}
+}
+
+static void add_range(struct range **arr, size_t *n, size_t *alloc,
+		      uint64_t start, uint64_t end, Dwarf_Die *die)
+{
+	ALLOC_GROW(*arr, *n + 1, *alloc);
+	(*arr)[(*n)++] = (struct range){ start, end, *die };
+}
+
+static void index_variable(struct dt_module *m, Dwarf_Die *var)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *expr;
+	size_t len;
+	Dwarf_Addr start;
+	Dwarf_Die type;
+	uint64_t size;
+
+	/* TLS variables (DW_OP_form_tls_address) and pieces are not plain
+	 * addresses: they take more than one operation. */
+	if (dwarf_hasattr(var, DW_AT_declaration) ||
+	    !dwarf_attr(var, DW_AT_location, &attr) ||
+	    dwarf_getlocation(&attr, &expr, &len) != 0 || len != 1 ||
+	    !op_address(&attr, expr, &start))
+		return;
+	if (!die_type(var, &type) || !(size = type_size(&type)))
+		return;
+	add_range(&m->vars, &m->n_vars, &m->alloc_vars, start, start + size, var);
+}
+
+/* Variables live at unit level, in namespaces, and (statics) in functions
+ * and their blocks; types and inlined copies hold none with storage. */
+static void index_scope(struct dt_module *m, Dwarf_Die *scope, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > MAX_DEPTH || dwarf_child(scope, &child) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_variable:
+			index_variable(m, &child);
+			break;
+		case DW_TAG_subprogram:
+		case DW_TAG_lexical_block:
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+			index_scope(m, &child, depth + 1);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* A unit's code ranges, from its DW_AT_low_pc/high_pc or DW_AT_ranges;
+ * scopes DIE is where its functions are (the split unit, for skeletons). */
+static void index_unit_code(struct dt_module *m, Dwarf_Die *cudie,
+			    Dwarf_Die *scopes)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(cudie, off, &base, &start, &end)) > 0)
+		if (start < end)
+			add_range(&m->cus, &m->n_cus, &m->alloc_cus, start, end, scopes);
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end > y->end ? -1 : x->end < y->end;   /* larger first */
+}
+
+/* Sort; of ranges starting at the same address (aliases, LTO copies)
+ * keep the largest. */
+static void sort_ranges(struct range *r, size_t *n)
+{
+	size_t kept = 0;
+
+	qsort(r, *n, sizeof(*r), cmp_range);
+	for (size_t i = 0; i < *n; i++)
+		if (!kept || r[i].start != r[kept - 1].start)
+			r[kept++] = r[i];
+	*n = kept;
+}
+
+static const struct range *range_at(const struct range *r, size_t n, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && a < r[lo - 1].end ? &r[lo - 1] : NULL;
+}
+
+/* One pass over the units: the globals, and the code each unit covers
+ * (dwarf_addrdie needs .debug_aranges, which clang does not emit). */
+static void index_module(struct dt_module *m)
+{
+	Dwarf_CU *cu = NULL, *next;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie, subdie;
+
+	while (dwarf_get_units(m->dw, cu, &next, &version, &unit_type,
+			       &cudie, &subdie) == 0) {
+		Dwarf_Die *unit = &cudie;
+
+		cu = next;
+		if (unit_type == DW_UT_skeleton && dwarf_tag(&subdie) != DW_TAG_invalid)
+			unit = &subdie;
+		else if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
+			continue;
+		index_scope(m, unit, 0);
+		index_unit_code(m, &cudie, unit);
+	}
+	sort_ranges(m->vars, &m->n_vars);
+	sort_ranges(m->cus, &m->n_cus);
+	m->indexed = true;
+}
+
+enum data_types_miss data_types_global(struct data_types *dt,
+				       struct Dwfl_Module *mod, uint64_t bias,
+				       uint64_t addr, struct data_attribution *out)
+{
+	struct dt_module *m = module_get(dt, mod);
+	const struct range *v;
+	struct data_attribution *hit;
+	struct key k;
+
+	attribution_clear(out);
+	if (!m)
+		return DT_NO_DWARF;
+	if (!m->indexed)
+		index_module(m);
+	v = range_at(m->vars, m->n_vars, addr - bias);
+	if (!v)
+		return DT_NO_VARIABLE;    /* not cached: a binary search is cheap */
+	k = (struct key){ KEY_GLOBAL | m->serial, addr, 0, 0 };
+	hit = map_get(&dt->results, &k);
+	if (!hit) {
+		struct resolution r = { STRBUF_INIT };
+		Dwarf_Die var = v->die, type;
+
+		die_type(&var, &type);    /* indexed variables have one */
+		resolve_offset(dt, m, &type, addr - bias - v->start, false, &r);
+		hit = hit_new(dt, die_name(&var), &type, &r);
+		strbuf_release(&r.path);
+		map_put(&dt->results, &k, hit);
+	}
+	return hit_out(hit, v->start + bias, out);
+}
+
+/* ---- pointers in registers ------------------------------------------------ */
+
+enum reg_loc {
+	LOC_ELSEWHERE,
+	LOC_VALUE,                 /* DW_OP_regN: the register is the variable */
+	LOC_ADDRESS,               /* DW_OP_bregN 0: the variable is where it points */
+};
+
+static enum reg_loc location_at(Dwarf_Die *var, Dwarf_Addr pc, int reg)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *expr;
+	size_t len;
+	unsigned atom;
+
+	if (!dwarf_attr(var, DW_AT_location, &attr) ||
+	    dwarf_getlocation_addr(&attr, pc, &expr, &len, 1) != 1 || len != 1)
+		return LOC_ELSEWHERE;
+	atom = expr[0].atom;
+	if (atom >= DW_OP_reg0 && atom <= DW_OP_reg31)
+		return (int)(atom - DW_OP_reg0) == reg ? LOC_VALUE : LOC_ELSEWHERE;
+	if (atom == DW_OP_regx)
+		return expr[0].number == (Dwarf_Word)reg ? LOC_VALUE : LOC_ELSEWHERE;
+	if (atom >= DW_OP_breg0 && atom <= DW_OP_breg31)
+		return (int)(atom - DW_OP_breg0) == reg && expr[0].number == 0 ?
+		       LOC_ADDRESS : LOC_ELSEWHERE;
+	if (atom == DW_OP_bregx)
+		return expr[0].number == (Dwarf_Word)reg && expr[0].number2 == 0 ?
+		       LOC_ADDRESS : LOC_ELSEWHERE;
+	return LOC_ELSEWHERE;
+}
+
+/* The type of the object a register-located variable points to. */
+static enum data_types_miss pointee(Dwarf_Die *var, enum reg_loc loc,
+				    Dwarf_Die *object)
+{
+	Dwarf_Die t;
+
+	if (!die_type(var, &t))
+		return DT_NOT_POINTER;
+	if (loc == LOC_VALUE) {
+		if (!peel_type(&t, NULL) || !is_pointer(dwarf_tag(&t)))
+			return DT_NOT_POINTER;
+		if (!die_type(&t, &t))
+			return DT_NO_TYPE;        /* void * */
+	}
+	if (!strip_qualifiers(&t) || !is_complete(&t))
+		return DT_NO_TYPE;
+	*object = t;
+	return DT_HIT;
+}
+
+/* The DIEs whose code holds pc, outermost first: the function, its blocks,
+ * inlined instances and their blocks.  Unlike dwarf_getscopes(), which
+ * follows lexical scope, an inlined callee keeps its caller's scopes: the
+ * caller's variables are in registers there too. */
+static int code_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain,
+		       int n, int max)
+{
+	Dwarf_Die child;
+
+	if (n >= max || dwarf_child(parent, &child) != 0)
+		return n;
+	do {
+		int found;
+
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+			found = code_scopes(&child, pc, chain, n, max);
+			if (found > n)
+				return found;
+			break;
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+			if (dwarf_haspc(&child, pc) > 0) {
+				chain[n] = child;
+				return code_scopes(&child, pc, chain, n + 1, max);
+			}
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return n;
+}
+
+/* Innermost scope first; a pointer wins over any other variable in the
+ * register.  Misses are ordered from vague to specific in the enum, and the
+ * most specific one seen is reported. */
+static void find_reg_var(struct data_types *dt, struct dt_module *m,
+			 Dwarf_Addr pc, int reg, struct reg_var *rv)
+{
+	const struct range *unit;
+	Dwarf_Die unit_die, scopes[MAX_DEPTH], child;
+	int n;
+
+	if (!m->indexed)
+		index_module(m);
+	unit = range_at(m->cus, m->n_cus, pc);
+	if (!unit) {
+		rv->miss = DT_NO_DWARF;   /* code the debug info does not cover */
+		return;
+	}
+	rv->miss = DT_NO_VARIABLE;
+	unit_die = unit->die;
+	n = code_scopes(&unit_die, pc, scopes, 0, MAX_DEPTH);
+	for (int i = n - 1; i >= 0; i--) {
+		if (dwarf_child(&scopes[i], &child) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&child);
+			enum reg_loc loc;
+			enum data_types_miss miss;
+
+			if (tag != DW_TAG_variable && tag != DW_TAG_formal_parameter)
+				continue;
+			loc = location_at(&child, pc, reg);
+			if (loc == LOC_ELSEWHERE)
+				continue;
+			miss = pointee(&child, loc, &rv->object);
+			if (miss == DT_HIT) {
+				rv->name = intern(dt, die_name(&child) ?: "?");
+				rv->miss = DT_HIT;
+				return;
+			}
+			if (miss > rv->miss)
+				rv->miss = miss;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+}
+
+static const struct reg_var *reg_var_get(struct data_types *dt,
+					 struct dt_module *m,
+					 Dwarf_Addr pc, int reg)
+{
+	struct key k = { m->serial, pc, (uint64_t)reg, 0 };
+	struct reg_var *rv = map_get(&dt->reg_vars, &k);
+
+	if (!rv) {
+		rv = xcalloc(1, sizeof(*rv));
+		find_reg_var(dt, m, pc, reg, rv);
+		map_put(&dt->reg_vars, &k, rv);
+	}
+	return rv;
+}
+
+/* base_off past the pointee's size is p[i]: an array through the pointer.
+ * p[0] is p->x, without an index in the path; member_offset and
+ * layout_start include i * sizeof. */
+static struct data_attribution *resolve_pointee(struct data_types *dt,
+						struct dt_module *m,
+						const struct reg_var *rv,
+						uint64_t base_off)
+{
+	struct resolution r = { STRBUF_INIT };
+	Dwarf_Die object = rv->object;
+	uint64_t size = type_size(&object), index = base_off / size;
+	struct data_attribution *hit;
+
+	if (index)
+		strbuf_addf(&r.path, "[%" PRIu64 "]", index);
+	resolve_offset(dt, m, &object, base_off % size, true, &r);
+	r.element_index = (long)index;
+	r.member_offset += index * size;
+	r.layout_offset += index * size;
+	hit = hit_new(dt, rv->name, &object, &r);
+	hit->via_pointer = true;
+	strbuf_release(&r.path);
+	return hit;
+}
+
+enum data_types_miss data_types_in_register(struct data_types *dt,
+					    struct Dwfl_Module *mod, uint64_t bias,
+					    uint64_t pc, int dwarf_reg,
+					    int64_t base_off, uint64_t addr,
+					    struct data_attribution *out)
+{
+	struct dt_module *m = module_get(dt, mod);
+	const struct reg_var *rv;
+	struct data_attribution *hit;
+	struct key k;
+
+	attribution_clear(out);
+	if (!m)
+		return DT_NO_DWARF;
+	if (dwarf_reg < 0)
+		return DT_NO_VARIABLE;
+	rv = reg_var_get(dt, m, pc - bias, dwarf_reg);
+	if (rv->miss != DT_HIT)
+		return rv->miss;
+	/* Below the pointer: container_of() and friends; not worth a guess. */
+	if (base_off < 0)
+		return DT_NO_VARIABLE;
+	k = (struct key){ KEY_REGISTER | m->serial, pc - bias,
+			  (uint64_t)dwarf_reg, (uint64_t)base_off };
+	hit = map_get(&dt->results, &k);
+	if (!hit) {
+		hit = resolve_pointee(dt, m, rv, (uint64_t)base_off);
+		map_put(&dt->results, &k, hit);
+	}
+	return hit_out(hit, addr - (uint64_t)base_off, out);
+}
