@@ -1,0 +1,406 @@
+/* json.c - the report as one JSON object (docs/json-schema.md).
+ *
+ * A small writer keeps the nesting and the commas; the report functions
+ * only say what goes where.  Small leaf objects (threads, sites, members)
+ * are written on one line so that a long report stays readable.
+ */
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "util.h"
+
+#define JSON_MAX_DEPTH 16
+
+struct json_level {
+	bool empty;                      /* nothing written in it yet */
+	bool one_line;
+	char close;                      /* '}' or ']' */
+};
+
+struct json {
+	FILE *out;
+	int depth;
+	struct json_level level[JSON_MAX_DEPTH];
+};
+
+/* The innermost open object or array; NULL at the top. */
+static struct json_level *json_top(struct json *j)
+{
+	return j->depth ? &j->level[j->depth - 1] : NULL;
+}
+
+static void json_indent(struct json *j)
+{
+	fputc('\n', j->out);
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->out);
+}
+
+/*
+ * The UTF-8 sequence at s (at most n bytes) is well formed: its length, or
+ * 0.  Overlong forms, surrogates and code points past U+10FFFF are not.
+ */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	uint32_t cp, min;
+	size_t len;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		len = 2, cp = s[0] & 0x1f, min = 0x80;
+	else if ((s[0] & 0xf0) == 0xe0)
+		len = 3, cp = s[0] & 0x0f, min = 0x800;
+	else if ((s[0] & 0xf8) == 0xf0)
+		len = 4, cp = s[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static const char *short_escape(unsigned char c)
+{
+	switch (c) {
+	case '"':  return "\\\"";
+	case '\\': return "\\\\";
+	case '\n': return "\\n";
+	case '\t': return "\\t";
+	case '\r': return "\\r";
+	}
+	return NULL;
+}
+
+/*
+ * Other control characters, and bytes that are not part of well-formed
+ * UTF-8 (a command line can hold anything), become \u00XX: the code point
+ * of the same value, so the output is always valid JSON.
+ */
+static void json_string(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str);
+
+	fputc('"', out);
+	for (size_t i = 0; i < n;) {
+		const char *esc = short_escape(s[i]);
+		size_t len;
+
+		if (esc) {
+			fputs(esc, out);
+			i++;
+			continue;
+		}
+		len = s[i] < 0x20 || s[i] == 0x7f ? 0 : utf8_len(s + i, n - i);
+		if (!len) {
+			fprintf(out, "\\u%04x", s[i]);
+			i++;
+			continue;
+		}
+		fwrite(s + i, 1, len, out);
+		i += len;
+	}
+	fputc('"', out);
+}
+
+/* Separator, line break and key before a value; key is NULL in arrays. */
+static void json_item(struct json *j, const char *key)
+{
+	struct json_level *in = json_top(j);
+
+	if (in) {
+		if (!in->empty)
+			fputc(',', j->out);
+		in->empty = false;
+		if (in->one_line)
+			fputc(' ', j->out);
+		else
+			json_indent(j);
+	}
+	if (key) {
+		json_string(j->out, key);
+		fputs(": ", j->out);
+	}
+}
+
+static void json_open(struct json *j, const char *key, char open, bool one_line)
+{
+	struct json_level *in = json_top(j);
+
+	json_item(j, key);
+	if (j->depth == JSON_MAX_DEPTH)
+		die("json: nesting deeper than %d", JSON_MAX_DEPTH);
+	fputc(open, j->out);
+	/* inside a one-line container everything stays on that line */
+	j->level[j->depth++] = (struct json_level){
+		.empty = true,
+		.one_line = one_line || (in && in->one_line),
+		.close = open == '{' ? '}' : ']',
+	};
+}
+
+static void json_object(struct json *j, const char *key, bool one_line)
+{
+	json_open(j, key, '{', one_line);
+}
+
+static void json_array(struct json *j, const char *key, bool one_line)
+{
+	json_open(j, key, '[', one_line);
+}
+
+static void json_close(struct json *j)
+{
+	struct json_level in = *json_top(j);
+
+	j->depth--;
+	if (!in.empty) {
+		if (in.one_line)
+			fputc(' ', j->out);
+		else
+			json_indent(j);
+	}
+	fputc(in.close, j->out);
+}
+
+static void json_str(struct json *j, const char *key, const char *s)
+{
+	json_item(j, key);
+	if (s)
+		json_string(j->out, s);
+	else
+		fputs("null", j->out);
+}
+
+static void json_u64(struct json *j, const char *key, uint64_t v)
+{
+	json_item(j, key);
+	fprintf(j->out, "%" PRIu64, v);
+}
+
+static void json_i64(struct json *j, const char *key, int64_t v)
+{
+	json_item(j, key);
+	fprintf(j->out, "%" PRId64, v);
+}
+
+static void json_double(struct json *j, const char *key, double v)
+{
+	json_item(j, key);
+	if (isfinite(v))
+		fprintf(j->out, "%.6g", v);
+	else
+		fputs("null", j->out);
+}
+
+static void json_bool(struct json *j, const char *key, bool v)
+{
+	json_item(j, key);
+	fputs(v ? "true" : "false", j->out);
+}
+
+static void json_null(struct json *j, const char *key)
+{
+	json_item(j, key);
+	fputs("null", j->out);
+}
+
+/* Addresses are strings: JSON numbers lose precision past 2^53. */
+static void json_addr(struct json *j, const char *key, uint64_t addr)
+{
+	json_item(j, key);
+	fprintf(j->out, "\"0x%" PRIx64 "\"", addr);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void counts_json(struct json *j, const char *key,
+			const struct report_count *c, unsigned n)
+{
+	json_object(j, key, true);
+	for (unsigned i = 0; i < n; i++)
+		json_u64(j, c[i].what, c[i].n);
+	json_close(j);
+}
+
+static void threads_json(struct json *j, const struct report_thread *t, unsigned n)
+{
+	json_array(j, "threads", false);
+	for (unsigned i = 0; i < n; i++) {
+		json_object(j, NULL, true);
+		json_u64(j, "tid", t[i].tid);
+		json_str(j, "comm", t[i].comm);
+		json_u64(j, "reads", t[i].reads);
+		json_u64(j, "writes", t[i].writes);
+		json_close(j);
+	}
+	json_close(j);
+}
+
+static void site_json(struct json *j, const struct report_site *s)
+{
+	json_object(j, NULL, true);
+	json_addr(j, "ip", s->ip);
+	json_str(j, "function", s->function);
+	json_str(j, "file", s->file);
+	if (s->line > 0)
+		json_i64(j, "line", s->line);
+	else
+		json_null(j, "line");
+	json_str(j, "inlined_into", s->inlined_into);
+	json_str(j, "module", s->module);
+	if (s->module)
+		json_addr(j, "module_offset", s->module_off);
+	else
+		json_null(j, "module_offset");
+	json_u64(j, "reads", s->reads);
+	json_u64(j, "writes", s->writes);
+	json_close(j);
+}
+
+static void range_json(struct json *j, const struct report_range *rr)
+{
+	json_object(j, NULL, false);
+	json_u64(j, "offset", rr->offset);
+	json_u64(j, "size", rr->size);
+	json_str(j, "member", rr->member);
+	json_bool(j, "true_shared", rr->true_shared);
+	json_bool(j, "false_victim", rr->false_victim);
+	json_bool(j, "false_writer", rr->false_writer);
+	json_u64(j, "reads", rr->reads);
+	json_u64(j, "writes", rr->writes);
+	threads_json(j, rr->threads, rr->n_threads);
+	json_array(j, "sites", false);
+	for (unsigned i = 0; i < rr->n_sites; i++)
+		site_json(j, &rr->sites[i]);
+	json_close(j);
+	json_close(j);
+}
+
+static void tids_json(struct json *j, const char *key, const uint32_t *tid, unsigned n)
+{
+	json_array(j, key, true);
+	for (unsigned i = 0; i < n; i++)
+		json_u64(j, NULL, tid[i]);
+	json_close(j);
+}
+
+static void member_json(struct json *j, const struct report_member *m)
+{
+	json_object(j, NULL, true);
+	json_str(j, "name", m->name);
+	json_str(j, "type", m->type_name);
+	json_u64(j, "offset", m->offset);
+	json_u64(j, "size", m->size);
+	json_u64(j, "reads", m->reads);
+	json_u64(j, "writes", m->writes);
+	tids_json(j, "writers", m->writers, m->n_writers);
+	tids_json(j, "readers", m->readers, m->n_readers);
+	json_close(j);
+}
+
+static void advice_json(struct json *j, const struct report_advice *a)
+{
+	if (!a->summary) {
+		json_null(j, "advice");
+		return;
+	}
+	json_object(j, "advice", false);
+	json_str(j, "summary", a->summary);
+	json_str(j, "layout_now", a->layout_now);
+	json_str(j, "layout_proposed", a->layout_proposed);
+	json_i64(j, "cost_bytes", a->cost_bytes);
+	json_u64(j, "placements_sharing", a->placements_sharing);
+	json_u64(j, "placements_total", a->placements_total);
+	json_close(j);
+}
+
+static void line_json(struct json *j, const struct report_line *l, unsigned rank)
+{
+	json_object(j, NULL, false);
+	json_u64(j, "rank", rank);
+	json_u64(j, "pid", l->pid);
+	json_addr(j, "address", l->addr);
+	json_u64(j, "line_size", l->line_size);
+	json_str(j, "kind", sharing_kind_id(l->kind));
+	json_double(j, "score", l->score);
+	json_double(j, "share", l->share);
+	json_double(j, "concurrent_fraction", l->concurrent_frac);
+	json_u64(j, "samples", l->samples);
+	json_u64(j, "concurrent", l->concurrent);
+	json_str(j, "object", l->object);
+	json_str(j, "variable", l->variable);
+	json_str(j, "type", l->type_name);
+	if (l->variable || l->type_name)
+		json_addr(j, "object_start", l->object_start);
+	else
+		json_null(j, "object_start");
+	json_u64(j, "typed", l->typed);
+	json_u64(j, "untyped", l->untyped);
+	json_double(j, "predicted_gain", l->predicted_gain);
+	threads_json(j, l->threads, l->n_threads);
+
+	json_array(j, "ranges", false);
+	for (unsigned i = 0; i < l->n_ranges; i++)
+		range_json(j, &l->ranges[i]);
+	json_close(j);
+
+	json_array(j, "members", false);
+	for (unsigned i = 0; i < l->n_members; i++)
+		member_json(j, &l->members[i]);
+	json_close(j);
+	json_u64(j, "struct_size", l->struct_size);
+	json_u64(j, "struct_align", l->struct_align);
+	advice_json(j, &l->advice);
+	json_close(j);
+}
+
+static void type_attribution_json(struct json *j, const struct report *r)
+{
+	uint64_t all = r->typed + r->untyped;
+
+	json_object(j, "type_attribution", false);
+	json_u64(j, "typed", r->typed);
+	json_u64(j, "untyped", r->untyped);
+	json_double(j, "rate", all ? (double)r->typed / (double)all : 0.0);
+	counts_json(j, "untyped_by_reason", r->untyped_why, r->n_untyped_why);
+	json_close(j);
+}
+
+void report_print_json(const struct report *r, FILE *out)
+{
+	struct json j = { .out = out };
+
+	json_object(&j, NULL, false);
+	json_str(&j, "schema", "contend-report");
+	json_u64(&j, "version", 1);
+	json_str(&j, "command", r->command);
+	json_str(&j, "backend", r->backend);
+	json_str(&j, "backend_note", r->backend_note);
+	json_u64(&j, "freq", r->freq);
+	json_double(&j, "duration_s", r->duration);
+	json_u64(&j, "line_size", r->line_size);
+	json_i64(&j, "target_status", r->target_status);
+	json_u64(&j, "samples", r->samples);
+	json_u64(&j, "decoded", r->decoded);
+	counts_json(&j, "dropped", r->dropped, r->n_dropped);
+	type_attribution_json(&j, r);
+	json_u64(&j, "candidates", r->n_candidates);
+	json_array(&j, "lines", false);
+	for (unsigned i = 0; i < r->n_lines; i++)
+		line_json(&j, &r->lines[i], i + 1);
+	json_close(&j);
+	json_close(&j);
+	fputc('\n', out);
+}

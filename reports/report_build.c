@@ -1,0 +1,824 @@
+/* report_build.c - from a line table to the ranked, named report model.
+ *
+ * Classification picks the contended lines; this file names them.  Every
+ * cell of a reported line gets a type attribution of its own, looked up at
+ * the exact address it accessed: a line often holds the tail of one
+ * object and the head of the next, and the cells that touch each tell
+ * which is which.  The line, each range and the struct layout then take
+ * the attribution that covers the most samples.
+ */
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advice.h"
+#include "util.h"
+#include "../symbolize/data_types.h"
+#include "../symbolize/symbolizer.h"
+
+/* untyped_by_reason when no type lookup was asked for (no sym or dt). */
+#define NO_TYPE_LOOKUP "no type lookup"
+
+struct cell_attr {
+	bool typed;
+	enum data_types_miss why;        /* when !typed */
+	struct data_attribution a;       /* when typed */
+};
+
+struct candidate {
+	struct line *line;
+	struct line_verdict v;
+};
+
+struct build {
+	struct report *r;
+	struct symbolizer *sym;
+	struct data_types *dt;
+	size_t alloc_why;
+};
+
+/* Arrays grown here and handed to the model, which keeps no alloc counts. */
+struct tid_set {
+	uint32_t *v;
+	unsigned n, alloc;
+};
+
+struct thread_tally {
+	struct report_thread *v;
+	unsigned n, alloc;
+};
+
+struct site_tally {
+	struct site_acc {
+		struct report_site site;
+		uint64_t samples;
+	} *v;
+	unsigned n, alloc;
+};
+
+static char *strdup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+static uint64_t cell_reads(const struct line_cell *c)
+{
+	return access_kind_reads(c->kind) ? c->count : 0;
+}
+
+static uint64_t cell_writes(const struct line_cell *c)
+{
+	return access_kind_writes(c->kind) ? c->count : 0;
+}
+
+/* qsort() wants a valid pointer even for no elements; arrays here may be NULL. */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void tid_set_add(struct tid_set *s, uint32_t tid)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->v[i] == tid)
+			return;
+	ALLOC_GROW(s->v, s->n + 1, s->alloc);
+	s->v[s->n++] = tid;
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct report_thread *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static void thread_tally_add(struct thread_tally *t, const struct line_cell *c)
+{
+	unsigned i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].tid == c->tid)
+			break;
+	if (i == t->n) {
+		ALLOC_GROW(t->v, i + 1, t->alloc);
+		memset(&t->v[i], 0, sizeof(t->v[i]));
+		t->v[i].tid = c->tid;
+		t->n++;
+	}
+	t->v[i].reads += cell_reads(c);
+	t->v[i].writes += cell_writes(c);
+}
+
+/* Threads sorted by tid, handed over to the model. */
+static struct report_thread *thread_tally_finish(struct thread_tally *t, unsigned *n)
+{
+	sort(t->v, t->n, sizeof(*t->v), cmp_thread);
+	*n = t->n;
+	return t->v;
+}
+
+/* ------------------------------------------------------------------ */
+/* header */
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct report_count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->what, y->what);
+}
+
+static void copy_header(struct report *r, const struct report_header *hdr)
+{
+	r->command = strdup_or_null(hdr->command);
+	r->backend = strdup_or_null(hdr->backend);
+	r->backend_note = strdup_or_null(hdr->backend_note);
+	r->freq = hdr->freq;
+	r->duration = hdr->duration;
+	r->target_status = hdr->target_status;
+	r->samples = hdr->samples;
+	r->decoded = hdr->decoded;
+
+	r->dropped = xcalloc(hdr->n_dropped, sizeof(*r->dropped));
+	for (unsigned i = 0; i < hdr->n_dropped; i++) {
+		r->dropped[i].what = xstrdup(hdr->dropped[i].what);
+		r->dropped[i].n = hdr->dropped[i].n;
+	}
+	r->n_dropped = hdr->n_dropped;
+	sort(r->dropped, r->n_dropped, sizeof(*r->dropped), cmp_count);
+}
+
+static void count_untyped(struct build *b, const char *why, uint64_t n)
+{
+	struct report *r = b->r;
+
+	for (unsigned i = 0; i < r->n_untyped_why; i++) {
+		if (!strcmp(r->untyped_why[i].what, why)) {
+			r->untyped_why[i].n += n;
+			return;
+		}
+	}
+	ALLOC_GROW(r->untyped_why, r->n_untyped_why + 1, b->alloc_why);
+	r->untyped_why[r->n_untyped_why].what = xstrdup(why);
+	r->untyped_why[r->n_untyped_why].n = n;
+	r->n_untyped_why++;
+}
+
+/* ------------------------------------------------------------------ */
+/* type attribution */
+
+/*
+ * A global variable at the accessed address wins; otherwise the pointer
+ * held in the memory operand's base register at the accessing code.  The
+ * reason kept for a miss is that of the last lookup tried: the pointer's,
+ * for heap data.
+ */
+static void attribute_cell(struct build *b, const struct line *l,
+			   const struct line_cell *c, struct cell_attr *out)
+{
+	uint64_t addr = l->addr + c->offset;
+	struct Dwfl_Module *data_mod, *code_mod = NULL;
+	uint64_t data_bias, code_bias;
+
+	memset(out, 0, sizeof(*out));
+	data_mod = symbolizer_module(b->sym, l->pid, addr, &data_bias);
+	if (c->base_reg >= 0)
+		code_mod = symbolizer_module(b->sym, l->pid, c->ip, &code_bias);
+
+	out->why = data_mod || code_mod ? DT_NO_VARIABLE : DT_NO_DWARF;
+	if (data_mod)
+		out->why = data_types_global(b->dt, data_mod, data_bias, addr, &out->a);
+	if (out->why != DT_HIT && code_mod)
+		out->why = data_types_in_register(b->dt, code_mod, code_bias, c->ip,
+						  c->base_reg, c->base_off, addr, &out->a);
+	out->typed = out->why == DT_HIT;
+}
+
+static void attribute_line(struct build *b, const struct line *l,
+			   struct report_line *rl, struct cell_attr *attrs)
+{
+	bool lookup = b->sym && b->dt;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+
+		if (lookup)
+			attribute_cell(b, l, c, &attrs[i]);
+		if (attrs[i].typed) {
+			rl->typed += c->count;
+			continue;
+		}
+		rl->untyped += c->count;
+		count_untyped(b, lookup ? data_types_miss_name(attrs[i].why)
+					: NO_TYPE_LOOKUP, c->count);
+	}
+	b->r->typed += rl->typed;
+	b->r->untyped += rl->untyped;
+}
+
+/* Both name the same object: the line's variable/type_name/object_start. */
+static bool same_object(const struct data_attribution *x, const struct data_attribution *y)
+{
+	return x->object_start == y->object_start && x->via_pointer == y->via_pointer &&
+	       str_eq(x->variable, y->variable) && str_eq(x->type_name, y->type_name);
+}
+
+/* Both name the same member of it: a range's member. */
+static bool same_member(const struct data_attribution *x, const struct data_attribution *y)
+{
+	return same_object(x, y) && str_eq(x->path, y->path);
+}
+
+static bool same_layout(const struct type_layout *x, const struct type_layout *y)
+{
+	if (!x || !y)
+		return x == y;
+	return x == y || (x->size == y->size && str_eq(x->name, y->name));
+}
+
+static bool same_instance(const struct data_attribution *x, const struct data_attribution *y)
+{
+	return same_layout(x->layout, y->layout) && x->layout_start == y->layout_start;
+}
+
+typedef bool (*attr_eq_fn)(const struct data_attribution *, const struct data_attribution *);
+
+/*
+ * Among the typed cells selected by mask (all if NULL), the attribution
+ * that the most samples share under eq; NULL if none is typed.  Quadratic
+ * in the cells of one line, which stay few.
+ */
+static const struct data_attribution *
+most_sampled(const struct line *l, const struct cell_attr *attrs,
+	     const bool *mask, attr_eq_fn eq)
+{
+	const struct data_attribution *best = NULL;
+	uint64_t best_n = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		uint64_t n = 0;
+
+		if (!attrs[i].typed || (mask && !mask[i]))
+			continue;
+		for (unsigned j = 0; j < l->n_cells; j++)
+			if (attrs[j].typed && (!mask || mask[j]) &&
+			    eq(&attrs[i].a, &attrs[j].a))
+				n += l->cells[j].count;
+		if (n > best_n) {
+			best = &attrs[i].a;
+			best_n = n;
+		}
+	}
+	return best;
+}
+
+/*
+ * "counters[1]", "klass_c1.secondary_super_cache" for globals; for an
+ * object reached through a pointer the path alone, as the pointer's name
+ * says little about the struct ("secondary_super_cache", "[2].hits"), or
+ * "*p" for the whole pointee.
+ */
+static char *member_name(const struct data_attribution *a)
+{
+	const char *path = a->path ? a->path : "";
+
+	if (!a->via_pointer)
+		return xasprintf("%s%s", a->variable ? a->variable : "", path);
+	if (!*path)
+		return xasprintf("*%s", a->variable ? a->variable : "");
+	return xstrdup(path[0] == '.' ? path + 1 : path);
+}
+
+/* ------------------------------------------------------------------ */
+/* ranges */
+
+static unsigned range_of(const struct line_verdict *v, const struct line_cell *c)
+{
+	for (unsigned i = 0; i < v->n_ranges; i++)
+		if (v->ranges[i].offset == c->offset && v->ranges[i].size == c->size)
+			return i;
+	return v->n_ranges;
+}
+
+static void site_tally_add(struct site_tally *t, const struct line_cell *c)
+{
+	unsigned i;
+
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].site.ip == c->ip)
+			break;
+	if (i == t->n) {
+		ALLOC_GROW(t->v, i + 1, t->alloc);
+		memset(&t->v[i], 0, sizeof(t->v[i]));
+		t->v[i].site.ip = c->ip;
+		t->n++;
+	}
+	t->v[i].site.reads += cell_reads(c);
+	t->v[i].site.writes += cell_writes(c);
+	t->v[i].samples += c->count;
+}
+
+/* Sites by samples, most first; ties by address for a stable order. */
+static int cmp_site(const void *a, const void *b)
+{
+	const struct site_acc *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return (x->site.ip > y->site.ip) - (x->site.ip < y->site.ip);
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+static void symbolize_site(struct build *b, uint32_t pid, struct report_site *s)
+{
+	struct source_loc loc;
+	const struct mapping *m;
+
+	if (!b->sym)
+		return;
+	if (symbolizer_source(b->sym, pid, s->ip, &loc)) {
+		s->function = strdup_or_null(loc.function);
+		s->file = strdup_or_null(loc.file);
+		s->line = loc.line;
+		s->inlined_into = strdup_or_null(loc.inlined_into);
+		s->module = strdup_or_null(loc.module);
+		s->module_off = loc.module_off;
+		if (s->module)
+			return;
+	}
+	/* no module from libdwfl (JIT code, say): the mapping still locates it */
+	m = symbolizer_find_mapping(b->sym, pid, s->ip);
+	if (m && m->name) {
+		s->module = xstrdup(basename_of(m->name));
+		s->module_off = s->ip - m->start + m->pgoff;
+	}
+}
+
+/*
+ * A range no typed cell names may still lie in the line's struct (written
+ * by code without debug info): name it by the layout's member when the
+ * struct is the object itself, so that no path prefix is missing.
+ */
+static char *member_from_layout(const struct data_attribution *inst, uint64_t addr,
+				unsigned size)
+{
+	const struct type_layout *lay = inst ? inst->layout : NULL;
+
+	if (!lay || inst->layout_start != inst->object_start)
+		return NULL;
+	for (unsigned k = 0; k < lay->n_members; k++) {
+		const struct type_member *m = &lay->members[k];
+		uint64_t start = inst->layout_start + m->offset;
+
+		if (!m->name || addr < start || addr + size > start + m->size)
+			continue;
+		if (inst->via_pointer)
+			return xstrdup(m->name);
+		return xasprintf("%s.%s", inst->variable ? inst->variable : "", m->name);
+	}
+	return NULL;
+}
+
+static void fill_range(struct build *b, const struct line *l, const struct cell_attr *attrs,
+		       const bool *in_range, const struct data_attribution *inst,
+		       struct report_range *rr)
+{
+	struct thread_tally threads = { 0 };
+	struct site_tally sites = { 0 };
+	const struct data_attribution *best;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+
+		if (!in_range[i])
+			continue;
+		rr->reads += cell_reads(c);
+		rr->writes += cell_writes(c);
+		thread_tally_add(&threads, c);
+		site_tally_add(&sites, c);
+	}
+	rr->threads = thread_tally_finish(&threads, &rr->n_threads);
+
+	sort(sites.v, sites.n, sizeof(*sites.v), cmp_site);
+	rr->sites = xcalloc(sites.n, sizeof(*rr->sites));
+	rr->n_sites = sites.n;
+	for (unsigned i = 0; i < sites.n; i++) {
+		rr->sites[i] = sites.v[i].site;
+		symbolize_site(b, l->pid, &rr->sites[i]);
+	}
+	free(sites.v);
+
+	best = most_sampled(l, attrs, in_range, same_member);
+	if (best)
+		rr->member = member_name(best);
+	else
+		rr->member = member_from_layout(inst, l->addr + rr->offset, rr->size);
+}
+
+/* Returns the index of the range with the most samples. */
+static unsigned build_ranges(struct build *b, const struct line *l,
+			     const struct line_verdict *v, const struct cell_attr *attrs,
+			     const struct data_attribution *inst, struct report_line *rl)
+{
+	bool *in_range = xcalloc(l->n_cells, sizeof(*in_range));
+	unsigned *range = xcalloc(l->n_cells, sizeof(*range));
+	uint64_t hottest_n = 0;
+	unsigned hottest = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++)
+		range[i] = range_of(v, &l->cells[i]);
+
+	rl->ranges = xcalloc(v->n_ranges, sizeof(*rl->ranges));
+	rl->n_ranges = v->n_ranges;
+	for (unsigned ri = 0; ri < v->n_ranges; ri++) {
+		const struct range_verdict *rv = &v->ranges[ri];
+		struct report_range *rr = &rl->ranges[ri];
+
+		for (unsigned i = 0; i < l->n_cells; i++)
+			in_range[i] = range[i] == ri;
+		rr->offset = rv->offset;
+		rr->size = rv->size;
+		rr->true_shared = rv->true_shared;
+		rr->false_victim = rv->false_victim;
+		rr->false_writer = rv->false_writer;
+		fill_range(b, l, attrs, in_range, inst, rr);
+		if (rv->all > hottest_n) {
+			hottest_n = rv->all;
+			hottest = ri;
+		}
+	}
+	free(in_range);
+	free(range);
+	return hottest;
+}
+
+/* ------------------------------------------------------------------ */
+/* members of the contended struct */
+
+struct member_acc {
+	struct tid_set writers, readers;
+};
+
+static void member_count(struct report_member *m, struct member_acc *acc,
+			 const struct line_cell *c)
+{
+	m->reads += cell_reads(c);
+	m->writes += cell_writes(c);
+	if (access_kind_writes(c->kind))
+		tid_set_add(&acc->writers, c->tid);
+	if (access_kind_reads(c->kind))
+		tid_set_add(&acc->readers, c->tid);
+}
+
+static void members_finish(struct report_line *rl, struct member_acc *acc)
+{
+	for (unsigned i = 0; i < rl->n_members; i++) {
+		struct report_member *m = &rl->members[i];
+
+		sort(acc[i].writers.v, acc[i].writers.n, sizeof(uint32_t), cmp_u32);
+		sort(acc[i].readers.v, acc[i].readers.n, sizeof(uint32_t), cmp_u32);
+		m->writers = acc[i].writers.v;
+		m->n_writers = acc[i].writers.n;
+		m->readers = acc[i].readers.v;
+		m->n_readers = acc[i].readers.n;
+	}
+	free(acc);
+}
+
+/*
+ * Members of the struct instance at inst->layout_start.  Every cell whose
+ * bytes land in the instance counts for the members they overlap, typed
+ * or not: the address alone says which member it is, also for code that
+ * has no debug info (JIT code, a stripped library).
+ */
+static void struct_members(const struct line *l, const struct data_attribution *inst,
+			   struct report_line *rl)
+{
+	const struct type_layout *lay = inst->layout;
+	struct member_acc *acc = xcalloc(lay->n_members, sizeof(*acc));
+
+	rl->members = xcalloc(lay->n_members, sizeof(*rl->members));
+	rl->n_members = lay->n_members;
+	for (unsigned k = 0; k < lay->n_members; k++) {
+		rl->members[k].name = strdup_or_null(lay->members[k].name);
+		rl->members[k].type_name = strdup_or_null(lay->members[k].type_name);
+		rl->members[k].offset = lay->members[k].offset;
+		rl->members[k].size = lay->members[k].size;
+	}
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+		uint64_t start = l->addr + c->offset, end = start + c->size;
+
+		for (unsigned k = 0; k < lay->n_members; k++) {
+			struct report_member *m = &rl->members[k];
+			uint64_t m_start = inst->layout_start + m->offset;
+
+			if (start < m_start + m->size && m_start < end)
+				member_count(m, &acc[k], c);
+		}
+	}
+	members_finish(rl, acc);
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct report_member *x = a, *y = b;
+
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/*
+ * An array of scalars has no members: one per element of that array
+ * touched on the line, named like a range ("counters[1]").
+ */
+static void element_members(const struct line *l, const struct cell_attr *attrs,
+			    const struct data_attribution *obj, struct report_line *rl)
+{
+	const struct type_layout *lay = obj->layout;
+	struct member_acc *acc = NULL;
+	size_t alloc = 0, alloc_acc = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct data_attribution *a = &attrs[i].a;
+		uint64_t offset = a->layout_start - a->object_start;
+		unsigned k;
+
+		if (!attrs[i].typed || !same_object(a, obj) ||
+		    !same_layout(a->layout, lay) || a->layout_start < a->object_start)
+			continue;
+		for (k = 0; k < rl->n_members; k++)
+			if (rl->members[k].offset == offset)
+				break;
+		if (k == rl->n_members) {
+			struct report_member *m;
+
+			ALLOC_GROW(rl->members, k + 1, alloc);
+			ALLOC_GROW(acc, k + 1, alloc_acc);
+			m = &rl->members[k];
+			memset(m, 0, sizeof(*m));
+			memset(&acc[k], 0, sizeof(acc[k]));
+			m->name = member_name(a);
+			m->type_name = strdup_or_null(lay->name);
+			m->offset = offset;
+			m->size = lay->size;
+			rl->n_members++;
+		}
+		member_count(&rl->members[k], &acc[k], &l->cells[i]);
+	}
+	members_finish(rl, acc);
+	sort(rl->members, rl->n_members, sizeof(*rl->members), cmp_member);
+}
+
+/* Fills the layout of the line's object; returns the instance used, or NULL. */
+static const struct data_attribution *
+build_members(const struct line *l, const struct cell_attr *attrs,
+	      const struct data_attribution *obj, struct report_line *rl)
+{
+	bool *mask = xcalloc(l->n_cells, sizeof(*mask));
+	const struct data_attribution *inst;
+
+	/* the most sampled layout instance inside the line's object */
+	for (unsigned i = 0; i < l->n_cells; i++)
+		mask[i] = attrs[i].typed && same_object(&attrs[i].a, obj) &&
+			  attrs[i].a.layout;
+	inst = most_sampled(l, attrs, mask, same_instance);
+	free(mask);
+	if (!inst)
+		return NULL;
+	rl->struct_size = inst->layout->size;
+	rl->struct_align = inst->layout->align;
+	if (inst->layout->n_members)
+		struct_members(l, inst, rl);
+	else
+		element_members(l, attrs, inst, rl);
+	return inst;
+}
+
+/* ------------------------------------------------------------------ */
+/* one line */
+
+/* "counters+8", "[heap]+0x2a0", or the bare address.  Sets *heap. */
+static char *object_name(struct build *b, uint32_t pid, uint64_t addr, bool *heap)
+{
+	struct data_symbol ds;
+	uint64_t off;
+
+	*heap = false;
+	if (!b->sym || !symbolizer_data_symbol(b->sym, pid, addr, &ds) || !ds.name)
+		return xasprintf("0x%" PRIx64, addr);
+	off = addr - ds.start;
+	if (ds.is_symbol)
+		return off ? xasprintf("%s+%" PRIu64, ds.name, off) : xstrdup(ds.name);
+	*heap = ds.kind == MAP_HEAP || ds.kind == MAP_ANON;
+	return xasprintf("%s+0x%" PRIx64, basename_of(ds.name), off);
+}
+
+static void line_threads(const struct line *l, struct report_line *rl)
+{
+	struct thread_tally threads = { 0 };
+
+	for (unsigned i = 0; i < l->n_cells; i++)
+		thread_tally_add(&threads, &l->cells[i]);
+	rl->threads = thread_tally_finish(&threads, &rl->n_threads);
+}
+
+static void build_line(struct build *b, const struct candidate *cand,
+		       unsigned line_size, struct report_line *rl)
+{
+	const struct line *l = cand->line;
+	const struct line_verdict *v = &cand->v;
+	struct cell_attr *attrs = xcalloc(l->n_cells, sizeof(*attrs));
+	const struct data_attribution *obj, *inst = NULL;
+	unsigned hottest;
+	bool heap;
+
+	rl->pid = l->pid;
+	rl->addr = l->addr;
+	rl->line_size = line_size;
+	rl->kind = v->kind;
+	rl->score = v->score;
+	rl->share = v->share;
+	rl->concurrent_frac = v->concurrent_frac;
+	rl->samples = l->count;
+	rl->concurrent = l->concurrent;
+
+	attribute_line(b, l, rl, attrs);
+	line_threads(l, rl);
+	obj = most_sampled(l, attrs, NULL, same_object);
+	if (obj) {
+		rl->variable = strdup_or_null(obj->variable);
+		rl->type_name = strdup_or_null(obj->type_name);
+		rl->object_start = obj->object_start;
+		inst = build_members(l, attrs, obj, rl);
+	}
+	hottest = build_ranges(b, l, v, attrs, inst, rl);
+	rl->object = object_name(b, l->pid, l->addr +
+				 (rl->n_ranges ? rl->ranges[hottest].offset : 0), &heap);
+	free(attrs);
+	advice_for_line(rl, heap);
+}
+
+/* ------------------------------------------------------------------ */
+
+static int cmp_candidate(const void *a, const void *b)
+{
+	const struct candidate *x = a, *y = b;
+
+	if (x->v.score != y->v.score)
+		return x->v.score > y->v.score ? -1 : 1;
+	if (x->line->count != y->line->count)
+		return x->line->count > y->line->count ? -1 : 1;
+	if (x->line->pid != y->line->pid)
+		return x->line->pid < y->line->pid ? -1 : 1;
+	return (x->line->addr > y->line->addr) - (x->line->addr < y->line->addr);
+}
+
+/* Contended lines, ranked; counts the candidates on the way. */
+static struct candidate *contended_lines(struct line_table *lines, uint64_t total,
+					 const struct classify_config *cfg,
+					 struct report *r, size_t *n_out)
+{
+	struct candidate *c = NULL;
+	size_t n = 0, alloc = 0;
+
+	for (size_t i = 0; i < line_table_count(lines); i++) {
+		struct line *l = line_table_line(lines, i);
+
+		if (l->n_threads < 2)
+			continue;
+		r->n_candidates++;
+		ALLOC_GROW(c, n + 1, alloc);
+		c[n].line = l;
+		classify_line(l, total, cfg, &c[n].v);
+		if (c[n].v.contended)
+			n++;
+		else
+			line_verdict_release(&c[n].v);
+	}
+	sort(c, n, sizeof(*c), cmp_candidate);
+	*n_out = n;
+	return c;
+}
+
+struct report *report_build(const struct report_header *hdr,
+			    struct line_table *lines,
+			    const struct classify_config *cfg, unsigned top,
+			    struct symbolizer *sym, struct data_types *dt)
+{
+	struct report *r = xcalloc(1, sizeof(*r));
+	struct build b = { .r = r, .sym = sym, .dt = dt };
+	uint64_t total = line_table_samples(lines);
+	struct candidate *cand;
+	size_t n_contended, n;
+
+	copy_header(r, hdr);
+	r->line_size = line_table_line_size(lines);
+	/* score is a share of everything sampled, undecodable samples included */
+	if (hdr->samples > total)
+		total = hdr->samples;
+
+	cand = contended_lines(lines, total, cfg, r, &n_contended);
+	n = top && n_contended > top ? top : n_contended;
+	r->lines = xcalloc(n, sizeof(*r->lines));
+	r->n_lines = n;
+	for (size_t i = 0; i < n; i++)
+		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
+
+	for (size_t i = 0; i < n_contended; i++)
+		line_verdict_release(&cand[i].v);
+	free(cand);
+	sort(r->untyped_why, r->n_untyped_why, sizeof(*r->untyped_why), cmp_count);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void free_counts(struct report_count *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		free(c[i].what);
+	free(c);
+}
+
+static void free_threads(struct report_thread *t, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		free(t[i].comm);
+	free(t);
+}
+
+static void free_range(struct report_range *rr)
+{
+	free(rr->member);
+	free_threads(rr->threads, rr->n_threads);
+	for (unsigned i = 0; i < rr->n_sites; i++) {
+		struct report_site *s = &rr->sites[i];
+
+		free(s->function);
+		free(s->file);
+		free(s->inlined_into);
+		free(s->module);
+	}
+	free(rr->sites);
+}
+
+static void free_line(struct report_line *rl)
+{
+	free(rl->object);
+	free(rl->variable);
+	free(rl->type_name);
+	free_threads(rl->threads, rl->n_threads);
+	for (unsigned i = 0; i < rl->n_ranges; i++)
+		free_range(&rl->ranges[i]);
+	free(rl->ranges);
+	for (unsigned i = 0; i < rl->n_members; i++) {
+		free(rl->members[i].name);
+		free(rl->members[i].type_name);
+		free(rl->members[i].writers);
+		free(rl->members[i].readers);
+	}
+	free(rl->members);
+	free(rl->advice.summary);
+	free(rl->advice.layout_now);
+	free(rl->advice.layout_proposed);
+}
+
+void report_free(struct report *r)
+{
+	if (!r)
+		return;
+	free(r->command);
+	free(r->backend);
+	free(r->backend_note);
+	free_counts(r->dropped, r->n_dropped);
+	free_counts(r->untyped_why, r->n_untyped_why);
+	for (unsigned i = 0; i < r->n_lines; i++)
+		free_line(&r->lines[i]);
+	free(r->lines);
+	free(r);
+}

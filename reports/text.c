@@ -1,0 +1,500 @@
+/* text.c - the report as plain text, in the spirit of perf report --stdio.
+ *
+ * A '#' header says what was measured and how much of it could be used;
+ * then one block per contended line: what it is, one row per (range,
+ * thread) with the code sites under each range, and the advice.  Nothing
+ * is wider than TEXT_WIDTH columns except the layouts the advice wrote.
+ * The JSON report has everything this one leaves out.
+ */
+#include "report.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define TEXT_WIDTH 100
+#define MAX_SITES 4             /* per range */
+#define MAX_THREAD_ROWS 8       /* per range: the busiest */
+#define MAX_THREADS_LISTED 24   /* per line */
+#define MIN_MEMBER_WIDTH 16
+#define INDENT "   "
+
+static double percent(uint64_t part, uint64_t all)
+{
+	return all ? 100.0 * (double)part / (double)all : 0.0;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+static int digits(uint64_t v)
+{
+	int n = 1;
+
+	for (; v >= 10; v /= 10)
+		n++;
+	return n;
+}
+
+/*
+ * s with control characters shown as \xNN (a command line can hold
+ * anything), cut to width columns with "...".  Returns the columns used.
+ */
+static int put_clipped(FILE *out, const char *s, int width)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int n;
+
+	for (; *s; s++) {
+		if (iscntrl((unsigned char)*s))
+			strbuf_addf(&sb, "\\x%02x", (unsigned char)*s);
+		else
+			strbuf_addch(&sb, *s);
+	}
+	if (width > 3 && sb.len > (size_t)width)
+		n = fprintf(out, "%.*s...", width - 3, sb.buf);
+	else
+		n = fprintf(out, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return n;
+}
+
+/*
+ * Items of a list ("stack 80", "1235", words), wrapped at TEXT_WIDTH;
+ * continued lines start with cont.
+ */
+struct wrap {
+	FILE *out;
+	int col;
+	const char *sep, *cont;
+	bool started;
+};
+
+static void wrap_item(struct wrap *w, const char *item)
+{
+	int len = strlen(item), sep = strlen(w->sep);
+
+	if (w->started && w->col + sep + len > TEXT_WIDTH) {
+		/* the separator without its trailing blanks ends the line */
+		while (sep && w->sep[sep - 1] == ' ')
+			sep--;
+		fprintf(w->out, "%.*s\n%s", sep, w->sep, w->cont);
+		w->col = strlen(w->cont);
+	} else if (w->started) {
+		w->col += fprintf(w->out, "%s", w->sep);
+	}
+	w->started = true;
+	w->col += fprintf(w->out, "%s", item);
+}
+
+static void wrap_count(struct wrap *w, const struct report_count *c)
+{
+	char *item = xasprintf("%s %" PRIu64, c->what, c->n);
+
+	wrap_item(w, item);
+	free(item);
+}
+
+static void wrap_words(struct wrap *w, const char *text)
+{
+	char *copy = xstrdup(text), *save = NULL;
+
+	for (char *word = strtok_r(copy, " \n", &save); word;
+	     word = strtok_r(NULL, " \n", &save))
+		wrap_item(w, word);
+	free(copy);
+}
+
+/* ------------------------------------------------------------------ */
+/* header */
+
+static void print_measured(const struct report *r, FILE *out)
+{
+	fprintf(out, "# contend report: %s backend, %u Hz\n",
+		r->backend ? r->backend : "unknown", r->freq);
+	if (r->backend_note) {
+		struct wrap w = { out, 0, " ", "#   " };
+
+		w.col = fprintf(out, "#   ");
+		wrap_words(&w, r->backend_note);
+		fputc('\n', out);
+	}
+	if (r->command) {
+		char *status = r->target_status >= 0 ?
+			xasprintf("   (exit %d, %.2f s)", r->target_status, r->duration) :
+			xasprintf("   (signal %d, %.2f s)", -r->target_status, r->duration);
+		int col = fprintf(out, "# command: ");
+
+		put_clipped(out, r->command, TEXT_WIDTH - col - (int)strlen(status));
+		fprintf(out, "%s\n", status);
+		free(status);
+	}
+}
+
+static void print_counts(const struct report *r, FILE *out)
+{
+	uint64_t dropped = 0;
+	int col;
+
+	for (unsigned i = 0; i < r->n_dropped; i++)
+		dropped += r->dropped[i].n;
+	col = fprintf(out, "# samples: %" PRIu64 "   decoded accesses: %" PRIu64 " (%.1f%%)",
+		      r->samples, r->decoded, percent(r->decoded, r->samples));
+	if (dropped) {
+		struct wrap w = { out, col, ", ", "#   " };
+
+		w.col += fprintf(out, "   dropped: %" PRIu64 " (", dropped);
+		for (unsigned i = 0; i < r->n_dropped; i++)
+			wrap_count(&w, &r->dropped[i]);
+		fputc(')', out);
+	}
+	fputc('\n', out);
+	fprintf(out, "# lines touched by >= 2 threads: %u   contended: %u   line size: %u\n",
+		r->n_candidates, r->n_lines, r->line_size);
+}
+
+static void print_type_rate(const struct report *r, FILE *out)
+{
+	uint64_t all = r->typed + r->untyped;
+	struct wrap w = { out, 0, ", ", "#   " };
+
+	if (!all)
+		return;
+	w.col = fprintf(out, "# type attribution: %.1f%% of accesses on contended lines",
+			percent(r->typed, all));
+	if (r->n_untyped_why) {
+		w.col += fprintf(out, " (untyped: ");
+		for (unsigned i = 0; i < r->n_untyped_why; i++)
+			wrap_count(&w, &r->untyped_why[i]);
+		fputc(')', out);
+	}
+	fputc('\n', out);
+}
+
+/* ------------------------------------------------------------------ */
+/* one line: title and summary */
+
+/* "counters (long[2])", "[heap]+0x2a0 (stats: struct stats)", or "". */
+static char *object_title(const struct report_line *l)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *object = l->object ? l->object : "";
+
+	/* an unnamed object is an address, and the line's says as much */
+	if (strncmp(object, "0x", 2))
+		strbuf_addf(&sb, "%s", object);
+	/* the variable is worth naming when the object's name does not say it */
+	if (l->variable && strncmp(object, l->variable, strlen(l->variable)))
+		strbuf_addf(&sb, "%s(%s: %s)", sb.len ? " " : "", l->variable,
+			    l->type_name ? l->type_name : "?");
+	else if (l->type_name)
+		strbuf_addf(&sb, "%s(%s)", sb.len ? " " : "", l->type_name);
+	return strbuf_detach(&sb);
+}
+
+static void print_title(const struct report_line *l, unsigned rank, FILE *out)
+{
+	const char *kind = sharing_kind_name(l->kind);
+	char *where = xasprintf("  line 0x%" PRIx64 "  pid %" PRIu32, l->addr, l->pid);
+	char *object = object_title(l);
+	int col = fprintf(out, "== #%u  ", rank);
+
+	for (; *kind; kind++, col++)
+		fputc(toupper((unsigned char)*kind), out);
+	if (*object) {
+		col += fprintf(out, "  ");
+		put_clipped(out, object, TEXT_WIDTH - col - (int)strlen(where));
+	}
+	fprintf(out, "%s\n", where);
+	free(where);
+	free(object);
+}
+
+static void print_summary(const struct report_line *l, FILE *out)
+{
+	unsigned listed = l->n_threads < MAX_THREADS_LISTED ? l->n_threads : MAX_THREADS_LISTED;
+	struct wrap w = { out, 0, " ", INDENT "         " };
+
+	fprintf(out, INDENT "score %.3f   %.1f%% of samples   %.1f%% concurrent",
+		l->score, 100.0 * l->share, 100.0 * l->concurrent_frac);
+	if (l->typed + l->untyped)
+		fprintf(out, "   typed %.0f%%", percent(l->typed, l->typed + l->untyped));
+	fputc('\n', out);
+
+	w.col = fprintf(out, INDENT "threads: ");
+	for (unsigned i = 0; i < listed; i++) {
+		const struct report_thread *t = &l->threads[i];
+		char *item = t->comm ? xasprintf("%" PRIu32 "(%s)", t->tid, t->comm) :
+				       xasprintf("%" PRIu32, t->tid);
+
+		wrap_item(&w, item);
+		free(item);
+	}
+	if (l->n_threads > listed)
+		fprintf(out, " ... %u more", l->n_threads - listed);
+	fputc('\n', out);
+}
+
+/* ------------------------------------------------------------------ */
+/* one line: the range table */
+
+static char *range_role(const struct report_range *rr)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (rr->true_shared)
+		strbuf_addf(&sb, "true-shared");
+	/* a range that both suffers and causes is first of all a cause */
+	if (rr->false_writer || rr->false_victim)
+		strbuf_addf(&sb, "%sfalse (%s)", sb.len ? ", " : "",
+			    rr->false_writer ? "writer" : "victim");
+	if (!sb.len)
+		strbuf_addf(&sb, "-");
+	return strbuf_detach(&sb);
+}
+
+struct columns {
+	int member, role, thread, reads, writes;
+	int to_member;           /* indent of the member column */
+	int to_thread;           /* indent of the thread column */
+};
+
+static int max_int(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+/* Columns as wide as their contents; the member gives way if too wide. */
+static struct columns column_widths(const struct report_line *l)
+{
+	struct columns w = {
+		.member = strlen("member"), .role = strlen("role"),
+		.thread = strlen("thread"), .reads = strlen("reads"),
+		.writes = strlen("writes"), .to_member = strlen(INDENT "offset  size  "),
+	};
+	int fixed;
+
+	for (unsigned i = 0; i < l->n_ranges; i++) {
+		const struct report_range *rr = &l->ranges[i];
+		char *role = range_role(rr);
+
+		w.member = max_int(w.member, rr->member ? strlen(rr->member) : 1);
+		w.role = max_int(w.role, strlen(role));
+		free(role);
+		for (unsigned k = 0; k < rr->n_threads; k++) {
+			w.thread = max_int(w.thread, digits(rr->threads[k].tid));
+			w.reads = max_int(w.reads, digits(rr->threads[k].reads));
+			w.writes = max_int(w.writes, digits(rr->threads[k].writes));
+		}
+	}
+	fixed = w.to_member + 2 + w.role + 2 + w.thread + 2 + w.reads + 2 + w.writes;
+	if (fixed + w.member > TEXT_WIDTH)
+		w.member = max_int(TEXT_WIDTH - fixed, MIN_MEMBER_WIDTH);
+	w.to_thread = w.to_member + w.member + 2 + w.role + 2;
+	return w;
+}
+
+static int cmp_busiest(const void *a, const void *b)
+{
+	const struct report_thread *x = *(const struct report_thread *const *)a;
+	const struct report_thread *y = *(const struct report_thread *const *)b;
+	uint64_t nx = x->reads + x->writes, ny = y->reads + y->writes;
+
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static void print_range_threads(const struct report_range *rr, const char *role,
+				const struct columns *w, FILE *out)
+{
+	unsigned shown = rr->n_threads < MAX_THREAD_ROWS ? rr->n_threads : MAX_THREAD_ROWS;
+	const struct report_thread **t = xcalloc(rr->n_threads, sizeof(*t));
+	int col;
+
+	for (unsigned k = 0; k < rr->n_threads; k++)
+		t[k] = &rr->threads[k];
+	if (rr->n_threads > 1)
+		qsort(t, rr->n_threads, sizeof(*t), cmp_busiest);
+
+	fprintf(out, INDENT "%-6u  %-4u  ", rr->offset, rr->size);
+	col = put_clipped(out, rr->member ? rr->member : "?", w->member);
+	fprintf(out, "%*s  %-*s  ", w->member - col, "", w->role, role);
+	for (unsigned k = 0; k < shown; k++) {
+		if (k)
+			fprintf(out, "%*s", w->to_thread, "");
+		fprintf(out, "%-*" PRIu32 "  %*" PRIu64 "  %*" PRIu64 "\n", w->thread, t[k]->tid,
+			w->reads, t[k]->reads, w->writes, t[k]->writes);
+	}
+	if (!shown)
+		fputc('\n', out);
+	if (rr->n_threads > shown)
+		fprintf(out, "%*s... %u more threads\n", w->to_thread, "", rr->n_threads - shown);
+	free(t);
+}
+
+/*
+ * function  file:line (inlined into caller), in width columns: the caller
+ * goes first, then the function is cut; file:line says the most.
+ */
+static void print_location(const struct report_site *s, int width, FILE *out)
+{
+	char *where = s->file ? xasprintf("  %s:%d", basename_of(s->file), s->line) : xstrdup("");
+	char *inl = s->inlined_into ? xasprintf(" (inlined into %s)", s->inlined_into) : xstrdup("");
+	char *what = s->function ? xstrdup(s->function) :
+		     s->module ? xasprintf("%s+0x%" PRIx64, s->module, s->module_off) :
+		     xasprintf("0x%" PRIx64, s->ip);
+	int room = width - (int)strlen(where);
+
+	if ((int)(strlen(what) + strlen(inl)) > room)
+		inl[0] = '\0';
+	put_clipped(out, what, room - (int)strlen(inl));
+	fprintf(out, "%s%s\n", where, inl);
+	free(where);
+	free(inl);
+	free(what);
+}
+
+/* Under the member column: "sites: 1790 R 1790 W  function  file:line". */
+static void print_sites(const struct report_range *rr, int indent, FILE *out)
+{
+	unsigned shown = rr->n_sites < MAX_SITES ? rr->n_sites : MAX_SITES;
+	int rw = 1, ww = 1;
+
+	for (unsigned i = 0; i < shown; i++) {
+		if (digits(rr->sites[i].reads) > rw)
+			rw = digits(rr->sites[i].reads);
+		if (digits(rr->sites[i].writes) > ww)
+			ww = digits(rr->sites[i].writes);
+	}
+	for (unsigned i = 0; i < shown; i++) {
+		const struct report_site *s = &rr->sites[i];
+		int col = fprintf(out, "%*s%-7s%*" PRIu64 " R %*" PRIu64 " W  ", indent, "",
+				  i ? "" : "sites:", rw, s->reads, ww, s->writes);
+
+		print_location(s, TEXT_WIDTH - col, out);
+	}
+	if (rr->n_sites > shown)
+		fprintf(out, "%*s%7s... %u more\n", indent, "", "", rr->n_sites - shown);
+}
+
+static void print_ranges(const struct report_line *l, FILE *out)
+{
+	struct columns w = column_widths(l);
+
+	fprintf(out, INDENT "%-6s  %-4s  %-*s  %-*s  %-*s  %*s  %*s\n", "offset", "size",
+		w.member, "member", w.role, "role", w.thread, "thread",
+		w.reads, "reads", w.writes, "writes");
+	for (unsigned i = 0; i < l->n_ranges; i++) {
+		char *role = range_role(&l->ranges[i]);
+
+		print_range_threads(&l->ranges[i], role, &w, out);
+		print_sites(&l->ranges[i], w.to_member, out);
+		free(role);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* one line: advice */
+
+/* "counters[0] and counters[1]": the busiest writer and what it hurts. */
+static char *contending_pair(const struct report_line *l)
+{
+	const struct report_range *x = NULL, *y = NULL;
+
+	for (unsigned i = 0; i < l->n_ranges; i++) {
+		const struct report_range *rr = &l->ranges[i];
+
+		if (!rr->member || !(rr->false_writer || rr->true_shared))
+			continue;
+		if (!x || rr->reads + rr->writes > x->reads + x->writes)
+			x = rr;
+	}
+	for (unsigned i = 0; x && i < l->n_ranges; i++) {
+		const struct report_range *rr = &l->ranges[i];
+
+		if (rr == x || !rr->member || !strcmp(rr->member, x->member) ||
+		    !(rr->false_victim || rr->false_writer))
+			continue;
+		if (!y || rr->reads + rr->writes > y->reads + y->writes)
+			y = rr;
+	}
+	if (!x || !y)
+		return xstrdup("the contending members");
+	return xasprintf("%s and %s", x->member, y->member);
+}
+
+static void print_block(const char *title, const char *text, FILE *out)
+{
+	fprintf(out, INDENT "%s\n", title);
+	while (*text) {
+		const char *nl = strchrnul(text, '\n');
+
+		fprintf(out, INDENT "    %.*s\n", (int)(nl - text), text);
+		text = *nl ? nl + 1 : nl;
+	}
+}
+
+static void print_advice(const struct report_line *l, FILE *out)
+{
+	const struct report_advice *a = &l->advice;
+	struct wrap w = { out, 0, " ", INDENT "        " };
+
+	if (!a->summary)
+		return;
+	w.col = fprintf(out, INDENT "advice: ");
+	wrap_words(&w, a->summary);
+	fputc('\n', out);
+	if (a->layout_now)
+		print_block("layout now:", a->layout_now, out);
+	if (a->layout_proposed)
+		print_block("proposed:", a->layout_proposed, out);
+	if (a->cost_bytes)
+		fprintf(out, INDENT "cost: %+ld bytes\n", a->cost_bytes);
+	if (a->placements_total) {
+		char *pair = contending_pair(l);
+		char *text = xasprintf("%u of %u start offsets put %s on one line",
+				       a->placements_sharing, a->placements_total, pair);
+
+		w.started = false;
+		w.cont = INDENT "            ";
+		w.col = fprintf(out, INDENT "placements: ");
+		wrap_words(&w, text);
+		fputc('\n', out);
+		free(text);
+		free(pair);
+	}
+}
+
+static void print_line(const struct report_line *l, unsigned rank, FILE *out)
+{
+	print_title(l, rank, out);
+	print_summary(l, out);
+	print_ranges(l, out);
+	print_advice(l, out);
+}
+
+void report_print_text(const struct report *r, FILE *out)
+{
+	print_measured(r, out);
+	print_counts(r, out);
+	print_type_rate(r, out);
+	fputc('\n', out);
+	if (!r->n_lines) {
+		fprintf(out, "no contended cache lines found (%u line%s touched by >= 2 threads)\n",
+			r->n_candidates, r->n_candidates == 1 ? "" : "s");
+		return;
+	}
+	for (unsigned i = 0; i < r->n_lines; i++) {
+		if (i)
+			fputc('\n', out);
+		print_line(&r->lines[i], i + 1, out);
+	}
+}

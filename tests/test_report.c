@@ -1,0 +1,691 @@
+/* test_report.c - report model, text and JSON from a hand-made line table.
+ *
+ * Without a symbolizer or data types the model still has to rank and
+ * classify lines, split them into ranges with threads and sites, and
+ * print both formats; the JSON must parse whatever the command holds.
+ * With them, on tests/fixture_globals mapped into a made-up process, the
+ * lines get their variables, members and struct layouts.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* <sys/mman.h> has these as mmap flags; symbolizer.h names mapping kinds so. */
+#undef MAP_FILE
+#undef MAP_ANON
+#undef MAP_STACK
+
+#include "tap.h"
+#include "util.h"
+#include "detector/line_table.h"
+#include "reports/report.h"
+#include "symbolize/data_types.h"
+#include "symbolize/symbolizer.h"
+
+#define PID 100
+#define T1 101
+#define T2 102
+#define FS_LINE 0x7f0000010040ULL   /* false sharing: T1 at +0, T2 at +8 */
+#define TS_LINE 0x7f0000020000ULL   /* true sharing: both at +16 */
+#define PRIV_LINE 0x7f0000030000ULL /* T1 only */
+#define IP1 0x401000ULL
+#define IP2 0x402000ULL
+
+static uint64_t now;
+
+static void add_access(struct line_table *t, uint32_t tid, uint64_t ip, uint64_t addr,
+		       int kind, int base_reg, int64_t base_off)
+{
+	struct access_sample s = {
+		.time = now += 1000, .pid = PID, .tid = tid, .ip = ip,
+		.addr = addr, .size = 8, .kind = kind,
+		.base_reg = base_reg, .base_off = base_off,
+	};
+
+	line_table_add(t, &s);
+}
+
+static void add(struct line_table *t, uint32_t tid, uint64_t ip, uint64_t addr, int kind)
+{
+	add_access(t, tid, ip, addr, kind, -1, 0);
+}
+
+/* Two threads incrementing neighbouring longs, n samples each, interleaved. */
+static void add_false_sharing(struct line_table *t, int n)
+{
+	for (int i = 0; i < n; i++) {
+		add(t, T1, IP1, FS_LINE + 0, ACCESS_RMW);
+		add(t, T2, IP2, FS_LINE + 8, ACCESS_RMW);
+	}
+}
+
+static void add_private(struct line_table *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		add(t, T1, IP1, PRIV_LINE + 24, ACCESS_STORE);
+}
+
+static const struct report_header header = {
+	.command = "prog \"a b\"\nnext\x01 caf\xc3\xa9 \xff",
+	.backend = "soft",
+	.backend_note = "no hardware PMU: cpu-clock sampling + instruction decoding",
+	.freq = 1000,
+	.duration = 1.5,
+	.samples = 300,
+	.decoded = 250,
+	.dropped = (const struct report_count[]) {
+		{ "stack", 20 }, { "no memory operand", 30 },
+	},
+	.n_dropped = 2,
+};
+
+/* ------------------------------------------------------------------ */
+/* a JSON validator: enough to say the output parses */
+
+static const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *json_value(const char *p, int depth);
+
+static const char *json_string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	while (*p != '"') {
+		if ((unsigned char)*p < 0x20)
+			return NULL;
+		if (*p == '\\') {
+			p++;
+			if (*p == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i])
+						return NULL;
+				p += 4;
+			} else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+				return NULL;
+			}
+		}
+		p++;
+	}
+	return p + 1;
+}
+
+static const char *json_number(const char *p)
+{
+	const char *start = p;
+
+	if (*p == '-')
+		p++;
+	while ((*p >= '0' && *p <= '9') || strchr(".eE+-", *p))
+		p++;
+	return p > start && *p ? p : NULL;
+}
+
+static const char *json_container(const char *p, char close, bool keys, int depth)
+{
+	p = skip_ws(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (keys) {
+			p = json_string(skip_ws(p));
+			if (!p || *(p = skip_ws(p)) != ':')
+				return NULL;
+			p++;
+		}
+		p = json_value(p, depth + 1);
+		if (!p)
+			return NULL;
+		p = skip_ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+	}
+}
+
+static const char *json_value(const char *p, int depth)
+{
+	if (depth > 32)
+		return NULL;
+	p = skip_ws(p);
+	switch (*p) {
+	case '{': return json_container(p, '}', true, depth);
+	case '[': return json_container(p, ']', false, depth);
+	case '"': return json_string(p);
+	case 't': return strncmp(p, "true", 4) ? NULL : p + 4;
+	case 'f': return strncmp(p, "false", 5) ? NULL : p + 5;
+	case 'n': return strncmp(p, "null", 4) ? NULL : p + 4;
+	}
+	return json_number(p);
+}
+
+static bool json_parses(const char *s)
+{
+	const char *end = json_value(s, 0);
+
+	return end && !*skip_ws(end);
+}
+
+/* ------------------------------------------------------------------ */
+
+static char *render(const struct report *r, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		die("open_memstream failed");
+	if (json)
+		report_print_json(r, f);
+	else
+		report_print_text(r, f);
+	fclose(f);
+	return buf;
+}
+
+static int widest_line(const char *s)
+{
+	int widest = 0;
+
+	while (*s) {
+		const char *nl = strchrnul(s, '\n');
+
+		if (nl - s > widest)
+			widest = nl - s;
+		s = *nl ? nl + 1 : nl;
+	}
+	return widest;
+}
+
+static struct report *build(struct line_table *t, unsigned top)
+{
+	struct classify_config cfg;
+
+	classify_config_default(&cfg);
+	return report_build(&header, t, &cfg, top, NULL, NULL);
+}
+
+static void check_model(const struct report *r)
+{
+	const struct report_line *l = &r->lines[0];
+
+	CHECK_EQ_U64(r->n_lines, 1, "contended lines");
+	CHECK_EQ_U64(r->n_candidates, 1, "lines with >= 2 threads");
+	CHECK_EQ_U64(r->line_size, 64, "line size");
+	CHECK_STR(r->command, header.command, "command copied");
+	CHECK_EQ_U64(r->n_dropped, 2, "dropped reasons");
+	CHECK_STR(r->dropped[0].what, "no memory operand", "dropped, largest first");
+	if (r->n_lines != 1)
+		return;
+
+	CHECK_EQ_U64(l->kind, SHARING_FALSE, "kind");
+	CHECK_EQ_U64(l->pid, PID, "pid");
+	CHECK_EQ_U64(l->addr, FS_LINE, "line address");
+	CHECK_EQ_U64(l->samples, 200, "samples on the line");
+	CHECK(l->score > 0.6 && l->score <= 200.0 / 300, "score %f", l->score);
+	CHECK_STR(l->object, "0x7f0000010040", "object without symbols");
+	CHECK(!l->variable && !l->type_name, "no type without DWARF");
+	CHECK_EQ_U64(l->untyped, 200, "untyped samples");
+	CHECK_EQ_U64(r->untyped, 200, "untyped over the report");
+	CHECK_EQ_U64(r->n_untyped_why, 1, "untyped reasons");
+	CHECK_EQ_U64(l->n_members, 0, "no members without a type");
+	CHECK_EQ_U64(l->n_threads, 2, "line threads");
+	if (l->n_threads == 2) {
+		CHECK_EQ_U64(l->threads[0].tid, T1, "threads sorted by tid");
+		CHECK_EQ_U64(l->threads[1].writes, 100, "writes of T2");
+	}
+
+	CHECK_EQ_U64(l->n_ranges, 2, "ranges");
+	if (l->n_ranges != 2)
+		return;
+	for (unsigned i = 0; i < 2; i++) {
+		const struct report_range *rr = &l->ranges[i];
+
+		CHECK_EQ_U64(rr->offset, 8 * i, "range offset");
+		CHECK_EQ_U64(rr->size, 8, "range size");
+		CHECK(rr->false_writer && rr->false_victim && !rr->true_shared,
+		      "range %u role", i);
+		CHECK(!rr->member, "range %u has no member", i);
+		/* RMW counts as a read and a write */
+		CHECK_EQ_U64(rr->reads, 100, "range reads");
+		CHECK_EQ_U64(rr->writes, 100, "range writes");
+		CHECK_EQ_U64(rr->n_threads, 1, "range threads");
+		CHECK_EQ_U64(rr->threads[0].tid, i ? T2 : T1, "range thread");
+		CHECK_EQ_U64(rr->n_sites, 1, "range sites");
+		CHECK_EQ_U64(rr->sites[0].ip, i ? IP2 : IP1, "site ip");
+		CHECK(!rr->sites[0].function && !rr->sites[0].module, "site unnamed");
+	}
+}
+
+static void check_text(const struct report *r)
+{
+	char *text = render(r, false);
+
+	CHECK(strstr(text, "== #1  FALSE SHARING  line 0x7f0000010040  pid 100\n"),
+	      "title:\n%s", text);
+	CHECK(strstr(text, "\n   0       8     "), "row of offset 0:\n%s", text);
+	CHECK(strstr(text, "\n   8       8     "), "row of offset 8:\n%s", text);
+	CHECK(strstr(text, "false (writer)"), "role");
+	CHECK(strstr(text, "threads: 101 102\n"), "thread list");
+	CHECK(strstr(text, "0x401000"), "unnamed site shown by address");
+	CHECK(strstr(text, "dropped: 50 (no memory operand 30, stack 20)"), "dropped");
+	CHECK(strstr(text, "prog \"a b\"\\x0anext\\x01"), "command control characters");
+	CHECK(widest_line(text) <= 100, "text wider than 100 columns:\n%s", text);
+	free(text);
+}
+
+static void check_json(const struct report *r)
+{
+	char *json = render(r, true);
+
+	CHECK(json_parses(json), "JSON does not parse:\n%s", json);
+	CHECK(strstr(json, "\"schema\": \"contend-report\""), "schema");
+	CHECK(strstr(json, "\"kind\": \"false\""), "kind");
+	CHECK(strstr(json, "\"address\": \"0x7f0000010040\""), "address");
+	CHECK(strstr(json, "\"candidates\": 1,"), "candidates");
+	CHECK(strstr(json, "\"dropped\": { \"no memory operand\": 30, \"stack\": 20 }"),
+	      "dropped");
+	CHECK(strstr(json, "\"command\": \"prog \\\"a b\\\"\\nnext\\u0001 caf\xc3\xa9 \\u00ff\""),
+	      "command escaped:\n%s", json);
+	CHECK(strstr(json, "{ \"tid\": 102, \"comm\": null, \"reads\": 100, \"writes\": 100 }"),
+	      "thread object");
+	CHECK(strstr(json, "\"member\": null"), "untyped member");
+	CHECK(strstr(json, "\"untyped_by_reason\": { \"no type lookup\": 200 }"),
+	      "untyped reasons");
+	free(json);
+}
+
+static void test_false_sharing(void)
+{
+	struct line_table *t = line_table_new(64, 100000);
+	struct report *r;
+
+	add_false_sharing(t, 100);
+	add_private(t, 50);
+	r = build(t, 0);
+	check_model(r);
+	check_text(r);
+	check_json(r);
+	report_free(r);
+	line_table_free(t);
+}
+
+static void test_ranking(void)
+{
+	struct line_table *t = line_table_new(64, 100000);
+	struct report *r;
+
+	add_false_sharing(t, 100);
+	for (int i = 0; i < 40; i++) {
+		add(t, T1, IP1, TS_LINE + 16, ACCESS_ATOMIC);
+		add(t, T2, IP2, TS_LINE + 16, ACCESS_ATOMIC);
+	}
+	r = build(t, 0);
+	CHECK_EQ_U64(r->n_lines, 2, "both lines contended");
+	if (r->n_lines == 2) {
+		CHECK_EQ_U64(r->lines[0].addr, FS_LINE, "hottest first");
+		CHECK_EQ_U64(r->lines[1].kind, SHARING_TRUE, "second is true sharing");
+		CHECK(r->lines[1].n_ranges == 1 && r->lines[1].ranges[0].true_shared &&
+		      r->lines[1].ranges[0].n_threads == 2, "one range, both threads");
+	}
+	report_free(r);
+
+	r = build(t, 1);
+	CHECK_EQ_U64(r->n_lines, 1, "top 1");
+	CHECK_EQ_U64(r->n_candidates, 2, "candidates do not depend on top");
+	report_free(r);
+	line_table_free(t);
+}
+
+/* Bytes that are not well-formed UTF-8 come out as \u00XX, one per byte. */
+static void test_json_escaping(void)
+{
+	struct report r = {
+		.command = "\t\\\x7f|\xc0\x80|\xed\xa0\x80|\xf0\x9f\x98\x80|\xe2\x82",
+	};
+	char *json = render(&r, true);
+
+	CHECK(json_parses(json), "JSON does not parse:\n%s", json);
+	CHECK(strstr(json, "\"command\": \"\\t\\\\\\u007f|"
+			   "\\u00c0\\u0080|" /* overlong NUL */
+			   "\\u00ed\\u00a0\\u0080|" /* surrogate */
+			   "\xf0\x9f\x98\x80|" /* valid, 4 bytes */
+			   "\\u00e2\\u0082\""), /* cut short */
+	      "escaping:\n%s", json);
+	free(json);
+}
+
+/* Thirty threads writing their own words of one line, from many sites. */
+static void test_wide(void)
+{
+	struct line_table *t = line_table_new(64, 100000);
+	struct report *r;
+	char *text;
+
+	for (int i = 0; i < 20; i++)
+		for (uint32_t tid = 0; tid < 30; tid++)
+			add(t, 1000 + tid, IP1 + 16 * (i % 6), FS_LINE + 2 * tid, ACCESS_STORE);
+	r = build(t, 0);
+	text = render(r, false);
+	CHECK_EQ_U64(r->n_lines, 1, "one line");
+	CHECK(r->n_lines && r->lines[0].n_ranges == 30 && r->lines[0].n_threads == 30,
+	      "30 ranges and threads");
+	CHECK(strstr(text, "... 2 more\n"), "sites beyond the first four summed up");
+	CHECK(widest_line(text) <= 100, "text wider than 100 columns:\n%s", text);
+	free(text);
+	report_free(r);
+	line_table_free(t);
+}
+
+static void test_no_contention(void)
+{
+	struct line_table *t = line_table_new(64, 100000);
+	struct report *r;
+	char *text, *json;
+
+	add_private(t, 50);
+	r = build(t, 0);
+	text = render(r, false);
+	json = render(r, true);
+	CHECK_EQ_U64(r->n_lines, 0, "nothing contended");
+	CHECK(strstr(text, "no contended cache lines found (0 lines touched by >= 2 threads)"),
+	      "no-contention text:\n%s", text);
+	CHECK(json_parses(json), "empty report JSON does not parse:\n%s", json);
+	CHECK(strstr(json, "\"lines\": []"), "empty lines array");
+	free(text);
+	free(json);
+	report_free(r);
+	line_table_free(t);
+}
+
+/* ------------------------------------------------------------------ */
+/* with symbols and types: the fixture, mapped as the kernel would */
+
+#define LOAD_BASE 0x555555554000ULL
+#define PAGE 0x1000ULL
+#define DWARF_RDI 5
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+};
+
+static bool elf_file_open(struct elf_file *f, const char *path)
+{
+	elf_version(EV_CURRENT);
+	f->fd = open(path, O_RDONLY);
+	f->elf = f->fd < 0 ? NULL : elf_begin(f->fd, ELF_C_READ, NULL);
+	return f->elf;
+}
+
+static void elf_file_close(struct elf_file *f)
+{
+	elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+}
+
+/*
+ * Each page of each PT_LOAD segment becomes a mapping of the file at
+ * LOAD_BASE.  Page by page, as the loader leaves the data segment once it
+ * has split off RELRO: the page that the end of one segment and the start
+ * of the next share in the file is then not where a global is looked up.
+ */
+static void map_segments(struct elf_file *f, struct symbolizer *sym, const char *path)
+{
+	size_t n = 0;
+
+	elf_getphdrnum(f->elf, &n);
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		uint64_t page, end;
+		uint32_t prot = 0;
+
+		if (!gelf_getphdr(f->elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		prot |= ph.p_flags & PF_R ? PROT_READ : 0;
+		prot |= ph.p_flags & PF_W ? PROT_WRITE : 0;
+		prot |= ph.p_flags & PF_X ? PROT_EXEC : 0;
+		page = ph.p_vaddr & ~(PAGE - 1);
+		end = ph.p_vaddr + ph.p_memsz;
+		for (; page < end; page += PAGE)
+			symbolizer_add_mapping(sym, PID, LOAD_BASE + page, PAGE,
+					       ph.p_offset - ph.p_vaddr + page, prot, path);
+	}
+}
+
+/* The address of a symbol once loaded, 0 if missing. */
+static uint64_t symbol(struct elf_file *f, const char *name)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		Elf_Data *data = elf_getdata(scn, NULL);
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !data)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *sname;
+
+			if (!gelf_getsym(data, i, &s) || s.st_shndx == SHN_UNDEF)
+				continue;
+			sname = elf_strptr(f->elf, sh.sh_link, s.st_name);
+			if (sname && !strcmp(sname, name))
+				return LOAD_BASE + s.st_value;
+		}
+	}
+	return 0;
+}
+
+static const struct report_line *find_line(const struct report *r, const char *variable)
+{
+	for (unsigned i = 0; i < r->n_lines; i++)
+		if (r->lines[i].variable && !strcmp(r->lines[i].variable, variable))
+			return &r->lines[i];
+	return NULL;
+}
+
+static const struct report_member *find_member(const struct report_line *l, const char *name)
+{
+	for (unsigned i = 0; i < l->n_members; i++)
+		if (l->members[i].name && !strcmp(l->members[i].name, name))
+			return &l->members[i];
+	return NULL;
+}
+
+/* Addresses of the fixture once loaded, and where the test touches it. */
+struct fixture {
+	uint64_t counters, klass, main, is_subtype, bump;
+	unsigned elem;              /* counters[elem] and [elem + 1] share a line */
+};
+
+static bool same_line(uint64_t a, uint64_t b)
+{
+	return a / 64 == b / 64;
+}
+
+/* counters[elem] and [elem + 1] written by two threads (RIP-relative). */
+static void check_counters(const struct report_line *l, const struct fixture *fx)
+{
+	char *first = xasprintf("counters[%u]", fx->elem);
+	char *second = xasprintf("counters[%u]", fx->elem + 1);
+	char *object = fx->elem ? xasprintf("counters+%u", 8 * fx->elem) : xstrdup("counters");
+	const struct report_member *m;
+
+	CHECK(l, "a line for counters");
+	if (!l)
+		goto out;
+	CHECK_EQ_U64(l->kind, SHARING_FALSE, "counters: kind");
+	CHECK_STR(l->object, object, "counters: object");
+	CHECK_STR(l->type_name, "long[4]", "counters: type");
+	CHECK_EQ_U64(l->object_start, fx->counters, "counters: start");
+	CHECK_EQ_U64(l->untyped, 0, "counters: all typed");
+	CHECK(l->n_ranges == 2, "counters: ranges");
+	if (l->n_ranges == 2) {
+		CHECK_STR(l->ranges[0].member, first, "counters: first range");
+		CHECK_STR(l->ranges[1].member, second, "counters: second range");
+		CHECK_STR(l->ranges[0].sites[0].function, "main", "counters: site");
+	}
+	/* an array of scalars: one member per element touched */
+	CHECK_EQ_U64(l->n_members, 2, "counters: elements");
+	m = find_member(l, second);
+	CHECK(m && m->offset == 8 * (fx->elem + 1) && m->n_writers == 1 && m->writers[0] == T2,
+	      "%s written by T2 alone", second);
+	CHECK_EQ_U64(l->struct_size, 8, "counters: element size");
+out:
+	free(first);
+	free(second);
+	free(object);
+}
+
+/*
+ * klass_c1.secondary_super_cache read by T1 and written by T2, its
+ * neighbour secondary_supers written by a third thread.
+ */
+static void check_klass(const struct report_line *l)
+{
+	const struct report_member *m;
+
+	CHECK(l, "a line for klass_c1");
+	if (!l)
+		return;
+	CHECK_EQ_U64(l->kind, SHARING_MIXED, "klass: kind");
+	CHECK_STR(l->object, "klass_c1+32", "klass: object");
+	CHECK_STR(l->type_name, "Klass", "klass: type");
+	CHECK_EQ_U64(l->struct_size, 128, "sizeof(Klass)");
+	CHECK_EQ_U64(l->n_members, 11, "Klass members");
+	CHECK(l->n_ranges == 2, "klass: ranges");
+	if (l->n_ranges == 2) {
+		CHECK_STR(l->ranges[0].member, "klass_c1.secondary_super_cache", "klass: member");
+		CHECK(l->ranges[0].true_shared, "the cache is truly shared");
+		CHECK_STR(l->ranges[0].sites[0].function, "is_subtype", "klass: site");
+		CHECK(l->ranges[0].sites[0].file &&
+		      strstr(l->ranges[0].sites[0].file, "fixture_globals.c"), "klass: file");
+	}
+	m = find_member(l, "secondary_super_cache");
+	CHECK(m && m->offset == 32 && m->n_writers == 1 && m->writers[0] == T2 &&
+	      m->n_readers == 1 && m->readers[0] == T1, "cache: T2 writes, T1 reads");
+	m = find_member(l, "secondary_supers");
+	CHECK(m && m->writes == 100 && m->n_writers == 1, "secondary_supers written");
+	m = find_member(l, "vptr");
+	CHECK(m && !m->reads && !m->writes, "vptr untouched");
+}
+
+/*
+ * Two struct stats on the heap, one line: bump(s) in T1 and T2 writes
+ * s->writes of each.  Only the pointer in %rdi says what they are.
+ */
+static void check_heap(const struct report_line *l)
+{
+	const struct report_member *m;
+
+	CHECK(l, "a line for the heap stats");
+	if (!l)
+		return;
+	CHECK_EQ_U64(l->kind, SHARING_FALSE, "heap: kind");
+	CHECK(l->object && !strncmp(l->object, "[heap]+0x", 9), "heap: object %s", l->object);
+	CHECK_STR(l->type_name, "struct stats", "heap: type");
+	CHECK_EQ_U64(l->struct_size, 32, "sizeof(struct stats)");
+	CHECK(l->n_ranges == 2, "heap: ranges");
+	if (l->n_ranges == 2) {
+		CHECK_STR(l->ranges[0].member, "writes", "heap: member through a pointer");
+		CHECK_STR(l->ranges[0].sites[0].function, "bump", "heap: site");
+	}
+	m = find_member(l, "writes");
+	CHECK(m && m->offset == 8 && m->writes == 100 && m->n_writers == 1,
+	      "one instance's writes, by one thread");
+}
+
+static bool fixture_load(struct fixture *fx, struct symbolizer *sym, const char *path)
+{
+	struct elf_file f;
+
+	if (!elf_file_open(&f, path))
+		return false;
+	map_segments(&f, sym, path);
+	fx->counters = symbol(&f, "counters");
+	fx->klass = symbol(&f, "klass_c1");
+	fx->main = symbol(&f, "main");
+	fx->is_subtype = symbol(&f, "is_subtype");
+	fx->bump = symbol(&f, "bump");
+	elf_file_close(&f);
+	/* wherever the linker put counters, two neighbours share a line */
+	while (!same_line(fx->counters + 8 * fx->elem, fx->counters + 8 * fx->elem + 8))
+		fx->elem++;
+	return fx->counters && fx->klass && fx->main && fx->is_subtype && fx->bump;
+}
+
+static void test_typed(const char *path)
+{
+	struct symbolizer *sym = symbolizer_new();
+	struct data_types *dt = data_types_new();
+	struct line_table *t = line_table_new(64, 100000);
+	uint64_t counters, heap = LOAD_BASE + 0x100000;
+	struct fixture fx = { 0 };
+	struct classify_config cfg;
+	struct report *r;
+	char *json;
+
+	CHECK(fixture_load(&fx, sym, path), "fixture symbols in %s", path);
+	symbolizer_add_mapping(sym, PID, heap, 0x21000, 0, PROT_READ | PROT_WRITE, "[heap]");
+	counters = fx.counters + 8 * fx.elem;
+	for (int i = 0; i < 100; i++) {
+		add(t, T1, fx.main, counters, ACCESS_RMW);
+		add(t, T2, fx.main, counters + 8, ACCESS_RMW);
+		/* is_subtype: cmp %rsi, 0x20(%rdi); bump: addq $1, 0x8(%rdi) */
+		add_access(t, T1, fx.is_subtype, fx.klass + 32, ACCESS_LOAD, DWARF_RDI, 32);
+		add_access(t, T2, fx.is_subtype, fx.klass + 32, ACCESS_STORE, DWARF_RDI, 32);
+		add_access(t, 103, fx.bump, fx.klass + 40, ACCESS_STORE, DWARF_RDI, 40);
+		add_access(t, T1, fx.bump, heap + 0x280 + 8, ACCESS_RMW, DWARF_RDI, 8);
+		add_access(t, T2, fx.bump, heap + 0x2a0 + 8, ACCESS_RMW, DWARF_RDI, 8);
+	}
+	classify_config_default(&cfg);
+	r = report_build(&header, t, &cfg, 0, sym, dt);
+
+	check_counters(find_line(r, "counters"), &fx);
+	if (same_line(fx.klass + 32, fx.klass + 47))
+		check_klass(find_line(r, "klass_c1"));
+	check_heap(find_line(r, "s"));
+	CHECK_EQ_U64(r->untyped, 0, "typed: nothing untyped");
+	json = render(r, true);
+	CHECK(json_parses(json), "typed JSON does not parse:\n%s", json);
+	CHECK(strstr(json, "\"variable\": \"s\""), "JSON pointer variable");
+	free(json);
+
+	report_free(r);
+	line_table_free(t);
+	data_types_free(dt);
+	symbolizer_free(sym);
+}
+
+int main(int argc, char **argv)
+{
+	const char *top = getenv("top_builddir");
+	char *fixture = argc > 1 ? xstrdup(argv[1]) :
+			xasprintf("%s/tests/fixture_globals", top ? top : ".");
+
+	test_false_sharing();
+	test_ranking();
+	test_wide();
+	test_no_contention();
+	test_json_escaping();
+	if (access(fixture, R_OK))
+		printf("# tests/fixture_globals not built: typed report not tested\n");
+	else
+		test_typed(fixture);
+	free(fixture);
+	return test_done();
+}
