@@ -48,8 +48,11 @@ void soft_event_attr(struct perf_event_attr *attr, unsigned freq, bool callchain
 	attr->size = sizeof(*attr);
 	attr->type = PERF_TYPE_SOFTWARE;
 	attr->config = PERF_COUNT_SW_CPU_CLOCK;
-	attr->freq = 1;
-	attr->sample_freq = freq;
+	/* cpu-clock counts nanoseconds of CPU time: a fixed period gives every
+	 * running thread exactly freq samples per second.  Frequency mode would
+	 * let the kernel re-tune the period per inherited event and, measured
+	 * here, halves the rate of threads created after exec. */
+	attr->sample_period = 1000000000ULL / (freq ? freq : 1);
 	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER;
 	attr->sample_regs_user = X86_64_REGS_MASK;

@@ -634,7 +634,7 @@ static char *object_name(struct build *b, uint32_t pid, uint64_t addr, bool *hea
 	off = addr - ds.start;
 	if (ds.is_symbol)
 		return off ? xasprintf("%s+%" PRIu64, ds.name, off) : xstrdup(ds.name);
-	*heap = ds.kind == MAP_HEAP || ds.kind == MAP_ANON;
+	*heap = ds.kind == MAPPING_HEAP || ds.kind == MAPPING_ANON;
 	return xasprintf("%s+0x%" PRIx64, basename_of(ds.name), off);
 }
 

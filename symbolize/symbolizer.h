@@ -22,11 +22,11 @@
 struct symbolizer;
 
 enum mapping_kind {
-	MAP_FILE,     /* file-backed (binary, library, mapped file) */
-	MAP_HEAP,     /* [heap] */
-	MAP_STACK,    /* [stack], or a thread stack we learnt of */
-	MAP_ANON,     /* anonymous (malloc arenas, mmap, JIT code) */
-	MAP_VDSO,     /* [vdso], [vsyscall], [vvar] */
+	MAPPING_FILE,     /* file-backed (binary, library, mapped file) */
+	MAPPING_HEAP,     /* [heap] */
+	MAPPING_STACK,    /* [stack], or a thread stack we learnt of */
+	MAPPING_ANON,     /* anonymous (malloc arenas, mmap, JIT code) */
+	MAPPING_VDSO,     /* [vdso], [vsyscall], [vvar] */
 };
 
 struct mapping {

@@ -15,11 +15,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* <sys/mman.h> has these as mmap flags; symbolizer.h names mapping kinds so. */
-#undef MAP_FILE
-#undef MAP_ANON
-#undef MAP_STACK
-
 #include "tap.h"
 #include "util.h"
 #include "detector/line_table.h"

@@ -1,0 +1,718 @@
+/* test_advice.c - layout advice on hand-built report lines with known answers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "reports/advice.h"
+#include "tap.h"
+
+#define TIDS(...) ((uint32_t[]){ __VA_ARGS__ })
+
+static struct report_thread t101_rw[] = {
+	{ .tid = 101, .reads = 150, .writes = 250 },
+	{ .tid = 102, .reads = 150, .writes = 250 },
+};
+static struct report_thread t101_r[] = {
+	{ .tid = 101, .reads = 80 },
+	{ .tid = 102, .reads = 70 },
+};
+
+/* JDK 17's Klass, as far as the layout matters (size 208, align 8). */
+static struct report_member klass_members[] = {
+	{ "vptr", "void *", 0, 8 },
+	{ "layout_helper", "jint", 8, 4 },
+	{ "id", "int", 12, 4 },
+	{ "modifier_flags", "jint", 16, 4 },
+	{ "super_check_offset", "juint", 20, 4, .reads = 60,
+	  .readers = TIDS(101, 102), .n_readers = 2 },
+	{ "name", "Symbol *", 24, 8 },
+	{ "secondary_super_cache", "Klass *", 32, 8, .reads = 300, .writes = 500,
+	  .writers = TIDS(101, 102), .n_writers = 2,
+	  .readers = TIDS(101, 102), .n_readers = 2 },
+	{ "secondary_supers", "Array<Klass*> *", 40, 8, .reads = 150,
+	  .readers = TIDS(101, 102), .n_readers = 2 },
+	{ "primary_supers", "Klass *[8]", 48, 64 },
+	{ "java_mirror", "OopHandle", 112, 8 },
+	{ "super", "Klass *", 120, 8 },
+	{ "subklass", "Klass *", 128, 8 },
+	{ "next_sibling", "Klass *", 136, 8 },
+	{ "next_link", "Klass *", 144, 8 },
+	{ "class_loader_data", "ClassLoaderData *", 152, 8 },
+	{ "vtable_len", "int", 160, 4 },
+	{ "access_flags", "AccessFlags", 164, 4 },
+	{ "trace_id", "traceid", 168, 8 },
+	{ "shared_class_path_index", "jshort", 176, 2 },
+	{ "shared_class_flags", "u2", 178, 2 },
+	/* 4 bytes hole */
+	{ "archived_mirror_index", "void *", 184, 8 },
+	{ "vtable_start", "void *", 192, 8 },
+	{ "itable_start", "void *", 200, 8 },
+};
+
+static struct report_range klass_ranges[] = {
+	{ .offset = 20, .size = 4, .member = "super_check_offset",
+	  .false_victim = true, .reads = 60, .threads = t101_r, .n_threads = 2 },
+	{ .offset = 32, .size = 8, .member = "secondary_super_cache",
+	  .true_shared = true, .false_writer = true, .false_victim = true,
+	  .reads = 300, .writes = 500, .threads = t101_rw, .n_threads = 2 },
+	{ .offset = 40, .size = 8, .member = "secondary_supers",
+	  .false_victim = true, .reads = 150, .threads = t101_r, .n_threads = 2 },
+};
+
+static struct report_line klass_line(uint64_t object_start)
+{
+	return (struct report_line){
+		.addr = object_start & ~63ULL, .line_size = 64,
+		.kind = SHARING_MIXED, .samples = 1010,
+		.variable = "sub", .type_name = "Klass",
+		.object_start = object_start,
+		.ranges = klass_ranges, .n_ranges = ARRAY_SIZE(klass_ranges),
+		.members = klass_members, .n_members = ARRAY_SIZE(klass_members),
+		.struct_size = 208, .struct_align = 8,
+	};
+}
+
+static void advice_free(struct report_advice *a)
+{
+	free(a->summary);
+	free(a->layout_now);
+	free(a->layout_proposed);
+	memset(a, 0, sizeof(*a));
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return s && !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The line of text that mentions what, or "" (caller frees). */
+static char *line_with(const char *text, const char *what)
+{
+	const char *hit = text ? strstr(text, what) : NULL;
+	const char *b, *e;
+
+	if (!hit)
+		return strdup("");
+	for (b = hit; b > text && b[-1] != '\n'; b--)
+		;
+	e = strchr(hit, '\n');
+	return strndup(b, e ? (size_t)(e - b) : strlen(b));
+}
+
+static void test_placements(void)
+{
+	unsigned total = 99;
+
+	/* secondary_super_cache [32,40) vs secondary_supers [40,48): only a
+	 * start 24 bytes into a line splits them (56..63 | 64..71). */
+	CHECK_EQ_U64(advice_shared_placements(8, 64, 32, 8, 40, 8, &total), 7,
+		     "Klass placements sharing");
+	CHECK_EQ_U64(total, 8, "Klass placements total");
+	CHECK_EQ_U64(advice_shared_placements(16, 64, 32, 8, 40, 8, &total), 4,
+		     "Klass, malloc alignment");
+	CHECK_EQ_U64(total, 4, "Klass, malloc alignment total");
+
+	/* two longs at 0 and 8: only start 56 splits them */
+	CHECK_EQ_U64(advice_shared_placements(8, 64, 0, 8, 8, 8, &total), 7,
+		     "adjacent longs, align 8");
+	CHECK_EQ_U64(advice_shared_placements(16, 64, 0, 8, 8, 8, &total), 4,
+		     "adjacent longs, align 16");
+	CHECK_EQ_U64(total, 4, "adjacent longs, align 16 total");
+
+	/* 64 bytes apart: never on one line */
+	CHECK_EQ_U64(advice_shared_placements(8, 64, 0, 8, 64, 8, &total), 0,
+		     "64 apart");
+	CHECK_EQ_U64(total, 8, "64 apart total");
+
+	/* alignment beyond the line: one placement */
+	CHECK_EQ_U64(advice_shared_placements(128, 64, 0, 8, 8, 8, &total), 1,
+		     "over-aligned");
+	CHECK_EQ_U64(total, 1, "over-aligned total");
+	CHECK_EQ_U64(advice_shared_placements(8, 0, 0, 8, 8, 8, &total), 0,
+		     "no line size");
+	CHECK_EQ_U64(total, 0, "no line size total");
+}
+
+static void test_klass(void)
+{
+	struct report_line l = klass_line(0x10000);
+	struct report_advice *a = &l.advice;
+	char *s;
+
+	advice_for_line(&l, false);
+	CHECK_STR(a->summary,
+		  "move secondary_super_cache to its own cache line, away from "
+		  "secondary_supers and super_check_offset; padding does not fix "
+		  "the true sharing (threads 101, 102 write the same bytes of "
+		  "secondary_super_cache): use per-thread copies (sum on read), "
+		  "check before write (skip stores of unchanged values), or "
+		  "batch updates", "Klass summary");
+
+	CHECK(starts_with(a->layout_now, "struct Klass {"),
+	      "layout_now starts with the struct: %s", a->layout_now);
+	CHECK(a->layout_now && strstr(a->layout_now, "/* size 208, align 8 */"),
+	      "layout_now header");
+	/* primary_supers[8] straddles the boundary, like pahole says it */
+	CHECK(a->layout_now && strstr(a->layout_now,
+		"\tKlass *           primary_supers[8];       /*    48    64 */\n"
+		"\t/* --- cacheline 1 boundary (64 bytes) was 48 bytes ago --- */\n"
+		"\tOopHandle         java_mirror;"),
+	      "cacheline 1 boundary inside primary_supers[8]: %s", a->layout_now);
+	CHECK(a->layout_now && strstr(a->layout_now, "\t/* XXX 4 bytes hole */\n"),
+	      "the hole after shared_class_flags");
+	s = line_with(a->layout_now, "secondary_super_cache;");
+	CHECK(strstr(s, "/*    32     8 */  W: 101 102  R: 101 102  79%"),
+	      "secondary_super_cache annotated: \"%s\"", s);
+	free(s);
+	s = line_with(a->layout_now, "secondary_supers;");
+	CHECK(strstr(s, "/*    40     8 */  R: 101 102  15%"),
+	      "secondary_supers annotated: \"%s\"", s);
+	free(s);
+	s = line_with(a->layout_now, "vptr;");
+	CHECK(strlen(s) && !strchr(s, '%'), "untouched vptr not annotated: \"%s\"", s);
+	free(s);
+	CHECK(a->layout_now && strstr(a->layout_now,
+		"/* secondary_super_cache and secondary_supers share a 64-byte "
+		"line in 7 of 8 placements of struct Klass (8-byte alignment) */"),
+	      "placement note: %s", a->layout_now);
+	CHECK_EQ_U64(a->placements_sharing, 7, "Klass placements sharing");
+	CHECK_EQ_U64(a->placements_total, 8, "Klass placements total");
+
+	/* Everything but the cache keeps its order and closes up (200 bytes);
+	 * the cache gets line 4: 256 + 8, rounded to 320. */
+	s = line_with(a->layout_proposed, "secondary_super_cache;");
+	CHECK(strstr(s, "\t_Alignas(64) Klass * secondary_super_cache;   "
+			"/*   256     8 */"),
+	      "proposed cache line: \"%s\"", s);
+	free(s);
+	s = line_with(a->layout_proposed, "secondary_supers;");
+	CHECK(strstr(s, "/*    32     8 */") && !strstr(s, "_Alignas"),
+	      "proposed secondary_supers: \"%s\"", s);
+	free(s);
+	CHECK(a->layout_proposed && strstr(a->layout_proposed,
+		"/* a line of its own: written by threads 101, 102 */"),
+	      "group comment");
+	CHECK(a->layout_proposed && strstr(a->layout_proposed,
+		"/* size 320, align 64 */"), "proposed header");
+	CHECK(a->layout_proposed && strstr(a->layout_proposed,
+		"/* cost: +112 bytes per instance (208 -> 320) */"),
+	      "proposed cost line");
+	CHECK_EQ_U64(a->cost_bytes, 112, "Klass cost");
+	advice_free(a);
+
+	/* On the heap, the proposal says how to get the alignment. */
+	l = klass_line(0x10000);
+	advice_for_line(&l, true);
+	CHECK(a->layout_proposed && strstr(a->layout_proposed,
+		"aligned_alloc(64, sizeof(struct Klass))"),
+	      "heap: aligned_alloc: %s", a->layout_proposed);
+	CHECK(a->layout_now && strstr(a->layout_now,
+		"; at malloc's 16-byte alignment: 4 of 4 */"),
+	      "heap: malloc placements");
+	advice_free(a);
+
+}
+
+/* --klass-offset 24: the one placement of eight that splits the cache from
+ * secondary_supers.  Only true sharing is left on the line, and the advice
+ * says the luck of the placement. */
+static void test_klass_offset_24(void)
+{
+	struct report_range r[] = {
+		{ .offset = 56, .size = 8, .member = "secondary_super_cache",
+		  .true_shared = true, .reads = 300, .writes = 500,
+		  .threads = t101_rw, .n_threads = 2 },
+	};
+	struct report_line l = klass_line(0x10018);
+	struct report_advice *a = &l.advice;
+
+	l.kind = SHARING_TRUE;
+	l.ranges = r;
+	l.n_ranges = 1;
+	advice_for_line(&l, false);
+	CHECK(starts_with(a->summary, "padding cannot help: threads 101, 102 "
+			  "write the same bytes of secondary_super_cache; "),
+	      "offset 24 summary: %s", a->summary);
+	CHECK(!a->layout_proposed, "offset 24: no proposal");
+	CHECK_EQ_U64(a->placements_sharing, 7, "offset 24 placements sharing");
+	CHECK_EQ_U64(a->placements_total, 8, "offset 24 placements total");
+	CHECK(a->layout_now && strstr(a->layout_now,
+		"/* size 208, align 8 (this instance starts at line offset 24) */"),
+	      "instance offset: %s", a->layout_now);
+	CHECK(a->layout_now && strstr(a->layout_now,
+		"\t/* --- cacheline 1 boundary (40 bytes) --- */\n"
+		"\tArray<Klass*> *   secondary_supers;"),
+	      "boundary at struct offset 40: %s", a->layout_now);
+	CHECK(a->layout_now && strstr(a->layout_now,
+		"/* here secondary_super_cache ends the line; in 7 of 8 placements "
+		"of struct Klass (8-byte alignment) it shares its 64-byte line "
+		"with secondary_supers, next to it */\n"),
+	      "offset 24 note: %s", a->layout_now);
+	advice_free(a);
+}
+
+/* struct pair { long a; long b; }: a written by thread 1, b by thread 2. */
+static void test_pair(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 100 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 100 } };
+	struct report_member m[] = {
+		{ "a", "long", 0, 8, .writes = 100, .writers = TIDS(1), .n_writers = 1 },
+		{ "b", "long", 8, 8, .writes = 100, .writers = TIDS(2), .n_writers = 1 },
+	};
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "p->a", .false_writer = true,
+		  .false_victim = true, .writes = 100, .threads = t1, .n_threads = 1 },
+		{ .offset = 8, .size = 8, .member = "p->b", .false_writer = true,
+		  .false_victim = true, .writes = 100, .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x2000, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "p", .type_name = "struct pair", .object_start = 0x2000,
+		.ranges = r, .n_ranges = 2, .members = m, .n_members = 2,
+		.struct_size = 16, .struct_align = 8,
+	};
+
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary,
+		  "give each writer its own cache line: a (thread 1), b (thread 2)",
+		  "pair summary");
+	CHECK_STR(l.advice.layout_proposed,
+		  "struct pair {                /* size 128, align 64 */\n"
+		  "\t/* a line of its own: written by thread 1 */\n"
+		  "\t_Alignas(64) long a; /*     0     8 */\n"
+		  "\t/* XXX 56 bytes hole */\n"
+		  "\t/* --- cacheline 1 boundary (64 bytes) --- */\n"
+		  "\t/* a line of its own: written by thread 2 */\n"
+		  "\t_Alignas(64) long b; /*    64     8 */\n"
+		  "\t/* XXX 56 bytes tail padding */\n"
+		  "};\n"
+		  "/* cost: +112 bytes per instance (16 -> 128) */\n",
+		  "pair proposal");
+	CHECK_EQ_U64(l.advice.cost_bytes, 112, "pair cost");
+	CHECK_EQ_U64(l.advice.placements_sharing, 7, "pair placements sharing");
+	CHECK_EQ_U64(l.advice.placements_total, 8, "pair placements total");
+	advice_free(&l.advice);
+}
+
+static void test_counters(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .reads = 50, .writes = 50 } };
+	struct report_thread t2[] = { { .tid = 2, .reads = 50, .writes = 50 } };
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "counters[0]", .false_writer = true,
+		  .false_victim = true, .reads = 50, .writes = 50,
+		  .threads = t1, .n_threads = 1 },
+		{ .offset = 8, .size = 8, .member = "counters[1]", .false_writer = true,
+		  .false_victim = true, .reads = 50, .writes = 50,
+		  .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x4000, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "counters", .type_name = "long[8]", .object_start = 0x4000,
+		.ranges = r, .n_ranges = 2, .struct_size = 8, .struct_align = 8,
+	};
+
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary,
+		  "pad each element of counters to its own 64-byte line (8 x 64 bytes)",
+		  "counters summary");
+	CHECK_STR(l.advice.layout_proposed,
+		  "struct padded_long {\n"
+		  "\t_Alignas(64) long v;\n"
+		  "\tchar pad[56];\n"
+		  "};\n"
+		  "struct padded_long counters[8];\t/* 8 x 64 bytes: +448 bytes */\n",
+		  "counters proposal");
+	CHECK_EQ_U64(l.advice.cost_bytes, 8 * 56, "counters cost");
+	CHECK(!l.advice.layout_now, "no struct layout for an array of scalars");
+	CHECK_EQ_U64(l.advice.placements_total, 0, "counters placements n/a");
+	advice_free(&l.advice);
+
+	/* struct_size of the whole array: the same element */
+	l.struct_size = 64;
+	advice_for_line(&l, false);
+	CHECK_EQ_U64(l.advice.cost_bytes, 8 * 56, "counters cost, whole size");
+	advice_free(&l.advice);
+
+	/* element count unknown */
+	l.struct_size = 8;
+	l.type_name = "long[]";
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary,
+		  "pad each element of counters to its own 64-byte line "
+		  "(+56 bytes per element)", "counters[] summary");
+	CHECK_EQ_U64(l.advice.cost_bytes, 56, "counters[] cost");
+	advice_free(&l.advice);
+}
+
+/* Heap array of 32-byte structs, each thread writing its own element. */
+static void test_per_thread_stats(void)
+{
+	struct report_thread t1[] = { { .tid = 7, .writes = 90 } };
+	struct report_thread t2[] = { { .tid = 8, .writes = 80 } };
+	struct report_member m[] = {
+		{ "reads", "long", 0, 8 },
+		{ "writes", "long", 8, 8, .writes = 170, .writers = TIDS(7, 8),
+		  .n_writers = 2 },
+		{ "misses", "long", 16, 8 },
+		{ "id", "int", 24, 4 },
+	};
+	struct report_range r[] = {
+		{ .offset = 8, .size = 8, .member = "[0].writes", .false_writer = true,
+		  .false_victim = true, .writes = 90, .threads = t1, .n_threads = 1 },
+		{ .offset = 40, .size = 8, .member = "[1].writes", .false_writer = true,
+		  .false_victim = true, .writes = 80, .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x5000, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "stats", .type_name = "struct stats[4]",
+		.object_start = 0x5000, .ranges = r, .n_ranges = 2,
+		.members = m, .n_members = 4, .struct_size = 32, .struct_align = 8,
+	};
+
+	advice_for_line(&l, true);
+	CHECK_STR(l.advice.summary,
+		  "pad each element of stats to its own 64-byte line (4 x 64 bytes)",
+		  "stats summary");
+	CHECK_EQ_U64(l.advice.cost_bytes, 4 * 32, "stats cost");
+	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
+		"\t_Alignas(64) long reads;  /*     0     8 */\n"
+		"\tlong              writes; /*     8     8 */\n"),
+	      "element aligned: %s", l.advice.layout_proposed);
+	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
+		"/* 4 x 64 bytes: +128 bytes */\n"), "stats cost line");
+	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
+		"aligned_alloc(64, sizeof(struct stats))"), "stats aligned_alloc");
+	CHECK(l.advice.layout_now && strstr(l.advice.layout_now,
+		"/* one element of stats (struct stats[4]) */\n"
+		"struct stats {"), "stats layout_now: %s", l.advice.layout_now);
+	advice_free(&l.advice);
+}
+
+static void test_true_sharing(void)
+{
+	struct report_thread t[] = {
+		{ .tid = 101, .reads = 10, .writes = 400 },
+		{ .tid = 102, .reads = 10, .writes = 380 },
+	};
+	struct report_member m[] = {
+		{ "hits", "long", 0, 8, .reads = 20, .writes = 780,
+		  .writers = TIDS(101, 102), .n_writers = 2,
+		  .readers = TIDS(101, 102), .n_readers = 2 },
+		{ "misses", "long", 8, 8 },
+	};
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "hits", .true_shared = true,
+		  .reads = 20, .writes = 780, .threads = t, .n_threads = 2 },
+	};
+	struct report_line l = {
+		.addr = 0x3000, .line_size = 64, .kind = SHARING_TRUE,
+		.variable = "g", .type_name = "struct counter", .object_start = 0x3000,
+		.ranges = r, .n_ranges = 1, .members = m, .n_members = 2,
+		.struct_size = 16, .struct_align = 8,
+	};
+
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary,
+		  "padding cannot help: threads 101, 102 write the same bytes of "
+		  "hits; use per-thread copies (sum on read), check before write "
+		  "(skip stores of unchanged values), or batch updates",
+		  "true sharing summary");
+	CHECK(!l.advice.layout_proposed, "no proposal for true sharing");
+	CHECK_EQ_U64(l.advice.cost_bytes, 0, "true sharing cost");
+	CHECK_EQ_U64(l.advice.placements_total, 0, "true sharing placements");
+	CHECK(l.advice.layout_now && strstr(l.advice.layout_now, "W: 101 102"),
+	      "true sharing still shows the layout");
+
+	advice_free(&l.advice);
+
+	/* one writer, one reader */
+	t[1].writes = 0;
+	advice_for_line(&l, false);
+	CHECK(starts_with(l.advice.summary, "padding cannot help: thread 101 "
+			  "writes hits while thread 102 reads it; "),
+	      "single writer: %s", l.advice.summary);
+	advice_free(&l.advice);
+}
+
+/* No type at all: name the bytes. */
+static void test_untyped(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 10 } };
+	struct report_thread t2[] = { { .tid = 2, .reads = 10 } };
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .false_writer = true, .writes = 10,
+		  .threads = t1, .n_threads = 1 },
+		{ .offset = 16, .size = 4, .false_victim = true, .reads = 10,
+		  .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x6000, .line_size = 64, .kind = SHARING_FALSE,
+		.object = "[heap]+0x40", .ranges = r, .n_ranges = 2,
+	};
+
+	advice_for_line(&l, true);
+	CHECK_STR(l.advice.summary,
+		  "move line offset 0 to a 64-byte line of its own, away from "
+		  "line offset 16 (no type information for a layout: build with -g)",
+		  "untyped summary");
+	CHECK(!l.advice.layout_now && !l.advice.layout_proposed,
+	      "untyped: no layouts");
+	advice_free(&l.advice);
+}
+
+/* How report_build gives an array of scalars: one member per element. */
+static void test_element_members(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 50 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 50 } };
+	struct report_member m[] = {
+		{ "counters[0]", "long", 0, 8, .writes = 50, .writers = TIDS(1),
+		  .n_writers = 1 },
+		{ "counters[1]", "long", 8, 8, .writes = 50, .writers = TIDS(2),
+		  .n_writers = 1 },
+	};
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "counters[0]",
+		  .false_writer = true, .false_victim = true, .writes = 50,
+		  .threads = t1, .n_threads = 1 },
+		{ .offset = 8, .size = 8, .member = "counters[1]",
+		  .false_writer = true, .false_victim = true, .writes = 50,
+		  .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x4000, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "counters", .type_name = "long[4]",
+		.object_start = 0x4000, .ranges = r, .n_ranges = 2,
+		.members = m, .n_members = 2, .struct_size = 8, .struct_align = 8,
+	};
+
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary,
+		  "pad each element of counters to its own 64-byte line (4 x 64 bytes)",
+		  "element members summary");
+	CHECK_EQ_U64(l.advice.cost_bytes, 4 * 56, "element members cost");
+	CHECK(!l.advice.layout_now, "elements are not a struct layout");
+	advice_free(&l.advice);
+}
+
+/* One malloc'd struct per thread, reached through a pointer: the other
+ * thread's struct shares the line. */
+static void test_heap_neighbour(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 70 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 60 } };
+	struct report_member m[] = {
+		{ "reads", "long", 0, 8 },
+		{ "writes", "long", 8, 8, .writes = 70, .writers = TIDS(1),
+		  .n_writers = 1 },
+		{ "misses", "long", 16, 8 },
+		{ "id", "int", 24, 4 },
+	};
+	struct report_range r[] = {
+		{ .offset = 8, .size = 8, .member = "writes", .false_writer = true,
+		  .false_victim = true, .writes = 70, .threads = t1, .n_threads = 1 },
+		{ .offset = 40, .size = 8, .member = "writes", .false_writer = true,
+		  .false_victim = true, .writes = 60, .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x7000, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "s", .type_name = "struct stats", .object_start = 0x7000,
+		.ranges = r, .n_ranges = 2, .members = m, .n_members = 4,
+		.struct_size = 32, .struct_align = 8,
+	};
+
+	advice_for_line(&l, true);
+	CHECK_STR(l.advice.summary,
+		  "give each struct stats a 64-byte line of its own: it shares "
+		  "one with data other threads use", "neighbour summary");
+	CHECK_EQ_U64(l.advice.cost_bytes, 32, "neighbour cost");
+	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
+		"\t_Alignas(64) long reads;  /*     0     8 */\n"),
+	      "neighbour proposal: %s", l.advice.layout_proposed);
+	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
+		"aligned_alloc(64, sizeof(struct stats))"), "neighbour aligned_alloc");
+	CHECK_EQ_U64(l.advice.placements_total, 0, "one member of ours: n/a");
+	advice_free(&l.advice);
+}
+
+/* outers[i].in.a[k]: the members are those of the struct inside. */
+static void test_nested(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 40 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 40 } };
+	struct report_member m[] = {
+		{ "a", "int[3]", 0, 12, .writes = 40, .writers = TIDS(1),
+		  .n_writers = 1 },
+		{ "b", "short", 12, 2, .writes = 40, .writers = TIDS(2),
+		  .n_writers = 1 },
+	};
+	struct report_range r[] = {
+		{ .offset = 8, .size = 4, .member = "outers[0].in.a[1]",
+		  .false_writer = true, .false_victim = true, .writes = 40,
+		  .threads = t1, .n_threads = 1 },
+		{ .offset = 16, .size = 2, .member = "outers[0].in.b",
+		  .false_writer = true, .false_victim = true, .writes = 40,
+		  .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x8000, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "outers", .type_name = "struct outer[2]",
+		.object_start = 0x8000, .ranges = r, .n_ranges = 2,
+		.members = m, .n_members = 2, .struct_size = 16, .struct_align = 4,
+	};
+
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary,
+		  "give each writer its own cache line: a (thread 1), b (thread 2)",
+		  "nested summary");
+	CHECK(starts_with(l.advice.layout_now, "struct <type of in> {"),
+	      "nested title: %s", l.advice.layout_now);
+	CHECK(l.advice.layout_now && strstr(l.advice.layout_now,
+		"(this instance starts at line offset 4)"),
+	      "nested instance found from b: %s", l.advice.layout_now);
+	CHECK(l.advice.layout_now && strstr(l.advice.layout_now,
+		"\tint   a[3]; /*     0    12 */  W: 1  50%\n"),
+	      "array member declarator: %s", l.advice.layout_now);
+	CHECK_EQ_U64(l.advice.cost_bytes, 128 - 16, "nested cost");
+	/* a [0,12) and b [12,14) at 4-byte steps: only start 52 splits them */
+	CHECK_EQ_U64(l.advice.placements_sharing, 15, "nested placements");
+	CHECK_EQ_U64(l.advice.placements_total, 16, "nested placements total");
+	advice_free(&l.advice);
+}
+
+/* A struct of 40 longs shows the members around the line only. */
+static void test_big_struct(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 10 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 10 } };
+	struct report_member m[40];
+	char names[40][8];
+	struct report_range r[] = {
+		{ .offset = 32, .size = 8, .member = "big.m20", .false_writer = true,
+		  .false_victim = true, .writes = 10, .threads = t1, .n_threads = 1 },
+		{ .offset = 40, .size = 8, .member = "big.m21", .false_writer = true,
+		  .false_victim = true, .writes = 10, .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x9080, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "big", .type_name = "struct big", .object_start = 0x9000,
+		.ranges = r, .n_ranges = 2, .members = m, .n_members = 40,
+		.struct_size = 320, .struct_align = 8,
+	};
+
+	for (unsigned i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof(names[i]), "m%u", i);
+		m[i] = (struct report_member){ names[i], "long", 8 * i, 8 };
+	}
+	m[20].writes = m[21].writes = 10;
+	m[20].writers = TIDS(1);
+	m[21].writers = TIDS(2);
+	m[20].n_writers = m[21].n_writers = 1;
+
+	advice_for_line(&l, false);
+	CHECK(l.advice.layout_now && strstr(l.advice.layout_now,
+		"\t/* ... 8 members not shown ... */\n"
+		"\t/* --- cacheline 1 boundary (64 bytes) --- */\n"
+		"\tlong m8;"), "leading members elided: %s", l.advice.layout_now);
+	CHECK(l.advice.layout_now && strstr(l.advice.layout_now,
+		"\tlong m31; /*   248     8 */\n"
+		"\t/* ... 8 members not shown ... */\n};\n"),
+	      "trailing members elided");
+	CHECK(l.advice.layout_now && !strstr(l.advice.layout_now, " m7;"),
+	      "m7 elided");
+	/* m20 and m21 move to lines 5 and 6 of a 448-byte struct */
+	CHECK_EQ_U64(l.advice.cost_bytes, 448 - 320, "big cost");
+	advice_free(&l.advice);
+}
+
+static void test_scalar(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 10 } };
+	struct report_thread t2[] = { { .tid = 2, .reads = 10 } };
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "hits", .false_writer = true,
+		  .writes = 10, .threads = t1, .n_threads = 1 },
+		{ .offset = 8, .size = 8, .false_victim = true, .reads = 10,
+		  .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0xa000, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "hits", .type_name = "long", .object_start = 0xa000,
+		.ranges = r, .n_ranges = 2, .struct_size = 8, .struct_align = 8,
+	};
+
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary, "give hits a 64-byte line of its own: it "
+		  "shares one with data other threads use", "scalar summary");
+	CHECK_STR(l.advice.layout_proposed,
+		  "struct {\n\t_Alignas(64) long v;\n} hits;\t"
+		  "/* was long hits; use hits.v: +56 bytes */\n",
+		  "scalar proposal");
+	CHECK_EQ_U64(l.advice.cost_bytes, 56, "scalar cost");
+	advice_free(&l.advice);
+}
+
+/* Nonsense in, advice out: no crash, no hang. */
+static void test_bad_input(void)
+{
+	struct report_thread t[] = { { .tid = 9, .writes = 1 } };
+	struct report_member m[] = {
+		{ NULL, NULL, 0, 0 },
+		{ "x", "int", 1ULL << 40, 4, .writes = 5 },
+		{ "y", "char", 3, 1, .reads = 1 },
+		{ "z", NULL, 2, 8 },
+	};
+	struct report_range r[] = {
+		{ .offset = 63, .size = 8, .member = "x", .false_writer = true,
+		  .writes = 1, .threads = t, .n_threads = 1 },
+		{ .offset = 2, .size = 1, .member = "", .false_victim = true },
+		{ .offset = 5, .size = 1, .member = "[", .true_shared = true },
+	};
+	struct report_line l = {
+		.addr = 0x100, .kind = SHARING_MIXED, .type_name = "struct odd[x]",
+		.object_start = 0x140, .ranges = r, .n_ranges = 3,
+		.members = m, .n_members = 4,
+	};
+
+	advice_for_line(&l, true);
+	CHECK(l.advice.summary != NULL, "odd struct: a summary");
+	advice_free(&l.advice);
+
+	l.kind = SHARING_FALSE;
+	l.type_name = NULL;
+	l.n_members = 0;
+	l.object_start = 0;
+	advice_for_line(&l, false);
+	CHECK(l.advice.summary && !l.advice.layout_proposed,
+	      "untyped odd: summary only");
+	advice_free(&l.advice);
+
+	l.n_ranges = 0;
+	l.kind = SHARING_TRUE;
+	advice_for_line(&l, false);
+	CHECK(l.advice.summary && strstr(l.advice.summary, "padding cannot help"),
+	      "no ranges: %s", l.advice.summary);
+	advice_free(&l.advice);
+}
+
+int main(void)
+{
+	test_placements();
+	test_klass();
+	test_klass_offset_24();
+	test_pair();
+	test_counters();
+	test_per_thread_stats();
+	test_true_sharing();
+	test_untyped();
+	test_element_members();
+	test_heap_neighbour();
+	test_nested();
+	test_big_struct();
+	test_scalar();
+	test_bad_input();
+	return test_done();
+}
