@@ -187,7 +187,11 @@ static void count_participants(const struct usage *u, unsigned n_usage,
 			pp->toucher = u[i].tid;
 			threads[n_threads++] = u[i].tid;
 		}
-		if (u[i].concurrent_writes >= threshold) {
+		/* Writes are sampled rarely (see line_table.h): a thread
+		 * whose use of the range is above the noise writes it when
+		 * at least two of its samples there wrote; one could be a
+		 * misdecoded stray. */
+		if (u[i].concurrent >= threshold && u[i].concurrent_writes >= 2) {
 			pp->n_write++;
 			pp->writer = u[i].tid;
 			writers[n_writers++] = u[i].tid;

@@ -1,8 +1,10 @@
 /* classify.h - is a line contended, and how: false, true or mixed sharing.
  *
- * Only concurrent accesses (line_table.h) are evidence.  Cells whose
- * concurrent count is below noise_frac of the line's concurrent samples are
- * ignored as sampling noise.  Over the remaining cells, for every pair of
+ * Only concurrent accesses (line_table.h) are evidence.  A thread's use of
+ * a range whose concurrent count is below noise_frac of the line's
+ * concurrent samples is ignored as sampling noise; above it, the thread
+ * writes the range if at least two of those samples wrote (stores are
+ * sampled rarely, one sample may be a stray).  Over the remaining cells, for every pair of
  * different threads T (writing bytes W) and U (touching bytes A):
  *   W and A overlap      -> true sharing on those bytes;
  *   W and A are disjoint -> false sharing (A's range is the victim of W's).

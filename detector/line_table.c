@@ -243,6 +243,12 @@ static struct line_cell *find_or_add_cell(struct line_table *t, uint32_t line,
 	return &l->cells[l->n_cells++];
 }
 
+/* Stores retire into the store buffer and are sampled far less often than
+ * the loads that stall on the same line: whether a thread writes the line
+ * is judged over a longer horizon than whether two threads are active on
+ * it at the same time. */
+#define WRITER_WINDOWS 50
+
 static bool within(uint64_t a, uint64_t b, uint64_t window)
 {
 	return (a > b ? a - b : b - a) <= window;
@@ -250,8 +256,9 @@ static bool within(uint64_t a, uint64_t b, uint64_t window)
 
 /*
  * Record that s->tid touched line l and say whether the access is
- * concurrent: another thread accessed the line within the window and one
- * of the two accesses writes (this one, or that thread's latest write).  The scan over all threads is
+ * concurrent: another thread accessed the line within the window, and
+ * this access writes or one of the two threads wrote the line within
+ * WRITER_WINDOWS windows.  The scan over all threads is
  * O(threads of the line), which stays small for all but pathological lines.
  */
 static struct line_thread *touch_thread(struct line *l,
@@ -259,19 +266,28 @@ static struct line_thread *touch_thread(struct line *l,
 					uint64_t window, bool *concurrent)
 {
 	bool writes = access_kind_writes(s->kind);
+	uint64_t writer_window = window * WRITER_WINDOWS;
 	struct line_thread *self = NULL;
+	bool other_near = false, other_writer = false, self_writer = writes;
 
 	*concurrent = false;
 	for (unsigned i = 0; i < l->n_threads; i++) {
 		struct line_thread *th = &l->threads[i];
+		bool near;
 
-		if (th->tid == s->tid)
+		if (th->tid == s->tid) {
 			self = th;
-		else if (!*concurrent &&
-			 ((writes && within(th->last_time, s->time, window)) ||
-			  (th->has_written && within(th->last_write_time, s->time, window))))
-			*concurrent = true;
+			if (th->has_written && within(th->last_write_time, s->time, writer_window))
+				self_writer = true;
+			continue;
+		}
+		near = within(th->last_time, s->time, window);
+		other_near |= near;
+		if (near && th->has_written &&
+		    within(th->last_write_time, s->time, writer_window))
+			other_writer = true;
 	}
+	*concurrent = other_near && (self_writer || other_writer);
 	if (!self) {
 		ALLOC_GROW(l->threads, l->n_threads + 1, l->alloc_threads);
 		self = &l->threads[l->n_threads++];

@@ -6,11 +6,14 @@
  * threads and code sites, never with the number of samples.
  *
  * Interleaving: an access is "concurrent" when another thread touched the
- * same line within window_ns of it and at least one of the two accesses
- * writes (this one, or the other thread's last write, tracked separately so
- * that a thread which writes then reads does not hide its write).  Threads that use a line in different phases therefore produce
- * (almost) no concurrent accesses.  Samples should arrive roughly in time
- * order (the session sorts each batch); the test is symmetric in time.
+ * same line within window_ns of it, and this access writes or one of the
+ * two threads wrote the line within 50 windows.  Stores are sampled far
+ * less often than the loads that stall on the same line (they retire into
+ * the store buffer), so "is a writer" needs the longer horizon; "both are
+ * active now" keeps the short one, and threads that use a line in
+ * different phases produce (almost) no concurrent accesses.  Samples
+ * should arrive roughly in time order (the session sorts each batch); the
+ * test is symmetric in time.
  *
  * An access that straddles a line boundary counts for the line of its
  * first byte, clipped to the line.

@@ -654,7 +654,6 @@ static void build_line(struct build *b, const struct candidate *cand,
 	const struct line_verdict *v = &cand->v;
 	struct cell_attr *attrs = xcalloc(l->n_cells, sizeof(*attrs));
 	const struct data_attribution *obj, *inst = NULL;
-	unsigned hottest;
 	bool heap;
 
 	rl->pid = l->pid;
@@ -676,9 +675,11 @@ static void build_line(struct build *b, const struct candidate *cand,
 		rl->object_start = obj->object_start;
 		inst = build_members(l, attrs, obj, rl);
 	}
-	hottest = build_ranges(b, l, v, attrs, inst, rl);
+	build_ranges(b, l, v, attrs, inst, rl);
+	/* name the line by its first touched byte: "counters", not the
+	 * hottest element's "counters+8" (ranges are sorted by offset) */
 	rl->object = object_name(b, l->pid, l->addr +
-				 (rl->n_ranges ? rl->ranges[hottest].offset : 0), &heap);
+				 (rl->n_ranges ? rl->ranges[0].offset : 0), &heap);
 	free(attrs);
 	advice_for_line(rl, heap);
 }

@@ -1110,6 +1110,27 @@ static bool jit_lookup(struct symbolizer *s, struct proc *p, uint64_t addr,
 
 /* ---- lookups ----------------------------------------------------------- */
 
+/* A stripped binary still has .eh_frame for unwinding: its FDE gives the
+ * bounds of the function around addr, though not its name. */
+static bool cfi_function(Dwfl_Module *mod, uint64_t addr, struct func_info *out)
+{
+	Dwarf_Addr bias = 0, start, end;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+	Dwarf_Frame *frame = NULL;
+	bool ok = false;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &frame) != 0)
+		return false;
+	if (dwarf_frame_info(frame, &start, &end, NULL) >= 0 && end > start) {
+		out->name = NULL;
+		out->start = start + bias;
+		out->end = end + bias;
+		ok = true;
+	}
+	free(frame);
+	return ok;
+}
+
 static bool lookup_function(struct symbolizer *s, struct proc *p, uint64_t addr,
 			    struct func_info *out)
 {
@@ -1120,7 +1141,7 @@ static bool lookup_function(struct symbolizer *s, struct proc *p, uint64_t addr,
 		return jit_lookup(s, p, addr, out);
 	e = module_sym(mod, addr, &out->start);
 	if (!e || !is_code_type(e->type))
-		return false;
+		return cfi_function(mod, addr, out);
 	out->name = intern_demangled(s, e->name);
 	out->end = out->start + e->size;
 	return true;
