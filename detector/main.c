@@ -24,11 +24,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "run")) {
 		options_parse(&opt, argc - 1, argv + 1);
-		return session_run(&opt);
+		return session_run(&opt, NULL);
 	}
 	if (!strcmp(cmd, "attach")) {
 		options_parse(&opt, argc - 1, argv + 1);
-		return session_attach(&opt);
+		return session_attach(&opt, NULL);
 	}
 	error("'%s' is not a contend command; see 'contend --help'", cmd);
 	return 2;

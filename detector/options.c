@@ -95,7 +95,10 @@ static void parse_tids(struct options *o, const char *list)
 	free(copy);
 }
 
-enum { OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW };
+enum {
+	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
+	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
+};
 
 void options_parse(struct options *o, int argc, char **argv)
 {
@@ -112,6 +115,14 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "tid", required_argument, NULL, 't' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
+		{ "full", no_argument, NULL, OPT_FULL },
+		{ "confirm", no_argument, NULL, OPT_CONFIRM },
+		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+		{ "allow", required_argument, NULL, OPT_ALLOW },
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -127,7 +138,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	classify_config_default(&o->classify);
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:o:b:qhp:d:t:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F:o:b:qhp:d:t:i:g", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			o->freq = parse_uint("-F", optarg, 1, 100000);
@@ -140,8 +151,10 @@ void options_parse(struct options *o, int argc, char **argv)
 				o->format = FORMAT_TEXT;
 			else if (!strcmp(optarg, "json"))
 				o->format = FORMAT_JSON;
+			else if (!strcmp(optarg, "html"))
+				o->format = FORMAT_HTML;
 			else
-				die("--format: '%s' is not one of: text, json", optarg);
+				die("--format: '%s' is not one of: text, json, html", optarg);
 			break;
 		case OPT_TOP:
 			o->top = parse_uint("--top", optarg, 0, 1000000);
@@ -153,6 +166,7 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_MIN_SCORE:
 			o->classify.min_score = parse_double("--min-score", optarg, 0, 1);
+			o->min_score_set = true;
 			break;
 		case OPT_WINDOW:
 			o->window_ms = parse_double("--window-ms", optarg, 0.001, 10000);
@@ -173,6 +187,38 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case 't':
 			parse_tids(o, optarg);
+			break;
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'g':
+			o->callchain = true;
+			break;
+		case OPT_ANNOTATE:
+			o->annotate = true;
+			break;
+		case OPT_FULL:
+			o->annotate_full = true;
+			break;
+		case OPT_CONFIRM:
+			o->confirm = true;
+			break;
+		case OPT_FAIL_ON:
+			if (!strcmp(optarg, "any"))
+				o->fail_on = FAIL_ON_ANY;
+			else if (!strcmp(optarg, "false-sharing"))
+				o->fail_on = FAIL_ON_FALSE;
+			else if (!strcmp(optarg, "true-sharing"))
+				o->fail_on = FAIL_ON_TRUE;
+			else
+				die("--fail-on: '%s' is not one of: false-sharing, true-sharing, any", optarg);
+			break;
+		case OPT_ALLOW:
+			o->allow = xrealloc(o->allow, (o->n_allow + 1) * sizeof(*o->allow));
+			o->allow[o->n_allow++] = optarg;
+			break;
+		case OPT_BASELINE:
+			o->baseline = optarg;
 			break;
 		case 'h':
 			options_usage(o->command, 0);

@@ -11,7 +11,9 @@
 #include <sys/types.h>
 #include "classify.h"
 
-enum output_format { FORMAT_TEXT, FORMAT_JSON };
+enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
+
+enum fail_on { FAIL_ON_ANY, FAIL_ON_FALSE, FAIL_ON_TRUE };
 
 #define DEFAULT_FREQ 1000      /* Hz per thread; see bench/overhead */
 #define DEFAULT_WINDOW_PERIODS 2.5
@@ -32,6 +34,15 @@ struct options {
 	unsigned n_tids;
 	double duration;             /* attach: seconds, 0 = until Ctrl-C/exit */
 	bool quiet;
+	const char *input;           /* report/check -i FILE */
+	bool annotate;               /* report --annotate */
+	bool annotate_full;          /* --full: whole source files */
+	bool confirm;                /* --confirm: watchpoints on the top lines */
+	enum fail_on fail_on;        /* check --fail-on */
+	bool min_score_set;          /* --min-score given explicitly */
+	const char **allow;          /* check --allow SYMBOL|TYPE.member (repeatable) */
+	unsigned n_allow;
+	const char *baseline;        /* check --baseline FILE (a JSON report) */
 	char **argv;                 /* target command, NULL-terminated */
 	int argc;
 };

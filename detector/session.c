@@ -15,23 +15,19 @@
 #include "line_table.h"
 #include "perf_session.h"
 #include "soft.h"
+#include "thread_names.h"
 #include "util.h"
 #include "reports/report.h"
 #include "symbolize/data_types.h"
 #include "symbolize/symbolizer.h"
 
-struct thread_name {
-	uint32_t tid;
-	char comm[16];
-};
-
 struct session {
 	const struct options *opt;
+	const struct session_hooks *hooks;
 	struct symbolizer *sym;
 	struct soft *soft;
 	struct line_table *lines;
-	struct thread_name *names;
-	size_t n_names, alloc_names;
+	struct thread_names names;
 	pid_t *pids;               /* processes seen (target and its children) */
 	size_t n_pids, alloc_pids;
 	uint64_t lost;
@@ -54,34 +50,15 @@ static void note_pid(struct session *s, pid_t pid)
 	s->pids[s->n_pids++] = pid;
 }
 
-static void set_name(struct session *s, uint32_t tid, const char *comm)
-{
-	size_t i;
-	for (i = 0; i < s->n_names; i++)
-		if (s->names[i].tid == tid)
-			break;
-	if (i == s->n_names) {
-		ALLOC_GROW(s->names, s->n_names + 1, s->alloc_names);
-		s->n_names++;
-	}
-	s->names[i].tid = tid;
-	snprintf(s->names[i].comm, sizeof(s->names[i].comm), "%s", comm);
-}
-
-static const char *get_name(const struct session *s, uint32_t tid)
-{
-	for (size_t i = 0; i < s->n_names; i++)
-		if (s->names[i].tid == tid)
-			return s->names[i].comm;
-	return NULL;
-}
-
 static void on_sample(void *ctx, const struct perf_sample *ps)
 {
 	struct session *s = ctx;
 	struct access_sample a;
-	if (soft_access(s->soft, ps, &a))
-		line_table_add(s->lines, &a);
+	if (!soft_access(s->soft, ps, &a))
+		return;
+	line_table_add(s->lines, &a);
+	if (s->hooks && s->hooks->access)
+		s->hooks->access(s->hooks->ctx, &a);
 }
 
 static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
@@ -89,6 +66,8 @@ static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
 {
 	struct session *s = ctx;
 	symbolizer_add_mapping(s->sym, (pid_t)pid, start, len, pgoff, prot, filename);
+	if (s->hooks && s->hooks->mmap)
+		s->hooks->mmap(s->hooks->ctx, pid, start, len, pgoff, prot, filename);
 }
 
 static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec)
@@ -96,7 +75,9 @@ static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 	struct session *s = ctx;
 	if (exec && pid == tid)
 		symbolizer_exec(s->sym, (pid_t)pid);
-	set_name(s, tid, comm);
+	thread_names_set(&s->names, tid, comm);
+	if (s->hooks && s->hooks->comm)
+		s->hooks->comm(s->hooks->ctx, pid, tid, comm, exec);
 }
 
 static void on_fork(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid)
@@ -137,34 +118,39 @@ static char *join_command(char **argv)
 	return strbuf_detach(&sb);
 }
 
-static int write_report(struct session *s, const struct report_header *hdr)
+static void name_threads(struct report_thread *t, unsigned n, const struct thread_names *names)
 {
-	const struct options *opt = s->opt;
+	for (unsigned i = 0; i < n; i++) {
+		const char *c = names ? thread_names_get(names, t[i].tid) : NULL;
+		if (c && !t[i].comm)
+			t[i].comm = xstrdup(c);
+	}
+}
+
+int session_output(const struct options *opt, const struct report_header *hdr,
+		   struct line_table *lines, struct symbolizer *sym,
+		   const struct thread_names *names, const struct session_hooks *hooks)
+{
 	struct data_types *dt = data_types_new();
-	struct report *r = report_build(hdr, s->lines, &opt->classify, opt->top, s->sym, dt);
+	struct report *r = report_build(hdr, lines, &opt->classify, opt->top, sym, dt);
 	FILE *out = stdout;
 	int ret = 0;
 
 	for (unsigned i = 0; i < r->n_lines; i++) {
 		struct report_line *l = &r->lines[i];
-		for (unsigned t = 0; t < l->n_threads; t++) {
-			const char *c = get_name(s, l->threads[t].tid);
-			if (c && !l->threads[t].comm)
-				l->threads[t].comm = xstrdup(c);
-		}
+		name_threads(l->threads, l->n_threads, names);
 		for (unsigned g = 0; g < l->n_ranges; g++)
-			for (unsigned t = 0; t < l->ranges[g].n_threads; t++) {
-				struct report_thread *rt = &l->ranges[g].threads[t];
-				const char *c = get_name(s, rt->tid);
-				if (c && !rt->comm)
-					rt->comm = xstrdup(c);
-			}
+			name_threads(l->ranges[g].threads, l->ranges[g].n_threads, names);
+	}
+	if (hooks && hooks->report) {
+		ret = hooks->report(hooks->ctx, r, opt);
+		goto done;
 	}
 	if (opt->output) {
 		out = fopen(opt->output, "w");
 		if (!out) {
 			error("cannot write %s: %s", opt->output, strerror(errno));
-			ret = -1;
+			ret = 2;
 			goto done;
 		}
 	}
@@ -172,9 +158,10 @@ static int write_report(struct session *s, const struct report_header *hdr)
 		report_print_json(r, out);
 	else
 		report_print_text(r, out);
-	if (out != stdout && fclose(out) != 0)
-		ret = error("cannot write %s: %s", opt->output, strerror(errno));
-	else if (out == stdout)
+	if (out != stdout && fclose(out) != 0) {
+		error("cannot write %s: %s", opt->output, strerror(errno));
+		ret = 2;
+	} else if (out == stdout)
 		fflush(stdout);
 done:
 	report_free(r);
@@ -187,7 +174,7 @@ static void session_release(struct session *s)
 	line_table_free(s->lines);
 	soft_free(s->soft);
 	symbolizer_free(s->sym);
-	free(s->names);
+	thread_names_release(&s->names);
 	free(s->pids);
 }
 
@@ -202,10 +189,12 @@ static double window_ms(const struct options *opt)
 	return w;
 }
 
-static void session_init(struct session *s, const struct options *opt)
+static void session_init(struct session *s, const struct options *opt,
+			 const struct session_hooks *hooks)
 {
 	memset(s, 0, sizeof(*s));
 	s->opt = opt;
+	s->hooks = hooks;
 	s->sym = symbolizer_new();
 	s->soft = soft_new(s->sym);
 	s->lines = line_table_new(opt->line_size, (uint64_t)(window_ms(opt) * 1e6));
@@ -233,12 +222,12 @@ static int finish_session(struct session *s, const char *command, double duratio
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
-	ret = write_report(s, &hdr) < 0 ? 2 : 0;
+	ret = session_output(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks);
 	report_counts_free(dropped, n_dropped);
 	return ret;
 }
 
-int session_run(const struct options *opt)
+int session_run(const struct options *opt, const struct session_hooks *hooks)
 {
 	struct session s;
 	struct perf_session_config pc = { 0 };
@@ -255,7 +244,7 @@ int session_run(const struct options *opt)
 	if (!opt->argv || !opt->argv[0])
 		options_usage("run", 2);
 
-	session_init(&s, opt);
+	session_init(&s, opt, hooks);
 
 	if (launch_prepare(opt->argv, &child) < 0)
 		die("cannot start '%s': %s", opt->argv[0], strerror(errno));
@@ -290,6 +279,8 @@ int session_run(const struct options *opt)
 		perf_session_poll(ps, 100);
 		perf_session_drain(ps, &cb);
 		refresh_maps(&s, false);
+		if (hooks && hooks->tick)
+			hooks->tick(hooks->ctx, s.lines, child.pid, now_s() - t0);
 		w = waitpid(child.pid, &status, WNOHANG);
 		if (w == child.pid)
 			break;
@@ -436,7 +427,7 @@ static void explain_attach_denied(pid_t pid)
 		    "or as root, or grant CAP_SYS_PTRACE", (int)pid, (unsigned)owner);
 }
 
-int session_attach(const struct options *opt)
+int session_attach(const struct options *opt, const struct session_hooks *hooks)
 {
 	struct session s;
 	struct perf_session_config pc = { 0 };
@@ -461,7 +452,7 @@ int session_attach(const struct options *opt)
 		die("no such process: %d", (int)opt->pid);
 
 	raise_fd_limit();
-	session_init(&s, opt);
+	session_init(&s, opt, hooks);
 	note_pid(&s, opt->pid);
 	command = read_cmdline(opt->pid);
 
@@ -522,6 +513,8 @@ int session_attach(const struct options *opt)
 		perf_session_poll(ps, 100);
 		perf_session_drain(ps, &cb);
 		refresh_maps(&s, false);
+		if (hooks && hooks->tick)
+			hooks->tick(hooks->ctx, s.lines, opt->pid, now_s() - t0);
 		if (opt->duration > 0 && now_s() - t0 >= opt->duration)
 			break;
 		if (!process_alive(opt->pid)) {

@@ -1,19 +1,56 @@
 /* session.h - one profiling session: target, backend, aggregation, report.
  *
  * session_run() implements `contend run`: launch the command, sample it
- * until it exits, then build and print the report.  Both entry points
- * return the exit status contend should exit with (options.h documents them).
+ * until it exits, then build and output the report.  session_attach()
+ * implements `contend attach`: sample a running process (all its threads,
+ * and those they create) for opt->duration seconds, until SIGINT/SIGTERM,
+ * or until it exits; then detach, leaving it exactly as it was, and report.
+ * Both return the exit status contend should exit with (options.h).
+ *
+ * Hooks let other commands ride on a session without copying it: record
+ * writes accesses, mappings and names to a data file; check takes the
+ * finished report; watch confirms candidates while the target runs.  Every
+ * hook is optional.
  */
 #ifndef CONTEND_SESSION_H
 #define CONTEND_SESSION_H
 
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
 #include "options.h"
+#include "sample.h"
 
-int session_run(const struct options *opt);
+struct line_table;
+struct report;
+struct report_header;
+struct symbolizer;
+struct thread_names;
 
-/* `contend attach`: sample a running process (all its threads, and those
- * they create) for opt->duration seconds, until SIGINT/SIGTERM, or until it
- * exits; then detach, leaving it exactly as it was, and report. */
-int session_attach(const struct options *opt);
+struct session_hooks {
+	void *ctx;
+	/* each access sample, as it enters the line table */
+	void (*access)(void *ctx, const struct access_sample *a);
+	/* mappings and thread names as they become known */
+	void (*mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
+		     uint64_t pgoff, uint32_t prot, const char *filename);
+	void (*comm)(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
+	/* about every 100 ms while the target runs */
+	void (*tick)(void *ctx, struct line_table *lines, pid_t pid, double elapsed);
+	/* the report is built: output it and return contend's exit status
+	 * (replaces the default text/JSON output) */
+	int (*report)(void *ctx, const struct report *r, const struct options *opt);
+};
+
+int session_run(const struct options *opt, const struct session_hooks *hooks);
+int session_attach(const struct options *opt, const struct session_hooks *hooks);
+
+/* Build the report from a filled line table and output it as opt says
+ * (or hand it to hooks->report).  Used by the sessions and by commands
+ * that read recorded data.  names may be NULL.  Returns the exit status. */
+int session_output(const struct options *opt, const struct report_header *hdr,
+		   struct line_table *lines, struct symbolizer *sym,
+		   const struct thread_names *names, const struct session_hooks *hooks);
 
 #endif
