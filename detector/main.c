@@ -1,35 +1,68 @@
-/* contend - find the cache lines threads fight over. */
+/* contend - find the cache lines threads fight over.
+ *
+ * Each command is one entry in the table below: a name, a one-line summary
+ * for --help, and a function taking the command's own argv (argv[0] is the
+ * command name).  A command lives in its own file (cmd_*.c / session.c).
+ */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "commands.h"
 #include "options.h"
 #include "session.h"
 #include "util.h"
 
-int main(int argc, char **argv)
+static int cmd_run(int argc, char **argv)
 {
 	struct options opt;
+	options_parse(&opt, argc, argv);
+	return session_run(&opt, NULL);
+}
+
+static int cmd_attach(int argc, char **argv)
+{
+	struct options opt;
+	options_parse(&opt, argc, argv);
+	return session_attach(&opt, NULL);
+}
+
+static const struct command commands[] = {
+	{ "run", "run a command and report its contended cache lines", cmd_run },
+	{ "attach", "sample a running process for a while and report", cmd_attach },
+};
+
+static void usage(int status)
+{
+	FILE *f = status ? stderr : stdout;
+	fprintf(f, "usage: contend <command> [options]\n\nCommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nSee 'contend <command> --help' and contend(1).\n"
+		   "\nExamples:\n"
+		   "  contend run -- ./myprog -t 8\n"
+		   "  contend attach -p $(pidof server) -d 10\n");
+	exit(status);
+}
+
+int main(int argc, char **argv)
+{
 	const char *cmd;
 
 	if (argc < 2)
-		options_usage(NULL, 2);
+		usage(2);
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help"))
-		options_usage(NULL, 0);
+		usage(0);
 	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
 		printf("contend %s\n", PACKAGE_VERSION);
 		return 0;
 	}
-	if (!strcmp(cmd, "run")) {
-		options_parse(&opt, argc - 1, argv + 1);
-		return session_run(&opt, NULL);
-	}
-	if (!strcmp(cmd, "attach")) {
-		options_parse(&opt, argc - 1, argv + 1);
-		return session_attach(&opt, NULL);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
 	error("'%s' is not a contend command; see 'contend --help'", cmd);
 	return 2;
 }

@@ -55,14 +55,7 @@ void options_usage(const char *command, int status)
 	else if (command && !strcmp(command, "attach"))
 		fputs(usage_attach, f);
 	else
-		fprintf(f,
-			"usage: contend <command> [options]\n"
-			"\n"
-			"Commands:\n"
-			"  run       run a command and report its contended cache lines\n"
-			"  attach    sample a running process for a while and report\n"
-			"\n"
-			"See 'contend <command> --help' and contend(1).\n");
+		fprintf(f, "see 'contend --help'\n");
 	exit(status);
 }
 
