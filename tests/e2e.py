@@ -1,0 +1,401 @@
+#!/usr/bin/env python3
+"""e2e.py - run a testcase under contend and check the report against its
+known answer.
+
+usage: e2e.py TESTCASE.expected.json
+
+The expected file names the testcase binary and lists runs.  Each run is
+repeated; every repetition runs
+
+    contend run --format json -o TMP [contend_args] -- testcases/BINARY [args]
+
+and checks the JSON report (docs/json-schema.md):
+
+    { "binary": "false_sharing_counters",
+      "runs": [
+        { "name": "default",            run name, for output and the filter
+          "args": ["-t", "2"],          testcase arguments
+          "repeat": 3,                  times to run it; all must pass
+          "contend_args": [],           optional, before the "--"
+          "timeout": 120,               optional, seconds per repetition
+          "expect": [                   lines that must be reported
+            { "kind": "false",          line.kind: false, true or mixed
+              "object": "counters",     line.variable or line.object starts so
+              "type": "struct Klass",   line.type (a "struct " prefix is optional)
+              "members": ["counters[0]"],          some range has each member
+              "true_shared_members": ["cache"],    ... with true_shared
+              "false_victim_members": ["supers"],  ... with false_victim
+              "only_members": ["cache"],           every range is one of these
+              "min_writer_threads": 2,  threads with writes > 0 on the line
+              "function": "increment",  some site is in this function ...
+              "file": "x.c",            ... in a file whose path ends so
+              "min_typed_rate": 0.9,    line typed / (typed + untyped)
+              "alignment_note": { "placements_sharing": 7,
+                                  "placements_total": 8 } } ],
+          "forbid_other_lines": true }  no line beyond the expected ones
+      ] }
+
+Every key of an expectation is optional.  Member patterns are matched
+tolerantly, because a member path may be relative to the variable
+("counters[1]"), to an array ("[1].hits") or to a struct (".hits"): with
+leading dots dropped, the pattern must equal the range's member or end it at
+a path boundary, and for a member that starts with "[" the variable name is
+tried in front of it too.  So "hits" matches ".hits", "[1].hits" and
+"stats[1].hits"; "counters[1]" matches "counters[1]" and "[1]" of variable
+counters.  Function names match their GCC clones (increment.isra.0).
+
+Environment:
+  top_builddir         where contend and testcases/ are (default: the tree
+                       holding this script)
+  CONTEND_E2E_REPEAT   repeat every run this many times instead
+  CONTEND_E2E_FILTER   run only the runs of these names (comma separated)
+
+Exit status: 0 all runs passed, 1 some failed, 77 no run selected (skip),
+99 hard error (missing binary, bad expected file).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+RUN_KEYS = {"name", "args", "repeat", "contend_args", "timeout", "expect",
+            "forbid_other_lines"}
+EXPECT_KEYS = {"kind", "object", "type", "members", "true_shared_members",
+               "false_victim_members", "only_members", "min_writer_threads",
+               "function", "file", "min_typed_rate", "alignment_note"}
+KINDS = {"false", "true", "mixed"}
+
+
+class HardError(Exception):
+    pass
+
+
+# --- matching --------------------------------------------------------------
+
+def member_matches(pattern, member, variable):
+    """Does the range member (a path, or None) match the pattern?"""
+    pat = pattern.lstrip(".")
+    names = [(member or "").lstrip(".")]
+    if member and member.startswith("[") and variable:
+        names.append(variable + member)
+    for name in names:
+        if name == pat:
+            return True
+        if name.endswith(pat) and (pat.startswith("[") or
+                                   name[-len(pat) - 1] == "."):
+            return True
+    return False
+
+
+def strip_tag(type_name):
+    for tag in ("struct ", "union ", "enum "):
+        if type_name.startswith(tag):
+            return type_name[len(tag):]
+    return type_name
+
+
+def function_matches(want, got):
+    return got is not None and (got == want or got.startswith(want + "."))
+
+
+def sites_of(line):
+    return [s for r in line.get("ranges") or [] for s in r.get("sites") or []]
+
+
+def site_name(site):
+    where = site.get("function") or "%s+%s" % (site.get("module"),
+                                               site.get("module_offset"))
+    if site.get("file"):
+        where += " (%s:%s)" % (os.path.basename(site["file"]), site.get("line"))
+    return where
+
+
+def check_members(exp, key, line, flag=None):
+    """Mismatches for one list of member patterns."""
+    variable = line.get("variable") or line.get("object")
+    ranges = line.get("ranges") or []
+    if flag:
+        ranges = [r for r in ranges if r.get(flag)]
+    problems = []
+    for pattern in exp.get(key, []):
+        if not any(member_matches(pattern, r.get("member"), variable)
+                   for r in ranges):
+            have = ", ".join(str(r.get("member")) for r in ranges) or "none"
+            what = "range" if not flag else "range with %s" % flag
+            problems.append("%s: no %s '%s' (have: %s)"
+                            % (key, what, pattern, have))
+    return problems
+
+
+def check_line(exp, line):
+    """Everything in which a reported line differs from an expectation."""
+    problems = []
+
+    def differ(field, want, got):
+        problems.append("%s: expected %r, got %r" % (field, want, got))
+
+    if "kind" in exp and line.get("kind") != exp["kind"]:
+        differ("kind", exp["kind"], line.get("kind"))
+    if "object" in exp:
+        names = [line.get("variable") or "", line.get("object") or ""]
+        if not any(n.startswith(exp["object"]) for n in names):
+            differ("object", exp["object"] + "*", names)
+    if "type" in exp:
+        got = line.get("type")
+        if got is None or strip_tag(got) != strip_tag(exp["type"]):
+            differ("type", exp["type"], got)
+
+    problems += check_members(exp, "members", line)
+    problems += check_members(exp, "true_shared_members", line, "true_shared")
+    problems += check_members(exp, "false_victim_members", line, "false_victim")
+    if "only_members" in exp:
+        variable = line.get("variable") or line.get("object")
+        for r in line.get("ranges") or []:
+            if not any(member_matches(p, r.get("member"), variable)
+                       for p in exp["only_members"]):
+                problems.append("only_members: unexpected range %r at offset %s"
+                                % (r.get("member"), r.get("offset")))
+
+    if "min_writer_threads" in exp:
+        writers = {t.get("tid") for t in line.get("threads") or []
+                   if t.get("writes", 0) > 0}
+        if len(writers) < exp["min_writer_threads"]:
+            differ("writer threads", ">= %d" % exp["min_writer_threads"],
+                   len(writers))
+
+    if "function" in exp or "file" in exp:
+        sites = sites_of(line)
+        if not any((not exp.get("function") or
+                    function_matches(exp["function"], s.get("function"))) and
+                   (not exp.get("file") or
+                    (s.get("file") or "").endswith(exp["file"]))
+                   for s in sites):
+            problems.append("sites: none in %s%s (have: %s)" % (
+                exp.get("function", "any function"),
+                " of *" + exp["file"] if exp.get("file") else "",
+                ", ".join(site_name(s) for s in sites) or "none"))
+
+    if "min_typed_rate" in exp:
+        typed, untyped = line.get("typed", 0), line.get("untyped", 0)
+        rate = typed / (typed + untyped) if typed + untyped else 0.0
+        if rate < exp["min_typed_rate"]:
+            differ("typed rate", ">= %g" % exp["min_typed_rate"],
+                   "%.3f (%d typed, %d untyped)" % (rate, typed, untyped))
+
+    if "alignment_note" in exp:
+        advice = line.get("advice") or {}
+        for field, want in exp["alignment_note"].items():
+            if advice.get(field) != want:
+                differ("advice." + field, want, advice.get(field))
+    return problems
+
+
+def describe_expectation(exp):
+    keys = ("kind", "object", "type", "function")
+    return "{%s}" % " ".join("%s=%s" % (k, exp[k]) for k in keys if k in exp)
+
+
+def summarize_line(line):
+    """One line of text per reported line, enough to see what went wrong."""
+    flags = (("true_shared", "T"), ("false_victim", "V"), ("false_writer", "W"))
+    ranges = []
+    for r in line.get("ranges") or []:
+        marks = "".join(m for f, m in flags if r.get(f))
+        ranges.append("%s@%s r%s w%s%s" % (
+            r.get("member"), r.get("offset"), r.get("reads"), r.get("writes"),
+            " " + marks if marks else ""))
+    writers = {t.get("tid") for t in line.get("threads") or []
+               if t.get("writes", 0) > 0}
+    sites = sorted({site_name(s) for s in sites_of(line)})
+    return ("#%s %s %s %s (%s) score %s, %s samples, %d threads, %d writers; "
+            "ranges [%s]; sites [%s]" % (
+                line.get("rank"), line.get("kind"), line.get("address"),
+                line.get("variable") or line.get("object"), line.get("type"),
+                line.get("score"), line.get("samples"),
+                len(line.get("threads") or []), len(writers),
+                "; ".join(ranges), "; ".join(sites)))
+
+
+def check_report(report, run):
+    """All failures of one report against a run's expectations."""
+    failures = []
+    lines = report["lines"]
+    if report.get("target_status", 0) != 0:
+        failures.append("target_status: expected 0, got %r"
+                        % report.get("target_status"))
+
+    claimed, closest = set(), set()
+    for i, exp in enumerate(run.get("expect", [])):
+        best = None
+        for j, line in enumerate(lines):
+            if j in claimed:
+                continue
+            problems = check_line(exp, line)
+            if not problems:
+                claimed.add(j)
+                break
+            if best is None or len(problems) < len(best[2]):
+                best = (j, line, problems)
+        else:
+            if best is None:
+                failures.append("expected line %d %s: no %sline reported"
+                                % (i + 1, describe_expectation(exp),
+                                   "other " if lines else ""))
+            else:
+                closest.add(best[0])
+                failures.append("expected line %d %s not found; closest, line "
+                                "#%s: %s" % (i + 1, describe_expectation(exp),
+                                             best[1].get("rank"),
+                                             "; ".join(best[2])))
+    if run.get("forbid_other_lines"):
+        for j, line in enumerate(lines):
+            if j not in claimed and j not in closest:
+                failures.append("unexpected line #%s: %s kind on %s"
+                                % (line.get("rank"), line.get("kind"),
+                                   line.get("variable") or line.get("object")))
+    return failures
+
+
+# --- running ---------------------------------------------------------------
+
+def run_once(contend, binary, run):
+    """Run the testcase under contend once: (report or None, failures, path)."""
+    fd, path = tempfile.mkstemp(prefix="contend-e2e-", suffix=".json")
+    os.close(fd)
+    cmd = ([contend, "run", "--format", "json", "-o", path] +
+           run.get("contend_args", []) + ["--", binary] + run.get("args", []))
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True,
+                              timeout=run.get("timeout", 120))
+    except subprocess.TimeoutExpired:
+        return None, ["timed out after %ss: %s" % (run.get("timeout", 120),
+                                                  " ".join(cmd))], path
+    if proc.returncode != 0:
+        tail = "\n    ".join(proc.stderr.strip().splitlines()[-15:])
+        return None, ["contend exited with %d: %s\n    %s"
+                      % (proc.returncode, " ".join(cmd), tail)], path
+    try:
+        with open(path) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as e:
+        return None, ["no readable JSON report in %s: %s" % (path, e)], path
+    if not isinstance(report, dict) or not isinstance(report.get("lines"), list):
+        return None, ["report in %s has no \"lines\" array" % path], path
+    try:
+        return report, check_report(report, run), path
+    except (AttributeError, KeyError, TypeError) as e:
+        return None, ["report in %s does not follow docs/json-schema.md: %r"
+                      % (path, e)], path
+
+
+def check_run(contend, binary, run, repeat):
+    passed = 0
+    for k in range(repeat):
+        report, failures, path = run_once(contend, binary, run)
+        if not failures:
+            passed += 1
+            os.unlink(path)
+            continue
+        print("FAIL %s, repetition %d/%d:" % (run["name"], k + 1, repeat))
+        for f in failures:
+            print("  " + f)
+        if report is not None:
+            print("  reported lines (T true_shared, V false_victim, "
+                  "W false_writer):")
+            for line in report["lines"]:
+                try:
+                    print("    " + summarize_line(line))
+                except (AttributeError, TypeError) as e:
+                    print("    (malformed line: %r)" % e)
+            if not report["lines"]:
+                print("    none")
+        print("  report kept: %s" % path)
+        sys.stdout.flush()
+    print("%s %s (%d/%d)" % ("ok" if passed == repeat else "FAIL",
+                             run["name"], passed, repeat))
+    sys.stdout.flush()
+    return passed == repeat
+
+
+def validate(expected, path):
+    """Refuse a malformed expected file, typos included."""
+    def bad(msg):
+        raise HardError("%s: %s" % (path, msg))
+
+    if not isinstance(expected, dict):
+        bad("not a JSON object")
+    if not isinstance(expected.get("binary"), str):
+        bad("missing \"binary\"")
+    if not isinstance(expected.get("runs"), list) or not expected["runs"]:
+        bad("missing \"runs\"")
+    for run in expected["runs"]:
+        if not isinstance(run, dict):
+            bad("a run is not a JSON object")
+        name = run.get("name")
+        if not isinstance(name, str):
+            bad("a run has no \"name\"")
+        if set(run) - RUN_KEYS:
+            bad("run %s: unknown keys %s" % (name, sorted(set(run) - RUN_KEYS)))
+        for exp in run.get("expect", []):
+            if not isinstance(exp, dict):
+                bad("run %s: an expectation is not a JSON object" % name)
+            if set(exp) - EXPECT_KEYS:
+                bad("run %s: unknown expectation keys %s"
+                    % (name, sorted(set(exp) - EXPECT_KEYS)))
+            if "kind" in exp and exp["kind"] not in KINDS:
+                bad("run %s: kind %r is not one of %s"
+                    % (name, exp["kind"], sorted(KINDS)))
+            for key in ("members", "true_shared_members",
+                        "false_victim_members", "only_members"):
+                if any(not isinstance(p, str) or not p.lstrip(".")
+                       for p in exp.get(key, [])):
+                    bad("run %s: %s needs non-empty strings" % (name, key))
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: e2e.py TESTCASE.expected.json", file=sys.stderr)
+        return 99
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = os.environ.get("top_builddir") or os.path.dirname(here)
+    contend = os.path.join(top, "contend")
+
+    try:
+        with open(argv[1]) as f:
+            try:
+                expected = json.load(f)
+            except ValueError as e:
+                raise HardError("%s: %s" % (argv[1], e))
+        validate(expected, argv[1])
+        binary = os.path.join(top, "testcases", expected["binary"])
+        for prog in (contend, binary):
+            if not os.access(prog, os.X_OK):
+                raise HardError("%s not found or not executable: build first"
+                                % prog)
+        repeat = os.environ.get("CONTEND_E2E_REPEAT")
+        if repeat is not None and (not repeat.isdigit() or int(repeat) < 1):
+            raise HardError("CONTEND_E2E_REPEAT=%s is not a positive number"
+                            % repeat)
+    except (OSError, HardError) as e:
+        print("e2e.py: %s" % e, file=sys.stderr)
+        return 99
+
+    only = os.environ.get("CONTEND_E2E_FILTER")
+    runs = [r for r in expected["runs"]
+            if not only or r["name"] in only.split(",")]
+    if not runs:
+        print("skip: no run named %s in %s" % (only, argv[1]))
+        return 77
+
+    ok = True
+    for run in runs:
+        times = int(repeat) if repeat else run.get("repeat", 1)
+        ok &= check_run(contend, binary, run, times)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
