@@ -48,7 +48,8 @@ void classify_config_default(struct classify_config *c)
 struct usage {
 	unsigned range;
 	uint32_t tid;
-	uint64_t concurrent, concurrent_writes;
+	uint64_t concurrent;
+	uint64_t writes;        /* all write samples, concurrent or not */
 };
 
 /* Who takes part in one range: counts and one representative of each. */
@@ -134,13 +135,13 @@ static unsigned collect_usage(const struct line *l, struct range_verdict *r,
 		u[i].tid = c->tid;
 		u[i].concurrent = c->concurrent;
 		if (access_kind_writes(c->kind))
-			u[i].concurrent_writes = c->concurrent;
+			u[i].writes = c->count;
 	}
 	qsort(u, l->n_cells, sizeof(*u), cmp_usage);
 	for (unsigned i = 0; i < l->n_cells; i++) {
 		if (n && !cmp_usage(&u[n - 1], &u[i])) {
 			u[n - 1].concurrent += u[i].concurrent;
-			u[n - 1].concurrent_writes += u[i].concurrent_writes;
+			u[n - 1].writes += u[i].writes;
 		} else {
 			u[n++] = u[i];
 		}
@@ -187,11 +188,12 @@ static void count_participants(const struct usage *u, unsigned n_usage,
 			pp->toucher = u[i].tid;
 			threads[n_threads++] = u[i].tid;
 		}
-		/* Writes are sampled rarely (see line_table.h): a thread
-		 * whose use of the range is above the noise writes it when
-		 * at least two of its samples there wrote; one could be a
-		 * misdecoded stray. */
-		if (u[i].concurrent >= threshold && u[i].concurrent_writes >= 2) {
+		/* Stores retire into the store buffer and are sampled far
+		 * less than the loads stalling on the same line (on the
+		 * Klass check: one store sample per several hundred loads).
+		 * A thread whose concurrent use of the range is above the
+		 * noise writes it if any of its samples there wrote. */
+		if (u[i].concurrent >= threshold && u[i].writes >= 1) {
 			pp->n_write++;
 			pp->writer = u[i].tid;
 			writers[n_writers++] = u[i].tid;

@@ -3,8 +3,8 @@
  * Only concurrent accesses (line_table.h) are evidence.  A thread's use of
  * a range whose concurrent count is below noise_frac of the line's
  * concurrent samples is ignored as sampling noise; above it, the thread
- * writes the range if at least two of those samples wrote (stores are
- * sampled rarely, one sample may be a stray).  Over the remaining cells, for every pair of
+ * writes the range if any of its samples there wrote (stores retire into
+ * the store buffer and are sampled rarely).  Over the remaining cells, for every pair of
  * different threads T (writing bytes W) and U (touching bytes A):
  *   W and A overlap      -> true sharing on those bytes;
  *   W and A are disjoint -> false sharing (A's range is the victim of W's).

@@ -16,7 +16,7 @@ enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
 enum fail_on { FAIL_ON_ANY, FAIL_ON_FALSE, FAIL_ON_TRUE };
 
 #define DEFAULT_FREQ 1000      /* Hz per thread; see bench/overhead */
-#define DEFAULT_WINDOW_PERIODS 2.5
+#define DEFAULT_WINDOW_PERIODS 10
 
 struct options {
 	const char *command;         /* "run", "attach", ... */

@@ -183,8 +183,8 @@ static double window_ms(const struct options *opt)
 	double w = opt->window_ms;
 	if (w <= 0) {
 		w = DEFAULT_WINDOW_PERIODS * 1000.0 / opt->freq;
-		if (w < 1.0)
-			w = 1.0;
+		if (w < 10.0)
+			w = 10.0;
 	}
 	return w;
 }

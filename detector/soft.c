@@ -193,23 +193,43 @@ static bool u32_find(const uint32_t *a, unsigned n, uint32_t v, unsigned *idx)
 	return lo < n && a[lo] == v;
 }
 
-/* Is the predecessor of the instruction at offset idx certainly the
- * instruction that retired just before it? */
+static bool is_branch_target(const struct func_code *f, uint32_t off)
+{
+	return u32_find(f->targets, f->n_targets, off, NULL);
+}
+
+/* The instruction that retired just before the one at insn[idx], when
+ * that is certain: idx is not a branch target and its predecessor falls
+ * through.  A conditional jump is looked through once: cmp/test + jcc
+ * macro-fuse into one operation, so a stall on "cmp %rsi,(%rdi)" is
+ * sampled after the jcc (measured: 88% of is_subtype_of's samples), and
+ * the jcc changes no register. */
 static enum decode_status predecessor_access(struct soft *s, struct func_code *f,
 					     unsigned idx, const struct regs *regs,
 					     struct decoded_access *acc, uint64_t *at)
 {
-	uint32_t poff, ioff = f->insn[idx];
+	enum decode_status st;
 	struct insn_info ii;
+	uint32_t poff, ioff = f->insn[idx];
 
-	if (idx == 0 || u32_find(f->targets, f->n_targets, ioff, NULL))
+	if (idx == 0 || is_branch_target(f, ioff))
 		return DECODE__COUNT;   /* ambiguous: reached by a jump */
 	poff = f->insn[idx - 1];
 	if (!decoder_insn(s->dec, f->bytes + poff, ioff - poff, f->start + poff, &ii) ||
 	    !ii.falls_through || ii.is_call)
 		return DECODE__COUNT;
 	*at = f->start + poff;
-	return decoder_access(s->dec, f->bytes + poff, ioff - poff, *at, regs, true, acc);
+	st = decoder_access(s->dec, f->bytes + poff, ioff - poff, *at, regs, true, acc);
+	if (st == DECODE_NO_MEMORY && ii.has_target && idx >= 2 &&
+	    !is_branch_target(f, poff)) {
+		uint32_t ppoff = f->insn[idx - 2];
+		enum decode_status st2;
+		*at = f->start + ppoff;
+		st2 = decoder_access(s->dec, f->bytes + ppoff, poff - ppoff, *at, regs, true, acc);
+		if (st2 != DECODE_NO_MEMORY)
+			return st2;
+	}
+	return st;
 }
 
 /* Failures that mean "this instruction does touch memory, we just cannot
