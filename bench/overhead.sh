@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Overhead of contend on its targets: wall time of each testcase native and
+# under `contend run` (default rate, and 4x), runs interleaved, medians and
+# ratios printed as a markdown table.
+#   bench/overhead.sh [RUNS]        (default 5; run from the build tree)
+set -euo pipefail
+runs=${1:-5}
+b=${top_builddir:-$(pwd)}
+contend="$b/contend"
+tc="$b/testcases"
+freq=$("$contend" run --help | sed -n 's/.*default \([0-9]*\)).*/\1/p' | head -1)
+
+cases=(
+	"false_sharing_counters --padded"
+	"no_sharing"
+	"false_sharing_counters"
+	"true_sharing_counter"
+	"klass_secondary_supers --seconds 1"
+)
+
+wall() {   # seconds of one command, to the millisecond
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>&1
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+echo "| testcase | native s | contend -F $freq s | ratio | -F $((freq * 4)) s | ratio |"
+echo "|---|---|---|---|---|---|"
+for c in "${cases[@]}"; do
+	set -- $c
+	bin="$tc/$1"; shift
+	: >/tmp/ovh.n; : >/tmp/ovh.c; : >/tmp/ovh.c4
+	for ((i = 0; i < runs; i++)); do
+		wall "$bin" "$@" >>/tmp/ovh.n
+		wall "$contend" run -q -o /dev/null -- "$bin" "$@" >>/tmp/ovh.c
+		wall "$contend" run -q -F $((freq * 4)) -o /dev/null -- "$bin" "$@" >>/tmp/ovh.c4
+	done
+	n=$(median </tmp/ovh.n); c1=$(median </tmp/ovh.c); c4=$(median </tmp/ovh.c4)
+	printf "| %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n" "$c" "$n" "$c1" \
+		"$(awk -v a="$c1" -v b="$n" 'BEGIN { print a / b }')" "$c4" "$(awk -v a="$c4" -v b="$n" 'BEGIN { print a / b }')"
+done
+rm -f /tmp/ovh.n /tmp/ovh.c /tmp/ovh.c4
