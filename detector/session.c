@@ -242,7 +242,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	char *command;
 
 	if (!opt->argv || !opt->argv[0])
-		options_usage("run", 2);
+		die("run: no command given (usage: contend run [options] -- CMD [ARGS...])");
 
 	session_init(&s, opt, hooks);
 
