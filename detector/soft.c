@@ -141,7 +141,8 @@ static struct func_code *func_code_build(struct soft *s, uint32_t pid,
 		}
 		off += ii.length;
 	}
-	qsort(f->targets, f->n_targets, sizeof(*f->targets), cmp_u32);
+	if (f->n_targets)
+		qsort(f->targets, f->n_targets, sizeof(*f->targets), cmp_u32);
 	f->ok = f->n_insn > 0;
 	return f;
 }

@@ -580,8 +580,15 @@ static void format_type(Dwarf_Die *type, struct strbuf *out, int depth)
 
 			snprintf(q, sizeof(q), "%s ", qualifier_keyword(tag));
 			strbuf_prepend(&decl, q);
-		} else if (is_qualifier(tag))
-			strbuf_addf(&quals, "%s ", qualifier_keyword(tag));
+		} else if (is_qualifier(tag)) {
+			/* GCC qualifies both an array and its element type
+			 * ("volatile long a[4]"): say it once */
+			char q[16];
+
+			snprintf(q, sizeof(q), "%s ", qualifier_keyword(tag));
+			if (!strstr(strbuf_str(&quals), q))
+				strbuf_addf(&quals, "%s", q);
+		}
 		else if (tag == DW_TAG_array_type || tag == DW_TAG_subroutine_type) {
 			if (decl.len && strchr("*&:", decl.buf[0])) {
 				strbuf_prepend(&decl, "(");
