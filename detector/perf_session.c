@@ -22,6 +22,8 @@ struct ring {
 
 struct perf_session {
 	struct perf_event_attr attr;
+	bool has_leader;
+	struct perf_event_attr leader;
 	struct ring *rings;       /* one per CPU: every event on that CPU writes here */
 	unsigned n_rings;
 	struct pollfd *pfds;
@@ -84,21 +86,48 @@ const char *perf_open_hint(int err)
 /* Open the event for one task on one CPU.  The first event of a CPU gets
  * the ring buffer; the others are redirected into it (SET_OUTPUT), so
  * memory stays one buffer per CPU however many threads are followed. */
+static void add_fd(struct perf_session *ps, int fd)
+{
+	ALLOC_GROW(ps->fds, ps->n_fds + 1, ps->alloc_fds);
+	ps->fds[ps->n_fds++] = fd;
+}
+
+/* The group leader of this (task, CPU), if the session has one; -1 if
+ * not, -errno if it cannot be opened. */
+static int open_leader(struct perf_session *ps, pid_t pid, int cpu)
+{
+	int fd;
+
+	if (!ps->has_leader)
+		return -1;
+	fd = sys_perf_event_open(&ps->leader, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 static int open_on_cpu(struct perf_session *ps, pid_t pid, int cpu)
 {
 	struct ring *r = NULL;
-	int fd;
+	int fd, lfd;
 
 	for (unsigned i = 0; i < ps->n_rings; i++)
 		if (ps->rings[i].cpu == cpu)
 			r = &ps->rings[i];
-	fd = sys_perf_event_open(&ps->attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	lfd = open_leader(ps, pid, cpu);
+	if (lfd < -1)
+		return lfd;
+	fd = sys_perf_event_open(&ps->attr, pid, cpu, lfd, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (lfd >= 0)
+			close(lfd);
+		return -e;
+	}
 	if (r) {
 		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
 			int e = errno;
 			close(fd);
+			if (lfd >= 0)
+				close(lfd);
 			return -e;
 		}
 	} else {
@@ -109,6 +138,8 @@ static int open_on_cpu(struct perf_session *ps, pid_t pid, int cpu)
 		if (base == MAP_FAILED) {
 			int e = errno;
 			close(fd);
+			if (lfd >= 0)
+				close(lfd);
 			return -(e == EPERM ? ENOMEM : e);
 		}
 		r = &ps->rings[ps->n_rings];
@@ -120,8 +151,9 @@ static int open_on_cpu(struct perf_session *ps, pid_t pid, int cpu)
 		ps->pfds[ps->n_rings].events = POLLIN;
 		ps->n_rings++;
 	}
-	ALLOC_GROW(ps->fds, ps->n_fds + 1, ps->alloc_fds);
-	ps->fds[ps->n_fds++] = fd;
+	if (lfd >= 0)
+		add_fd(ps, lfd);
+	add_fd(ps, fd);
 	return 0;
 }
 
@@ -158,6 +190,9 @@ struct perf_session *perf_session_open(const struct perf_session_config *cfg)
 
 	ps->attr = cfg->attr;
 	ps->attr.size = sizeof(ps->attr);
+	ps->has_leader = cfg->has_leader;
+	ps->leader = cfg->leader;
+	ps->leader.size = sizeof(ps->leader);
 	ps->pages = cfg->buffer_pages ? cfg->buffer_pages : 128;
 	ps->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	ps->rings = xcalloc((size_t)ncpu, sizeof(*ps->rings));
@@ -500,7 +535,8 @@ size_t perf_session_drain(struct perf_session *ps, const struct perf_callbacks *
 	for (size_t i = 0; i < ps->n_refs; i++)
 		ps->refs[i].time = record_time(&ps->attr, ps->buf + ps->refs[i].off,
 					       ps->refs[i].len);
-	qsort(ps->refs, ps->n_refs, sizeof(*ps->refs), cmp_ref);
+	if (ps->n_refs > 1)   /* refs is NULL until the first record */
+		qsort(ps->refs, ps->n_refs, sizeof(*ps->refs), cmp_ref);
 	for (size_t i = 0; i < ps->n_refs; i++)
 		dispatch(ps, ps->buf + ps->refs[i].off, ps->refs[i].len, cb);
 	n = ps->n_refs;

@@ -51,6 +51,11 @@ struct perf_session_config {
 	const pid_t *tids;        /* attach: the threads to open, NULL = pid only */
 	unsigned n_tids;
 	struct perf_event_attr attr;   /* filled by the backend; freq etc. */
+	/* Opened before attr on every (task, CPU) as the leader of its group,
+	 * counting only: newer Intel cores take the load-latency event only
+	 * behind mem-loads-aux.  has_leader false: no group. */
+	bool has_leader;
+	struct perf_event_attr leader;
 	unsigned buffer_pages;    /* data pages per ring, power of two */
 };
 

@@ -1,0 +1,92 @@
+/* cmd_backends.c - `contend backends`: which backends can run here, and why not.
+ *
+ * Probes every backend as `contend run` would (the same encodings, the
+ * same trial opens on this process) and prints one row per backend, the
+ * events it would open, and the one auto picks.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "commands.h"
+#include "options.h"
+#include "util.h"
+
+static void print_host(const struct hw_host *h)
+{
+	printf("host: %s", h->vendor_name[0] ? h->vendor_name : "unknown CPU");
+	if (h->pfm_pmu[0])
+		printf(" (libpfm4 PMU %s)", h->pfm_pmu);
+	if (h->kernel_major)
+		printf(", kernel %u.%u", h->kernel_major, h->kernel_minor);
+	if (h->hypervisor)
+		printf(", virtual machine");
+	printf(", core PMU: %s\n\n", h->core_pmu[0] ? h->core_pmu : "none");
+}
+
+static void print_event(const struct hw_event *ev)
+{
+	const struct perf_event_attr *a = &ev->attr;
+
+	printf("%8s%s%s\n%10stype %" PRIu32 " config 0x%llx", "", ev->name,
+	       ev->leader ? "  (group leader)" : "", "", a->type, (unsigned long long)a->config);
+	if (a->config1)
+		printf(" config1 0x%llx", (unsigned long long)a->config1);
+	if (a->config2)
+		printf(" config2 0x%llx", (unsigned long long)a->config2);
+	if (a->precise_ip)
+		printf(" precise_ip %u", (unsigned)a->precise_ip);
+	putchar('\n');
+}
+
+/* One hardware backend: its verdict, and the events it opens or would. */
+static void print_hardware(enum backend_id id, const struct hw_host *h,
+			   const struct hw_config *cfg, const struct backend_choice *c)
+{
+	struct hw_event ev[HW_MAX_EVENTS];
+	char *why = NULL;
+	unsigned n;
+
+	if (c->id == id) {
+		printf("  %-5s yes\n", backend_name(id));
+		for (unsigned i = 0; i < c->n_events; i++)
+			print_event(&c->events[i]);
+		return;
+	}
+	printf("  %-5s no    %s\n", backend_name(id), c->why_not[id] ? c->why_not[id] : "");
+	/* encodings that exist but cannot run are worth seeing too */
+	n = hw_encode(id, h, cfg, ev, &why);
+	free(why);
+	for (unsigned i = 0; i < n; i++)
+		print_event(&ev[i]);
+}
+
+int cmd_backends(int argc, char **argv)
+{
+	struct options opt;
+	struct hw_host host;
+	struct backend_choice c;
+	struct backend_request req;
+	char *note;
+
+	options_parse(&opt, argc, argv);
+	req = (struct backend_request){
+		.name = "auto",
+		.hw = { .ldlat = opt.ldlat, .freq = opt.freq },
+		.freq = opt.freq,
+	};
+	hw_host_detect(&host, "");
+	backend_choose(&req, &host, &c);
+
+	print_host(&host);
+	for (int id = 0; id < BACKEND_SOFT; id++)
+		print_hardware(id, &host, &req.hw, &c);
+	printf("  %-5s yes   cpu-clock samples + instruction decoding\n", "soft");
+	note = backend_note(&c);
+	printf("\nauto: %s\n  (%s)\n", backend_name(c.id), note);
+	free(note);
+	backend_choice_release(&c);
+	return 0;
+}
