@@ -1,0 +1,850 @@
+/* html.c - the report as one self-contained HTML page, for code review.
+ *
+ * No network and no script: inline CSS, and per contended line an inline
+ * SVG picture of the cache line (bytes across, one row per thread, cells
+ * coloured by read/write and shaded by samples, members along the top),
+ * the accesses, the advice and the annotated source (annotate.h).  Every
+ * string from the report goes through esc(): a member, a path or a
+ * command line may hold any character.
+ */
+#include "report.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "annotate.h"
+#include "config.h"
+#include "util.h"
+
+#define MAX_THREADS_SHOWN 8     /* per range in the access table */
+#define MAX_SITES_SHOWN 4       /* per range */
+
+/* the picture, in SVG user units (pixels at 100%) */
+#define PIC_LABEL 150           /* thread names on the left */
+#define PIC_RIGHT 100           /* per-thread totals on the right */
+#define PIC_WIDTH 832           /* the bytes: 13 a byte on a 64-byte line */
+#define PIC_BAND 24             /* member names along the top */
+#define PIC_ROW 22
+#define PIC_AXIS 18
+#define PIC_MAX_ROWS 16
+#define PIC_CHAR 6.6            /* width of a character at 11px, monospace */
+
+static const char style[] =
+	":root{--fg:#1f2328;--dim:#656d76;--rule:#d0d7de;--soft:#f6f8fa;"
+	"--read:#2563eb;--write:#dc2626;--both:#7c3aed;"
+	"--mono:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace}\n"
+	"body{margin:0;color:var(--fg);background:#fff;"
+	"font:14px/1.45 system-ui,-apple-system,'Segoe UI','DejaVu Sans',sans-serif}\n"
+	"main,header,footer{max-width:1140px;margin:0 auto;padding:0 24px}\n"
+	"header{padding-top:20px;padding-bottom:4px}\n"
+	"h1{font-size:22px;margin:0 0 10px}\n"
+	"h2{font-size:18px;margin:0 0 6px}\nmain>h2{margin-top:22px}\n"
+	"h3{font-size:14px;margin:18px 0 6px;color:var(--dim);text-transform:uppercase;"
+	"letter-spacing:.04em}\n"
+	"code,pre,.mono{font-family:var(--mono);font-size:12.5px}\n"
+	"pre{background:var(--soft);border:1px solid var(--rule);border-radius:6px;"
+	"padding:8px 10px;margin:4px 0;overflow-x:auto;tab-size:8}\n"
+	"table{border-collapse:collapse}\n"
+	"th{text-align:left;font-weight:600}\n"
+	".facts th{color:var(--dim);font-weight:500;padding:1px 16px 1px 0;vertical-align:top}\n"
+	".facts td{padding:1px 0}\n"
+	".dim{color:var(--dim)}\n.nowrap{white-space:nowrap}\n"
+	".num{text-align:right;font-variant-numeric:tabular-nums}\n"
+	".grid{width:100%;margin:4px 0}\n"
+	".grid th,.grid td{padding:4px 10px;border-bottom:1px solid var(--rule);vertical-align:top}\n"
+	".grid thead th{border-bottom:2px solid var(--rule);font-size:12.5px;color:var(--dim)}\n"
+	".badge{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;"
+	"font-size:12px;font-weight:700;letter-spacing:.03em;white-space:nowrap}\n"
+	".badge.false{background:#cf222e}.badge.true{background:#8250df}"
+	".badge.mixed{background:#bc4c00}.badge.none{background:#656d76}\n"
+	"section.line{margin:28px 0;padding:18px 20px;border:1px solid var(--rule);"
+	"border-radius:8px}\n"
+	".stats{margin:0 0 10px;color:var(--dim)}\n.stats b{color:var(--fg)}\n"
+	"svg.pic{display:block;max-width:100%;height:auto;font-family:var(--mono)}\n"
+	".legend{font-size:12.5px;color:var(--dim);margin:4px 0 0}\n"
+	".sw{display:inline-block;width:11px;height:11px;border-radius:2px;"
+	"vertical-align:-1px;margin:0 4px 0 12px}\n"
+	".layouts>div{min-width:0}\n"
+	".layouts h4{margin:6px 0 2px;font-size:12.5px;color:var(--dim);font-weight:500}\n"
+	".advice{font-size:15px;margin:4px 0}\n"
+	".file{margin:10px 0;border:1px solid var(--rule);border-radius:6px;overflow-x:auto}\n"
+	".file .path{background:var(--soft);border-bottom:1px solid var(--rule);padding:5px 10px;"
+	"font-family:var(--mono);font-size:12.5px}\n"
+	".src{font-family:var(--mono);font-size:12.5px;width:100%}\n"
+	".src td{padding:0 8px;white-space:pre;vertical-align:top}\n"
+	".src td.ln{color:var(--dim);text-align:right;border-right:1px solid var(--rule);"
+	"user-select:none}\n"
+	".src td.code{tab-size:8;width:100%}\n"
+	".src tr.hot td{background:#fff5f5}\n.src tr.hot td.code{background:#ffebe9}\n"
+	".src td.pct{text-align:right;font-weight:600}\n"
+	".src td.mem{color:#0550ae}\n.src td.ptr{color:var(--dim)}\n"
+	".src tr.gap td{color:var(--dim);background:var(--soft)}\n"
+	".note{color:var(--dim);font-style:italic;margin:6px 0}\n"
+	"a{color:#0969da;text-decoration:none}\na:hover{text-decoration:underline}\n"
+	"footer{color:var(--dim);font-size:12px;padding-bottom:24px}\n";
+
+/* ------------------------------------------------------------------ */
+/* escaping */
+
+/* s as HTML text or attribute value: markup and control characters escaped. */
+static void esc(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		switch (c) {
+		case '&':  fputs("&amp;", out); break;
+		case '<':  fputs("&lt;", out); break;
+		case '>':  fputs("&gt;", out); break;
+		case '"':  fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default:
+			/* controls are not allowed in HTML text; tabs and newlines are */
+			if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f)
+				fputs("&#xfffd;", out);
+			else
+				fputc(c, out);
+		}
+	}
+}
+
+__attribute__((format(printf, 2, 3)))
+static void escf(FILE *out, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	esc(out, strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
+static double percent(uint64_t part, uint64_t all)
+{
+	return all ? 100.0 * (double)part / (double)all : 0.0;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* "FALSE SHARING" in a coloured pill. */
+static void badge(FILE *out, enum sharing_kind kind)
+{
+	fprintf(out, "<span class=\"badge %s\">", sharing_kind_id(kind));
+	for (const char *s = sharing_kind_name(kind); *s; s++)
+		fputc(toupper((unsigned char)*s), out);
+	fputs("</span>", out);
+}
+
+/* ------------------------------------------------------------------ */
+/* header and ranking */
+
+static void print_facts(const struct report *r, FILE *out)
+{
+	uint64_t dropped = 0, all = r->typed + r->untyped;
+
+	for (unsigned i = 0; i < r->n_dropped; i++)
+		dropped += r->dropped[i].n;
+	fputs("<table class=\"facts\">\n", out);
+	if (r->command) {
+		fputs("<tr><th>command</th><td><code>", out);
+		esc(out, r->command);
+		fputs("</code> <span class=\"dim\">", out);
+		if (r->target_status >= 0)
+			fprintf(out, "exit %d", r->target_status);
+		else
+			fprintf(out, "killed by signal %d", -r->target_status);
+		fprintf(out, ", %.2f s</span></td></tr>\n", r->duration);
+	}
+	fputs("<tr><th>backend</th><td>", out);
+	escf(out, "%s, %u Hz per thread", r->backend ? r->backend : "unknown", r->freq);
+	if (r->backend_note) {
+		fputs(" <span class=\"dim\">(", out);
+		esc(out, r->backend_note);
+		fputs(")</span>", out);
+	}
+	fputs("</td></tr>\n", out);
+	fprintf(out, "<tr><th>samples</th><td>%" PRIu64 ", %" PRIu64
+		" decoded accesses (%.1f%%), %" PRIu64 " dropped", r->samples, r->decoded,
+		percent(r->decoded, r->samples), dropped);
+	for (unsigned i = 0; i < r->n_dropped; i++) {
+		fputs(i ? ", " : " <span class=\"dim\">(", out);
+		escf(out, "%s %" PRIu64, r->dropped[i].what, r->dropped[i].n);
+	}
+	fprintf(out, "%s</td></tr>\n", r->n_dropped ? ")</span>" : "");
+	fprintf(out, "<tr><th>lines</th><td>%u contended, %u touched by &ge; 2 threads; "
+		"line size %u bytes</td></tr>\n", r->n_lines, r->n_candidates, r->line_size);
+	if (all) {
+		fprintf(out, "<tr><th>types</th><td>%.1f%% of the accesses on contended lines "
+			"have a DWARF type", percent(r->typed, all));
+		for (unsigned i = 0; i < r->n_untyped_why; i++) {
+			fputs(i ? ", " : " <span class=\"dim\">(untyped: ", out);
+			escf(out, "%s %" PRIu64, r->untyped_why[i].what, r->untyped_why[i].n);
+		}
+		fprintf(out, "%s</td></tr>\n", r->n_untyped_why ? ")</span>" : "");
+	}
+	fputs("</table>\n", out);
+}
+
+/* "counters" and "long[64]", or "[heap]+0x2a0" and "stats: struct stats". */
+static void print_object(const struct report_line *l, FILE *out)
+{
+	const char *object = l->object ? l->object : "";
+
+	fputs("<span class=\"mono\"><b>", out);
+	esc(out, object);
+	fputs("</b>", out);
+	if (l->variable && strncmp(object, l->variable, strlen(l->variable))) {
+		fputs(" <span class=\"dim\">", out);
+		escf(out, "%s: %s", l->variable, l->type_name ? l->type_name : "?");
+		fputs("</span>", out);
+	} else if (l->type_name) {
+		fputs(" <span class=\"dim\">", out);
+		esc(out, l->type_name);
+		fputs("</span>", out);
+	}
+	fputs("</span>", out);
+}
+
+static void print_ranking(const struct report *r, FILE *out)
+{
+	fputs("<h2>Contended lines</h2>\n<table class=\"grid\"><thead><tr><th>#</th>"
+	      "<th>kind</th><th>object</th><th class=\"num\">score</th>"
+	      "<th class=\"num\">samples</th><th class=\"num\">threads</th>"
+	      "<th>address</th></tr></thead>\n<tbody>\n", out);
+	for (unsigned i = 0; i < r->n_lines; i++) {
+		const struct report_line *l = &r->lines[i];
+
+		fprintf(out, "<tr><td><a href=\"#rank-%u\">#%u</a></td><td>", i + 1, i + 1);
+		badge(out, l->kind);
+		fputs("</td><td>", out);
+		print_object(l, out);
+		fprintf(out, "</td><td class=\"num\">%.3f</td><td class=\"num\">%" PRIu64
+			"</td><td class=\"num\">%u</td><td class=\"mono dim\">0x%" PRIx64
+			" pid %" PRIu32 "</td></tr>\n", l->score, l->samples, l->n_threads,
+			l->addr, l->pid);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+/* ------------------------------------------------------------------ */
+/* the picture of a line: bytes x threads */
+
+struct picture {
+	unsigned size;                 /* bytes in the line */
+	unsigned rows;                 /* threads drawn */
+	uint64_t *reads, *writes;      /* [row * size + byte] */
+	uint64_t max;                  /* of reads + writes over the cells */
+	double cell;                   /* width of a byte */
+	int top;                       /* y of the first row */
+};
+
+static int thread_row(const struct report_line *l, unsigned rows, uint32_t tid)
+{
+	for (unsigned i = 0; i < rows; i++)
+		if (l->threads[i].tid == tid)
+			return i;
+	return -1;
+}
+
+static void picture_fill(struct picture *p, const struct report_line *l)
+{
+	p->size = l->line_size ? l->line_size : 64;
+	p->rows = l->n_threads < PIC_MAX_ROWS ? l->n_threads : PIC_MAX_ROWS;
+	p->reads = xcalloc((size_t)p->size * (p->rows ? p->rows : 1), sizeof(*p->reads));
+	p->writes = xcalloc((size_t)p->size * (p->rows ? p->rows : 1), sizeof(*p->writes));
+	p->cell = (double)PIC_WIDTH / p->size;
+	p->top = PIC_BAND + 6;
+	p->max = 0;
+	for (unsigned g = 0; g < l->n_ranges; g++) {
+		const struct report_range *rr = &l->ranges[g];
+
+		for (unsigned k = 0; k < rr->n_threads; k++) {
+			int row = thread_row(l, p->rows, rr->threads[k].tid);
+
+			for (unsigned b = rr->offset; row >= 0 && b < rr->offset + rr->size &&
+			     b < p->size; b++) {
+				size_t i = (size_t)row * p->size + b;
+
+				p->reads[i] += rr->threads[k].reads;
+				p->writes[i] += rr->threads[k].writes;
+				if (p->reads[i] + p->writes[i] > p->max)
+					p->max = p->reads[i] + p->writes[i];
+			}
+		}
+	}
+}
+
+static void picture_release(struct picture *p)
+{
+	free(p->reads);
+	free(p->writes);
+}
+
+static double byte_x(const struct picture *p, unsigned byte)
+{
+	return PIC_LABEL + byte * p->cell;
+}
+
+/* text cut to fit width units, with an ellipsis; "" if hardly anything fits */
+static char *fit(const char *text, double width)
+{
+	int room = (int)((width - 4) / PIC_CHAR);
+	int len = strlen(text), keep;
+
+	if (len <= room)
+		return xstrdup(text);
+	if (room < 3)
+		return xstrdup("");
+	/* not in the middle of a UTF-8 sequence */
+	for (keep = room - 1; keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80; keep--)
+		;
+	return xasprintf("%.*s\u2026", keep, text);
+}
+
+/* One named box along the top, over bytes [from, to). */
+static void band_box(FILE *out, const struct picture *p, long from, long to, const char *name,
+		     const char *title, uint64_t reads, uint64_t writes)
+{
+	double x, w;
+	const char *fill = writes ? "#ffd8d3" : reads ? "#dbe7ff" : "#eef0f3";
+	char *label;
+
+	if (to <= 0 || from >= (long)p->size)
+		return;
+	from = from < 0 ? 0 : from;
+	to = to > (long)p->size ? (long)p->size : to;
+	x = byte_x(p, from);
+	w = (to - from) * p->cell;
+	label = fit(name, w);
+	fputs("<g><title>", out);
+	esc(out, title);
+	fprintf(out, "</title><rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"%d\" rx=\"3\" "
+		"fill=\"%s\" stroke=\"#fff\" stroke-width=\"1.5\"/>", x, w, PIC_BAND - 4, fill);
+	if (*label) {
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" "
+			"fill=\"#1f2328\">", x + w / 2, PIC_BAND / 2 + 5);
+		esc(out, label);
+		fputs("</text>", out);
+	}
+	fputs("</g>\n", out);
+	free(label);
+}
+
+/* rr's member path names member m: "m", "var.m", "[2].m". */
+static bool names_member(const char *path, const char *m)
+{
+	size_t lp = strlen(path), lm = strlen(m);
+
+	if (!strcmp(path, m))
+		return true;
+	return lp > lm && !strcmp(path + lp - lm, m) && path[lp - lm - 1] == '.';
+}
+
+/*
+ * Where each accessed instance of the struct begins, relative to the
+ * line: from the ranges whose member path names a member.  An array of
+ * per-thread structs has one instance per thread on the line.
+ */
+static unsigned instance_bases(const struct report_line *l, long *base, unsigned max)
+{
+	unsigned n = 0;
+
+	for (unsigned g = 0; g < l->n_ranges; g++) {
+		const struct report_range *rr = &l->ranges[g];
+
+		for (unsigned k = 0; rr->member && k < l->n_members; k++) {
+			const struct report_member *m = &l->members[k];
+			long b = (long)rr->offset - (long)m->offset;
+			unsigned i;
+
+			if (!m->name || !names_member(rr->member, m->name))
+				continue;
+			for (i = 0; i < n && base[i] != b; i++)
+				;
+			if (i == n && n < max)
+				base[n++] = b;
+			break;
+		}
+	}
+	/* nothing named: the struct starts where the object does */
+	if (!n && l->n_members && l->object_start <= l->addr + l->line_size &&
+	    l->addr <= l->object_start + l->struct_size)
+		base[n++] = (long)(l->object_start - l->addr);
+	return n;
+}
+
+static void picture_band(FILE *out, const struct picture *p, const struct report_line *l)
+{
+	long base[16];
+	unsigned n = instance_bases(l, base, ARRAY_SIZE(base));
+
+	for (unsigned i = 0; i < n; i++) {
+		for (unsigned k = 0; k < l->n_members; k++) {
+			const struct report_member *m = &l->members[k];
+			long from = base[i] + (long)m->offset;
+			char *title;
+
+			if (from + (long)m->size <= 0 || from >= (long)p->size)
+				continue;
+			title = xasprintf("%s %s: offset %" PRIu64 ", %" PRIu64 " bytes; "
+					  "%" PRIu64 " reads, %" PRIu64 " writes",
+					  m->type_name ? m->type_name : "?",
+					  m->name ? m->name : "?", m->offset, m->size,
+					  m->reads, m->writes);
+
+			band_box(out, p, from, from + (long)m->size, m->name ? m->name : "",
+				 title, m->reads, m->writes);
+			free(title);
+		}
+	}
+	if (n)
+		return;
+	/* untyped, or no member named: the accessed ranges stand for members */
+	for (unsigned g = 0; g < l->n_ranges; g++) {
+		const struct report_range *rr = &l->ranges[g];
+		char *name = rr->member ? xstrdup(rr->member) : xasprintf("+%u", rr->offset);
+		char *title = xasprintf("%s: bytes %u..%u; %" PRIu64 " reads, %" PRIu64 " writes",
+					name, rr->offset, rr->offset + rr->size - 1,
+					rr->reads, rr->writes);
+
+		band_box(out, p, rr->offset, rr->offset + rr->size, name, title,
+			 rr->reads, rr->writes);
+		free(title);
+		free(name);
+	}
+}
+
+static const char *cell_colour(uint64_t reads, uint64_t writes)
+{
+	if (reads && writes)
+		return "var(--both)";
+	return writes ? "var(--write)" : "var(--read)";
+}
+
+/* One thread: its name, its runs of equally used bytes, its totals. */
+static void picture_row(FILE *out, const struct picture *p, const struct report_thread *t,
+			unsigned row)
+{
+	int y = p->top + row * PIC_ROW;
+	char *name = t->comm ? fit(t->comm, PIC_LABEL - 56) : xstrdup("");
+
+	fprintf(out, "<text x=\"0\" y=\"%d\" font-size=\"11.5\"><tspan font-weight=\"bold\">"
+		"T%" PRIu32 "</tspan> <tspan fill=\"#656d76\">", y + PIC_ROW / 2 + 3, t->tid);
+	esc(out, name);
+	fputs("</tspan></text>\n", out);
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f0f2f5\"/>\n",
+		PIC_LABEL, y, PIC_WIDTH, PIC_ROW - 2);
+	for (unsigned b = 0; b < p->size;) {
+		size_t i = (size_t)row * p->size + b;
+		uint64_t r = p->reads[i], w = p->writes[i];
+		unsigned e = b + 1;
+		double shade;
+
+		while (e < p->size && p->reads[i + e - b] == r && p->writes[i + e - b] == w)
+			e++;
+		if (r + w) {
+			/* square root: a tenth of the samples still shows */
+			shade = 0.22 + 0.78 * sqrt((double)(r + w) / (double)p->max);
+			fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+				"fill=\"%s\" fill-opacity=\"%.2f\"><title>T%" PRIu32
+				" bytes %u..%u: %" PRIu64 " reads, %" PRIu64 " writes</title></rect>\n",
+				byte_x(p, b), y, (e - b) * p->cell, PIC_ROW - 2,
+				cell_colour(r, w), shade, t->tid, b, e - 1, r, w);
+		}
+		b = e;
+	}
+	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#656d76\">R %" PRIu64
+		" W %" PRIu64 "</text>\n", PIC_LABEL + PIC_WIDTH + 10, y + PIC_ROW / 2 + 3, t->reads, t->writes);
+	free(name);
+}
+
+/* Byte boundaries, a stronger one every 8 bytes, and their offsets below. */
+static void picture_grid(FILE *out, const struct picture *p)
+{
+	int y0 = p->top, y1 = p->top + p->rows * PIC_ROW - 2;
+	unsigned step = p->size > 64 ? 16 : 8;
+
+	fprintf(out, "<g stroke=\"#fff\" stroke-width=\"1\">");
+	for (unsigned b = 1; b < p->size; b++)
+		if (b % 8)
+			fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
+				byte_x(p, b), y0, byte_x(p, b), y1);
+	fputs("</g>\n<g stroke=\"#8c959f\" stroke-width=\"1\">", out);
+	for (unsigned b = 0; b <= p->size; b += 8)
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
+			byte_x(p, b), y0 - 3, byte_x(p, b), y1 + 3);
+	fputs("</g>\n<g font-size=\"10.5\" fill=\"#656d76\">", out);
+	for (unsigned b = 0; b < p->size; b += step)
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\">%u</text>", byte_x(p, b) + 2,
+			y1 + PIC_AXIS - 3, b);
+	fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%u</text>",
+		byte_x(p, p->size) - 2, y1 + PIC_AXIS - 3, p->size - 1);
+	fputs("</g>\n", out);
+}
+
+static void print_picture(const struct report_line *l, unsigned rank, FILE *out)
+{
+	struct picture p;
+	int width = PIC_LABEL + PIC_WIDTH + PIC_RIGHT, height;
+
+	picture_fill(&p, l);
+	height = p.top + p.rows * PIC_ROW + PIC_AXIS + 2;
+	fprintf(out, "<svg class=\"pic\" id=\"line-%u\" xmlns=\"http://www.w3.org/2000/svg\" "
+		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
+		"aria-label=\"cache line 0x%" PRIx64 ": bytes by thread\">\n",
+		rank, width, height, width, height, l->addr);
+	fprintf(out, "<text x=\"0\" y=\"%d\" font-size=\"11\" fill=\"#656d76\">"
+		"bytes &#8594;</text>\n", PIC_BAND / 2 + 5);
+	picture_band(out, &p, l);
+	for (unsigned row = 0; row < p.rows; row++)
+		picture_row(out, &p, &l->threads[row], row);
+	picture_grid(out, &p);
+	fputs("</svg>\n", out);
+	fputs("<p class=\"legend\">"
+	      "<span class=\"sw\" style=\"background:var(--read);margin-left:0\"></span>read"
+	      "<span class=\"sw\" style=\"background:var(--write)\"></span>write"
+	      "<span class=\"sw\" style=\"background:var(--both)\"></span>read and write"
+	      " &nbsp;&middot; darker: more samples &middot; offsets within the line", out);
+	if (l->n_threads > p.rows)
+		fprintf(out, " &middot; %u more threads not drawn", l->n_threads - p.rows);
+	fputs("</p>\n", out);
+	picture_release(&p);
+}
+
+/* ------------------------------------------------------------------ */
+/* accesses, advice */
+
+static void print_role(const struct report_range *rr, FILE *out)
+{
+	const char *sep = "";
+
+	if (rr->true_shared) {
+		fputs("true-shared", out);
+		sep = ", ";
+	}
+	if (rr->false_writer || rr->false_victim)
+		fprintf(out, "%sfalse (%s)", sep, rr->false_writer ? "writer" : "victim");
+	else if (!rr->true_shared)
+		fputs("&ndash;", out);
+}
+
+static void print_site(const struct report_site *s, FILE *out)
+{
+	fprintf(out, "<div><span class=\"dim\">%" PRIu64 " R %" PRIu64 " W</span> ",
+		s->reads, s->writes);
+	if (s->function)
+		esc(out, s->function);
+	else if (s->module)
+		escf(out, "%s+0x%" PRIx64, s->module, s->module_off);
+	else
+		fprintf(out, "0x%" PRIx64, s->ip);
+	if (s->file) {
+		fputs(" <span class=\"dim\">", out);
+		escf(out, "%s:%d", basename_of(s->file), s->line);
+		fputs("</span>", out);
+	}
+	if (s->inlined_into) {
+		fputs(" <span class=\"dim\">(inlined into ", out);
+		esc(out, s->inlined_into);
+		fputs(")</span>", out);
+	}
+	fputs("</div>", out);
+}
+
+static void print_range(const struct report_range *rr, FILE *out)
+{
+	unsigned threads = rr->n_threads < MAX_THREADS_SHOWN ? rr->n_threads : MAX_THREADS_SHOWN;
+	unsigned sites = rr->n_sites < MAX_SITES_SHOWN ? rr->n_sites : MAX_SITES_SHOWN;
+
+	fprintf(out, "<tr><td class=\"num mono\">%u</td><td class=\"num mono\">%u</td>"
+		"<td class=\"mono\">", rr->offset, rr->size);
+	esc(out, rr->member ? rr->member : "?");
+	fputs("</td><td>", out);
+	print_role(rr, out);
+	fputs("</td><td class=\"mono\">", out);
+	for (unsigned k = 0; k < threads; k++) {
+		const struct report_thread *t = &rr->threads[k];
+
+		fprintf(out, "<div>T%" PRIu32 " <span class=\"dim\">R %" PRIu64 " W %" PRIu64
+			"</span></div>", t->tid, t->reads, t->writes);
+	}
+	if (rr->n_threads > threads)
+		fprintf(out, "<div class=\"dim\">%u more</div>", rr->n_threads - threads);
+	fputs("</td><td class=\"mono\">", out);
+	for (unsigned k = 0; k < sites; k++)
+		print_site(&rr->sites[k], out);
+	if (rr->n_sites > sites)
+		fprintf(out, "<div class=\"dim\">%u more</div>", rr->n_sites - sites);
+	fputs("</td></tr>\n", out);
+}
+
+static void print_accesses(const struct report_line *l, FILE *out)
+{
+	fputs("<h3>Accesses</h3>\n<table class=\"grid\"><thead><tr><th class=\"num\">offset</th>"
+	      "<th class=\"num\">size</th><th>member</th><th>role</th><th>threads</th>"
+	      "<th>code</th></tr></thead>\n<tbody>\n", out);
+	for (unsigned g = 0; g < l->n_ranges; g++)
+		print_range(&l->ranges[g], out);
+	fputs("</tbody></table>\n", out);
+}
+
+/* "T1235,T1236  increment  false_sharing_counters.c:77" */
+static void print_pair_side(const struct report_pair_side *side, FILE *out)
+{
+	const struct report_site *s = &side->site;
+
+	fputs("<td class=\"mono nowrap\"><b>", out);
+	for (unsigned i = 0; i < side->n_tids; i++)
+		fprintf(out, "%sT%" PRIu32, i ? "," : "", side->tids[i]);
+	fputs("</b> ", out);
+	if (s->function)
+		esc(out, s->function);
+	else if (s->module)
+		escf(out, "%s+0x%" PRIx64, s->module, s->module_off);
+	else
+		fprintf(out, "0x%" PRIx64, s->ip);
+	if (s->file) {
+		fputs(" <span class=\"dim\">", out);
+		escf(out, "%s:%d", basename_of(s->file), s->line);
+		fputs("</span>", out);
+	}
+	fputs("</td>", out);
+}
+
+/* Who contends with whom: pairs of code sites in different threads. */
+static void print_pairs(const struct report_line *l, FILE *out)
+{
+	if (!l->n_pairs)
+		return;
+	fputs("<h3>Contending pairs</h3>\n<table class=\"grid\"><thead><tr><th>kind</th>"
+	      "<th class=\"num\">concurrent</th><th>threads and code</th><th></th>"
+	      "<th>threads and code</th></tr></thead>\n<tbody>\n", out);
+	for (unsigned i = 0; i < l->n_pairs; i++) {
+		const struct report_pair *p = &l->pairs[i];
+
+		fprintf(out, "<tr><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
+			sharing_kind_id(p->kind), p->weight);
+		print_pair_side(&p->a, out);
+		fputs("<td class=\"dim nowrap\">&lt;-&gt;</td>", out);
+		print_pair_side(&p->b, out);
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+static void print_layout(const char *title, const char *text, FILE *out)
+{
+	fputs("<div><h4>", out);
+	esc(out, title);
+	fputs("</h4><pre>", out);
+	esc(out, text);
+	fputs("</pre></div>\n", out);
+}
+
+static void print_advice(const struct report_line *l, FILE *out)
+{
+	const struct report_advice *a = &l->advice;
+
+	if (!a->summary)
+		return;
+	fputs("<h3>Advice</h3>\n<p class=\"advice\">", out);
+	esc(out, a->summary);
+	fputs("</p>\n", out);
+	if (a->layout_now || a->layout_proposed) {
+		fputs("<div class=\"layouts\">\n", out);
+		if (a->layout_now)
+			print_layout("layout now", a->layout_now, out);
+		if (a->layout_proposed)
+			print_layout("proposed", a->layout_proposed, out);
+		fputs("</div>\n", out);
+	}
+	if (a->cost_bytes || a->placements_total) {
+		fputs("<p class=\"dim\">", out);
+		if (a->cost_bytes)
+			fprintf(out, "cost: %+ld bytes", a->cost_bytes);
+		if (a->cost_bytes && a->placements_total)
+			fputs(" &middot; ", out);
+		if (a->placements_total)
+			fprintf(out, "%u of %u start offsets put the contending members on one line",
+				a->placements_sharing, a->placements_total);
+		fputs("</p>\n", out);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* annotated source */
+
+struct html_src {
+	FILE *out;
+	const struct annotation *a;
+};
+
+static void src_file_begin(void *ctx, const struct annotate_file *f, const char *error)
+{
+	struct html_src *h = ctx;
+
+	fputs("<div class=\"file\"><div class=\"path\">", h->out);
+	esc(h->out, f->path);
+	fprintf(h->out, " <span class=\"dim\">%.1f%% of samples</span></div>\n",
+		percent(f->samples, h->a->total_samples));
+	if (error) {
+		fputs("<p class=\"note\" style=\"padding:0 10px\">cannot read it: ", h->out);
+		esc(h->out, error);
+		fputs("</p>\n", h->out);
+	}
+	fputs("<table class=\"src\">\n", h->out);
+}
+
+static void src_margin(struct html_src *h, const struct annotate_mark *m)
+{
+	double pct = annotate_percent(h->a, m);
+	char *member = annotate_member(m), *threads = annotate_threads(m);
+	char *partner = annotate_partner(m);
+
+	/* the share as a bar behind the number */
+	fprintf(h->out, "<td class=\"pct\" style=\"background:linear-gradient(90deg,"
+		"#ffcecb %.1f%%,transparent %.1f%%)\">%.1f%%</td>", pct, pct, pct);
+	fprintf(h->out, "<td>R %" PRIu64 " W %" PRIu64 "</td><td class=\"mem\">",
+		m->reads, m->writes);
+	esc(h->out, member);
+	fputs("</td><td>", h->out);
+	esc(h->out, threads);
+	fputs("</td><td class=\"ptr\">", h->out);
+	esc(h->out, partner);
+	fputs("</td>", h->out);
+	free(member);
+	free(threads);
+	free(partner);
+}
+
+static void src_line(void *ctx, const struct annotate_file *f, int lineno,
+		     const char *text, const struct annotate_mark *marks, unsigned n_marks)
+{
+	struct html_src *h = ctx;
+
+	fprintf(h->out, "<tr%s>", n_marks ? " class=\"hot\"" : "");
+	if (n_marks)
+		src_margin(h, &marks[0]);
+	else
+		fputs("<td colspan=\"5\"></td>", h->out);
+	fprintf(h->out, "<td class=\"ln\">%d</td><td class=\"code\"", lineno);
+	if (n_marks > 1)
+		fprintf(h->out, " rowspan=\"%u\"", n_marks);
+	fputc('>', h->out);
+	esc(h->out, text ? text : "");
+	fputs("</td></tr>\n", h->out);
+	for (unsigned i = 1; i < n_marks; i++) {
+		fputs("<tr class=\"hot\">", h->out);
+		src_margin(h, &marks[i]);
+		fputs("<td class=\"ln\"></td></tr>\n", h->out);
+	}
+}
+
+static void src_gap(void *ctx, const struct annotate_file *f)
+{
+	struct html_src *h = ctx;
+
+	fputs("<tr class=\"gap\"><td colspan=\"5\"></td><td class=\"ln\">&#8943;</td>"
+	      "<td></td></tr>\n", h->out);
+}
+
+static void src_file_end(void *ctx, const struct annotate_file *f, unsigned n_beyond_eof)
+{
+	struct html_src *h = ctx;
+
+	fputs("</table>\n", h->out);
+	if (n_beyond_eof)
+		fprintf(h->out, "<p class=\"note\" style=\"padding:0 10px\">%u marked line%s "
+			"past the end of the file: has it changed since the build?</p>\n",
+			n_beyond_eof, n_beyond_eof == 1 ? " is" : "s are");
+	fputs("</div>\n", h->out);
+}
+
+static void print_source(const struct report *r, const struct report_line *l, FILE *out)
+{
+	static const struct annotate_ops ops = {
+		.file_begin = src_file_begin, .line = src_line,
+		.gap = src_gap, .file_end = src_file_end,
+	};
+	struct annotation a;
+	struct html_src h = { .out = out, .a = &a };
+
+	annotation_build(&a, r, l);
+	fputs("<h3>Source</h3>\n", out);
+	if (a.n_files)
+		fputs("<p class=\"legend\" style=\"margin-bottom:6px\">share of all samples, "
+		      "sampled reads and writes, the data, its threads, &lt;-&gt; the code it "
+		      "contends with (and that code&#39;s other threads)</p>\n", out);
+	annotate_walk(&a, false, &ops, &h);
+	if (!a.n_files)
+		fputs("<p class=\"note\">no source lines: the code has no debug info "
+		      "(build with -g)</p>\n", out);
+	else if (a.sites_without_source)
+		fprintf(out, "<p class=\"note\">not shown: %u code site%s without a source "
+			"line</p>\n", a.sites_without_source,
+			a.sites_without_source == 1 ? "" : "s");
+	annotation_release(&a);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void print_line(const struct report *r, const struct report_line *l, unsigned rank,
+		       FILE *out)
+{
+	fprintf(out, "<section class=\"line\" id=\"rank-%u\">\n<h2>#%u ", rank, rank);
+	badge(out, l->kind);
+	fputc(' ', out);
+	print_object(l, out);
+	fprintf(out, " <span class=\"mono dim\" style=\"font-size:12.5px;font-weight:400\">"
+		"line 0x%" PRIx64 " pid %" PRIu32 "</span></h2>\n", l->addr, l->pid);
+	fprintf(out, "<p class=\"stats\">score <b>%.3f</b> &middot; %.1f%% of samples &middot; "
+		"%.1f%% concurrent", l->score, 100.0 * l->share, 100.0 * l->concurrent_frac);
+	if (l->typed + l->untyped)
+		fprintf(out, " &middot; typed %.0f%%", percent(l->typed, l->typed + l->untyped));
+	if (l->predicted_gain > 0)
+		fprintf(out, " &middot; fixing it: about %.1f&times; faster", l->predicted_gain);
+	fputs("</p>\n", out);
+	print_picture(l, rank, out);
+	print_accesses(l, out);
+	print_pairs(l, out);
+	print_advice(l, out);
+	print_source(r, l, out);
+	fputs("</section>\n", out);
+}
+
+void report_print_html(const struct report *r, FILE *out)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>contend", out);
+	if (r->command) {
+		fputs(": ", out);
+		esc(out, r->command);
+	}
+	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header>\n"
+		"<h1>contend report</h1>\n", style);
+	print_facts(r, out);
+	fputs("</header>\n<main>\n", out);
+	if (!r->n_lines) {
+		fprintf(out, "<p class=\"advice\">No contended cache lines found (%u line%s "
+			"touched by &ge; 2 threads).</p>\n", r->n_candidates,
+			r->n_candidates == 1 ? "" : "s");
+	} else {
+		print_ranking(r, out);
+		for (unsigned i = 0; i < r->n_lines; i++)
+			print_line(r, &r->lines[i], i + 1, out);
+	}
+	fprintf(out, "</main>\n<footer>contend %s</footer>\n</body>\n</html>\n",
+		PACKAGE_VERSION);
+}
