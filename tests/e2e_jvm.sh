@@ -1,0 +1,121 @@
+#!/bin/sh
+# contend attach on a real JVM: JDK-8180450, the secondary super cache.
+# testcases/jvm_type_check/TypeCheck.java runs two threads that check
+# objects against two interfaces alternately; C2 compiles the checks into
+# TypeCheck code that loads and stores Klass::_secondary_super_cache.  After
+# warm-up, `jcmd PID Compiler.perfmap` writes /tmp/perf-PID.map, and
+# contend attaches for 5 s.  The top line must be true (or mixed) sharing,
+# with one 8-byte range written by both checker threads, its code sites
+# named from the perf map, and the threads named (checker-0, checker-1).
+# Skipped (77) without java, javac or jcmd.
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+contend="$top_builddir/contend"
+for prog in java javac jcmd; do
+	if ! command -v $prog >/dev/null; then
+		echo "skip: $prog not found"
+		exit 77
+	fi
+done
+if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
+	echo "skip: kernel.perf_event_paranoid > 2 forbids sampling as uid $(id -u)"
+	exit 77
+fi
+tmp=$(mktemp -d)
+jvm=
+trap '[ -n "$jvm" ] && kill $jvm 2>/dev/null; [ -n "$jvm" ] && rm -f /tmp/perf-$jvm.map; rm -rf "$tmp"' EXIT
+
+if ! javac -d "$tmp" "$top_srcdir/testcases/jvm_type_check/TypeCheck.java"; then
+	echo "FAIL: javac TypeCheck.java"
+	exit 1
+fi
+java -cp "$tmp" TypeCheck 2 14 >"$tmp/jvm.out" 2>&1 &
+jvm=$!
+sleep 3    # warm-up: C2 compiles the checking loop
+if ! jcmd $jvm Compiler.perfmap >"$tmp/jcmd.out" 2>&1 || [ ! -s /tmp/perf-$jvm.map ]; then
+	echo "FAIL: jcmd $jvm Compiler.perfmap wrote no /tmp/perf-$jvm.map:"
+	cat "$tmp/jcmd.out"
+	exit 1
+fi
+"$contend" attach -p $jvm -d 5 --format json -o "$tmp/r.json" 2>"$tmp/err"
+st=$?
+if [ $st -ne 0 ]; then
+	echo "FAIL: contend attach exited with $st:"
+	cat "$tmp/err"
+	exit 1
+fi
+wait $jvm
+st=$?
+rm -f /tmp/perf-$jvm.map
+jvm=
+if [ $st -ne 0 ]; then
+	echo "FAIL: the JVM exited with $st after the detach:"
+	cat "$tmp/jvm.out"
+	exit 1
+fi
+
+python3 - "$tmp/r.json" <<'EOF'
+import json, sys
+
+with open(sys.argv[1]) as f:
+    report = json.load(f)
+lines = report["lines"]
+print("%d samples, %d decoded, dropped %s; %d lines" % (
+    report["samples"], report["decoded"], report.get("dropped"), len(lines)))
+if not lines:
+    print("FAIL: no contended line")
+    sys.exit(1)
+top = lines[0]
+names = {t["tid"]: t.get("comm") for t in top.get("threads") or []}
+print("top line: %s sharing at %s (%s), threads %s" % (
+    top["kind"], top["address"], top.get("variable") or top.get("object"),
+    ", ".join("%s(%s)" % kv for kv in names.items())))
+problems = []
+if top["kind"] not in ("true", "mixed"):
+    problems.append("the top line is %s sharing, not true or mixed" % top["kind"])
+
+# the cache field: one 8-byte range that two threads both write
+shared = None
+for r in top.get("ranges") or []:
+    writers = [t for t in r.get("threads") or [] if t.get("writes", 0) > 0]
+    sites = r.get("sites") or []
+    print("  range +%d size %d: reads %d writes %d, %s; writers %s; sites %s" % (
+        r["offset"], r["size"], r["reads"], r["writes"],
+        "true-shared" if r.get("true_shared") else "-",
+        ", ".join("%s(%s) %dw" % (t["tid"], t.get("comm"), t["writes"]) for t in writers),
+        ", ".join("%s+%s %dr/%dw" % (s.get("function"), s.get("module_offset"),
+                                      s.get("reads", 0), s.get("writes", 0))
+                  for s in sites[:4])))
+    if r["size"] == 8 and r.get("true_shared") and len(writers) >= 2 and not shared:
+        shared = r
+if not shared:
+    readers = max(top.get("ranges") or [{}], key=lambda r: r.get("reads", 0))
+    problems.append(
+        "no 8-byte range written by two threads: the most read range, +%s, has "
+        "%s reads and %s concurrent write samples from %s" % (
+            readers.get("offset"), readers.get("reads"), readers.get("writes"),
+            [(t["tid"], t.get("writes", 0)) for t in readers.get("threads") or []]))
+else:
+    sites = shared.get("sites") or []
+    unnamed = [s for s in sites if not s.get("function")]
+    java = [s for s in sites if "TypeCheck" in (s.get("function") or "")]
+    if unnamed:
+        problems.append("%d code sites have no name (perf map not used?): %s" % (
+            len(unnamed), ", ".join("%s+%s" % (s.get("module"), s.get("module_offset"))
+                                    for s in unnamed)))
+    if not java:
+        problems.append("no code site in a TypeCheck method: %s" % (
+            ", ".join(str(s.get("function")) for s in sites)))
+    comms = sorted(t.get("comm") or "?" for t in shared["threads"]
+                   if t.get("writes", 0) > 0)
+    if comms[:2] != ["checker-0", "checker-1"]:
+        problems.append("the writers are not named checker-0 and checker-1: %s" % comms)
+for p in problems:
+    print("FAIL: " + p)
+if not problems:
+    print("ok JVM: %s sharing on 8 bytes at %s+%d, written by %s" % (
+        top["kind"], top["address"], shared["offset"],
+        " and ".join(comms)))
+sys.exit(1 if problems else 0)
+EOF
