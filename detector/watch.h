@@ -1,0 +1,250 @@
+/* watch.h - the watch backend: exact per-thread counts from watchpoints.
+ *
+ * A hardware watchpoint (x86: a debug register) traps on every access to
+ * its bytes, so its counter is exact where sampling only estimates.  The
+ * watch backend arms 8-byte watchpoints on the hottest words of candidate
+ * lines, in every thread of the target, for short windows, rotating over
+ * words and lines; it counts hits per thread per word and samples the
+ * code that made them.
+ *
+ * Reads and writes.  A debug register matches writes (W) or reads and
+ * writes (RW), never reads alone.  Each watched word gets both, and
+ * writes = W, reads = RW - W, straight from the kernel's counters: exact,
+ * with no ring buffer record per hit and no instruction decoding (the trap
+ * lands after the access, so decoding would first have to find the
+ * previous instruction's start).  An instruction that reads and writes
+ * the word (add %rax,(mem), lock xadd) traps once on both registers and
+ * counts as one write.  The price: two of the four debug registers per
+ * word, so a window watches two words per thread.
+ *
+ * Cost.  Every hit is a trap (about 13 us in a VM, ~1 us on bare metal),
+ * whatever the sample period.  The cost is bounded by the window (default
+ * 50 ms per word group), a duty cycle (confirmation arms at most half of
+ * the time) and a cap on hits per second per thread: a window that
+ * exceeds it ends early; its counts stay exact over the time it ran.  The
+ * sample period only bounds the code-address records: it grows when an
+ * event records more than max_samples_per_s, and site counts are scaled
+ * by the period of each sample.
+ *
+ * Lifetime.  Watchpoints are perf events, file descriptors of contend:
+ * they are closed when the window ends, on Ctrl-C and on error, and the
+ * kernel removes them when a thread exits or contend dies, however it
+ * dies.  Threads are armed one by one (per-thread events, no inherit, so
+ * that every thread's count is its own); threads created during a window
+ * are found by rescanning /proc/PID/task every 5 ms and armed then: their
+ * accesses before that are missed (a thread that lives less than that may
+ * be missed entirely), and the result says how many late threads there
+ * were.  Only user-mode accesses are counted.
+ */
+#ifndef CONTEND_WATCH_H
+#define CONTEND_WATCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "classify.h"
+#include "line_table.h"
+
+#define WATCH_WORD 8                  /* bytes per watchpoint */
+#define WATCH_SLOTS 4                 /* debug registers per thread (x86) */
+#define WATCH_WORDS_PER_WINDOW (WATCH_SLOTS / 2)   /* a W and a RW each */
+#define WATCH_MAX_LINE_WORDS 16       /* 128-byte lines */
+
+struct watch_config {
+	double window_s;              /* armed time per word group (0.05) */
+	double duty;                  /* largest armed share of the time (0.5) */
+	double max_hits_per_s;        /* per thread; above it a window ends early;
+	                                 0 = no cap (20000) */
+	double max_samples_per_s;     /* code-address records per event (2000) */
+	unsigned max_lines;           /* confirmation: lines per plan (3) */
+	unsigned max_words;           /* words per line (4) */
+	double min_word_share;        /* a word with less of the line's
+	                                 weighted samples is not watched (0.02) */
+	volatile sig_atomic_t *stop;  /* set (Ctrl-C): end the window now */
+};
+void watch_config_default(struct watch_config *c);
+
+/* ---- scheduling (pure) ------------------------------------------------ */
+
+/* The words of one line to watch, hottest first. */
+struct watch_line_words {
+	uint32_t pid;
+	uint64_t line;                /* line address */
+	uint64_t words[WATCH_MAX_LINE_WORDS];
+	unsigned n_words;
+};
+
+/* One window: up to WATCH_WORDS_PER_WINDOW words of one line. */
+struct watch_window {
+	uint32_t pid;
+	uint64_t line;
+	uint64_t words[WATCH_WORDS_PER_WINDOW];
+	unsigned n_words;
+};
+
+/*
+ * The words of a sampled line worth watching, hottest first, into out
+ * (n_words 0: none).  Heat is the samples of the cells that overlap the
+ * word, a write sample weighing WATCH_WRITE_WEIGHT loads: stores retire
+ * into the store buffer and are sampled ~100x less than the loads of the
+ * same line, and the writer's word is the one that must not be missed.
+ * Words below cfg->min_word_share of the line's heat are left out; at
+ * most cfg->max_words are kept.
+ */
+#define WATCH_WRITE_WEIGHT 50
+void watch_hot_words(const struct line *l, unsigned line_size,
+		     const struct watch_config *cfg, struct watch_line_words *out);
+
+/*
+ * Cut each line's words into windows of WATCH_WORDS_PER_WINDOW, in heat
+ * order, and interleave the lines round robin: the first group of every
+ * line comes before the second group of any, so that a target that exits
+ * early still had its hottest words of every line watched.  Returns the
+ * number of windows; *out is malloc'd.
+ */
+unsigned watch_plan(const struct watch_line_words *lines, unsigned n,
+		    struct watch_window **out);
+
+/* The sample period that keeps an event near max_rate records per second,
+ * having seen hits in dt seconds: at least 1, never below cur. */
+uint64_t watch_sample_period(uint64_t cur, uint64_t hits, double dt, double max_rate);
+
+/* The rest after a window armed for armed_s, that keeps the armed share
+ * of the time under cfg->duty.  A window cut short by the cap rests as
+ * long as a full one: hot words then cost less, not the same. */
+double watch_rest_s(double armed_s, const struct watch_config *cfg);
+
+/* Must a window armed for elapsed seconds end, a thread having hit its
+ * words hits times?  Never before WATCH_MIN_WINDOW_S. */
+#define WATCH_MIN_WINDOW_S 0.01
+bool watch_over_cap(uint64_t hits, double elapsed, const struct watch_config *cfg);
+
+/* ---- results ------------------------------------------------------------ */
+
+struct watch_thread_count {
+	uint32_t tid;
+	uint64_t reads, writes;       /* exact: RW - W and W */
+	uint64_t concurrent;          /* of which in windows where another
+	                                 thread hit the line, one of the two
+	                                 writing */
+};
+
+struct watch_site {
+	uint64_t ip;                  /* the instruction after the access */
+	uint64_t reads, writes;       /* sampled, scaled by the period */
+};
+
+struct watch_word_result {
+	uint32_t pid;
+	uint64_t addr;                /* 8-byte aligned */
+	double window_s;              /* armed time, all windows */
+	unsigned windows;
+	bool cut_short;               /* a window ended at the hit cap */
+	unsigned threads_late;        /* armed after their window began */
+	unsigned threads_unarmed;     /* no free debug register */
+	uint64_t reads, writes;       /* all threads */
+	struct watch_thread_count *threads;  /* by tid */
+	unsigned n_threads, alloc_threads;
+	struct watch_site *sites;     /* most hits first (after watch_sort) */
+	unsigned n_sites, alloc_sites;
+};
+
+/* ---- runtime -------------------------------------------------------------- */
+
+struct watch;
+
+struct watch *watch_new(const struct watch_config *cfg);
+void watch_free(struct watch *w);     /* disarms first */
+
+/*
+ * Arm the window's words in every thread of its pid; then watch_poll()
+ * until it returns false, and watch_disarm().  Returns 0; -ESRCH if the
+ * process is gone (nothing printed); other -errno after printing a
+ * one-line error (permissions, no debug register free in any thread).
+ */
+int watch_arm(struct watch *w, const struct watch_window *win);
+/* Wait up to timeout_ms; drain code samples, arm new threads, grow sample
+ * periods, check the cap.  False when the window is over: its time is
+ * up, the cap was hit, *stop was set or the process is gone. */
+bool watch_poll(struct watch *w, int timeout_ms);
+/* Read the counts into the results, close every event. */
+void watch_disarm(struct watch *w);
+/* All of it: arm, poll, disarm.  Returns watch_arm's status. */
+int watch_run_window(struct watch *w, const struct watch_window *win);
+
+/* Is the process there, and not a zombie? */
+bool watch_process_alive(pid_t pid);
+
+/* Number of threads armed in the current window (for progress messages). */
+unsigned watch_armed_threads(const struct watch *w);
+
+/* Results, sorted (threads by tid, sites by hits); valid until the next
+ * window or watch_free(). */
+unsigned watch_results(struct watch *w, const struct watch_word_result **out);
+const struct watch_word_result *watch_result(struct watch *w, uint32_t pid, uint64_t addr);
+unsigned watch_windows_run(const struct watch *w);
+double watch_armed_s(const struct watch *w);
+
+/* ---- classification from exact counts (pure) ------------------------------ */
+
+/*
+ * The watched words of one line as line-table evidence: one cell per
+ * (thread, word, kind), reads as loads and writes as stores, count = hits,
+ * concurrent as counted per window; line count/concurrent their sums.  An
+ * 8-byte word is the finest range: two threads writing different halves
+ * of one word look like true sharing.  Returns false if no word of the
+ * line was watched.  Release with watch_line_evidence_release().
+ */
+bool watch_line_evidence(const struct watch_word_result *const *words, unsigned n,
+			 uint64_t line_addr, unsigned line_size, struct line *out);
+void watch_line_evidence_release(struct line *l);
+
+/* classify_line() over that evidence, thresholds for exact data: score is
+ * the concurrent share of the watched hits. */
+void watch_classify(const struct line *evidence, struct line_verdict *out);
+
+/*
+ * A sampled line with the evidence of its watched words replaced by the
+ * exact counts, for classify_line() and report_build() like any line: the
+ * sampled cells inside a watched word give way to one cell per (thread,
+ * word, kind) whose count is the thread's exact reads or writes scaled to
+ * the samples the word had, and whose concurrent share is the word's
+ * sampled one.  Samples weigh time and hits count accesses: scaling keeps
+ * each word's weight in the line (and the line's score), while who reads
+ * and who writes comes from the exact counts.  A thread that wrote keeps
+ * at least one write, so a writer that sampling missed (stores are rarely
+ * sampled) counts as one.  A watched word without samples is scaled like
+ * the line's other watched words.  Code address and base register come
+ * from a sampled cell of the word (type attribution needs them).  Returns
+ * false if no word of the line was watched; release the result with
+ * watch_line_evidence_release().
+ */
+bool watch_merge_line(const struct line *sampled, const struct watch_word_result *const *words,
+		      unsigned n, unsigned line_size, struct line *out);
+
+/* ---- confirmation of a sampling session ----------------------------------- */
+
+struct confirm;
+struct report;
+struct symbolizer;
+
+struct confirm *confirm_new(const struct watch_config *wcfg,
+			    const struct classify_config *ccfg, unsigned line_size);
+void confirm_free(struct confirm *c);
+/*
+ * Call about every 100 ms while the target runs.  From CONFIRM_START_S of
+ * sampling on, picks the top contended lines not yet watched and runs
+ * their windows, one per call, keeping the armed share under cfg->duty.
+ */
+#define CONFIRM_START_S 0.5
+void confirm_tick(struct confirm *c, struct line_table *lines, double elapsed);
+/* Attach the watch results to the report's lines. */
+void confirm_fill_report(struct confirm *c, struct report *r, struct symbolizer *sym);
+
+/* The report lines of a standalone watch: one per watched line. */
+void watch_report_lines(struct watch *w, unsigned line_size, struct report *r,
+			struct symbolizer *sym);
+
+#endif

@@ -1,0 +1,398 @@
+/* test_watch.c - the watch backend: choosing words, cutting windows, cost
+ * control, classification from exact counts, and (where the kernel lets
+ * us) real watchpoints on this process's own threads. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "util.h"
+#include "detector/watch.h"
+
+static struct line_cell cell(uint32_t tid, unsigned offset, unsigned size, int kind,
+			     uint64_t count)
+{
+	return (struct line_cell){ .tid = tid, .offset = (uint8_t)offset, .size = (uint8_t)size,
+				   .kind = (uint8_t)kind, .base_reg = -1, .count = count,
+				   .concurrent = count };
+}
+
+static struct line line_of(struct line_cell *cells, unsigned n)
+{
+	struct line l = { .pid = 42, .addr = 0x1000, .cells = cells, .n_cells = n };
+
+	for (unsigned i = 0; i < n; i++)
+		l.count += cells[i].count;
+	return l;
+}
+
+/* The Klass line as timer samples see it: ~90% loads of the cache word,
+ * a few stores to it, loads of secondary_supers, a stray load elsewhere. */
+static void test_hot_words(void)
+{
+	struct line_cell c[] = {
+		cell(1, 32, 8, ACCESS_LOAD, 900),
+		cell(2, 32, 8, ACCESS_LOAD, 850),
+		cell(1, 32, 8, ACCESS_STORE, 1),
+		cell(1, 40, 8, ACCESS_LOAD, 60),
+		cell(2, 40, 8, ACCESS_LOAD, 55),
+		cell(1, 20, 4, ACCESS_LOAD, 3),     /* word 16: below 2% */
+		cell(2, 8, 4, ACCESS_STORE, 2),     /* word 8: rare, but a store */
+	};
+	struct line l = line_of(c, ARRAY_SIZE(c));
+	struct watch_config cfg;
+	struct watch_line_words lw;
+
+	watch_config_default(&cfg);
+	watch_hot_words(&l, 64, &cfg, &lw);
+	CHECK_EQ_U64(lw.pid, 42, "pid");
+	CHECK_EQ_U64(lw.line, 0x1000, "line");
+	CHECK_EQ_U64(lw.n_words, 3, "words kept");
+	CHECK_EQ_U64(lw.words[0], 0x1020, "hottest: the cache word");
+	CHECK_EQ_U64(lw.words[1], 0x1028, "then secondary_supers");
+	CHECK_EQ_U64(lw.words[2], 0x1008, "then the rarely sampled store");
+
+	cfg.max_words = 1;
+	watch_hot_words(&l, 64, &cfg, &lw);
+	CHECK_EQ_U64(lw.n_words, 1, "max_words");
+
+	/* an access straddling two words heats both */
+	{
+		struct line_cell s[] = { cell(1, 12, 8, ACCESS_LOAD, 10) };
+		struct line ls = line_of(s, 1);
+
+		watch_config_default(&cfg);
+		watch_hot_words(&ls, 64, &cfg, &lw);
+		CHECK_EQ_U64(lw.n_words, 2, "straddling access");
+		CHECK_EQ_U64(lw.words[0], 0x1008, "first word (equal heat: by offset)");
+		CHECK_EQ_U64(lw.words[1], 0x1010, "second word");
+	}
+	/* 128-byte lines have 16 words */
+	{
+		struct line_cell s[] = { cell(1, 120, 8, ACCESS_STORE, 5) };
+		struct line ls = line_of(s, 1);
+
+		watch_hot_words(&ls, 128, &cfg, &lw);
+		CHECK_EQ_U64(lw.n_words, 1, "128-byte line");
+		CHECK_EQ_U64(lw.words[0], 0x1078, "last word of a 128-byte line");
+	}
+}
+
+static void test_plan(void)
+{
+	struct watch_line_words lines[3] = {
+		{ .pid = 1, .line = 0x100, .words = { 0x120, 0x128, 0x100, 0x108, 0x110 }, .n_words = 5 },
+		{ .pid = 1, .line = 0x200, .words = { 0x238 }, .n_words = 1 },
+		{ .pid = 2, .line = 0x300, .words = { 0x300, 0x308, 0x310 }, .n_words = 3 },
+	};
+	struct watch_window *w;
+	unsigned n = watch_plan(lines, 3, &w);
+
+	/* round robin: first groups of every line, then second groups, ... */
+	CHECK_EQ_U64(n, 6, "windows");
+	CHECK_EQ_U64(w[0].line, 0x100, "w0 line");
+	CHECK_EQ_U64(w[0].n_words, 2, "w0 words");
+	CHECK_EQ_U64(w[0].words[0], 0x120, "w0 hottest first");
+	CHECK_EQ_U64(w[0].words[1], 0x128, "w0 second");
+	CHECK_EQ_U64(w[1].line, 0x200, "w1 line");
+	CHECK_EQ_U64(w[1].n_words, 1, "w1 words");
+	CHECK_EQ_U64(w[2].line, 0x300, "w2 line");
+	CHECK_EQ_U64(w[2].pid, 2, "w2 pid");
+	CHECK_EQ_U64(w[3].line, 0x100, "w3: second group of line 1");
+	CHECK_EQ_U64(w[3].words[0], 0x100, "w3 word 0");
+	CHECK_EQ_U64(w[3].words[1], 0x108, "w3 word 1");
+	CHECK_EQ_U64(w[4].line, 0x300, "w4: second group of line 3");
+	CHECK_EQ_U64(w[4].n_words, 1, "w4 words");
+	CHECK_EQ_U64(w[4].words[0], 0x310, "w4 word");
+	CHECK_EQ_U64(w[5].line, 0x100, "w5: third group of line 1");
+	CHECK_EQ_U64(w[5].words[0], 0x110, "w5 word");
+	free(w);
+
+	n = watch_plan(lines, 0, &w);
+	CHECK_EQ_U64(n, 0, "no lines, no windows");
+	free(w);
+}
+
+static void test_cost_control(void)
+{
+	struct watch_config cfg;
+
+	CHECK_EQ_U64(watch_sample_period(1, 10, 0.005, 2000), 1, "slow: every hit");
+	/* 1000 hits in 5 ms = 200k/s; 2000 records/s wanted -> period 100 */
+	CHECK_EQ_U64(watch_sample_period(1, 1000, 0.005, 2000), 100, "fast: period 100");
+	CHECK_EQ_U64(watch_sample_period(100, 10, 0.005, 2000), 100, "never shrinks");
+	CHECK_EQ_U64(watch_sample_period(3, 1000, 0, 2000), 3, "no time: unchanged");
+	CHECK_EQ_U64(watch_sample_period(0, 0, 0.005, 2000), 1, "at least 1");
+
+	watch_config_default(&cfg);
+	CHECK(!watch_over_cap(1000, 0.005, &cfg), "never before the minimum window");
+	CHECK(!watch_over_cap(200, 0.011, &cfg), "20k/s allows 220 hits in 11 ms");
+	CHECK(watch_over_cap(300, 0.011, &cfg), "300 hits in 11 ms are over 20k/s");
+	cfg.max_hits_per_s = 0;
+	CHECK(!watch_over_cap(1000000, 1, &cfg), "0: no cap");
+
+	watch_config_default(&cfg);      /* 50 ms windows, duty 0.5 */
+	CHECK(watch_rest_s(0.05, &cfg) == 0.05, "a full window rests as long");
+	CHECK(watch_rest_s(0.01, &cfg) == 0.05, "a window cut short rests a full window");
+	CHECK(watch_rest_s(0.2, &cfg) == 0.2, "a long window rests as long");
+	cfg.duty = 0.2;
+	CHECK(fabs(watch_rest_s(0.05, &cfg) - 0.2) < 1e-9, "duty 0.2: rest 4x the window");
+	cfg.duty = 1;
+	CHECK(watch_rest_s(0.05, &cfg) == 0, "duty 1: no rest");
+}
+
+static struct watch_word_result word(uint64_t addr, struct watch_thread_count *t, unsigned n)
+{
+	struct watch_word_result r = { .pid = 42, .addr = addr, .threads = t, .n_threads = n,
+				       .windows = 1, .window_s = 0.05 };
+
+	for (unsigned i = 0; i < n; i++) {
+		r.reads += t[i].reads;
+		r.writes += t[i].writes;
+	}
+	return r;
+}
+
+static enum sharing_kind classify_words(const struct watch_word_result *w, unsigned n,
+					bool *contended, struct line *ev)
+{
+	const struct watch_word_result *p[WATCH_MAX_LINE_WORDS];
+	struct line_verdict v;
+	enum sharing_kind k;
+
+	for (unsigned i = 0; i < n; i++)
+		p[i] = &w[i];
+	CHECK(watch_line_evidence(p, n, 0x1000, 64, ev), "evidence built");
+	watch_classify(ev, &v);
+	k = v.kind;
+	*contended = v.contended;
+	line_verdict_release(&v);
+	return k;
+}
+
+static void test_classify(void)
+{
+	struct line ev;
+	bool contended;
+
+	/* false_sharing_counters: each thread reads and writes its own word;
+	 * main read both three times: noise */
+	{
+		struct watch_thread_count a[] = { { 11, 10000, 10000, 20000 }, { 10, 3, 0, 0 } };
+		struct watch_thread_count b[] = { { 12, 10000, 10000, 20000 }, { 10, 3, 0, 0 } };
+		struct watch_word_result w[] = { word(0x1000, a, 2), word(0x1008, b, 2) };
+
+		CHECK_EQ_U64(classify_words(w, 2, &contended, &ev), SHARING_FALSE, "counters: false");
+		CHECK(contended, "counters: confirmed");
+		CHECK_EQ_U64(ev.count, 40006, "evidence: all hits");
+		CHECK_EQ_U64(ev.concurrent, 40000, "evidence: concurrent hits");
+		CHECK_EQ_U64(ev.n_cells, 6, "a cell per (thread, word, kind) with hits");
+		CHECK_EQ_U64(ev.n_threads, 3, "threads");
+		watch_line_evidence_release(&ev);
+	}
+	/* Klass: both write the cache, both read secondary_supers: mixed */
+	{
+		struct watch_thread_count c[] = { { 1, 17950, 872, 18822 }, { 2, 16268, 871, 17139 } };
+		struct watch_thread_count s[] = { { 1, 900, 0, 900 }, { 2, 880, 0, 880 } };
+		struct watch_word_result w[] = { word(0x1020, c, 2), word(0x1028, s, 2) };
+
+		CHECK_EQ_U64(classify_words(w, 2, &contended, &ev), SHARING_MIXED, "klass: mixed");
+		CHECK(contended, "klass: confirmed");
+		watch_line_evidence_release(&ev);
+	}
+	/* --no-cache-write: reads only, nothing to confirm */
+	{
+		struct watch_thread_count c[] = { { 1, 17950, 0, 0 }, { 2, 16268, 0, 0 } };
+		struct watch_word_result w[] = { word(0x1020, c, 2) };
+
+		CHECK_EQ_U64(classify_words(w, 1, &contended, &ev), SHARING_NONE, "read-only: none");
+		CHECK(!contended, "read-only: not confirmed");
+		watch_line_evidence_release(&ev);
+	}
+	/* one shared counter: true sharing */
+	{
+		struct watch_thread_count c[] = { { 1, 0, 5000, 5000 }, { 2, 0, 4000, 4000 } };
+		struct watch_word_result w[] = { word(0x1000, c, 2) };
+
+		CHECK_EQ_U64(classify_words(w, 1, &contended, &ev), SHARING_TRUE, "counter: true");
+		CHECK(contended, "counter: confirmed");
+		watch_line_evidence_release(&ev);
+	}
+	/* two threads in different windows: never concurrent */
+	{
+		struct watch_thread_count a[] = { { 1, 0, 5000, 0 } };
+		struct watch_thread_count b[] = { { 2, 5000, 0, 0 } };
+		struct watch_word_result w[] = { word(0x1000, a, 1), word(0x1008, b, 1) };
+
+		classify_words(w, 2, &contended, &ev);
+		CHECK(!contended, "not concurrent: not confirmed");
+		watch_line_evidence_release(&ev);
+	}
+	/* words of another line are not evidence */
+	{
+		struct watch_thread_count a[] = { { 1, 0, 5000, 5000 } };
+		struct watch_word_result w = word(0x2000, a, 1);
+		const struct watch_word_result *p = &w;
+
+		CHECK(!watch_line_evidence(&p, 1, 0x1000, 64, &ev), "other line");
+		watch_line_evidence_release(&ev);
+	}
+}
+
+/* The Klass line as sampled (one store sample of thread 1) merged with
+ * exact counts in which both threads write the cache. */
+static void test_merge(void)
+{
+	struct line_cell c[] = {
+		cell(1, 32, 8, ACCESS_LOAD, 900),
+		cell(2, 32, 8, ACCESS_LOAD, 850),
+		cell(1, 32, 8, ACCESS_STORE, 1),
+		cell(1, 40, 8, ACCESS_LOAD, 60),
+		cell(2, 40, 8, ACCESS_LOAD, 40),
+		cell(2, 8, 4, ACCESS_LOAD, 9),      /* not watched: stays */
+	};
+	struct watch_thread_count cache[] = { { 1, 17000, 1000, 18000 }, { 2, 16000, 1000, 17000 } };
+	struct watch_thread_count supers[] = { { 1, 900, 0, 900 }, { 2, 100, 0, 100 } };
+	struct watch_thread_count other[] = { { 3, 0, 10, 0 } };
+	struct watch_word_result w[] = { word(0x1020, cache, 2), word(0x1028, supers, 2),
+					 word(0x1030, other, 1) };
+	const struct watch_word_result *p[] = { &w[0], &w[1], &w[2] };
+	struct line l = line_of(c, ARRAY_SIZE(c)), m;
+	struct line_verdict v;
+	uint64_t writes2 = 0, loads32 = 0;
+
+	c[0].ip = 0x4000;
+	c[0].base_reg = 5;
+	c[0].base_off = 32;
+	CHECK(watch_merge_line(&l, p, 3, 64, &m), "merged");
+	for (unsigned i = 0; i < m.n_cells; i++) {
+		if (m.cells[i].tid == 2 && m.cells[i].offset == 32 && m.cells[i].kind == ACCESS_STORE)
+			writes2 += m.cells[i].count;
+		if (m.cells[i].offset == 32 && m.cells[i].kind == ACCESS_LOAD)
+			loads32 += m.cells[i].count;
+		if (m.cells[i].offset == 32 && m.cells[i].tid == 1 && m.cells[i].kind == ACCESS_LOAD) {
+			CHECK_EQ_U64(m.cells[i].ip, 0x4000, "ip from a sampled cell of the word");
+			CHECK_EQ_U64(m.cells[i].base_reg, 5, "base register too");
+		}
+		if (m.cells[i].offset == 48)
+			CHECK(m.cells[i].count >= 1, "a watched writer never sampled still writes");
+	}
+	/* word 32: 1751 samples for 35000 hits -> 1000 writes of thread 2 = 50 */
+	CHECK_EQ_U64(writes2, 50, "thread 2's writes, scaled to samples");
+	CHECK_EQ_U64(loads32, 850 + 800, "loads: 17000 and 16000 hits, scaled");
+	CHECK_EQ_U64(m.cells[0].offset, 8, "the unwatched cell stays, first");
+	CHECK_EQ_U64(m.cells[0].count, 9, "with its count");
+	CHECK_EQ_U64(m.n_threads, 3, "threads");
+	classify_line(&m, m.count, &(struct classify_config){ 0, 0.3, 8, 0.01 }, &v);
+	CHECK_EQ_U64(v.kind, SHARING_MIXED, "merged Klass line: mixed");
+	CHECK_EQ_U64(v.n_writers, 2, "both threads write, as the exact counts say");
+	line_verdict_release(&v);
+	watch_line_evidence_release(&m);
+
+	CHECK(!watch_merge_line(&l, p, 0, 64, &m), "nothing watched: no merge");
+	watch_line_evidence_release(&m);
+}
+
+/* ---- live: real watchpoints on this process ---------------------------- */
+
+static volatile long words[8] __attribute__((aligned(64)));
+static int go, done;
+
+struct worker_arg {
+	int word, reads, writes;
+	pid_t tid;
+};
+
+static void *worker(void *p)
+{
+	struct worker_arg *a = p;
+	long sink = 0;
+
+	a->tid = (pid_t)syscall(SYS_gettid);
+	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	for (int i = 0; i < a->writes; i++)
+		words[a->word] = i;
+	for (int i = 0; i < a->reads; i++)
+		sink += words[a->word];
+	__atomic_fetch_add(&done, 1, __ATOMIC_RELEASE);
+	return (void *)sink;
+}
+
+static const struct watch_thread_count *count_of(const struct watch_word_result *r, pid_t tid)
+{
+	for (unsigned i = 0; r && i < r->n_threads; i++)
+		if (r->threads[i].tid == (uint32_t)tid)
+			return &r->threads[i];
+	return NULL;
+}
+
+static void test_live(void)
+{
+	struct worker_arg args[2] = { { 0, 500, 1000, 0 }, { 1, 300, 0, 0 } };
+	struct watch_window win = { .pid = (uint32_t)getpid(), .line = (uintptr_t)words,
+				    .words = { (uintptr_t)&words[0], (uintptr_t)&words[1] },
+				    .n_words = 2 };
+	const struct watch_word_result *r0, *r1;
+	const struct watch_thread_count *t;
+	struct watch_config cfg;
+	pthread_t th[2];
+	struct watch *w;
+	int err;
+
+	for (int i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, worker, &args[i]);
+	watch_config_default(&cfg);
+	cfg.window_s = 30;
+	cfg.max_hits_per_s = 0;
+	w = watch_new(&cfg);
+	warnings_quiet = true;
+	err = watch_arm(w, &win);
+	if (err < 0) {
+		printf("# live watchpoints skipped: %s\n", strerror(-err));
+		__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		watch_free(w);
+		return;
+	}
+	CHECK(watch_armed_threads(w) >= 3, "main and both workers armed");
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	/* poll as contend does: the code samples are drained meanwhile */
+	while (__atomic_load_n(&done, __ATOMIC_ACQUIRE) < 2 && watch_poll(w, 5))
+		;
+	watch_disarm(w);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+
+	r0 = watch_result(w, win.pid, win.words[0]);
+	r1 = watch_result(w, win.pid, win.words[1]);
+	CHECK(r0 && r1, "results for both words");
+	t = count_of(r0, args[0].tid);
+	CHECK(t && t->writes == 1000 && t->reads == 500, "worker 0: exact 500 R 1000 W, got %lu R %lu W",
+	      t ? (unsigned long)t->reads : 0, t ? (unsigned long)t->writes : 0);
+	CHECK(!count_of(r0, args[1].tid), "worker 1 never touched word 0");
+	t = count_of(r1, args[1].tid);
+	CHECK(t && t->reads == 300 && t->writes == 0, "worker 1: exact 300 R 0 W");
+	CHECK_EQ_U64(r0 ? r0->windows : 0, 1, "one window");
+	CHECK(r0 && r0->n_sites == 2, "sites sampled: a store and a load");
+	CHECK(r0 && r0->sites[0].writes > 0 && !r0->sites[0].reads, "the store site writes");
+	CHECK(r0 && r0->sites[1].reads > 0 && !r0->sites[1].writes, "the load site reads");
+	CHECK_EQ_U64(watch_windows_run(w), 1, "windows run");
+	watch_free(w);
+}
+
+int main(void)
+{
+	test_hot_words();
+	test_plan();
+	test_cost_control();
+	test_classify();
+	test_merge();
+	test_live();
+	return test_done();
+}
