@@ -56,6 +56,8 @@ struct usage {
 struct participants {
 	unsigned n_touch, n_write;
 	uint32_t toucher, writer;
+	uint64_t minor;          /* concurrent samples of the threads below the noise */
+	unsigned n_minor;        /* those threads */
 };
 
 static int cmp_range(const void *a, const void *b)
@@ -180,10 +182,21 @@ static void count_participants(const struct usage *u, unsigned n_usage,
 	uint32_t *writers = xcalloc(n_usage, sizeof(*writers));
 	unsigned n_threads = 0, n_writers = 0;
 
+	/* Short-lived threads (a pool that churns, a thread per request)
+	 * each leave a few samples, all below the noise; together they
+	 * are as much evidence as one long-lived thread, and count. */
+	for (unsigned i = 0; i < n_usage; i++) {
+		if (u[i].concurrent < threshold) {
+			p[u[i].range].minor += u[i].concurrent;
+			p[u[i].range].n_minor++;
+		}
+	}
 	for (unsigned i = 0; i < n_usage; i++) {
 		struct participants *pp = &p[u[i].range];
+		bool significant = u[i].concurrent >= threshold ||
+			(u[i].concurrent && pp->n_minor >= 2 && pp->minor >= threshold);
 
-		if (u[i].concurrent >= threshold) {
+		if (significant) {
 			pp->n_touch++;
 			pp->toucher = u[i].tid;
 			threads[n_threads++] = u[i].tid;
@@ -193,7 +206,7 @@ static void count_participants(const struct usage *u, unsigned n_usage,
 		 * Klass check: one store sample per several hundred loads).
 		 * A thread whose concurrent use of the range is above the
 		 * noise writes it if any of its samples there wrote. */
-		if (u[i].concurrent >= threshold && u[i].writes >= 1) {
+		if (significant && u[i].writes >= 1) {
 			pp->n_write++;
 			pp->writer = u[i].tid;
 			writers[n_writers++] = u[i].tid;
@@ -261,6 +274,23 @@ static double ratio(uint64_t num, uint64_t den)
 	return den ? (double)num / (double)den : 0.0;
 }
 
+/*
+ * Samples that show the line moving between cores: the concurrent ones or,
+ * when the hardware reports data sources, the loads that found the line
+ * modified in another core (HITM) or got it from a peer core's cache,
+ * whichever is more.  Without data sources (soft) the second count is 0
+ * and the score is the share of concurrent samples.
+ */
+static uint64_t contention_evidence(const struct line *l)
+{
+	uint64_t coherence = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++)
+		coherence += l->cells[i].hitm_local + l->cells[i].hitm_remote +
+			     l->cells[i].peer;
+	return coherence > l->concurrent ? coherence : l->concurrent;
+}
+
 static bool is_contended(const struct line *l, const struct line_verdict *v,
 			 const struct classify_config *cfg)
 {
@@ -286,7 +316,7 @@ void classify_line(const struct line *l, uint64_t total_samples,
 	count_participants(u, n_usage, noise_threshold(l, cfg), p, out);
 	out->kind = pair_ranges(out->ranges, p, out->n_ranges);
 
-	out->score = ratio(l->concurrent, total_samples);
+	out->score = ratio(contention_evidence(l), total_samples);
 	out->share = ratio(l->count, total_samples);
 	out->concurrent_frac = ratio(l->concurrent, l->count);
 	out->contended = is_contended(l, out, cfg);

@@ -2,7 +2,9 @@
  *
  * Only concurrent accesses (line_table.h) are evidence.  A thread's use of
  * a range whose concurrent count is below noise_frac of the line's
- * concurrent samples is ignored as sampling noise; above it, the thread
+ * concurrent samples is ignored as sampling noise (unless two or more such
+ * threads together reach it: short-lived threads of a churning pool each
+ * leave a few samples); above it, the thread
  * writes the range if any of its samples there wrote (stores retire into
  * the store buffer and are sampled rarely).  Over the remaining cells, for every pair of
  * different threads T (writing bytes W) and U (touching bytes A):
@@ -13,7 +15,8 @@
  * >= 1 writer, at least min_concurrent concurrent samples, a concurrent
  * fraction of at least min_concurrent_frac, and score >= min_score.
  *
- * score = concurrent samples on the line / all samples of the session: the
+ * score = concurrent samples on the line (or its HITM/peer samples from a
+ * hardware backend, whichever is more) / all samples of the session: the
  * share of the program's sampled time spent in contended accesses to it.
  */
 #ifndef CONTEND_CLASSIFY_H

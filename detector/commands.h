@@ -10,4 +10,18 @@ struct command {
 	int (*fn)(int argc, char **argv);
 };
 
+struct options;
+struct session_hooks;
+
+int cmd_record(int argc, char **argv);      /* cmd_record.c */
+int cmd_report(int argc, char **argv);      /* cmd_report.c */
+int cmd_check(int argc, char **argv);       /* cmd_check.c */
+int cmd_backends(int argc, char **argv);    /* cmd_backends.c */
+int cmd_watch(int argc, char **argv);       /* cmd_watch.c */
+
+/* Read the data file opt->input (default contend.data; "-": stdin) and
+ * output its report as `contend run` would, or hand the report to
+ * hooks->report.  Returns contend's exit status. */
+int report_data_file(const struct options *opt, const struct session_hooks *hooks);
+
 #endif

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data_src.h"
 #include "util.h"
 
 #define MIN_LINE_SIZE 8
@@ -309,6 +310,36 @@ static struct line_thread *touch_thread(struct line *l,
 	return self;
 }
 
+/* Space-saving top-k (line_table.h): count the chain in its slot, else in
+ * a free one, else in place of the least counted. */
+static void count_chain(struct line_cell *c, uint32_t id)
+{
+	struct line_chain *min = &c->chains[0];
+
+	for (unsigned i = 0; i < LINE_CELL_CHAINS; i++) {
+		struct line_chain *ch = &c->chains[i];
+
+		if (ch->id == id) {
+			ch->count++;
+			return;
+		}
+		if (ch->count < min->count)
+			min = ch;
+	}
+	min->id = id;
+	min->count++;
+}
+
+static void count_coherence(struct line_cell *c, uint64_t data_src)
+{
+	switch (data_src_coherence(data_src)) {
+	case COHERENCE_HITM_LOCAL: c->hitm_local++; break;
+	case COHERENCE_HITM_REMOTE: c->hitm_remote++; break;
+	case COHERENCE_PEER: c->peer++; break;
+	case COHERENCE_NONE: break;
+	}
+}
+
 void line_table_add(struct line_table *t, const struct access_sample *s)
 {
 	uint64_t addr = s->addr & ~(uint64_t)(t->line_size - 1);
@@ -345,6 +376,10 @@ void line_table_add(struct line_table *t, const struct access_sample *s)
 	th->count++;
 	c->count++;
 	c->weight += s->weight;
+	c->weighted += s->weight != 0;
+	count_coherence(c, s->data_src);
+	if (s->chain_id)
+		count_chain(c, s->chain_id);
 	if (concurrent) {
 		l->concurrent++;
 		th->concurrent++;

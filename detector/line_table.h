@@ -17,6 +17,13 @@
  *
  * An access that straddles a line boundary counts for the line of its
  * first byte, clipped to the line.
+ *
+ * Call chains do not split cells: each cell keeps the LINE_CELL_CHAINS
+ * chains (callchain.h ids) sampled most often at it, by the space-saving
+ * algorithm: a chain that finds every slot taken replaces the least
+ * counted one and inherits its count, plus one.  So a chain with more
+ * than 1/LINE_CELL_CHAINS of the cell's chained samples is always kept,
+ * and a count may overstate by what the slot held before.
  */
 #ifndef CONTEND_LINE_TABLE_H
 #define CONTEND_LINE_TABLE_H
@@ -24,6 +31,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "sample.h"
+
+#define LINE_CELL_CHAINS 4
+
+struct line_chain {
+	uint32_t id;             /* callchain.h id; 0: slot unused */
+	uint64_t count;          /* samples (see above) */
+};
 
 struct line_cell {
 	uint32_t tid;
@@ -36,6 +50,12 @@ struct line_cell {
 	uint64_t count;          /* samples */
 	uint64_t concurrent;     /* of which concurrent */
 	uint64_t weight;         /* sum of sample weights (latency), 0 if none */
+	uint64_t weighted;       /* samples that carried a weight */
+	/* From the hardware's data source (data_src.h), 0 without one: loads
+	 * that found the line modified in another core of this node, or of
+	 * another node or socket; other transfers from a peer core's cache. */
+	uint64_t hitm_local, hitm_remote, peer;
+	struct line_chain chains[LINE_CELL_CHAINS];   /* unordered */
 };
 
 struct line_thread {

@@ -32,6 +32,11 @@ static int cmd_attach(int argc, char **argv)
 static const struct command commands[] = {
 	{ "run", "run a command and report its contended cache lines", cmd_run },
 	{ "attach", "sample a running process for a while and report", cmd_attach },
+	{ "record", "run or attach like run/attach, and write the samples to a file", cmd_record },
+	{ "report", "report on a data file written by record", cmd_report },
+	{ "check", "pass or fail a program (for CI) against contention rules", cmd_check },
+	{ "backends", "say which sampling backends can run here, and why not", cmd_backends },
+	{ "watch", "count every access to given words, per thread (watchpoints)", cmd_watch },
 };
 
 static void usage(int status)

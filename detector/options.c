@@ -15,12 +15,19 @@ static const char usage_run[] =
 	"\n"
 	"  -F, --freq HZ          sampling rate per thread (default %u)\n"
 	"  -o, --output FILE      write the report to FILE\n"
-	"      --format FMT       text (default) or json\n"
+	"      --format FMT       text (default), json, or html (one self-contained page)\n"
+	"      --annotate         source files with the contended lines marked\n"
+	"      --full             with --annotate: whole files, not just the hot lines\n"
 	"      --top N            print at most N lines (default 10, 0 = all)\n"
 	"      --line-size N      cache line size: 64 (default) or 128\n"
 	"      --min-score X      report lines whose score is at least X (default 0.005)\n"
 	"      --window-ms MS     interleaving window (default 2.5 sample periods)\n"
-	"  -b, --backend NAME     soft (default; the only backend on machines without a PMU)\n"
+	"  -g, --call-graph       unwind sampled stacks: call chains of each code site\n"
+	"      --confirm          after 0.5 s, count every access to the top lines' hottest\n"
+	"                         words with hardware watchpoints: confirmed or not\n"
+	"  -b, --backend NAME     auto (default: the CPU's hardware backend if it can run,\n"
+	"                         else soft), pebs, ibs, spe or soft; see 'contend backends'\n"
+	"      --ldlat CYCLES     pebs/spe: sample loads slower than this (default 30)\n"
 	"  -q, --quiet            no progress messages\n"
 	"\n"
 	"Exit status: 0 report written; 1 the target failed (non-zero exit or\n"
@@ -41,11 +48,74 @@ static const char usage_attach[] =
 	"  -p, --pid PID          the process\n"
 	"  -d, --duration SECONDS how long to sample (default: until Ctrl-C)\n"
 	"  -t, --tid TID,...      only these threads\n"
-	"  -F, -o, --format, --top, --line-size, --min-score, --window-ms: as for run\n"
+	"  -F, -g, -o, --format, --top, --line-size, --min-score, --window-ms, --confirm,\n"
+	"  -b, --ldlat:           as for run\n"
 	"\n"
 	"Examples:\n"
 	"  contend attach -p $(pidof server) -d 10\n"
 	"  contend attach -p 1234 -t 1240,1241 -d 5 --format json -o r.json\n";
+
+static const char usage_record[] =
+	"usage: contend record [-o FILE] [-F HZ] (-- CMD [ARGS...] | -p PID [-d SECONDS])\n"
+	"\n"
+	"Sample like 'contend run' (a command) or 'contend attach' (-p PID), and\n"
+	"write the samples, threads and mappings (with build-ids) to a data file\n"
+	"instead of reporting; 'contend report' and 'contend check -i' read it,\n"
+	"here or on another machine with the same binaries.\n"
+	"\n"
+	"  -o, --output FILE      the data file (default contend.data)\n"
+	"  -F, --freq HZ          sampling rate per thread (default %u)\n"
+	"  -p, -d, -t             as for attach\n"
+	"  -q, --quiet            no progress messages\n"
+	"\n"
+	"Exit status: as for run (1: the target failed; the file is still written).\n"
+	"\n"
+	"Examples:\n"
+	"  contend record -- ./myprog -t 8 && contend report\n"
+	"  contend record -o server.data -p $(pidof server) -d 10\n";
+
+static const char usage_report[] =
+	"usage: contend report [-i FILE] [--symfs DIR] [options]\n"
+	"\n"
+	"Report on a data file written by 'contend record', as 'contend run'\n"
+	"would have.  Binaries are opened at their recorded paths when the\n"
+	"build-id there matches, else searched by build-id under --symfs DIR\n"
+	"and in the current directory.\n"
+	"\n"
+	"  -i, --input FILE       the data file (default contend.data; - for stdin)\n"
+	"      --symfs DIR        where to look for the recorded binaries\n"
+	"  -o, --format, --top, --line-size, --min-score, --window-ms, --annotate,\n"
+	"  --full, -q: as for run\n"
+	"\n"
+	"Exit status: 0 report written; 2 unreadable or corrupt file.\n"
+	"\n"
+	"Examples:\n"
+	"  contend report --line-size 128\n"
+	"  contend report -i ci.data --symfs build/ --format json -o r.json\n";
+
+static const char usage_check[] =
+	"usage: contend check [rules] [-o REPORT.json] (-- CMD [ARGS...] | -i FILE)\n"
+	"\n"
+	"For CI: run CMD (or read a data file) and fail if a contended cache line\n"
+	"breaks the rules.  Each violation is one line, 'file:line: false sharing\n"
+	"on ...', at the code that writes the line most.\n"
+	"\n"
+	"  --fail-on KIND         false-sharing, true-sharing or any (default)\n"
+	"  --min-score X          ignore lines scoring below X (default 0.005)\n"
+	"  --allow NAME           accept lines of this variable, type or\n"
+	"                         TYPE.member (repeatable)\n"
+	"  --baseline FILE        a JSON report of an accepted run: fail only on\n"
+	"                         new lines, a changed kind, or a score up by 50%%\n"
+	"  -o, --output FILE      write the JSON report there (a CI artefact)\n"
+	"  -i, --input FILE       judge a data file of 'contend record'\n"
+	"  --symfs DIR, -F, --line-size, --window-ms, -q: as for run and report\n"
+	"\n"
+	"Exit status: 0 pass; 1 some line breaks the rules; 2 usage or\n"
+	"environment error, or the target failed.\n"
+	"\n"
+	"Examples:\n"
+	"  contend check --fail-on false-sharing -- ./tests/stress\n"
+	"  contend check --baseline main.json -o pr.json -- ./bench\n";
 
 void options_usage(const char *command, int status)
 {
@@ -54,6 +124,12 @@ void options_usage(const char *command, int status)
 		fprintf(f, usage_run, DEFAULT_FREQ);
 	else if (command && !strcmp(command, "attach"))
 		fputs(usage_attach, f);
+	else if (command && !strcmp(command, "record"))
+		fprintf(f, usage_record, DEFAULT_FREQ);
+	else if (command && !strcmp(command, "report"))
+		fputs(usage_report, f);
+	else if (command && !strcmp(command, "check"))
+		fprintf(f, usage_check);
 	else
 		fprintf(f, "see 'contend --help'\n");
 	exit(status);
@@ -91,6 +167,7 @@ static void parse_tids(struct options *o, const char *list)
 enum {
 	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
 	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
+	OPT_SYMFS, OPT_LDLAT,
 };
 
 void options_parse(struct options *o, int argc, char **argv)
@@ -116,6 +193,8 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "ldlat", required_argument, NULL, OPT_LDLAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -127,7 +206,8 @@ void options_parse(struct options *o, int argc, char **argv)
 	o->format = FORMAT_TEXT;
 	o->top = 10;
 	o->line_size = 64;
-	o->backend = "soft";
+	o->backend = "auto";
+	o->ldlat = DEFAULT_LDLAT;
 	classify_config_default(&o->classify);
 
 	optind = 1;
@@ -165,8 +245,9 @@ void options_parse(struct options *o, int argc, char **argv)
 			o->window_ms = parse_double("--window-ms", optarg, 0.001, 10000);
 			break;
 		case 'b':
-			if (strcmp(optarg, "soft") && strcmp(optarg, "auto"))
-				die("--backend: '%s' is not available (available: soft, auto)", optarg);
+			if (strcmp(optarg, "auto") && strcmp(optarg, "pebs") && strcmp(optarg, "ibs") &&
+			    strcmp(optarg, "spe") && strcmp(optarg, "soft"))
+				die("--backend: '%s' is not one of: auto, pebs, ibs, spe, soft", optarg);
 			o->backend = optarg;
 			break;
 		case 'q':
@@ -212,6 +293,13 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_BASELINE:
 			o->baseline = optarg;
+			break;
+		case OPT_LDLAT:
+			/* the load-latency threshold register holds 16 bits */
+			o->ldlat = parse_uint("--ldlat", optarg, 1, 65535);
+			break;
+		case OPT_SYMFS:
+			o->symfs = optarg;
 			break;
 		case 'h':
 			options_usage(o->command, 0);

@@ -16,6 +16,7 @@ enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
 enum fail_on { FAIL_ON_ANY, FAIL_ON_FALSE, FAIL_ON_TRUE };
 
 #define DEFAULT_FREQ 1000      /* Hz per thread; see bench/overhead */
+#define DEFAULT_LDLAT 30        /* cycles, as perf mem */
 #define DEFAULT_WINDOW_PERIODS 10
 
 struct options {
@@ -27,7 +28,8 @@ struct options {
 	unsigned line_size;
 	double window_ms;            /* interleaving window; 0 = from freq */
 	struct classify_config classify;
-	const char *backend;
+	const char *backend;         /* auto, pebs, ibs, spe, soft */
+	unsigned ldlat;              /* --ldlat: PEBS/SPE load latency threshold, cycles */
 	bool callchain;
 	pid_t pid;                   /* attach -p */
 	pid_t *tids;                 /* attach -t TID,... (owned) */
@@ -43,6 +45,7 @@ struct options {
 	const char **allow;          /* check --allow SYMBOL|TYPE.member (repeatable) */
 	unsigned n_allow;
 	const char *baseline;        /* check --baseline FILE (a JSON report) */
+	const char *symfs;           /* report/check --symfs DIR: where binaries are */
 	char **argv;                 /* target command, NULL-terminated */
 	int argc;
 };

@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,28 +13,42 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
+#include "callchain.h"
 #include "launch.h"
 #include "line_table.h"
 #include "perf_session.h"
 #include "soft.h"
 #include "thread_names.h"
 #include "util.h"
+#include "watch.h"
 #include "reports/report.h"
 #include "symbolize/data_types.h"
 #include "symbolize/symbolizer.h"
+#include "symbolize/unwind.h"
 
 struct session {
 	const struct options *opt;
 	const struct session_hooks *hooks;
 	struct symbolizer *sym;
 	struct soft *soft;
+	struct backend_choice backend;
+	struct hw_backend *hw;     /* a hardware backend runs; else NULL */
 	struct line_table *lines;
+	struct unwinder *unwinder; /* -g; else NULL */
+	struct callchains *chains;
 	struct thread_names names;
 	pid_t *pids;               /* processes seen (target and its children) */
 	size_t n_pids, alloc_pids;
 	uint64_t lost;
 	double last_maps;          /* now_s() of the last /proc/PID/maps read */
+	struct confirm *confirm;   /* --confirm: watchpoints on the top lines */
+	bool note_forks;           /* attaching: collect the tasks that inherit events */
+	pid_t *forked;
+	size_t n_forked, alloc_forked;
 };
+
+static volatile sig_atomic_t stop_requested;   /* attach: SIGINT, SIGTERM */
 
 static double now_s(void)
 {
@@ -50,12 +66,36 @@ static void note_pid(struct session *s, pid_t pid)
 	s->pids[s->n_pids++] = pid;
 }
 
+/* Ring buffer pages per CPU; 0: perf_session's default.  With -g every
+ * sample carries 16 KB of stack and the default 128 pages hold 31 of
+ * them: a run on busy CPUs lost records until 512. */
+static unsigned ring_pages(const struct options *opt)
+{
+	return opt->callchain ? 512 : 0;
+}
+
+/* -g: the id of the sample's call chain, 0 if it has none. */
+static uint32_t sample_chain(struct session *s, const struct perf_sample *ps)
+{
+	uint64_t pcs[CALLCHAIN_MAX_DEPTH];
+	unsigned n = unwind_callers(s->unwinder, ps->pid, &ps->regs, ps->stack,
+				    ps->stack_size, pcs, CALLCHAIN_MAX_DEPTH);
+	size_t known = callchains_count(s->chains);
+	uint32_t id = callchain_intern(s->chains, pcs, n);
+
+	if (callchains_count(s->chains) > known && s->hooks && s->hooks->chain)
+		s->hooks->chain(s->hooks->ctx, id, pcs, n);
+	return id;
+}
+
 static void on_sample(void *ctx, const struct perf_sample *ps)
 {
 	struct session *s = ctx;
 	struct access_sample a;
-	if (!soft_access(s->soft, ps, &a))
+	if (s->hw ? !hw_backend_access(s->hw, ps, &a) : !soft_access(s->soft, ps, &a))
 		return;
+	if (s->unwinder)
+		a.chain_id = sample_chain(s, ps);
 	line_table_add(s->lines, &a);
 	if (s->hooks && s->hooks->access)
 		s->hooks->access(s->hooks->ctx, &a);
@@ -75,9 +115,38 @@ static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 	struct session *s = ctx;
 	if (exec && pid == tid)
 		symbolizer_exec(s->sym, (pid_t)pid);
+	/* run starts its target by exec; an attached target that execs is news */
+	if (exec && pid == tid && pid == (uint32_t)s->opt->pid && !s->opt->quiet)
+		fprintf(stderr, "contend: process %u executed %s: following the new program\n",
+			pid, comm);
 	thread_names_set(&s->names, tid, comm);
 	if (s->hooks && s->hooks->comm)
 		s->hooks->comm(s->hooks->ctx, pid, tid, comm, exec);
+}
+
+/* A task inherits its creator's comm, and only a rename or an exec makes a
+ * COMM record: read the name from /proc while the task lives, else assume
+ * the one of the process it came from. */
+static void name_task(struct session *s, pid_t pid, pid_t from, pid_t tid)
+{
+	char path[64], comm[32] = "";
+	const char *inherited;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	if (!comm[0] && (inherited = thread_names_get(&s->names, (uint32_t)from)))
+		snprintf(comm, sizeof(comm), "%s", inherited);
+	if (!comm[0])
+		return;
+	thread_names_set(&s->names, (uint32_t)tid, comm);
+	if (s->hooks && s->hooks->comm)
+		s->hooks->comm(s->hooks->ctx, (uint32_t)pid, (uint32_t)tid, comm, false);
 }
 
 static void on_fork(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid)
@@ -86,6 +155,11 @@ static void on_fork(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid)
 	if (pid != ppid && pid == tid) {
 		symbolizer_fork(s->sym, (pid_t)ppid, (pid_t)pid);
 		note_pid(s, (pid_t)pid);
+	}
+	name_task(s, (pid_t)pid, (pid_t)ppid, (pid_t)tid);
+	if (s->note_forks) {
+		ALLOC_GROW(s->forked, s->n_forked + 1, s->alloc_forked);
+		s->forked[s->n_forked++] = (pid_t)tid;
 	}
 }
 
@@ -97,14 +171,19 @@ static void on_lost(void *ctx, uint64_t n)
 
 /* brk heaps and some anonymous regions are never announced by MMAP2
  * records; re-read the maps of the live processes now and then. */
+static bool process_alive(pid_t pid);
+
 static void refresh_maps(struct session *s, bool force)
 {
 	double t = now_s();
 	if (!force && t - s->last_maps < 0.2)
 		return;
 	s->last_maps = t;
+	/* An exited process (a zombie until reaped) has an empty maps file,
+	 * which would replace every mapping the report still needs. */
 	for (size_t i = 0; i < s->n_pids; i++)
-		symbolizer_load_proc_maps(s->sym, s->pids[i]);
+		if (process_alive(s->pids[i]))
+			symbolizer_load_proc_maps(s->sym, s->pids[i]);
 }
 
 static char *join_command(char **argv)
@@ -127,20 +206,25 @@ static void name_threads(struct report_thread *t, unsigned n, const struct threa
 	}
 }
 
-int session_output(const struct options *opt, const struct report_header *hdr,
-		   struct line_table *lines, struct symbolizer *sym,
-		   const struct thread_names *names, const struct session_hooks *hooks)
+static int output_report(const struct options *opt, const struct report_header *hdr,
+			 struct line_table *lines, struct symbolizer *sym,
+			 const struct thread_names *names, const struct session_hooks *hooks,
+			 struct confirm *confirm)
 {
 	struct data_types *dt = data_types_new();
 	struct report *r = report_build(hdr, lines, &opt->classify, opt->top, sym, dt);
 	FILE *out = stdout;
 	int ret = 0;
 
+	if (confirm)
+		confirm_fill_report(confirm, r, sym);
 	for (unsigned i = 0; i < r->n_lines; i++) {
 		struct report_line *l = &r->lines[i];
 		name_threads(l->threads, l->n_threads, names);
 		for (unsigned g = 0; g < l->n_ranges; g++)
 			name_threads(l->ranges[g].threads, l->ranges[g].n_threads, names);
+		for (unsigned k = 0; k < l->n_words; k++)
+			name_threads(l->words[k].threads, l->words[k].n_threads, names);
 	}
 	if (hooks && hooks->report) {
 		ret = hooks->report(hooks->ctx, r, opt);
@@ -156,6 +240,10 @@ int session_output(const struct options *opt, const struct report_header *hdr,
 	}
 	if (opt->format == FORMAT_JSON)
 		report_print_json(r, out);
+	else if (opt->format == FORMAT_HTML)
+		report_print_html(r, out);
+	else if (opt->annotate)
+		report_print_annotate(r, out, opt->annotate_full);
 	else
 		report_print_text(r, out);
 	if (out != stdout && fclose(out) != 0) {
@@ -169,24 +257,56 @@ done:
 	return ret;
 }
 
+int session_output(const struct options *opt, const struct report_header *hdr,
+		   struct line_table *lines, struct symbolizer *sym,
+		   const struct thread_names *names, const struct session_hooks *hooks)
+{
+	return output_report(opt, hdr, lines, sym, names, hooks, NULL);
+}
+
 static void session_release(struct session *s)
 {
 	line_table_free(s->lines);
 	soft_free(s->soft);
+	hw_backend_free(s->hw);
+	backend_choice_release(&s->backend);
+	unwinder_free(s->unwinder);
+	callchains_free(s->chains);
 	symbolizer_free(s->sym);
 	thread_names_release(&s->names);
 	free(s->pids);
+	confirm_free(s->confirm);
 }
 
-static double window_ms(const struct options *opt)
+uint64_t session_window_ns(const struct options *opt, unsigned freq)
 {
 	double w = opt->window_ms;
 	if (w <= 0) {
-		w = DEFAULT_WINDOW_PERIODS * 1000.0 / opt->freq;
+		w = DEFAULT_WINDOW_PERIODS * 1000.0 / freq;
 		if (w < 10.0)
 			w = 10.0;
 	}
-	return w;
+	return (uint64_t)(w * 1e6);
+}
+
+/* --backend: auto falls back to soft; a backend asked for by name that
+ * cannot run here is an error that says why. */
+static void choose_backend(struct session *s, const struct options *opt)
+{
+	struct backend_request req = {
+		.name = opt->backend,
+		.hw = { .ldlat = opt->ldlat, .freq = opt->freq },
+		.freq = opt->freq,
+		.callchain = opt->callchain,
+	};
+	struct hw_host host;
+
+	hw_host_detect(&host, "");
+	if (!backend_choose(&req, &host, &s->backend))
+		die("the %s backend cannot run here: %s", opt->backend,
+		    s->backend.why_not[s->backend.id] ? s->backend.why_not[s->backend.id] : "?");
+	if (s->backend.id != BACKEND_SOFT)
+		s->hw = hw_backend_new(s->sym);
 }
 
 static void session_init(struct session *s, const struct options *opt,
@@ -197,7 +317,19 @@ static void session_init(struct session *s, const struct options *opt,
 	s->hooks = hooks;
 	s->sym = symbolizer_new();
 	s->soft = soft_new(s->sym);
-	s->lines = line_table_new(opt->line_size, (uint64_t)(window_ms(opt) * 1e6));
+	choose_backend(s, opt);
+	s->lines = line_table_new(opt->line_size, session_window_ns(opt, opt->freq));
+	if (opt->callchain) {
+		s->unwinder = unwinder_new(s->sym);
+		s->chains = callchains_new();
+	}
+	if (opt->confirm) {
+		struct watch_config wc;
+
+		watch_config_default(&wc);
+		wc.stop = &stop_requested;
+		s->confirm = confirm_new(&wc, &opt->classify, opt->line_size);
+	}
 }
 
 /* Header, report, output; returns 0 or 2 (cannot write the report). */
@@ -206,24 +338,35 @@ static int finish_session(struct session *s, const char *command, double duratio
 {
 	struct report_header hdr = { 0 };
 	struct report_count *dropped = NULL;
-	unsigned n_dropped = soft_drop_counts(s->soft, &dropped);
+	unsigned n_dropped;
+	char *note = backend_note(&s->backend);
 	int ret;
 
+	if (s->hw) {
+		n_dropped = hw_backend_drop_counts(s->hw, &dropped);
+		hdr.samples = hw_backend_samples_seen(s->hw);
+		hdr.decoded = hw_backend_samples_decoded(s->hw);
+	} else {
+		n_dropped = soft_drop_counts(s->soft, &dropped);
+		hdr.samples = soft_samples_seen(s->soft);
+		hdr.decoded = soft_samples_decoded(s->soft);
+	}
 	hdr.command = command;
-	hdr.backend = "soft";
-	hdr.backend_note = "no hardware memory sampling in use: cpu-clock samples + instruction decoding";
+	hdr.backend = backend_name(s->backend.id);
+	hdr.backend_note = note;
+	hdr.mem_info = s->hw != NULL;
 	hdr.freq = s->opt->freq;
 	hdr.duration = duration;
-	hdr.samples = soft_samples_seen(s->soft);
-	hdr.decoded = soft_samples_decoded(s->soft);
 	hdr.dropped = dropped;
 	hdr.n_dropped = n_dropped;
 	hdr.target_status = target_status;
+	hdr.chains = s->chains;
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
-	ret = session_output(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks);
+	ret = output_report(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm);
 	report_counts_free(dropped, n_dropped);
+	free(note);
 	return ret;
 }
 
@@ -235,7 +378,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		.ctx = &s, .sample = on_sample, .mmap = on_mmap, .comm = on_comm,
 		.fork = on_fork, .lost = on_lost,
 	};
-	struct perf_session *ps;
+	struct event_set *es;
 	struct launched child;
 	double t0, t1;
 	int status = 0, ret;
@@ -250,11 +393,10 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		die("cannot start '%s': %s", opt->argv[0], strerror(errno));
 	note_pid(&s, child.pid);
 
-	soft_event_attr(&pc.attr, opt->freq, opt->callchain);
-	pc.attr.enable_on_exec = 1;
 	pc.pid = child.pid;
-	ps = perf_session_open(&pc);
-	if (!ps) {
+	pc.buffer_pages = ring_pages(opt);
+	es = event_set_open(&s.backend, &pc, true);
+	if (!es) {
 		launch_abort(&child);
 		session_release(&s);
 		return 2;
@@ -267,7 +409,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	t0 = now_s();
 	if (launch_go(&child) < 0) {
 		int e = errno;
-		perf_session_close(ps);
+		event_set_close(es);
 		session_release(&s);
 		if (e == ENOENT)
 			die("cannot run '%s': command not found", opt->argv[0]);
@@ -276,11 +418,13 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	for (;;) {
 		pid_t w;
-		perf_session_poll(ps, 100);
-		perf_session_drain(ps, &cb);
+		event_set_poll(es, 100);
+		event_set_drain(es, &cb);
 		refresh_maps(&s, false);
 		if (hooks && hooks->tick)
 			hooks->tick(hooks->ctx, s.lines, child.pid, now_s() - t0);
+		if (s.confirm)
+			confirm_tick(s.confirm, s.lines, now_s() - t0);
 		w = waitpid(child.pid, &status, WNOHANG);
 		if (w == child.pid)
 			break;
@@ -290,8 +434,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		}
 	}
 	t1 = now_s();
-	perf_session_drain(ps, &cb);
-	perf_session_close(ps);
+	event_set_drain(es, &cb);
+	event_set_close(es);
 
 	command = join_command(opt->argv);
 	ret = finish_session(&s, command, t1 - t0, WIFSIGNALED(status) ? -WTERMSIG(status)
@@ -312,8 +456,6 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 }
 
 /* --- attach ------------------------------------------------------------- */
-
-static volatile sig_atomic_t stop_requested;
 
 static void on_stop_signal(int sig)
 {
@@ -417,14 +559,51 @@ static void raise_fd_limit(void)
 	}
 }
 
-/* A refusal to open events on someone else's process is a ptrace-access
- * question, not a perf_event_paranoid one: say which. */
-static void explain_attach_denied(pid_t pid)
+/* perf_event_open() on another task needs ptrace read access to it, the
+ * check that guards /proc/PID/environ: try that first, so that a refusal
+ * names the owner and the capability instead of perf_event_paranoid. */
+static void check_attach_permitted(pid_t pid)
 {
-	uid_t owner = task_uid(pid);
-	if (geteuid() != 0 && owner != (uid_t)-1 && owner != geteuid())
-		die("not permitted to sample process %d (owned by uid %u): run as that user "
-		    "or as root, or grant CAP_SYS_PTRACE", (int)pid, (unsigned)owner);
+	char path[64];
+	uid_t owner;
+	struct passwd *pw;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	if (errno != EACCES && errno != EPERM)
+		return;   /* let perf_event_open() say what is wrong */
+	owner = task_uid(pid);
+	if (owner == getuid())
+		die("not permitted to sample process %d: it is not dumpable (setuid, or "
+		    "PR_SET_DUMPABLE 0); run contend as root or grant it CAP_SYS_PTRACE", (int)pid);
+	pw = getpwuid(owner);
+	die("not permitted to sample process %d: it belongs to user %s (uid %u); run contend "
+	    "as that user or as root, or grant it CAP_SYS_PTRACE", (int)pid,
+	    pw ? pw->pw_name : "?", (unsigned)owner);
+}
+
+/* CONTEND_DEBUG_FDS=1: count our open descriptors, for the test that
+ * checks attaching and detaching leave none behind. */
+static void debug_fds(const char *when)
+{
+	DIR *d;
+	struct dirent *de;
+	int n = -1;   /* the directory's own descriptor */
+
+	if (!getenv("CONTEND_DEBUG_FDS"))
+		return;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	fprintf(stderr, "contend: fds %s: %d\n", when, n);
 }
 
 int session_attach(const struct options *opt, const struct session_hooks *hooks)
@@ -435,7 +614,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 		.ctx = &s, .sample = on_sample, .mmap = on_mmap, .comm = on_comm,
 		.fork = on_fork, .lost = on_lost,
 	};
-	struct perf_session *ps;
+	struct event_set *es;
 	pid_t *tids;
 	unsigned n_tids;
 	double t0, t1;
@@ -446,10 +625,10 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 
 	if (opt->pid <= 0)
 		options_usage("attach", 2);
-	if (kill(opt->pid, 0) < 0 && errno == ESRCH)
-		die("no such process: %d", (int)opt->pid);
+	debug_fds("at attach");
 	if (!process_alive(opt->pid))
-		die("no such process: %d", (int)opt->pid);
+		die("no such process: %d (find the PID with pidof or ps)", (int)opt->pid);
+	check_attach_permitted(opt->pid);
 
 	raise_fd_limit();
 	session_init(&s, opt, hooks);
@@ -466,29 +645,37 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	if (!n_tids)
 		die("no such process: %d", (int)opt->pid);
 
-	soft_event_attr(&pc.attr, opt->freq, opt->callchain);
-	pc.attr.disabled = 0;
+	/* before the events: samples drained while attaching need them */
+	if (symbolizer_load_proc_maps(s.sym, opt->pid) < 0)
+		warning("cannot read /proc/%d/maps: code and data will not be named", (int)opt->pid);
+
 	pc.pid = opt->pid;
+	pc.buffer_pages = ring_pages(opt);
 	pc.tids = tids;
 	pc.n_tids = n_tids;
 	errno = 0;
-	ps = perf_session_open(&pc);
-	if (!ps) {
-		explain_attach_denied(opt->pid);
+	s.note_forks = true;
+	es = event_set_open(&s.backend, &pc, false);
+	if (!es) {
 		free(tids);
 		free(command);
 		session_release(&s);
 		return 2;
 	}
 	/* Threads created between listing and opening were not inherited
-	 * from a followed thread: pick them up until the list is stable. */
+	 * from a followed thread: pick them up until the list is stable.
+	 * Those created by a followed thread since carry inherited events
+	 * (their FORK records say so): a second event would count their
+	 * samples twice. */
 	for (int round = 0; !opt->n_tids && round < 10; round++) {
 		unsigned n_now, added = 0;
 		pid_t *now = list_tasks(opt->pid, &n_now);
+		event_set_drain(es, &cb);
 		for (unsigned i = 0; i < n_now; i++) {
-			if (tid_in(tids, n_tids, now[i]))
+			if (tid_in(tids, n_tids, now[i]) ||
+			    tid_in(s.forked, (unsigned)s.n_forked, now[i]))
 				continue;
-			if (perf_session_add_task(ps, now[i]) == 0)
+			if (event_set_add_task(es, now[i]) == 0)
 				added++;
 		}
 		free(tids);
@@ -497,10 +684,12 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 		if (!added)
 			break;
 	}
+	s.note_forks = false;
+	free(s.forked);
+	s.forked = NULL;
+	for (unsigned i = 0; i < n_tids; i++)
+		name_task(&s, opt->pid, opt->pid, tids[i]);
 	free(tids);
-
-	if (symbolizer_load_proc_maps(s.sym, opt->pid) < 0)
-		warning("cannot read /proc/%d/maps: code and data will not be named", (int)opt->pid);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -510,11 +699,13 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 
 	t0 = now_s();
 	while (!stop_requested) {
-		perf_session_poll(ps, 100);
-		perf_session_drain(ps, &cb);
+		event_set_poll(es, 100);
+		event_set_drain(es, &cb);
 		refresh_maps(&s, false);
 		if (hooks && hooks->tick)
 			hooks->tick(hooks->ctx, s.lines, opt->pid, now_s() - t0);
+		if (s.confirm)
+			confirm_tick(s.confirm, s.lines, now_s() - t0);
 		if (opt->duration > 0 && now_s() - t0 >= opt->duration)
 			break;
 		if (!process_alive(opt->pid)) {
@@ -525,8 +716,8 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	t1 = now_s();
 	/* Detach: closing the events removes them from the target; it never
 	 * stopped and receives no signal. */
-	perf_session_drain(ps, &cb);
-	perf_session_close(ps);
+	event_set_drain(es, &cb);
+	event_set_close(es);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (exited && !opt->quiet)
@@ -536,5 +727,6 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	ret = finish_session(&s, command, t1 - t0, 0);
 	free(command);
 	session_release(&s);
+	debug_fds("after detach");
 	return ret;
 }

@@ -32,6 +32,9 @@ struct session_hooks {
 	void *ctx;
 	/* each access sample, as it enters the line table */
 	void (*access)(void *ctx, const struct access_sample *a);
+	/* -g: each new call chain (callchain.h), before the first access
+	 * that carries its id */
+	void (*chain)(void *ctx, uint32_t id, const uint64_t *pcs, unsigned n);
 	/* mappings and thread names as they become known */
 	void (*mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
 		     uint64_t pgoff, uint32_t prot, const char *filename);
@@ -45,6 +48,10 @@ struct session_hooks {
 
 int session_run(const struct options *opt, const struct session_hooks *hooks);
 int session_attach(const struct options *opt, const struct session_hooks *hooks);
+
+/* The interleaving window (line_table.h) for samples taken at freq Hz:
+ * --window-ms, else DEFAULT_WINDOW_PERIODS sample periods. */
+uint64_t session_window_ns(const struct options *opt, unsigned freq);
 
 /* Build the report from a filled line table and output it as opt says
  * (or hand it to hooks->report).  Used by the sessions and by commands

@@ -24,6 +24,7 @@ struct json {
 	FILE *out;
 	int depth;
 	struct json_level level[JSON_MAX_DEPTH];
+	bool mem_info;                   /* the report has hardware data sources */
 };
 
 /* The innermost open object or array; NULL at the top. */
@@ -234,6 +235,20 @@ static void counts_json(struct json *j, const char *key,
 	json_close(j);
 }
 
+/* HITM, peer and mean latency, where the backend reported them. */
+static void mem_json(struct json *j, const struct report_mem *m)
+{
+	if (!j->mem_info)
+		return;
+	json_u64(j, "hitm_local", m->hitm_local);
+	json_u64(j, "hitm_remote", m->hitm_remote);
+	json_u64(j, "peer", m->peer);
+	if (m->weighted)
+		json_double(j, "mean_latency", (double)m->latency / (double)m->weighted);
+	else
+		json_null(j, "mean_latency");
+}
+
 static void threads_json(struct json *j, const struct report_thread *t, unsigned n)
 {
 	json_array(j, "threads", false);
@@ -243,14 +258,30 @@ static void threads_json(struct json *j, const struct report_thread *t, unsigned
 		json_str(j, "comm", t[i].comm);
 		json_u64(j, "reads", t[i].reads);
 		json_u64(j, "writes", t[i].writes);
+		mem_json(j, &t[i].mem);
 		json_close(j);
 	}
 	json_close(j);
 }
 
-static void site_json(struct json *j, const struct report_site *s)
+static void chains_json(struct json *j, const struct report_site *s)
 {
-	json_object(j, NULL, true);
+	json_array(j, "chains", false);
+	for (unsigned i = 0; i < s->n_chains; i++) {
+		json_object(j, NULL, true);
+		json_u64(j, "count", s->chains[i].count);
+		json_array(j, "frames", true);
+		for (unsigned k = 0; k < s->chains[i].n_frames; k++)
+			json_str(j, NULL, s->chains[i].frames[k]);
+		json_close(j);
+		json_close(j);
+	}
+	json_close(j);
+}
+
+/* Where the code is: the fields a site and a side of a pair share. */
+static void location_json(struct json *j, const struct report_site *s)
+{
 	json_addr(j, "ip", s->ip);
 	json_str(j, "function", s->function);
 	json_str(j, "file", s->file);
@@ -264,8 +295,16 @@ static void site_json(struct json *j, const struct report_site *s)
 		json_addr(j, "module_offset", s->module_off);
 	else
 		json_null(j, "module_offset");
+}
+
+/* One line, unless it has call chains to list. */
+static void site_json(struct json *j, const struct report_site *s)
+{
+	json_object(j, NULL, !s->n_chains);
+	location_json(j, s);
 	json_u64(j, "reads", s->reads);
 	json_u64(j, "writes", s->writes);
+	chains_json(j, s);
 	json_close(j);
 }
 
@@ -280,6 +319,7 @@ static void range_json(struct json *j, const struct report_range *rr)
 	json_bool(j, "false_writer", rr->false_writer);
 	json_u64(j, "reads", rr->reads);
 	json_u64(j, "writes", rr->writes);
+	mem_json(j, &rr->mem);
 	threads_json(j, rr->threads, rr->n_threads);
 	json_array(j, "sites", false);
 	for (unsigned i = 0; i < rr->n_sites; i++)
@@ -293,6 +333,31 @@ static void tids_json(struct json *j, const char *key, const uint32_t *tid, unsi
 	json_array(j, key, true);
 	for (unsigned i = 0; i < n; i++)
 		json_u64(j, NULL, tid[i]);
+	json_close(j);
+}
+
+static void pair_side_json(struct json *j, const char *key, const struct report_pair_side *side)
+{
+	json_object(j, key, true);
+	location_json(j, &side->site);
+	json_u64(j, "reads", side->site.reads);
+	json_u64(j, "writes", side->site.writes);
+	json_u64(j, "concurrent", side->concurrent);
+	tids_json(j, "tids", side->tids, side->n_tids);
+	json_close(j);
+}
+
+static void pairs_json(struct json *j, const struct report_line *l)
+{
+	json_array(j, "pairs", false);
+	for (unsigned i = 0; i < l->n_pairs; i++) {
+		json_object(j, NULL, false);
+		json_str(j, "kind", sharing_kind_id(l->pairs[i].kind));
+		json_u64(j, "weight", l->pairs[i].weight);
+		pair_side_json(j, "a", &l->pairs[i].a);
+		pair_side_json(j, "b", &l->pairs[i].b);
+		json_close(j);
+	}
 	json_close(j);
 }
 
@@ -326,6 +391,54 @@ static void advice_json(struct json *j, const struct report_advice *a)
 	json_close(j);
 }
 
+/* The exact counts of one watched word (watch backend). */
+static void watch_word_json(struct json *j, const struct report_watch_word *w)
+{
+	json_object(j, NULL, false);
+	json_u64(j, "offset", w->offset);
+	json_u64(j, "size", w->size);
+	json_str(j, "member", w->member);
+	json_double(j, "window_s", w->window_s);
+	json_u64(j, "windows", w->windows);
+	json_bool(j, "cut_short", w->cut_short);
+	json_u64(j, "threads_late", w->threads_late);
+	json_u64(j, "threads_unarmed", w->threads_unarmed);
+	json_u64(j, "reads", w->reads);
+	json_u64(j, "writes", w->writes);
+	json_array(j, "threads", false);
+	for (unsigned i = 0; i < w->n_threads; i++) {
+		json_object(j, NULL, true);
+		json_u64(j, "tid", w->threads[i].tid);
+		json_str(j, "comm", w->threads[i].comm);
+		json_u64(j, "reads", w->threads[i].reads);
+		json_u64(j, "writes", w->threads[i].writes);
+		json_close(j);
+	}
+	json_close(j);
+	json_array(j, "sites", false);
+	for (unsigned i = 0; i < w->n_sites; i++)
+		site_json(j, &w->sites[i]);
+	json_close(j);
+	json_close(j);
+}
+
+static void confirmation_json(struct json *j, const struct report_line *l)
+{
+	if (!l->confirmed_checked) {
+		json_null(j, "confirmation");
+		return;
+	}
+	json_object(j, "confirmation", false);
+	json_bool(j, "confirmed", l->confirmed);
+	json_str(j, "kind", sharing_kind_id(l->watch_kind));
+	json_double(j, "window_s", l->watch_window_s);
+	json_array(j, "words", false);
+	for (unsigned i = 0; i < l->n_words; i++)
+		watch_word_json(j, &l->words[i]);
+	json_close(j);
+	json_close(j);
+}
+
 static void line_json(struct json *j, const struct report_line *l, unsigned rank)
 {
 	json_object(j, NULL, false);
@@ -339,6 +452,7 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_double(j, "concurrent_fraction", l->concurrent_frac);
 	json_u64(j, "samples", l->samples);
 	json_u64(j, "concurrent", l->concurrent);
+	mem_json(j, &l->mem);
 	json_str(j, "object", l->object);
 	json_str(j, "variable", l->variable);
 	json_str(j, "type", l->type_name);
@@ -355,6 +469,9 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	for (unsigned i = 0; i < l->n_ranges; i++)
 		range_json(j, &l->ranges[i]);
 	json_close(j);
+
+	pairs_json(j, l);
+	confirmation_json(j, l);
 
 	json_array(j, "members", false);
 	for (unsigned i = 0; i < l->n_members; i++)
@@ -380,7 +497,7 @@ static void type_attribution_json(struct json *j, const struct report *r)
 
 void report_print_json(const struct report *r, FILE *out)
 {
-	struct json j = { .out = out };
+	struct json j = { .out = out, .mem_info = r->mem_info };
 
 	json_object(&j, NULL, false);
 	json_str(&j, "schema", "contend-report");
@@ -388,6 +505,7 @@ void report_print_json(const struct report *r, FILE *out)
 	json_str(&j, "command", r->command);
 	json_str(&j, "backend", r->backend);
 	json_str(&j, "backend_note", r->backend_note);
+	json_bool(&j, "memory_info", r->mem_info);
 	json_u64(&j, "freq", r->freq);
 	json_double(&j, "duration_s", r->duration);
 	json_u64(&j, "line_size", r->line_size);
@@ -397,6 +515,14 @@ void report_print_json(const struct report *r, FILE *out)
 	counts_json(&j, "dropped", r->dropped, r->n_dropped);
 	type_attribution_json(&j, r);
 	json_u64(&j, "candidates", r->n_candidates);
+	if (r->watch_windows) {
+		json_object(&j, "watch", true);
+		json_u64(&j, "windows", r->watch_windows);
+		json_double(&j, "armed_s", r->watch_armed_s);
+		json_close(&j);
+	} else {
+		json_null(&j, "watch");
+	}
 	json_array(&j, "lines", false);
 	for (unsigned i = 0; i < r->n_lines; i++)
 		line_json(&j, &r->lines[i], i + 1);

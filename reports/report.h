@@ -17,17 +17,37 @@
 
 struct symbolizer;
 struct data_types;
+struct callchains;
 
 struct report_count {
 	char *what;                   /* "prev is branch target", "stack", ... */
 	uint64_t n;
 };
 
+/* What a hardware backend said about the samples (data_src.h); all 0
+ * with soft.  Printed when the report's mem_info is set. */
+struct report_mem {
+	uint64_t hitm_local, hitm_remote;   /* loads: line modified in another core */
+	uint64_t peer;                /* loads: from a peer core's cache, not HITM */
+	uint64_t latency;             /* sum of sample weights, cycles */
+	uint64_t weighted;            /* samples with a weight: mean = latency/weighted */
+};
+
 struct report_thread {
 	uint32_t tid;
 	char *comm;                   /* thread name, may be NULL */
 	uint64_t reads, writes;       /* samples on the line/range */
+	struct report_mem mem;
 };
+
+struct report_chain {              /* a call chain of a site (-g) */
+	char **frames;               /* callers, innermost first: "worker f.c:80" */
+	unsigned n_frames;           /* at most REPORT_CHAIN_FRAMES */
+	uint64_t count;              /* samples (line_table.h: may overstate) */
+};
+
+#define REPORT_CHAIN_FRAMES 8
+#define REPORT_SITE_CHAINS 4        /* most sampled first */
 
 struct report_site {
 	uint64_t ip;
@@ -38,6 +58,8 @@ struct report_site {
 	char *module;
 	uint64_t module_off;
 	uint64_t reads, writes;
+	struct report_chain *chains; /* empty without -g */
+	unsigned n_chains;
 };
 
 struct report_range {
@@ -45,6 +67,7 @@ struct report_range {
 	char *member;                 /* "counters[1]", "secondary_super_cache", NULL */
 	bool true_shared, false_victim, false_writer;
 	uint64_t reads, writes;       /* all samples on this range */
+	struct report_mem mem;
 	struct report_thread *threads;
 	unsigned n_threads;
 	struct report_site *sites;
@@ -69,6 +92,45 @@ struct report_advice {
 	unsigned placements_total;   /*   members share a line; 0/0 if n/a */
 };
 
+/*
+ * Two code sites in different threads whose accesses to a line conflict:
+ * one writes bytes the other touches (kind SHARING_TRUE), or bytes next to
+ * them (SHARING_FALSE).  A site is a source line (or an address without
+ * one); for a site paired with itself, side a holds the lower thread id of
+ * each conflicting pair of threads.
+ */
+struct report_pair_side {
+	struct report_site site;     /* reads/writes: its conflicting samples */
+	uint32_t *tids;              /* sorted */
+	unsigned n_tids;
+	uint64_t concurrent;         /* its conflicting concurrent samples */
+};
+
+struct report_pair {
+	struct report_pair_side a, b;
+	enum sharing_kind kind;
+	uint64_t weight;             /* min(a.concurrent, b.concurrent) */
+};
+
+#define REPORT_LINE_PAIRS 5         /* heaviest first */
+
+/* One watched 8-byte word (--confirm, contend watch): exact counts. */
+struct report_watch_word {
+	uint64_t offset;             /* in the line */
+	unsigned size;
+	char *member;                /* NULL if unknown */
+	double window_s;             /* time armed, all its windows */
+	unsigned windows;
+	bool cut_short;              /* a window ended at the hit cap */
+	unsigned threads_late;       /* created while armed: armed when found */
+	unsigned threads_unarmed;    /* had no free debug register */
+	uint64_t reads, writes;      /* every user-mode access of every thread */
+	struct report_thread *threads;   /* exact reads/writes, by tid */
+	unsigned n_threads;
+	struct report_site *sites;   /* sampled code; reads/writes scaled */
+	unsigned n_sites;
+};
+
 struct report_line {
 	uint32_t pid;
 	uint64_t addr;
@@ -76,6 +138,7 @@ struct report_line {
 	enum sharing_kind kind;
 	double score, share, concurrent_frac;
 	uint64_t samples, concurrent;
+	struct report_mem mem;
 	char *object;                /* "counters+8", "[heap]+0x2a0", ... */
 	char *variable;              /* DWARF variable or pointer name, NULL */
 	char *type_name;             /* "struct Klass", NULL */
@@ -90,12 +153,21 @@ struct report_line {
 	uint64_t struct_size, struct_align;
 	struct report_advice advice;
 	double predicted_gain;       /* estimated speedup of fixing it, 0 if n/a */
+	struct report_pair *pairs;   /* who contends with whom */
+	unsigned n_pairs;
+	bool confirmed_checked;      /* its words were watched (watch backend) */
+	bool confirmed;              /* exact counts: >= 2 threads, one writing */
+	enum sharing_kind watch_kind;    /* the kind by the exact counts */
+	double watch_window_s;       /* armed time of its longest-watched word */
+	struct report_watch_word *words;
+	unsigned n_words;
 };
 
 struct report {
 	char *command;
 	char *backend;               /* "soft" */
 	char *backend_note;          /* why this backend, or NULL */
+	bool mem_info;               /* the backend reports data sources and latency */
 	unsigned freq;
 	double duration;             /* seconds */
 	unsigned line_size;
@@ -110,18 +182,22 @@ struct report {
 	struct report_line *lines;   /* ranked, contended only, at most top */
 	unsigned n_lines;
 	unsigned n_candidates;       /* lines touched by >= 2 threads */
+	unsigned watch_windows;      /* watchpoint windows run, 0 if none */
+	double watch_armed_s;        /* their armed time, all together */
 };
 
 struct report_header {               /* filled by the session */
 	const char *command;
 	const char *backend;
 	const char *backend_note;
+	bool mem_info;               /* hardware data sources: print HITM, latency */
 	unsigned freq;
 	double duration;
 	int target_status;
 	uint64_t samples, decoded;
 	const struct report_count *dropped;
 	unsigned n_dropped;
+	const struct callchains *chains;   /* the ids in the line table, or NULL */
 };
 
 struct report *report_build(const struct report_header *hdr,
@@ -132,5 +208,9 @@ void report_free(struct report *r);
 
 void report_print_text(const struct report *r, FILE *out);
 void report_print_json(const struct report *r, FILE *out);
+/* source files with the contended lines marked; full: whole files */
+void report_print_annotate(const struct report *r, FILE *out, bool full);
+/* one self-contained HTML page: no network, inline CSS and SVG */
+void report_print_html(const struct report *r, FILE *out);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "advice.h"
 #include "util.h"
+#include "../detector/callchain.h"
 #include "../symbolize/data_types.h"
 #include "../symbolize/symbolizer.h"
 
@@ -36,6 +37,8 @@ struct build {
 	struct report *r;
 	struct symbolizer *sym;
 	struct data_types *dt;
+	const struct callchains *chains;
+	const struct classify_config *cfg;
 	size_t alloc_why;
 };
 
@@ -50,10 +53,16 @@ struct thread_tally {
 	unsigned n, alloc;
 };
 
+struct chain_tally {
+	struct line_chain *v;
+	unsigned n, alloc;
+};
+
 struct site_tally {
 	struct site_acc {
 		struct report_site site;
 		uint64_t samples;
+		struct chain_tally chains;
 	} *v;
 	unsigned n, alloc;
 };
@@ -110,6 +119,15 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+static void mem_add(struct report_mem *m, const struct line_cell *c)
+{
+	m->hitm_local += c->hitm_local;
+	m->hitm_remote += c->hitm_remote;
+	m->peer += c->peer;
+	m->latency += c->weight;
+	m->weighted += c->weighted;
+}
+
 static void thread_tally_add(struct thread_tally *t, const struct line_cell *c)
 {
 	unsigned i;
@@ -125,6 +143,7 @@ static void thread_tally_add(struct thread_tally *t, const struct line_cell *c)
 	}
 	t->v[i].reads += cell_reads(c);
 	t->v[i].writes += cell_writes(c);
+	mem_add(&t->v[i].mem, c);
 }
 
 /* Threads sorted by tid, handed over to the model. */
@@ -152,6 +171,7 @@ static void copy_header(struct report *r, const struct report_header *hdr)
 	r->command = strdup_or_null(hdr->command);
 	r->backend = strdup_or_null(hdr->backend);
 	r->backend_note = strdup_or_null(hdr->backend_note);
+	r->mem_info = hdr->mem_info;
 	r->freq = hdr->freq;
 	r->duration = hdr->duration;
 	r->target_status = hdr->target_status;
@@ -319,6 +339,27 @@ static unsigned range_of(const struct line_verdict *v, const struct line_cell *c
 	return v->n_ranges;
 }
 
+/* The chains of the cells of one site, summed. */
+static void chain_tally_add(struct chain_tally *t, const struct line_cell *c)
+{
+	for (unsigned k = 0; k < LINE_CELL_CHAINS; k++) {
+		const struct line_chain *ch = &c->chains[k];
+		unsigned i;
+
+		if (!ch->id)
+			continue;
+		for (i = 0; i < t->n; i++)
+			if (t->v[i].id == ch->id)
+				break;
+		if (i == t->n) {
+			ALLOC_GROW(t->v, i + 1, t->alloc);
+			t->v[i] = (struct line_chain){ .id = ch->id };
+			t->n++;
+		}
+		t->v[i].count += ch->count;
+	}
+}
+
 static void site_tally_add(struct site_tally *t, const struct line_cell *c)
 {
 	unsigned i;
@@ -335,6 +376,7 @@ static void site_tally_add(struct site_tally *t, const struct line_cell *c)
 	t->v[i].site.reads += cell_reads(c);
 	t->v[i].site.writes += cell_writes(c);
 	t->v[i].samples += c->count;
+	chain_tally_add(&t->v[i].chains, c);
 }
 
 /* Sites by samples, most first; ties by address for a stable order. */
@@ -379,6 +421,62 @@ static void symbolize_site(struct build *b, uint32_t pid, struct report_site *s)
 	}
 }
 
+/* "worker false_sharing_counters.c:80", "libc.so.6+0x8a0f", "0x7f00beef". */
+static char *frame_name(struct build *b, uint32_t pid, uint64_t pc)
+{
+	struct source_loc loc = { 0 };
+	const struct mapping *m = NULL;
+
+	if (b->sym && symbolizer_source(b->sym, pid, pc, &loc)) {
+		if (loc.function && loc.file && loc.line > 0)
+			return xasprintf("%s %s:%d", loc.function, basename_of(loc.file), loc.line);
+		if (loc.function)
+			return xstrdup(loc.function);
+	}
+	if (loc.module)
+		return xasprintf("%s+0x%" PRIx64, loc.module, loc.module_off);
+	if (b->sym)
+		m = symbolizer_find_mapping(b->sym, pid, pc);
+	if (m && m->name)
+		return xasprintf("%s+0x%" PRIx64, basename_of(m->name), pc - m->start + m->pgoff);
+	return xasprintf("0x%" PRIx64, pc);
+}
+
+static int cmp_chain(const void *a, const void *b)
+{
+	const struct line_chain *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The site's most sampled chains, their first frames named; frees t. */
+static void site_chains(struct build *b, uint32_t pid, struct chain_tally *t,
+			struct report_site *s)
+{
+	sort(t->v, t->n, sizeof(*t->v), cmp_chain);
+	s->chains = xcalloc(t->n < REPORT_SITE_CHAINS ? t->n : REPORT_SITE_CHAINS,
+			    sizeof(*s->chains));
+	for (unsigned i = 0; i < t->n && s->n_chains < REPORT_SITE_CHAINS; i++) {
+		struct report_chain *rc = &s->chains[s->n_chains];
+		unsigned n;
+		const uint64_t *pcs = callchain_get(b->chains, t->v[i].id, &n);
+
+		if (!pcs)
+			continue;
+		if (n > REPORT_CHAIN_FRAMES)
+			n = REPORT_CHAIN_FRAMES;
+		rc->frames = xcalloc(n, sizeof(*rc->frames));
+		for (unsigned k = 0; k < n; k++)
+			rc->frames[k] = frame_name(b, pid, pcs[k]);
+		rc->n_frames = n;
+		rc->count = t->v[i].count;
+		s->n_chains++;
+	}
+	free(t->v);
+}
+
 /*
  * A range no typed cell names may still lie in the line's struct (written
  * by code without debug info): name it by the layout's member when the
@@ -419,6 +517,7 @@ static void fill_range(struct build *b, const struct line *l, const struct cell_
 			continue;
 		rr->reads += cell_reads(c);
 		rr->writes += cell_writes(c);
+		mem_add(&rr->mem, c);
 		thread_tally_add(&threads, c);
 		site_tally_add(&sites, c);
 	}
@@ -430,6 +529,7 @@ static void fill_range(struct build *b, const struct line *l, const struct cell_
 	for (unsigned i = 0; i < sites.n; i++) {
 		rr->sites[i] = sites.v[i].site;
 		symbolize_site(b, l->pid, &rr->sites[i]);
+		site_chains(b, l->pid, &sites.v[i].chains, &rr->sites[i]);
 	}
 	free(sites.v);
 
@@ -620,6 +720,289 @@ build_members(const struct line *l, const struct cell_attr *attrs,
 }
 
 /* ------------------------------------------------------------------ */
+/* who contends with whom */
+
+/* A code site of a line: a source line, or an address without one.  The
+ * load and the store of an increment are one site, as they are one line. */
+struct code_site {
+	uint64_t ip;                    /* the first address seen: the one named */
+	const char *function, *file;    /* the symbolizer's */
+	int line;                       /* 0: the site is the address alone */
+};
+
+struct code_sites {
+	struct code_site *v;
+	unsigned n, alloc;
+};
+
+/* What one thread did on one range of the line from one site. */
+struct site_usage {
+	uint32_t tid;
+	unsigned site;
+	uint8_t offset, size;
+	uint64_t concurrent, reads, writes;   /* reads, writes: all samples */
+};
+
+/* A pair of sites whose accesses conflict, as the usages add up. */
+struct pair_acc {
+	unsigned site_a, site_b;        /* site_a <= site_b */
+	enum sharing_kind kind;
+	struct pair_side_acc {
+		struct tid_set tids;
+		uint64_t concurrent, reads, writes;
+	} a, b;
+};
+
+struct pair_tally {
+	struct pair_acc *v;
+	unsigned n, alloc;
+};
+
+/* Which pair a usage takes part in, and on which side. */
+struct pair_role {
+	unsigned site_a, site_b;
+	enum sharing_kind kind;
+	bool side_b;
+};
+
+static unsigned code_site_of(struct build *b, uint32_t pid, struct code_sites *cs,
+			     uint64_t ip)
+{
+	struct code_site key = { .ip = ip };
+	struct source_loc loc;
+	unsigned i;
+
+	if (b->sym && symbolizer_source(b->sym, pid, ip, &loc) && loc.file && loc.line > 0) {
+		key.function = loc.function;
+		key.file = loc.file;
+		key.line = loc.line;
+	}
+	for (i = 0; i < cs->n; i++) {
+		const struct code_site *s = &cs->v[i];
+
+		if (key.line ? s->line == key.line && str_eq(s->file, key.file) &&
+			       str_eq(s->function, key.function)
+			     : !s->line && s->ip == ip)
+			return i;
+	}
+	ALLOC_GROW(cs->v, i + 1, cs->alloc);
+	cs->v[cs->n++] = key;
+	return i;
+}
+
+static int cmp_usage(const void *a, const void *b)
+{
+	const struct site_usage *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+/* The cells merged by (thread, site, range); returns how many. */
+static unsigned site_usages(struct build *b, const struct line *l, struct code_sites *sites,
+			    struct site_usage **out)
+{
+	struct site_usage *u = xcalloc(l->n_cells, sizeof(*u));
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+
+		u[i] = (struct site_usage){
+			.tid = c->tid, .offset = c->offset, .size = c->size,
+			.site = code_site_of(b, l->pid, sites, c->ip),
+			.concurrent = c->concurrent,
+			.reads = cell_reads(c), .writes = cell_writes(c),
+		};
+	}
+	sort(u, l->n_cells, sizeof(*u), cmp_usage);
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		if (n && !cmp_usage(&u[n - 1], &u[i])) {
+			u[n - 1].concurrent += u[i].concurrent;
+			u[n - 1].reads += u[i].reads;
+			u[n - 1].writes += u[i].writes;
+		} else {
+			u[n++] = u[i];
+		}
+	}
+	*out = u;
+	return n;
+}
+
+static bool ranges_overlap(const struct site_usage *x, const struct site_usage *y)
+{
+	return x->offset < y->offset + y->size && y->offset < x->offset + x->size;
+}
+
+static bool same_role(const struct pair_role *x, const struct pair_role *y)
+{
+	return x->site_a == y->site_a && x->site_b == y->site_b &&
+	       x->kind == y->kind && x->side_b == y->side_b;
+}
+
+/*
+ * The pairs usage x takes part in, each once.  x conflicts with a
+ * concurrent usage of another thread when one of the two wrote: any
+ * sampled store counts, as in classification, for stores are sampled far
+ * less than the loads they stall.  x's side is that of the lower site;
+ * against its own site, that of the lower thread id.
+ */
+static unsigned usage_roles(const struct site_usage *u, unsigned n_usage, unsigned x,
+			    struct pair_role **roles, unsigned *alloc)
+{
+	const struct site_usage *ux = &u[x];
+	unsigned n = 0;
+
+	for (unsigned y = 0; y < n_usage; y++) {
+		const struct site_usage *uy = &u[y];
+		struct pair_role r;
+		bool x_first;
+		unsigned k;
+
+		if (!uy->concurrent || uy->tid == ux->tid || !(ux->writes || uy->writes))
+			continue;
+		x_first = ux->site < uy->site || (ux->site == uy->site && ux->tid < uy->tid);
+		r.site_a = x_first ? ux->site : uy->site;
+		r.site_b = x_first ? uy->site : ux->site;
+		r.kind = ranges_overlap(ux, uy) ? SHARING_TRUE : SHARING_FALSE;
+		r.side_b = !x_first;
+		for (k = 0; k < n && !same_role(&(*roles)[k], &r); k++)
+			;
+		if (k == n) {
+			ALLOC_GROW(*roles, n + 1, *alloc);
+			(*roles)[n++] = r;
+		}
+	}
+	return n;
+}
+
+static struct pair_acc *pair_get(struct pair_tally *t, const struct pair_role *r)
+{
+	struct pair_acc *p;
+
+	for (unsigned i = 0; i < t->n; i++) {
+		p = &t->v[i];
+		if (p->site_a == r->site_a && p->site_b == r->site_b && p->kind == r->kind)
+			return p;
+	}
+	ALLOC_GROW(t->v, t->n + 1, t->alloc);
+	p = &t->v[t->n++];
+	memset(p, 0, sizeof(*p));
+	p->site_a = r->site_a;
+	p->site_b = r->site_b;
+	p->kind = r->kind;
+	return p;
+}
+
+static void side_add(struct pair_side_acc *s, const struct site_usage *u)
+{
+	tid_set_add(&s->tids, u->tid);
+	s->concurrent += u->concurrent;
+	s->reads += u->reads;
+	s->writes += u->writes;
+}
+
+static uint64_t pair_weight(const struct pair_acc *p)
+{
+	return p->a.concurrent < p->b.concurrent ? p->a.concurrent : p->b.concurrent;
+}
+
+static uint64_t pair_evidence(const struct pair_acc *p)
+{
+	return p->a.concurrent > p->b.concurrent ? p->a.concurrent : p->b.concurrent;
+}
+
+/* Heaviest first; ties in a stable order. */
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pair_acc *x = a, *y = b;
+	uint64_t wx = pair_weight(x), wy = pair_weight(y);
+
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->site_a != y->site_a)
+		return x->site_a < y->site_a ? -1 : 1;
+	return (x->site_b > y->site_b) - (x->site_b < y->site_b);
+}
+
+/* Hands the side's thread ids over to the model. */
+static void fill_side(struct build *b, uint32_t pid, const struct code_site *site,
+		      struct pair_side_acc *acc, struct report_pair_side *out)
+{
+	out->site.ip = site->ip;
+	symbolize_site(b, pid, &out->site);
+	out->site.reads = acc->reads;
+	out->site.writes = acc->writes;
+	sort(acc->tids.v, acc->tids.n, sizeof(*acc->tids.v), cmp_u32);
+	out->tids = acc->tids.v;
+	out->n_tids = acc->tids.n;
+	acc->tids.v = NULL;
+	out->concurrent = acc->concurrent;
+}
+
+/*
+ * Pairs of code sites in different threads whose concurrent accesses
+ * conflict, weighed by the smaller side's concurrent samples.  The writing
+ * side of a pair may have few samples (stores again); a pair is dropped as
+ * noise only when neither side rises above classification's noise level.
+ */
+static void build_pairs(struct build *b, const struct line *l, struct report_line *rl)
+{
+	double noise = b->cfg ? b->cfg->noise_frac * (double)l->concurrent : 0;
+	struct code_sites sites = { 0 };
+	struct pair_tally pairs = { 0 };
+	struct pair_role *roles = NULL;
+	struct site_usage *u;
+	unsigned n_usage, alloc_roles = 0, keep = 0;
+
+	n_usage = site_usages(b, l, &sites, &u);
+	for (unsigned x = 0; x < n_usage; x++) {
+		unsigned n;
+
+		if (!u[x].concurrent)
+			continue;
+		n = usage_roles(u, n_usage, x, &roles, &alloc_roles);
+		for (unsigned k = 0; k < n; k++) {
+			struct pair_acc *p = pair_get(&pairs, &roles[k]);
+
+			side_add(roles[k].side_b ? &p->b : &p->a, &u[x]);
+		}
+	}
+
+	sort(pairs.v, pairs.n, sizeof(*pairs.v), cmp_pair);
+	rl->pairs = xcalloc(pairs.n < REPORT_LINE_PAIRS ? pairs.n : REPORT_LINE_PAIRS,
+			    sizeof(*rl->pairs));
+	for (unsigned i = 0; i < pairs.n && keep < REPORT_LINE_PAIRS; i++) {
+		struct pair_acc *p = &pairs.v[i];
+		struct report_pair *rp = &rl->pairs[keep];
+
+		if (!pair_weight(p) || (double)pair_evidence(p) < noise)
+			continue;
+		rp->kind = p->kind;
+		rp->weight = pair_weight(p);
+		fill_side(b, l->pid, &sites.v[p->site_a], &p->a, &rp->a);
+		fill_side(b, l->pid, &sites.v[p->site_b], &p->b, &rp->b);
+		keep++;
+	}
+	rl->n_pairs = keep;
+	for (unsigned i = 0; i < pairs.n; i++) {
+		free(pairs.v[i].a.tids.v);
+		free(pairs.v[i].b.tids.v);
+	}
+	free(pairs.v);
+	free(roles);
+	free(u);
+	free(sites.v);
+}
+
+/* ------------------------------------------------------------------ */
 /* one line */
 
 /* "counters+8", "[heap]+0x2a0", or the bare address.  Sets *heap. */
@@ -642,8 +1025,10 @@ static void line_threads(const struct line *l, struct report_line *rl)
 {
 	struct thread_tally threads = { 0 };
 
-	for (unsigned i = 0; i < l->n_cells; i++)
+	for (unsigned i = 0; i < l->n_cells; i++) {
 		thread_tally_add(&threads, &l->cells[i]);
+		mem_add(&rl->mem, &l->cells[i]);
+	}
 	rl->threads = thread_tally_finish(&threads, &rl->n_threads);
 }
 
@@ -676,6 +1061,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 		inst = build_members(l, attrs, obj, rl);
 	}
 	build_ranges(b, l, v, attrs, inst, rl);
+	build_pairs(b, l, rl);
 	/* name the line by its first touched byte: "counters", not the
 	 * hottest element's "counters+8" (ranges are sorted by offset) */
 	rl->object = object_name(b, l->pid, l->addr +
@@ -732,7 +1118,9 @@ struct report *report_build(const struct report_header *hdr,
 			    struct symbolizer *sym, struct data_types *dt)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
-	struct build b = { .r = r, .sym = sym, .dt = dt };
+	struct build b = {
+		.r = r, .sym = sym, .dt = dt, .chains = hdr->chains, .cfg = cfg,
+	};
 	uint64_t total = line_table_samples(lines);
 	struct candidate *cand;
 	size_t n_contended, n;
@@ -773,19 +1161,42 @@ static void free_threads(struct report_thread *t, unsigned n)
 	free(t);
 }
 
+static void free_site(struct report_site *s)
+{
+	free(s->function);
+	free(s->file);
+	free(s->inlined_into);
+	free(s->module);
+	for (unsigned i = 0; i < s->n_chains; i++) {
+		for (unsigned k = 0; k < s->chains[i].n_frames; k++)
+			free(s->chains[i].frames[k]);
+		free(s->chains[i].frames);
+	}
+	free(s->chains);
+}
+
 static void free_range(struct report_range *rr)
 {
 	free(rr->member);
 	free_threads(rr->threads, rr->n_threads);
-	for (unsigned i = 0; i < rr->n_sites; i++) {
-		struct report_site *s = &rr->sites[i];
-
-		free(s->function);
-		free(s->file);
-		free(s->inlined_into);
-		free(s->module);
-	}
+	for (unsigned i = 0; i < rr->n_sites; i++)
+		free_site(&rr->sites[i]);
 	free(rr->sites);
+}
+
+static void free_watch_word(struct report_watch_word *ww)
+{
+	free(ww->member);
+	free_threads(ww->threads, ww->n_threads);
+	for (unsigned i = 0; i < ww->n_sites; i++)
+		free_site(&ww->sites[i]);
+	free(ww->sites);
+}
+
+static void free_pair_side(struct report_pair_side *side)
+{
+	free_site(&side->site);
+	free(side->tids);
 }
 
 static void free_line(struct report_line *rl)
@@ -797,6 +1208,9 @@ static void free_line(struct report_line *rl)
 	for (unsigned i = 0; i < rl->n_ranges; i++)
 		free_range(&rl->ranges[i]);
 	free(rl->ranges);
+	for (unsigned i = 0; i < rl->n_words; i++)
+		free_watch_word(&rl->words[i]);
+	free(rl->words);
 	for (unsigned i = 0; i < rl->n_members; i++) {
 		free(rl->members[i].name);
 		free(rl->members[i].type_name);
@@ -807,6 +1221,11 @@ static void free_line(struct report_line *rl)
 	free(rl->advice.summary);
 	free(rl->advice.layout_now);
 	free(rl->advice.layout_proposed);
+	for (unsigned i = 0; i < rl->n_pairs; i++) {
+		free_pair_side(&rl->pairs[i].a);
+		free_pair_side(&rl->pairs[i].b);
+	}
+	free(rl->pairs);
 }
 
 void report_free(struct report *r)

@@ -17,6 +17,8 @@
 
 #define TEXT_WIDTH 100
 #define MAX_SITES 4             /* per range */
+#define MAX_CHAINS 2            /* per site */
+#define MAX_PAIR_TIDS 3         /* per side of a contending pair */
 #define MAX_THREAD_ROWS 8       /* per range: the busiest */
 #define MAX_THREADS_LISTED 24   /* per line */
 #define MIN_MEMBER_WIDTH 16
@@ -117,8 +119,10 @@ static void wrap_words(struct wrap *w, const char *text)
 
 static void print_measured(const struct report *r, FILE *out)
 {
-	fprintf(out, "# contend report: %s backend, %u Hz\n",
-		r->backend ? r->backend : "unknown", r->freq);
+	fprintf(out, "# contend report: %s backend", r->backend ? r->backend : "unknown");
+	if (r->freq)
+		fprintf(out, ", %u Hz", r->freq);
+	fputc('\n', out);
 	if (r->backend_note) {
 		struct wrap w = { out, 0, " ", "#   " };
 
@@ -143,6 +147,13 @@ static void print_counts(const struct report *r, FILE *out)
 	uint64_t dropped = 0;
 	int col;
 
+	if (r->watch_windows)
+		fprintf(out, "# watchpoints: %u windows, %.3f s armed in all; exact counts\n",
+			r->watch_windows, r->watch_armed_s);
+	if (!r->samples && r->watch_windows) {
+		fprintf(out, "# lines watched: %u   line size: %u\n", r->n_lines, r->line_size);
+		return;
+	}
 	for (unsigned i = 0; i < r->n_dropped; i++)
 		dropped += r->dropped[i].n;
 	col = fprintf(out, "# samples: %" PRIu64 "   decoded accesses: %" PRIu64 " (%.1f%%)",
@@ -217,16 +228,37 @@ static void print_title(const struct report_line *l, unsigned rank, FILE *out)
 	free(object);
 }
 
+/* Mean latency of the samples that carried one, in cycles; "-" if none. */
+static char *mean_latency(const struct report_mem *m)
+{
+	if (!m->weighted)
+		return xstrdup("-");
+	return xasprintf("%.0f", (double)m->latency / (double)m->weighted);
+}
+
+/* With a hardware backend: "HITM 117 local, 3 remote   peer 0   mean latency 212 cycles" */
+static void print_mem_summary(const struct report_line *l, FILE *out)
+{
+	char *lat = mean_latency(&l->mem);
+
+	fprintf(out, INDENT "HITM %" PRIu64 " local, %" PRIu64 " remote   peer %" PRIu64
+		"   mean latency %s cycles\n", l->mem.hitm_local, l->mem.hitm_remote,
+		l->mem.peer, lat);
+	free(lat);
+}
+
 static void print_summary(const struct report_line *l, FILE *out)
 {
 	unsigned listed = l->n_threads < MAX_THREADS_LISTED ? l->n_threads : MAX_THREADS_LISTED;
 	struct wrap w = { out, 0, " ", INDENT "         " };
 
-	fprintf(out, INDENT "score %.3f   %.1f%% of samples   %.1f%% concurrent",
-		l->score, 100.0 * l->share, 100.0 * l->concurrent_frac);
-	if (l->typed + l->untyped)
-		fprintf(out, "   typed %.0f%%", percent(l->typed, l->typed + l->untyped));
-	fputc('\n', out);
+	if (l->samples) {
+		fprintf(out, INDENT "score %.3f   %.1f%% of samples   %.1f%% concurrent",
+			l->score, 100.0 * l->share, 100.0 * l->concurrent_frac);
+		if (l->typed + l->untyped)
+			fprintf(out, "   typed %.0f%%", percent(l->typed, l->typed + l->untyped));
+		fputc('\n', out);
+	}
 
 	w.col = fprintf(out, INDENT "threads: ");
 	for (unsigned i = 0; i < listed; i++) {
@@ -262,6 +294,8 @@ static char *range_role(const struct report_range *rr)
 
 struct columns {
 	int member, role, thread, reads, writes;
+	bool mem;                /* HITM, peer and latency columns */
+	int hitm, peer, lat;
 	int to_member;           /* indent of the member column */
 	int to_thread;           /* indent of the thread column */
 };
@@ -271,13 +305,31 @@ static int max_int(int a, int b)
 	return a > b ? a : b;
 }
 
+static char *hitm_pair(const struct report_mem *m)
+{
+	return xasprintf("%" PRIu64 "/%" PRIu64, m->hitm_local, m->hitm_remote);
+}
+
+static void mem_widths(struct columns *w, const struct report_mem *m)
+{
+	char *hitm = hitm_pair(m), *lat = mean_latency(m);
+
+	w->hitm = max_int(w->hitm, strlen(hitm));
+	w->peer = max_int(w->peer, digits(m->peer));
+	w->lat = max_int(w->lat, strlen(lat));
+	free(hitm);
+	free(lat);
+}
+
 /* Columns as wide as their contents; the member gives way if too wide. */
-static struct columns column_widths(const struct report_line *l)
+static struct columns column_widths(const struct report_line *l, bool mem)
 {
 	struct columns w = {
 		.member = strlen("member"), .role = strlen("role"),
 		.thread = strlen("thread"), .reads = strlen("reads"),
 		.writes = strlen("writes"), .to_member = strlen(INDENT "offset  size  "),
+		.mem = mem, .hitm = strlen("HITM l/r"), .peer = strlen("peer"),
+		.lat = strlen("lat"),
 	};
 	int fixed;
 
@@ -292,9 +344,12 @@ static struct columns column_widths(const struct report_line *l)
 			w.thread = max_int(w.thread, digits(rr->threads[k].tid));
 			w.reads = max_int(w.reads, digits(rr->threads[k].reads));
 			w.writes = max_int(w.writes, digits(rr->threads[k].writes));
+			mem_widths(&w, &rr->threads[k].mem);
 		}
 	}
 	fixed = w.to_member + 2 + w.role + 2 + w.thread + 2 + w.reads + 2 + w.writes;
+	if (mem)
+		fixed += 2 + w.hitm + 2 + w.peer + 2 + w.lat;
 	if (fixed + w.member > TEXT_WIDTH)
 		w.member = max_int(TEXT_WIDTH - fixed, MIN_MEMBER_WIDTH);
 	w.to_thread = w.to_member + w.member + 2 + w.role + 2;
@@ -310,6 +365,20 @@ static int cmp_busiest(const void *a, const void *b)
 	if (nx != ny)
 		return nx > ny ? -1 : 1;
 	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* "  117/3     0  212": HITM local/remote, peer, mean latency in cycles. */
+static void print_mem_columns(const struct report_mem *m, const struct columns *w, FILE *out)
+{
+	char *hitm, *lat;
+
+	if (!w->mem)
+		return;
+	hitm = hitm_pair(m);
+	lat = mean_latency(m);
+	fprintf(out, "  %*s  %*" PRIu64 "  %*s", w->hitm, hitm, w->peer, m->peer, w->lat, lat);
+	free(hitm);
+	free(lat);
 }
 
 static void print_range_threads(const struct report_range *rr, const char *role,
@@ -330,8 +399,10 @@ static void print_range_threads(const struct report_range *rr, const char *role,
 	for (unsigned k = 0; k < shown; k++) {
 		if (k)
 			fprintf(out, "%*s", w->to_thread, "");
-		fprintf(out, "%-*" PRIu32 "  %*" PRIu64 "  %*" PRIu64 "\n", w->thread, t[k]->tid,
+		fprintf(out, "%-*" PRIu32 "  %*" PRIu64 "  %*" PRIu64, w->thread, t[k]->tid,
 			w->reads, t[k]->reads, w->writes, t[k]->writes);
+		print_mem_columns(&t[k]->mem, w, out);
+		fputc('\n', out);
 	}
 	if (!shown)
 		fputc('\n', out);
@@ -362,6 +433,28 @@ static void print_location(const struct report_site *s, int width, FILE *out)
 	free(what);
 }
 
+/* Under a site, with -g: "1700 from worker f.c:91 <- start_thread ...". */
+static void print_chains(const struct report_site *s, int indent, FILE *out)
+{
+	unsigned shown = s->n_chains < MAX_CHAINS ? s->n_chains : MAX_CHAINS;
+
+	for (unsigned i = 0; i < shown; i++) {
+		const struct report_chain *c = &s->chains[i];
+		char *count = xasprintf("%" PRIu64 " from ", c->count);
+		char *cont = xasprintf("%*s", indent + (int)strlen(count), "");
+		struct wrap w = { out, 0, " <- ", cont };
+
+		w.col = fprintf(out, "%*s%s", indent, "", count);
+		for (unsigned k = 0; k < c->n_frames; k++)
+			wrap_item(&w, c->frames[k]);
+		fputc('\n', out);
+		free(count);
+		free(cont);
+	}
+	if (s->n_chains > shown)
+		fprintf(out, "%*s... %u more call chains\n", indent, "", s->n_chains - shown);
+}
+
 /* Under the member column: "sites: 1790 R 1790 W  function  file:line". */
 static void print_sites(const struct report_range *rr, int indent, FILE *out)
 {
@@ -380,18 +473,22 @@ static void print_sites(const struct report_range *rr, int indent, FILE *out)
 				  i ? "" : "sites:", rw, s->reads, ww, s->writes);
 
 		print_location(s, TEXT_WIDTH - col, out);
+		print_chains(s, indent + 7, out);
 	}
 	if (rr->n_sites > shown)
 		fprintf(out, "%*s%7s... %u more\n", indent, "", "", rr->n_sites - shown);
 }
 
-static void print_ranges(const struct report_line *l, FILE *out)
+static void print_ranges(const struct report_line *l, bool mem, FILE *out)
 {
-	struct columns w = column_widths(l);
+	struct columns w = column_widths(l, mem);
 
-	fprintf(out, INDENT "%-6s  %-4s  %-*s  %-*s  %-*s  %*s  %*s\n", "offset", "size",
+	fprintf(out, INDENT "%-6s  %-4s  %-*s  %-*s  %-*s  %*s  %*s", "offset", "size",
 		w.member, "member", w.role, "role", w.thread, "thread",
 		w.reads, "reads", w.writes, "writes");
+	if (mem)
+		fprintf(out, "  %*s  %*s  %*s", w.hitm, "HITM l/r", w.peer, "peer", w.lat, "lat");
+	fputc('\n', out);
 	for (unsigned i = 0; i < l->n_ranges; i++) {
 		char *role = range_role(&l->ranges[i]);
 
@@ -399,6 +496,190 @@ static void print_ranges(const struct report_line *l, FILE *out)
 		print_sites(&l->ranges[i], w.to_member, out);
 		free(role);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* one line: who contends with whom */
+
+/* "1235", "1235,1236,1237,+2" */
+static char *tid_list(const struct report_pair_side *side)
+{
+	unsigned shown = side->n_tids < MAX_PAIR_TIDS ? side->n_tids : MAX_PAIR_TIDS;
+	struct strbuf sb = STRBUF_INIT;
+
+	for (unsigned i = 0; i < shown; i++)
+		strbuf_addf(&sb, "%s%" PRIu32, i ? "," : "", side->tids[i]);
+	if (side->n_tids > shown)
+		strbuf_addf(&sb, ",+%u", side->n_tids - shown);
+	return strbuf_detach(&sb);
+}
+
+/*
+ * kind  weight  threads  site
+ *           vs  threads  site
+ */
+static void print_pairs(const struct report_line *l, FILE *out)
+{
+	int ww = 1, tw = 1, lead;
+
+	if (!l->n_pairs)
+		return;
+	for (unsigned i = 0; i < l->n_pairs; i++) {
+		char *a = tid_list(&l->pairs[i].a), *b = tid_list(&l->pairs[i].b);
+
+		ww = max_int(ww, digits(l->pairs[i].weight));
+		tw = max_int(tw, max_int(strlen(a), strlen(b)));
+		free(a);
+		free(b);
+	}
+	fprintf(out, INDENT "contending pairs (concurrent samples, threads, code):\n");
+	lead = strlen(INDENT "  ") + strlen("false") + 2 + ww;
+	for (unsigned i = 0; i < l->n_pairs; i++) {
+		const struct report_pair *p = &l->pairs[i];
+		char *a = tid_list(&p->a), *b = tid_list(&p->b);
+		int col;
+
+		col = fprintf(out, INDENT "  %-5s  %*" PRIu64 "  %-*s  ", sharing_kind_id(p->kind),
+			      ww, p->weight, tw, a);
+		print_location(&p->a.site, TEXT_WIDTH - col, out);
+		col = fprintf(out, "%*s  %-*s  ", lead, "vs", tw, b);
+		print_location(&p->b.site, TEXT_WIDTH - col, out);
+		free(a);
+		free(b);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* one line: exact counts from watchpoints */
+
+/* A thread's accesses to the watched words of a line, all words. */
+static uint64_t watch_hits(const struct report_line *l, uint32_t tid, uint64_t *writes)
+{
+	uint64_t n = 0;
+
+	*writes = 0;
+	for (unsigned i = 0; i < l->n_words; i++) {
+		for (unsigned k = 0; k < l->words[i].n_threads; k++) {
+			const struct report_thread *t = &l->words[i].threads[k];
+
+			if (t->tid != tid)
+				continue;
+			n += t->reads + t->writes;
+			*writes += t->writes;
+		}
+	}
+	return n;
+}
+
+/*
+ * Why the exact counts do not confirm the line.  As classification does,
+ * a thread with less than 1% of the accesses is not taking part (a
+ * monitoring thread that read the word a few times).
+ */
+static char *not_confirmed_why(const struct report_line *l)
+{
+	uint64_t all = 0, others = 0, writes, n;
+	unsigned n_tids = 0, players = 0, writers = 0;
+	uint32_t tids[64], one = 0;
+
+	for (unsigned i = 0; i < l->n_words; i++) {
+		all += l->words[i].reads + l->words[i].writes;
+		for (unsigned k = 0; k < l->words[i].n_threads; k++) {
+			unsigned j = 0;
+
+			while (j < n_tids && tids[j] != l->words[i].threads[k].tid)
+				j++;
+			if (j == n_tids && n_tids < ARRAY_SIZE(tids))
+				tids[n_tids++] = l->words[i].threads[k].tid;
+		}
+	}
+	for (unsigned j = 0; j < n_tids; j++) {
+		n = watch_hits(l, tids[j], &writes);
+		if (100 * n < all) {
+			others += n;
+			continue;
+		}
+		players++;
+		writers += writes > 0;
+		one = tids[j];
+	}
+	if (!all)
+		return xstrdup("no thread accessed the watched words");
+	if (players == 1 && !others)
+		return xasprintf("only thread %" PRIu32 " accessed the watched words", one);
+	if (players == 1)
+		return xasprintf("only thread %" PRIu32 " accessed the watched words often (the "
+				 "others %" PRIu64 " times)", one, others);
+	if (!writers)
+		return xasprintf("no thread wrote the watched words (%u threads read them)", players);
+	return xstrdup("the threads did not touch them in the same windows");
+}
+
+static void print_watch_word(const struct report_watch_word *w, int member_width, FILE *out)
+{
+	unsigned shown = w->n_threads < MAX_THREAD_ROWS ? w->n_threads : MAX_THREAD_ROWS;
+	const struct report_thread **t = xcalloc(w->n_threads ? w->n_threads : 1, sizeof(*t));
+	int col;
+
+	for (unsigned k = 0; k < w->n_threads; k++)
+		t[k] = &w->threads[k];
+	if (w->n_threads > 1)
+		qsort(t, w->n_threads, sizeof(*t), cmp_busiest);
+	fprintf(out, INDENT "%-6" PRIu64 "  ", w->offset);
+	col = put_clipped(out, w->member ? w->member : "?", member_width);
+	fprintf(out, "%*s", member_width - col, "");
+	for (unsigned k = 0; k < shown; k++)
+		fprintf(out, "%*s  %-8" PRIu32 "  %10" PRIu64 "  %10" PRIu64 "\n",
+			k ? (int)strlen(INDENT "offset  ") + member_width : 0, "",
+			t[k]->tid, t[k]->reads, t[k]->writes);
+	if (!shown)
+		fprintf(out, "  (no access)\n");
+	if (w->n_threads > shown)
+		fprintf(out, INDENT "%*s... %u more threads\n", 8 + member_width, "",
+			w->n_threads - shown);
+	for (unsigned i = 0; i < w->n_sites && i < MAX_SITES; i++) {
+		const struct report_site *s = &w->sites[i];
+
+		col = fprintf(out, INDENT "%8s%-7s%" PRIu64 " R %" PRIu64 " W  ", "",
+			      i ? "" : "sites:", s->reads, s->writes);
+		print_location(s, TEXT_WIDTH - col, out);
+	}
+	if (w->cut_short)
+		fprintf(out, INDENT "%8s(a window ended early: more hits/s than the cap)\n", "");
+	if (w->threads_late)
+		fprintf(out, INDENT "%8s(%u thread windows began late: created while armed)\n",
+			"", w->threads_late);
+	if (w->threads_unarmed)
+		fprintf(out, INDENT "%8s(%u thread windows unarmed: no free debug register)\n",
+			"", w->threads_unarmed);
+	free(t);
+}
+
+/* "confirmed: false sharing by exact counts", the words and their threads. */
+static void print_watch(const struct report_line *l, FILE *out)
+{
+	int member_width = strlen("member");
+
+	if (!l->confirmed_checked)
+		return;
+	if (l->confirmed) {
+		fprintf(out, INDENT "confirmed: %s by exact counts", sharing_kind_name(l->watch_kind));
+	} else {
+		char *why = not_confirmed_why(l);
+
+		fprintf(out, INDENT "not confirmed: %s", why);
+		free(why);
+	}
+	fprintf(out, " (%u word%s watched, %.3f s)\n", l->n_words, l->n_words == 1 ? "" : "s",
+		l->watch_window_s);
+	for (unsigned i = 0; i < l->n_words; i++)
+		if (l->words[i].member)
+			member_width = max_int(member_width, strlen(l->words[i].member));
+	member_width = member_width < 32 ? member_width : 32;
+	fprintf(out, INDENT "%-6s  %-*s  %-8s  %10s  %10s\n", "offset", member_width, "member",
+		"thread", "reads", "writes");
+	for (unsigned i = 0; i < l->n_words; i++)
+		print_watch_word(&l->words[i], member_width, out);
 }
 
 /* ------------------------------------------------------------------ */
@@ -473,11 +754,16 @@ static void print_advice(const struct report_line *l, FILE *out)
 	}
 }
 
-static void print_line(const struct report_line *l, unsigned rank, FILE *out)
+static void print_line(const struct report_line *l, unsigned rank, bool mem, FILE *out)
 {
 	print_title(l, rank, out);
 	print_summary(l, out);
-	print_ranges(l, out);
+	if (mem)
+		print_mem_summary(l, out);
+	if (l->n_ranges)
+		print_ranges(l, mem, out);
+	print_pairs(l, out);
+	print_watch(l, out);
 	print_advice(l, out);
 }
 
@@ -495,6 +781,6 @@ void report_print_text(const struct report *r, FILE *out)
 	for (unsigned i = 0; i < r->n_lines; i++) {
 		if (i)
 			fputc('\n', out);
-		print_line(&r->lines[i], i + 1, out);
+		print_line(&r->lines[i], i + 1, r->mem_info, out);
 	}
 }

@@ -1414,6 +1414,36 @@ bool symbolizer_data_symbol(struct symbolizer *s, pid_t pid, uint64_t addr,
 	return found;
 }
 
+bool symbolizer_find_symbol(struct symbolizer *s, pid_t pid, const char *name,
+			    struct data_symbol *out)
+{
+	struct proc *p = proc_get(s, pid);
+
+	for (size_t i = 0; p && i < p->maps.nr; i++) {
+		const struct mapping *m = &p->maps.v[i];
+		Dwfl_Module *mod = m->kind == MAPPING_FILE ? report_mapping(s, p, m) : NULL;
+		struct elf_file *f = mod ? module_file(mod) : NULL;
+		Dwarf_Addr bias = 0, high;
+
+		if (!f || !dwfl_module_getelf(mod, &bias))
+			continue;
+		dwfl_module_info(mod, NULL, NULL, &high, NULL, NULL, NULL, NULL);
+		if (!f->syms.built)
+			sym_table_build(&f->syms, mod, bias, high - bias);
+		for (size_t k = 0; k < f->syms.nr; k++) {
+			const struct sym *e = &f->syms.v[k];
+
+			if (strcmp(e->name, name))
+				continue;
+			*out = (struct data_symbol){ .name = e->name, .start = e->start + bias,
+						     .size = e->size, .is_symbol = true,
+						     .kind = MAPPING_FILE };
+			return true;
+		}
+	}
+	return false;
+}
+
 struct Dwfl_Module *symbolizer_module(struct symbolizer *s, pid_t pid,
 				      uint64_t addr, uint64_t *bias)
 {

@@ -85,6 +85,11 @@ size_t symbolizer_read(struct symbolizer *s, pid_t pid, uint64_t addr,
 bool symbolizer_data_symbol(struct symbolizer *s, pid_t pid, uint64_t addr,
 			    struct data_symbol *out);
 
+/* The ELF symbol (code or data) called name in any file pid maps, as
+ * written in the symbol table (not demangled); start is absolute. */
+bool symbolizer_find_symbol(struct symbolizer *s, pid_t pid, const char *name,
+			    struct data_symbol *out);
+
 /* The libdwfl module for addr, and its load bias, for DWARF-level lookups
  * (data_types.h).  NULL if addr is not in a reported file. */
 struct Dwfl_Module;

@@ -13,18 +13,24 @@
  * loop that does nothing but increment.
  *
  * usage: false_sharing_counters [-t N] [--padded] [--iters N | --seconds S]
- *                               [--report-rate]
+ *                               [--report-rate] [--start-on-signal]
  *   -t N           threads (default 2, at most 64)
  *   --padded       use padded[], one counter per cache line
  *   --iters N      increments per thread (default 700M)
  *   --seconds S    run for S seconds instead (for attaching to it)
  *   --report-rate  print the increment rate every 0.5 s
+ *   --start-on-signal  create the threads, print "ready" and each thread's
+ *                  tid, and start counting on SIGUSR1: a watcher attached
+ *                  in between sees every increment (contend watch's test)
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 
 #define MAX_THREADS 64
 #define CHUNK (1L << 20)	/* increments between looks at the stop flag */
@@ -44,11 +50,14 @@ struct worker {
 	volatile long *counter;
 	long done;		/* increments made, written once at the end */
 	double seconds;		/* this thread's running time */
+	int tid;		/* --start-on-signal: written before it waits */
 };
 
 static long iters = 700000000;
 static int stop;		/* set by main when --seconds is up */
 static int finished;		/* threads that have returned */
+static int go = 1;		/* --start-on-signal: 0 until SIGUSR1 */
+static int waiting;		/* threads waiting for go */
 
 static double now(void)
 {
@@ -82,8 +91,14 @@ static void *worker(void *arg)
 {
 	struct worker *w = arg;
 	volatile long item;	/* this thread's own work, on its stack */
-	double start = now();
+	double start;
 	long done = 0;
+
+	w->tid = (int)syscall(SYS_gettid);
+	__atomic_fetch_add(&waiting, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+		nap(0.001);
+	start = now();
 
 	while (done < iters && !__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		long n = iters - done < CHUNK ? iters - done : CHUNK;
@@ -138,10 +153,21 @@ static void watch(const struct worker *w, int n, double seconds, int report_rate
 	}
 }
 
+static void start_threads(struct worker *w, int n, int use_padded)
+{
+	for (int i = 0; i < n; i++) {
+		w[i].counter = use_padded ? &padded[i].v : &counters[i];
+		if (pthread_create(&w[i].thread, NULL, worker, &w[i])) {
+			perror("pthread_create");
+			exit(1);
+		}
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: false_sharing_counters [-t N] [--padded] "
-		"[--iters N | --seconds S] [--report-rate]\n");
+		"[--iters N | --seconds S] [--report-rate] [--start-on-signal]\n");
 	exit(2);
 }
 
@@ -162,6 +188,8 @@ int main(int argc, char **argv)
 			seconds = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--report-rate"))
 			report_rate = 1;
+		else if (!strcmp(argv[i], "--start-on-signal"))
+			go = 0;
 		else
 			usage();
 	}
@@ -169,14 +197,26 @@ int main(int argc, char **argv)
 		usage();
 	if (seconds > 0)
 		iters = -1UL >> 1;	/* until told to stop */
+	if (!go) {		/* threads inherit the mask: SIGUSR1 waits for sigwait */
+		sigset_t usr1;
+		int sig;
 
-	for (int i = 0; i < nthreads; i++) {
-		w[i].counter = use_padded ? &padded[i].v : &counters[i];
-		if (pthread_create(&w[i].thread, NULL, worker, &w[i])) {
-			perror("pthread_create");
-			return 1;
-		}
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+		start_threads(w, nthreads, use_padded);
+		while (__atomic_load_n(&waiting, __ATOMIC_ACQUIRE) < nthreads)
+			nap(0.001);
+		printf("ready:");
+		for (int i = 0; i < nthreads; i++)
+			printf(" thread %d tid %d%s", i, w[i].tid, i + 1 < nthreads ? "," : "\n");
+		fflush(stdout);
+		sigwait(&usr1, &sig);
+		__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	} else {
+		start_threads(w, nthreads, use_padded);
 	}
+
 	if (seconds > 0 || report_rate)
 		watch(w, nthreads, seconds, report_rate);
 	for (int i = 0; i < nthreads; i++)

@@ -20,13 +20,15 @@
  * line puts the cache at 56..63 and secondary_supers on the next line.
  *
  * usage: klass_secondary_supers [-t N] [--seconds S] [--pad | --klass-offset B]
- *                               [--no-cache-write]
+ *                               [--no-cache-write] [--print-klasses]
  *   -t N              threads (default: online CPUs); even ones check
  *                     against interface IA, odd ones against IB
  *   --seconds S       how long to run (default 2)
  *   --pad             use struct KlassPadded: the cache alone on its line
  *   --klass-offset B  start each Klass B bytes into a line (0..56, step 8)
  *   --no-cache-write  never store the cache: the line is only read
+ *   --print-klasses   print "klass NAME ADDRESS" for C1..C4 first (for
+ *                     contend watch ADDRESS+32, its test)
  * Prints "checks/s: N", and a warning on stderr if the threads did not all
  * run at once (a busy machine), which makes the number meaningless.
  */
@@ -285,7 +287,7 @@ static void *worker(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: klass_secondary_supers [-t N] [--seconds S] "
-		"[--pad | --klass-offset B] [--no-cache-write]\n");
+		"[--pad | --klass-offset B] [--no-cache-write] [--print-klasses]\n");
 	exit(2);
 }
 
@@ -295,6 +297,7 @@ int main(int argc, char **argv)
 	int nthreads = sysconf(_SC_NPROCESSORS_ONLN);
 	long offset = 0, checks = 0, failed = 0;
 	double seconds = 2, start, elapsed, least_cpu = 1e9;
+	bool print_klasses = false;
 	struct timespec nap;
 
 	for (int i = 1; i < argc; i++) {
@@ -308,6 +311,8 @@ int main(int argc, char **argv)
 			offset = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--no-cache-write"))
 			cache_writes = false;
+		else if (!strcmp(argv[i], "--print-klasses"))
+			print_klasses = true;
 		else
 			usage();
 	}
@@ -319,6 +324,10 @@ int main(int argc, char **argv)
 		setup_padded();
 	else
 		setup(offset);
+	for (int i = 0; print_klasses && i < NCLASSES; i++)
+		printf("klass %s %p\n", class_names[i],
+		       use_pad ? (void *)padded_classes[i] : (void *)classes[i]);
+	fflush(stdout);
 
 	start = seconds_of(CLOCK_MONOTONIC);
 	for (int i = 0; i < nthreads; i++) {

@@ -347,6 +347,32 @@ static void test_noise(void)
 	line_table_free(t);
 }
 
+/*
+ * 200 short-lived threads, two alive at a time, each with 5 samples of an
+ * atomic add on one counter: every thread is below the noise (1% of 1000
+ * concurrent samples), together they are all of the line's samples.
+ */
+static void test_thread_churn(void)
+{
+	struct line_table *t = line_table_new(64, 3 * MS);
+	struct line_verdict v;
+
+	for (uint32_t pair = 0; pair < 100; pair++) {
+		for (unsigned i = 0; i < 10; i++) {
+			struct actor a = { 2 * pair + 1 + i % 2, 0, 8, ACCESS_RMW };
+
+			play_one(t, &a, (pair * 10 + i) * MS);
+		}
+	}
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "true", "kind");
+	CHECK(v.contended, "contended");
+	CHECK_EQ_U64(v.n_threads, 200, "every short-lived thread counted");
+	CHECK_EQ_U64(v.n_writers, 200, "every short-lived thread writes");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
 /* False sharing on a line with 0.1% of the program's samples. */
 static void test_below_min_score(void)
 {
@@ -409,6 +435,7 @@ int main(void)
 	test_one_thread();
 	test_own_ranges();
 	test_noise();
+	test_thread_churn();
 	test_below_min_score();
 	test_below_min_concurrent();
 	test_range_order();

@@ -194,21 +194,33 @@ static void test_read_only(void)
 	line_table_free(t);
 }
 
-/* A load is concurrent with another thread's last write within the window,
- * even when that thread has read since (its write is not hidden). */
+/* Two threads are concurrent on a line when both touch it within the
+ * window and one of them wrote it within the (50x longer) writer horizon:
+ * stores are sampled rarely, so a thread's write is not hidden by its
+ * later reads, nor forgotten after one window. */
 static void test_last_access_kind(void)
 {
 	struct line_table *t = line_table_new(64, 3 * MS);
 	struct line *l;
 
-	add(t, 0, 1, 0x401000, 0x3000, 8, ACCESS_STORE);
+	add(t, 0, 1, 0x401000, 0x3000, 8, ACCESS_STORE);      /* no: 2 not seen yet */
 	add(t, 1 * MS, 2, 0x401000, 0x3008, 8, ACCESS_LOAD);  /* yes: 1 wrote */
-	add(t, 2 * MS, 1, 0x401000, 0x3000, 8, ACCESS_LOAD);  /* no: 2 read */
-	add(t, 3 * MS, 2, 0x401000, 0x3008, 8, ACCESS_LOAD);  /* yes: 1 wrote at 0 */
-	add(t, 4 * MS, 2, 0x401000, 0x3008, 8, ACCESS_LOAD);  /* no: 1's write too old */
-	add(t, 9 * MS, 2, 0x401000, 0x3008, 8, ACCESS_STORE); /* no: 1 too old */
+	add(t, 2 * MS, 1, 0x401000, 0x3000, 8, ACCESS_LOAD);  /* yes: 1 itself wrote at 0 */
+	add(t, 3 * MS, 2, 0x401000, 0x3008, 8, ACCESS_LOAD);  /* yes: 1 near, wrote at 0 */
+	add(t, 4 * MS, 2, 0x401000, 0x3008, 8, ACCESS_LOAD);  /* yes: 1 near (2 ms ago) */
+	add(t, 9 * MS, 2, 0x401000, 0x3008, 8, ACCESS_STORE); /* no: 1 last seen 7 ms ago */
 	l = line_table_find(t, PID, 0x3000);
-	CHECK(l && l->concurrent == 2, "concurrent %" PRIu64, l ? l->concurrent : 0);
+	CHECK(l && l->concurrent == 4, "concurrent %" PRIu64, l ? l->concurrent : 0);
+	line_table_free(t);
+
+	/* read-only use within the window is never concurrent, even when
+	 * one thread wrote long before (beyond the writer horizon) */
+	t = line_table_new(64, 3 * MS);
+	add(t, 0, 1, 0x401000, 0x3000, 8, ACCESS_STORE);
+	add(t, 500 * MS, 1, 0x401000, 0x3000, 8, ACCESS_LOAD);
+	add(t, 501 * MS, 2, 0x401000, 0x3008, 8, ACCESS_LOAD);
+	l = line_table_find(t, PID, 0x3000);
+	CHECK(l && l->concurrent == 0, "stale write: concurrent %" PRIu64, l ? l->concurrent : 0);
 	line_table_free(t);
 }
 
@@ -289,6 +301,61 @@ static void test_many(void)
 	line_table_free(t);
 }
 
+static uint64_t chain_count(const struct line_cell *c, uint32_t id)
+{
+	for (unsigned i = 0; i < LINE_CELL_CHAINS; i++)
+		if (c->chains[i].id == id)
+			return c->chains[i].count;
+	return 0;
+}
+
+static void add_chained(struct line_table *t, uint32_t chain_id, int times)
+{
+	struct access_sample s = sample(0, 1, 0x401000, 0x1000, 8, ACCESS_STORE);
+
+	s.chain_id = chain_id;
+	while (times-- > 0)
+		line_table_add(t, &s);
+}
+
+/* Chains do not split a cell; it keeps the most sampled ones. */
+static void test_chains(void)
+{
+	struct line_table *t = line_table_new(64, MS);
+	const struct line_cell *c;
+	struct line *l;
+
+	add_chained(t, 7, 10);
+	add_chained(t, 8, 5);
+	add_chained(t, 0, 3);           /* no chain: counted in the cell only */
+	add_chained(t, 9, 2);
+	add_chained(t, 10, 1);
+	l = line_table_find(t, PID, 0x1000);
+	if (!l) {
+		CHECK(l != NULL, "line found");
+		goto out;
+	}
+	CHECK_EQ_U64(l->n_cells, 1, "one cell whatever the chain");
+	c = &l->cells[0];
+	CHECK_EQ_U64(c->count, 21, "cell samples");
+	CHECK_EQ_U64(chain_count(c, 7), 10, "chain 7");
+	CHECK_EQ_U64(chain_count(c, 8), 5, "chain 8");
+	CHECK_EQ_U64(chain_count(c, 9), 2, "chain 9");
+	CHECK_EQ_U64(chain_count(c, 10), 1, "chain 10");
+	CHECK_EQ_U64(chain_count(c, 0), 0, "no slot for 'no chain'");
+
+	/* a fifth chain takes the least counted slot, and its count + 1 */
+	add_chained(t, 11, 1);
+	CHECK_EQ_U64(chain_count(c, 10), 0, "chain 10 evicted");
+	CHECK_EQ_U64(chain_count(c, 11), 2, "chain 11 inherits 1 + 1");
+	/* a heavy late chain gets in and stays */
+	add_chained(t, 12, 30);
+	CHECK_EQ_U64(chain_count(c, 7), 10, "chain 7 kept");
+	CHECK(chain_count(c, 12) >= 30, "chain 12: %" PRIu64, chain_count(c, 12));
+out:
+	line_table_free(t);
+}
+
 int main(void)
 {
 	test_bad_line_size();
@@ -302,5 +369,6 @@ int main(void)
 	test_out_of_order();
 	test_bounded();
 	test_many();
+	test_chains();
 	return test_done();
 }

@@ -17,6 +17,7 @@
 
 #include "tap.h"
 #include "util.h"
+#include "detector/callchain.h"
 #include "detector/line_table.h"
 #include "reports/report.h"
 #include "symbolize/data_types.h"
@@ -404,6 +405,95 @@ static void test_no_contention(void)
 	line_table_free(t);
 }
 
+#define IP3 0x403000ULL
+#define T3 103
+
+/*
+ * Who contends with whom: T1 and T2 increment neighbouring longs (false),
+ * T3 reads T1's long (true with T1, false with T2).  T1's samples carry a
+ * call chain.
+ */
+static void test_pairs_and_chains(void)
+{
+	struct line_table *t = line_table_new(64, 100000);
+	struct callchains *chains = callchains_new();
+	uint64_t callers[] = { 0x500000, 0x500100 };
+	struct report_header hdr = header;
+	struct classify_config cfg;
+	const struct report_line *l;
+	const struct report_site *site;
+	struct report *r;
+	char *text, *json;
+
+	for (int i = 0; i < 100; i++) {
+		struct access_sample s = {
+			.time = now += 1000, .pid = PID, .tid = T1, .ip = IP1,
+			.addr = FS_LINE, .size = 8, .kind = ACCESS_RMW, .base_reg = -1,
+			.chain_id = callchain_intern(chains, callers, 2),
+		};
+
+		line_table_add(t, &s);
+		add(t, T2, IP2, FS_LINE + 8, ACCESS_RMW);
+		if (i % 2)
+			add(t, T3, IP3, FS_LINE, ACCESS_LOAD);
+	}
+	hdr.chains = chains;
+	classify_config_default(&cfg);
+	r = report_build(&hdr, t, &cfg, 0, NULL, NULL);
+	if (r->n_lines != 1 || r->lines[0].n_pairs != 3) {
+		CHECK(0, "want 1 line with 3 pairs, got %u lines, %u pairs", r->n_lines,
+		      r->n_lines ? r->lines[0].n_pairs : 0);
+		goto out;
+	}
+	l = &r->lines[0];
+	CHECK_EQ_U64(l->kind, SHARING_MIXED, "kind");
+	/* heaviest first: T1 and T2 have 100 concurrent samples each */
+	CHECK_EQ_U64(l->pairs[0].kind, SHARING_FALSE, "first pair: false");
+	CHECK_EQ_U64(l->pairs[0].a.site.ip, IP1, "side a: the lower site");
+	CHECK(l->pairs[0].a.n_tids == 1 && l->pairs[0].a.tids[0] == T1, "side a: T1");
+	CHECK_EQ_U64(l->pairs[0].b.site.ip, IP2, "side b");
+	CHECK(l->pairs[0].b.n_tids == 1 && l->pairs[0].b.tids[0] == T2, "side b: T2");
+	CHECK_EQ_U64(l->pairs[0].weight, 99, "weight: the smaller side's concurrent samples");
+	for (unsigned i = 1; i < 3; i++) {
+		const struct report_pair *p = &l->pairs[i];
+
+		CHECK_EQ_U64(p->b.site.ip, IP3, "T3's site pairs with the writers");
+		CHECK_EQ_U64(p->weight, 50, "T3's 50 loads");
+		CHECK_EQ_U64(p->kind, p->a.site.ip == IP1 ? SHARING_TRUE : SHARING_FALSE,
+			     "T3 against T1's bytes: true; T2's: false");
+	}
+
+	site = &l->ranges[0].sites[0];
+	CHECK_EQ_U64(site->ip, IP1, "T1's site");
+	CHECK_EQ_U64(site->n_chains, 1, "one chain");
+	if (site->n_chains == 1) {
+		CHECK_EQ_U64(site->chains[0].count, 100, "chain samples");
+		CHECK_EQ_U64(site->chains[0].n_frames, 2, "chain frames");
+		CHECK_STR(site->chains[0].frames[1], "0x500100", "frame without symbols");
+	}
+	CHECK_EQ_U64(l->ranges[1].sites[0].n_chains, 0, "no chain for T2's samples");
+
+	text = render(r, false);
+	json = render(r, true);
+	CHECK(strstr(text, "100 from 0x500000 <- 0x500100\n"), "chain in text:\n%s", text);
+	CHECK(strstr(text, "contending pairs"), "pairs in text:\n%s", text);
+	CHECK(strstr(text, "  false  99  101  0x401000\n"), "first pair:\n%s", text);
+	CHECK(strstr(text, "       vs  102  0x402000\n"), "its other side:\n%s", text);
+	CHECK(widest_line(text) <= 100, "text wider than 100 columns:\n%s", text);
+	CHECK(json_parses(json), "JSON does not parse:\n%s", json);
+	CHECK(strstr(json, "\"chains\": [\n"), "chains array");
+	CHECK(strstr(json, "{ \"count\": 100, \"frames\": [ \"0x500000\", \"0x500100\" ] }"),
+	      "chain object:\n%s", json);
+	CHECK(strstr(json, "\"kind\": \"true\""), "a true pair");
+	CHECK(strstr(json, "\"concurrent\": 99, \"tids\": [ 101 ] }"), "pair side:\n%s", json);
+	free(text);
+	free(json);
+out:
+	report_free(r);
+	callchains_free(chains);
+	line_table_free(t);
+}
+
 /* ------------------------------------------------------------------ */
 /* with symbols and types: the fixture, mapped as the kernel would */
 
@@ -677,6 +767,7 @@ int main(int argc, char **argv)
 	test_wide();
 	test_no_contention();
 	test_json_escaping();
+	test_pairs_and_chains();
 	if (access(fixture, R_OK))
 		printf("# tests/fixture_globals not built: typed report not tested\n");
 	else

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Accuracy over repeated runs: every run of every testcase's expected.json,
+# REPEAT times (default 20).  A run "with an answer" (it expects lines)
+# counts toward recall when the whole expectation held (line, kind,
+# members, threads); a run "without an answer" counts a false report when
+# anything was reported.  Prints a markdown table and the totals.
+#   bench/accuracy.sh [REPEAT]     (from the build tree)
+set -uo pipefail
+repeat=${1:-20}
+here=$(cd "$(dirname "$0")/.." && pwd)
+export top_builddir=${top_builddir:-$(pwd)} top_srcdir=${top_srcdir:-$here}
+export CONTEND_E2E_REPEAT=$repeat
+
+hits=0; expected=0; false_reports=0; silent_runs=0
+echo "| testcase | run | expects a line | passed |"
+echo "|---|---|---|---|"
+for exp in "$top_srcdir"/testcases/*.expected.json; do
+	name=$(basename "$exp" .expected.json)
+	python3 "$top_srcdir/tests/e2e.py" "$exp" >/tmp/acc.$$ 2>&1
+	while read -r verdict run counts; do
+		k=${counts#(}; k=${k%%/*}; n=${counts##*/}; n=${n%)}
+		has=$(python3 -c 'import json,sys; r=[x for x in json.load(open(sys.argv[1]))["runs"] if x["name"]==sys.argv[2]][0]; print("yes" if r.get("expect") else "no")' "$exp" "$run")
+		if [ "$has" = yes ]; then
+			hits=$((hits + k)); expected=$((expected + n))
+		else
+			false_reports=$((false_reports + n - k)); silent_runs=$((silent_runs + n))
+		fi
+		echo "| $name | $run | $has | $k/$n |"
+	done < <(grep -E '^(ok|FAIL) [^,]+ \([0-9]+/[0-9]+\)$' /tmp/acc.$$)
+done
+rm -f /tmp/acc.$$
+echo
+echo "recall: $hits/$expected runs reported the expected line, kind, members and threads"
+echo "false reports: $false_reports/$silent_runs runs that must report nothing reported something"

@@ -1,0 +1,491 @@
+/* cmd_check.c - `contend check`: a pass/fail verdict for CI.
+ *
+ * Runs a command (-- CMD) or reads a data file (-i FILE), builds the
+ * report exactly as `run` and `report` do, and judges each reported line
+ * against the rules: --fail-on KIND, --min-score X, --allow PATTERN and
+ * --baseline FILE.  A violation is printed as one line in the format
+ * compilers use, at the hottest writing code site of the line,
+ *
+ *   src/stats.c:77: false sharing on counters[0] with counters[1] (...)
+ *
+ * so that CI logs and editors link to it.  Exit status: 0 pass, 1 some
+ * line breaks the rules, 2 usage or environment error (including a target
+ * that failed: its run proves nothing).  -o FILE writes the JSON report.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "classify.h"
+#include "commands.h"
+#include "json_read.h"
+#include "options.h"
+#include "session.h"
+#include "util.h"
+#include "reports/report.h"
+
+#define BASELINE_MAX_BYTES (256u << 20)
+/* "worsened": the score grew by more than half, and by more than noise */
+#define WORSE_FACTOR 1.5
+#define WORSE_MIN_DELTA 0.01
+
+/* A line of the baseline report, by what it is rather than where it was:
+ * addresses change from run to run, names do not. */
+struct known_line {
+	char *key;
+	enum sharing_kind kind;
+	double score;
+};
+
+struct checker {
+	const struct options *opt;
+	bool from_file;
+	struct known_line *known;
+	size_t n_known, alloc_known;
+	unsigned violations, allowed, unchanged;
+};
+
+/* --- naming a line ------------------------------------------------------- */
+
+static bool range_contended(const struct report_range *g)
+{
+	return g->true_shared || g->false_victim || g->false_writer;
+}
+
+/* "counters+8" -> "counters"; "[heap]+0x2a0" -> "[heap]" */
+static char *object_symbol(const char *object)
+{
+	const char *plus = object ? strrchr(object, '+') : NULL;
+	if (!object)
+		return NULL;
+	return plus && isdigit((unsigned char)plus[1]) ? xasprintf("%.*s", (int)(plus - object), object) : xstrdup(object);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "identity|member,member": the variable, else the type, else the object;
+ * then the sorted contended members. */
+static char *line_key(const char *variable, const char *type, const char *object,
+		      const char **members, unsigned n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *sym = object_symbol(object);
+
+	strbuf_addf(&sb, "%s|", variable ? variable : type ? type : sym ? sym : "?");
+	qsort(members, n, sizeof(*members), cmp_str);
+	for (unsigned i = 0; i < n; i++)
+		if (!i || strcmp(members[i], members[i - 1]))
+			strbuf_addf(&sb, "%s%s", i ? "," : "", members[i]);
+	free(sym);
+	return strbuf_detach(&sb);
+}
+
+static char *report_line_key(const struct report_line *l)
+{
+	const char **members = xcalloc(l->n_ranges + 1, sizeof(*members));
+	unsigned n = 0;
+	char *key;
+
+	for (unsigned i = 0; i < l->n_ranges; i++)
+		if (range_contended(&l->ranges[i]) && l->ranges[i].member)
+			members[n++] = l->ranges[i].member;
+	key = line_key(l->variable, l->type_name, l->object, members, n);
+	free(members);
+	return key;
+}
+
+static enum sharing_kind kind_from_id(const char *id)
+{
+	for (enum sharing_kind k = SHARING_FALSE; k <= SHARING_MIXED; k++)
+		if (id && !strcmp(id, sharing_kind_id(k)))
+			return k;
+	return SHARING_NONE;
+}
+
+/* --- the baseline -------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rbe");
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	size_t n;
+
+	if (!f) {
+		error("cannot open baseline %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && sb.len <= BASELINE_MAX_BYTES)
+		strbuf_add(&sb, buf, n);
+	if (ferror(f) || sb.len > BASELINE_MAX_BYTES) {
+		error("cannot read baseline %s: %s", path,
+		      ferror(f) ? strerror(errno) : "larger than 256 MiB");
+		fclose(f);
+		strbuf_release(&sb);
+		return NULL;
+	}
+	fclose(f);
+	*len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+static void add_known(struct checker *c, const struct json *line)
+{
+	const struct json *ranges = json_get(line, "ranges");
+	const char **members = xcalloc(ranges && ranges->type == JSON_ARRAY ? ranges->n + 1 : 1,
+				       sizeof(*members));
+	unsigned n = 0;
+	struct known_line *k;
+
+	for (size_t i = 0; ranges && ranges->type == JSON_ARRAY && i < ranges->n; i++) {
+		const struct json *g = &ranges->items[i];
+		const char *m = json_string(json_get(g, "member"));
+		bool contended = false;
+		for (const char *const *flag = (const char *const[]){ "true_shared",
+				"false_victim", "false_writer", NULL }; *flag; flag++) {
+			const struct json *b = json_get(g, *flag);
+			contended |= b && b->type == JSON_BOOL && b->boolean;
+		}
+		if (contended && m)
+			members[n++] = m;
+	}
+	ALLOC_GROW(c->known, c->n_known + 1, c->alloc_known);
+	k = &c->known[c->n_known++];
+	k->key = line_key(json_string(json_get(line, "variable")),
+			  json_string(json_get(line, "type")),
+			  json_string(json_get(line, "object")), members, n);
+	k->kind = kind_from_id(json_string(json_get(line, "kind")));
+	k->score = json_number(json_get(line, "score"), 0);
+	free(members);
+}
+
+static int load_baseline(struct checker *c, const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+	const struct json *lines;
+	struct json *doc;
+	size_t len;
+	char *text = read_file(path, &len);
+	int ret = 0;
+
+	if (!text)
+		return -1;
+	doc = json_parse(text, len, &err);
+	free(text);
+	if (!doc) {
+		ret = error("baseline %s is not JSON: %s", path, strbuf_str(&err));
+		goto out;
+	}
+	lines = json_get(doc, "lines");
+	if (strcmp(json_string(json_get(doc, "schema")) ?: "", "contend-report") ||
+	    !lines || lines->type != JSON_ARRAY) {
+		ret = error("baseline %s is not a contend JSON report (write one with "
+			    "'contend check -o FILE' or 'contend run --format json --top 0')", path);
+		goto out;
+	}
+	if (json_number(json_get(doc, "version"), 0) != 1) {
+		ret = error("baseline %s: report schema version %g; this contend reads 1", path,
+			    json_number(json_get(doc, "version"), 0));
+		goto out;
+	}
+	for (size_t i = 0; i < lines->n; i++)
+		add_known(c, &lines->items[i]);
+out:
+	json_free(doc);
+	strbuf_release(&err);
+	return ret;
+}
+
+static const struct known_line *find_known(const struct checker *c, const char *key)
+{
+	for (size_t i = 0; i < c->n_known; i++)
+		if (!strcmp(c->known[i].key, key))
+			return &c->known[i];
+	return NULL;
+}
+
+/* --- the rules ----------------------------------------------------------- */
+
+static bool kind_fails(enum fail_on rule, enum sharing_kind k)
+{
+	switch (rule) {
+	case FAIL_ON_ANY:
+		return k != SHARING_NONE;
+	case FAIL_ON_FALSE:
+		return k == SHARING_FALSE || k == SHARING_MIXED;
+	case FAIL_ON_TRUE:
+		return k == SHARING_TRUE || k == SHARING_MIXED;
+	}
+	return false;
+}
+
+static const char *skip_keyword(const char *type)
+{
+	static const char *const keywords[] = { "struct ", "union ", "class " };
+	for (size_t i = 0; type && i < ARRAY_SIZE(keywords); i++)
+		if (!strncmp(type, keywords[i], strlen(keywords[i])))
+			return type + strlen(keywords[i]);
+	return type;
+}
+
+/* Is name (n bytes) the line's variable, object or type? */
+static bool names_line(const struct report_line *l, const char *name, size_t n)
+{
+	const char *type = skip_keyword(l->type_name);
+	char *sym = object_symbol(l->object);
+	const char *cands[] = { l->variable, sym, l->type_name, type };
+	bool yes = false;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cands) && !yes; i++)
+		yes = cands[i] && strlen(cands[i]) == n && !strncmp(cands[i], name, n);
+	free(sym);
+	return yes;
+}
+
+/* member path m is pat, or ends with ".pat", or starts with "pat[" / "pat." */
+static bool member_is(const char *m, const char *pat)
+{
+	size_t lm = strlen(m), lp = strlen(pat);
+
+	if (!strcmp(m, pat))
+		return true;
+	if (lm > lp && m[lm - lp - 1] == '.' && !strcmp(m + lm - lp, pat))
+		return true;
+	return lm > lp && !strncmp(m, pat, lp) && (m[lp] == '[' || m[lp] == '.');
+}
+
+/* SYMBOL: the line's variable, object or type; TYPE.member: that, and one
+ * of its contended members; or a contended member as printed. */
+static bool allowed_by(const struct report_line *l, const char *pat)
+{
+	const char *dot = strchr(pat, '.');
+
+	if (names_line(l, pat, strlen(pat)))
+		return true;
+	for (unsigned i = 0; i < l->n_ranges; i++) {
+		const char *m = l->ranges[i].member;
+		if (!range_contended(&l->ranges[i]) || !m)
+			continue;
+		if (!strcmp(m, pat))
+			return true;
+		if (dot && dot[1] && names_line(l, pat, (size_t)(dot - pat)) && member_is(m, dot + 1))
+			return true;
+	}
+	return false;
+}
+
+static bool allowed(const struct options *opt, const struct report_line *l)
+{
+	for (unsigned i = 0; i < opt->n_allow; i++)
+		if (allowed_by(l, opt->allow[i]))
+			return true;
+	return false;
+}
+
+/* --- printing a violation ------------------------------------------------ */
+
+/* How to call range g of line l: "counters[1]", "struct Klass.cache", ... */
+static char *range_name(const struct report_line *l, const struct report_range *g)
+{
+	const char *m = g->member;
+
+	if (!m)
+		return xasprintf("%s+%u", l->object ? l->object : "line", g->offset);
+	/* a global's path starts with its name; a pointee's is relative */
+	if ((l->variable && !strncmp(m, l->variable, strlen(l->variable))) || !l->type_name ||
+	    m[0] == '*')
+		return xstrdup(m);
+	return xasprintf("%s%s%s", l->type_name, m[0] == '[' ? "" : ".", m);
+}
+
+/* The code site writing the line most: where to point the programmer. */
+static const struct report_site *hottest_writer(const struct report_line *l,
+						const struct report_range **range)
+{
+	const struct report_site *best = NULL;
+
+	for (unsigned i = 0; i < l->n_ranges; i++) {
+		const struct report_range *g = &l->ranges[i];
+		if (!range_contended(g))
+			continue;
+		for (unsigned s = 0; s < g->n_sites; s++) {
+			const struct report_site *site = &g->sites[s];
+			if (!best || site->writes > best->writes ||
+			    (site->writes == best->writes && site->reads > best->reads)) {
+				best = site;
+				*range = g;
+			}
+		}
+	}
+	return best;
+}
+
+static void print_violation(const struct report_line *l, const char *why)
+{
+	const struct report_range *at = NULL;
+	const struct report_site *site = hottest_writer(l, &at);
+	struct strbuf sb = STRBUF_INIT;
+	char **names = xcalloc(l->n_ranges + 1, sizeof(*names));
+	unsigned n = 0;
+
+	if (site && site->file && site->line > 0)
+		strbuf_addf(&sb, "%s:%d: ", site->file, site->line);
+	else if (site && site->module)
+		strbuf_addf(&sb, "%s+0x%llx: ", site->module, (unsigned long long)site->module_off);
+	else
+		strbuf_addf(&sb, "%s: ", l->object ? l->object : "?");
+
+	/* the range written most, then the others it contends with, each
+	 * name once (a line may hold two instances of a struct) */
+	names[n++] = at ? range_name(l, at) : xstrdup(l->object ? l->object : "?");
+	strbuf_addf(&sb, "%s on %s", sharing_kind_name(l->kind), names[0]);
+	for (unsigned i = 0; i < l->n_ranges; i++) {
+		char *name;
+		bool seen = false;
+
+		if (!range_contended(&l->ranges[i]))
+			continue;
+		name = range_name(l, &l->ranges[i]);
+		for (unsigned k = 0; k < n && !seen; k++)
+			seen = !strcmp(names[k], name);
+		if (seen) {
+			free(name);
+			continue;
+		}
+		strbuf_addf(&sb, "%s%s", n == 1 ? " with " : ", ", name);
+		names[n++] = name;
+	}
+	for (unsigned k = 0; k < n; k++)
+		free(names[k]);
+	free(names);
+	strbuf_addf(&sb, " (score %.3f, %u threads", l->score, l->n_threads);
+	if (site && site->function)
+		strbuf_addf(&sb, ", written in %s", site->function);
+	if (why)
+		strbuf_addf(&sb, "; %s", why);
+	strbuf_addf(&sb, ")");
+	if (l->advice.summary)
+		strbuf_addf(&sb, ": %s", l->advice.summary);
+	puts(sb.buf);
+	strbuf_release(&sb);
+}
+
+/* --- the verdict --------------------------------------------------------- */
+
+static bool breaks_rules(struct checker *c, const struct report_line *l, char **why)
+{
+	const struct options *opt = c->opt;
+	const struct known_line *k;
+	char *key;
+
+	*why = NULL;
+	if (!kind_fails(opt->fail_on, l->kind) || l->score < opt->classify.min_score)
+		return false;
+	if (allowed(opt, l)) {
+		c->allowed++;
+		return false;
+	}
+	if (!opt->baseline)
+		return true;
+	key = report_line_key(l);
+	k = find_known(c, key);
+	free(key);
+	if (!k) {
+		*why = xstrdup("new since the baseline");
+		return true;
+	}
+	if (k->kind != l->kind) {
+		*why = xasprintf("was %s in the baseline", sharing_kind_name(k->kind));
+		return true;
+	}
+	if (l->score > k->score * WORSE_FACTOR && l->score - k->score > WORSE_MIN_DELTA) {
+		*why = xasprintf("score was %.3f in the baseline", k->score);
+		return true;
+	}
+	c->unchanged++;
+	return false;
+}
+
+static int write_artefact(const struct report *r, const char *path)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return error("cannot write %s: %s", path, strerror(errno));
+	report_print_json(r, f);
+	if (fclose(f) != 0)
+		return error("cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
+static int judge(void *ctx, const struct report *r, const struct options *opt)
+{
+	struct checker *c = ctx;
+
+	for (unsigned i = 0; i < r->n_lines; i++) {
+		char *why;
+		if (breaks_rules(c, &r->lines[i], &why)) {
+			print_violation(&r->lines[i], why);
+			c->violations++;
+		}
+		free(why);
+	}
+	fflush(stdout);
+	if (opt->output && write_artefact(r, opt->output) < 0)
+		return 2;
+	if (r->target_status != 0) {
+		/* run says how the target failed; a recording cannot */
+		if (c->from_file)
+			error("the recorded program failed (%s %d): its run proves nothing",
+			      r->target_status < 0 ? "signal" : "exit status",
+			      abs(r->target_status));
+		return 2;
+	}
+	if (!opt->quiet) {
+		if (c->violations)
+			fprintf(stderr, "contend: check failed: %u line%s break%s the rules\n",
+				c->violations, c->violations == 1 ? "" : "s",
+				c->violations == 1 ? "s" : "");
+		else
+			fprintf(stderr, "contend: check passed: %u contended line%s, %u allowed, "
+				"%u as in the baseline\n", r->n_lines, r->n_lines == 1 ? "" : "s",
+				c->allowed, c->unchanged);
+	}
+	return c->violations ? 1 : 0;
+}
+
+static void checker_release(struct checker *c)
+{
+	for (size_t i = 0; i < c->n_known; i++)
+		free(c->known[i].key);
+	free(c->known);
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct options opt;
+	struct checker c = { .opt = &opt };
+	struct session_hooks hooks = { .ctx = &c, .report = judge };
+	int ret;
+
+	options_parse(&opt, argc, argv);
+	if (opt.input && opt.argv)
+		die("check: give -i FILE or a command after --, not both");
+	if (!opt.input && !opt.argv)
+		options_usage("check", 2);
+	opt.top = 0;            /* every contended line is judged */
+	c.from_file = opt.input != NULL;
+	if (opt.baseline && load_baseline(&c, opt.baseline) < 0) {
+		checker_release(&c);
+		return 2;
+	}
+	ret = c.from_file ? report_data_file(&opt, &hooks) : session_run(&opt, &hooks);
+	checker_release(&c);
+	return ret;
+}

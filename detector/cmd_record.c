@@ -1,0 +1,326 @@
+/* cmd_record.c - `contend record`: sample like run or attach, but write
+ * what the session saw to a data file (datafile.h) for `contend report`
+ * and `contend check` to analyse later, here or on another machine.
+ *
+ * The session hands over samples, mappings and names through its hooks.
+ * It also re-reads /proc/PID/maps by itself, for the heap and anonymous
+ * regions that no MMAP record announces; the recorder takes the same
+ * snapshots while the target lives and stores each one that changed, so
+ * that the report sees the address space the live session saw.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "datafile.h"
+#include "options.h"
+#include "session.h"
+#include "util.h"
+#include "reports/report.h"
+
+#define DEFAULT_DATA_FILE "contend.data"
+#define SNAPSHOT_INTERVAL 0.2          /* seconds, as the session's own */
+
+struct build_id {
+	char *path;
+	uint8_t id[DATAFILE_BUILD_ID_MAX];
+	unsigned len;
+};
+
+struct traced_pid {
+	uint32_t pid;
+	uint64_t maps_hash;            /* of the last snapshot stored, 0: none */
+};
+
+struct recorder {
+	struct datafile_writer *w;
+	FILE *f;
+	const char *path;
+	char *partial;                 /* written here, renamed to path at the end */
+	struct build_id *ids;          /* build-ids read, by path */
+	size_t n_ids, alloc_ids;
+	struct traced_pid *pids;       /* processes whose maps we snapshot */
+	size_t n_pids, alloc_pids;
+	uint32_t last_pid;
+	double last_snapshot;
+	struct strbuf maps;            /* scratch: a /proc/PID/maps text */
+	const char *live_report;       /* the test's copy of the session's report */
+};
+
+/* A partial file is removed if contend exits before finishing it (die()). */
+static char *partial_to_remove;
+
+static void remove_partial(void)
+{
+	if (partial_to_remove)
+		unlink(partial_to_remove);
+}
+
+static const struct build_id *build_id_of(struct recorder *rec, const char *path)
+{
+	struct build_id *b;
+
+	for (size_t i = 0; i < rec->n_ids; i++)
+		if (!strcmp(rec->ids[i].path, path))
+			return &rec->ids[i];
+	ALLOC_GROW(rec->ids, rec->n_ids + 1, rec->alloc_ids);
+	b = &rec->ids[rec->n_ids++];
+	b->path = xstrdup(path);
+	b->len = datafile_build_id(path, b->id);
+	return b;
+}
+
+static void write_mapping(struct recorder *rec, uint32_t pid, uint64_t start, uint64_t len,
+			  uint64_t pgoff, uint32_t prot, const char *filename, uint32_t flags)
+{
+	struct datafile_mmap m = {
+		.pid = pid, .prot = prot, .start = start, .len = len, .pgoff = pgoff,
+		.flags = flags, .filename = filename,
+	};
+
+	/* only paths name files; "[heap]", "//anon" and "" do not */
+	if (filename[0] == '/') {
+		const struct build_id *b = build_id_of(rec, filename);
+		memcpy(m.build_id, b->id, b->len);
+		m.build_id_len = b->len;
+	}
+	datafile_write_mmap(rec->w, &m);
+}
+
+static void trace_pid(struct recorder *rec, uint32_t pid)
+{
+	if (pid == rec->last_pid)
+		return;
+	rec->last_pid = pid;
+	for (size_t i = 0; i < rec->n_pids; i++)
+		if (rec->pids[i].pid == pid)
+			return;
+	ALLOC_GROW(rec->pids, rec->n_pids + 1, rec->alloc_pids);
+	rec->pids[rec->n_pids++] = (struct traced_pid){ .pid = pid };
+}
+
+static uint64_t hash_text(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;     /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h | 1;                           /* 0 means "none yet" */
+}
+
+static bool read_maps(pid_t pid, struct strbuf *out)
+{
+	char path[64], buf[8192];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	strbuf_reset(out);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(out, buf, n);
+	fclose(f);
+	return out->len > 0;
+}
+
+/* One /proc/PID/maps line, parsed as the symbolizer parses it. */
+static bool parse_maps_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
+			    uint32_t *prot, const char **name)
+{
+	char perms[5];
+	int name_at = 0;
+	size_t len;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*s %*s %n",
+		   start, end, perms, pgoff, &name_at) < 4 || !name_at || *end <= *start)
+		return false;
+	*prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+		(perms[2] == 'x' ? PROT_EXEC : 0);
+	*name = line + name_at;
+	len = strlen(*name);
+	while (len && (line[name_at + len - 1] == ' '))
+		line[name_at + --len] = '\0';
+	return true;
+}
+
+/* Store the process's mappings if they changed since the last snapshot;
+ * the first one stored says the snapshot replaces what came before. */
+static void snapshot_maps(struct recorder *rec, struct traced_pid *t)
+{
+	uint32_t flags = DATAFILE_MMAP_RESET;
+	uint64_t h;
+	char *line, *next;
+
+	if (!read_maps((pid_t)t->pid, &rec->maps))
+		return;
+	h = hash_text(rec->maps.buf, rec->maps.len);
+	if (h == t->maps_hash)
+		return;
+	t->maps_hash = h;
+	for (line = rec->maps.buf; line && *line; line = next) {
+		uint64_t start, end, pgoff;
+		uint32_t prot;
+		const char *name;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!parse_maps_line(line, &start, &end, &pgoff, &prot, &name))
+			continue;
+		write_mapping(rec, t->pid, start, end - start, pgoff, prot, name, flags);
+		flags = 0;
+	}
+}
+
+/* --- session hooks ------------------------------------------------------- */
+
+static void on_access(void *ctx, const struct access_sample *a)
+{
+	struct recorder *rec = ctx;
+	trace_pid(rec, a->pid);
+	datafile_write_sample(rec->w, a);
+}
+
+static void on_chain(void *ctx, uint32_t id, const uint64_t *pcs, unsigned n)
+{
+	struct recorder *rec = ctx;
+	datafile_write_chain(rec->w, id, pcs, n);
+}
+
+static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
+		    uint64_t pgoff, uint32_t prot, const char *filename)
+{
+	write_mapping(ctx, pid, start, len, pgoff, prot, filename ? filename : "", 0);
+}
+
+static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec)
+{
+	struct recorder *rec = ctx;
+
+	trace_pid(rec, pid);
+	datafile_write_comm(rec->w, pid, tid, comm, exec);
+	if (exec && pid == tid)
+		for (size_t i = 0; i < rec->n_pids; i++)
+			if (rec->pids[i].pid == pid)
+				rec->pids[i].maps_hash = 0;   /* a new program */
+}
+
+static void on_tick(void *ctx, struct line_table *lines, pid_t pid, double elapsed)
+{
+	struct recorder *rec = ctx;
+
+	trace_pid(rec, (uint32_t)pid);
+	if (rec->last_snapshot && elapsed - rec->last_snapshot < SNAPSHOT_INTERVAL)
+		return;
+	rec->last_snapshot = elapsed > 0 ? elapsed : 1e-9;
+	for (size_t i = 0; i < rec->n_pids; i++)
+		snapshot_maps(rec, &rec->pids[i]);
+}
+
+static void write_live_report(const struct report *r, const char *path)
+{
+	FILE *f = fopen(path, "we");
+	if (!f || (report_print_json(r, f), fclose(f)) != 0)
+		error("cannot write %s: %s", path, strerror(errno));
+}
+
+/* The session has built its report: we keep only its header, as the
+ * data file's summary, and finish the file. */
+static int on_report(void *ctx, const struct report *r, const struct options *opt)
+{
+	struct recorder *rec = ctx;
+	struct report_header summary = {
+		.command = r->command, .backend = r->backend, .backend_note = r->backend_note,
+		.duration = r->duration, .target_status = r->target_status,
+		.samples = r->samples, .decoded = r->decoded,
+		.dropped = r->dropped, .n_dropped = r->n_dropped,
+		.mem_info = r->mem_info,
+	};
+	uint64_t samples = datafile_writer_samples(rec->w);
+	int failed = datafile_writer_finish(rec->w, &summary);
+	long size = ftell(rec->f);
+
+	rec->w = NULL;
+	if (rec->live_report)
+		write_live_report(r, rec->live_report);
+	if (fclose(rec->f) != 0)
+		failed = -1;
+	rec->f = NULL;
+	if (failed) {
+		error("cannot write %s: %s", rec->partial, strerror(errno));
+		return 2;
+	}
+	if (rename(rec->partial, rec->path) != 0) {
+		error("cannot rename %s to %s: %s", rec->partial, rec->path, strerror(errno));
+		return 2;
+	}
+	partial_to_remove = NULL;
+	if (!opt->quiet)
+		fprintf(stderr, "contend: wrote %" PRIu64 " access samples to %s (%.1f KiB); "
+			"see them with 'contend report -i %s'\n",
+			samples, rec->path, size / 1024.0, rec->path);
+	return 0;
+}
+
+/* ----------------------------------------------------------------------- */
+
+static void recorder_release(struct recorder *rec)
+{
+	for (size_t i = 0; i < rec->n_ids; i++)
+		free(rec->ids[i].path);
+	free(rec->ids);
+	free(rec->pids);
+	strbuf_release(&rec->maps);
+	free(rec->partial);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct options opt;
+	struct recorder rec = { 0 };
+	struct session_hooks hooks = {
+		.ctx = &rec, .access = on_access, .chain = on_chain, .mmap = on_mmap,
+		.comm = on_comm, .tick = on_tick, .report = on_report,
+	};
+	int ret;
+
+	options_parse(&opt, argc, argv);
+	if (opt.pid && opt.argv)
+		die("record: give -p PID or a command after --, not both");
+	if (!opt.pid && !opt.argv)
+		options_usage("record", 2);
+	/* The report the session builds is thrown away but for its header:
+	 * let no line qualify, so that nothing is symbolized for it.  Unless
+	 * the test that `report` reproduces it wants a copy (in JSON). */
+	rec.live_report = getenv("CONTEND_TEST_LIVE_REPORT");
+	if (!rec.live_report)
+		opt.classify.min_score = INFINITY;
+
+	rec.path = opt.output ? opt.output : DEFAULT_DATA_FILE;
+	rec.partial = xasprintf("%s.partial", rec.path);
+	rec.f = fopen(rec.partial, "wbe");
+	if (!rec.f)
+		die("cannot write %s: %s", rec.partial, strerror(errno));
+	partial_to_remove = rec.partial;
+	atexit(remove_partial);
+	rec.w = datafile_writer_new(rec.f, opt.freq);
+
+	ret = opt.pid ? session_attach(&opt, &hooks) : session_run(&opt, &hooks);
+
+	/* the session failed before its report, or writing the file did */
+	datafile_writer_free(rec.w);
+	if (rec.f)
+		fclose(rec.f);
+	remove_partial();
+	partial_to_remove = NULL;
+	recorder_release(&rec);
+	return ret;
+}

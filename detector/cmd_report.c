@@ -1,0 +1,440 @@
+/* cmd_report.c - `contend report`: the report of a data file written by
+ * `contend record`, with every option of `contend run`.
+ *
+ * Samples go into a line table as they are read, so memory grows with
+ * distinct lines, not samples, and --line-size/--window-ms apply as they
+ * would to a live session.  Mappings are kept in file order and replayed
+ * into a symbolizer once the file is read.  Each binary is opened at its
+ * recorded path if the build-id there still matches, else at a copy with
+ * that build-id under --symfs DIR or in the current directory; a binary
+ * that cannot be found (or has no debug info) is named in a warning when
+ * it holds code or data of a shared line.
+ */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "callchain.h"
+#include "commands.h"
+#include "datafile.h"
+#include "line_table.h"
+#include "options.h"
+#include "session.h"
+#include "thread_names.h"
+#include "util.h"
+#include "reports/report.h"
+#include "symbolize/symbolizer.h"
+
+#define DEFAULT_DATA_FILE "contend.data"
+
+enum file_state {
+	FILE_AS_RECORDED,       /* at its path; or not an ELF file with a build-id */
+	FILE_MOVED,             /* a copy with its build-id elsewhere */
+	FILE_MISSING,
+	FILE_REBUILT,           /* its path holds another build */
+};
+
+/* A file some mapping named, with its build-id at record time. */
+struct recorded_file {
+	char *path;
+	uint8_t id[DATAFILE_BUILD_ID_MAX];
+	unsigned id_len;
+	enum file_state state;
+	char *use;              /* the path to give the symbolizer; NULL: none */
+	bool used;              /* holds code or data of a shared line */
+};
+
+struct map_event {
+	uint32_t pid, prot, flags;
+	bool exec;              /* the pid exec'd: its mappings are gone */
+	uint64_t start, len, pgoff;
+	size_t file;            /* in replay.files */
+};
+
+struct replay {
+	const struct options *opt;
+	struct line_table *lines;
+	struct thread_names names;
+	struct callchains *chains;      /* NULL: recorded without -g */
+	uint32_t bad_chain;             /* a chain that repeats an earlier one */
+	struct recorded_file *files;
+	size_t n_files, alloc_files;
+	size_t *index;          /* hash of files: slot = file + 1, 0 = free */
+	size_t index_cap;
+	struct map_event *events;
+	size_t n_events, alloc_events;
+};
+
+/* --- files, by (path, build-id) ------------------------------------------ */
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ULL;     /* FNV-1a */
+	return h;
+}
+
+static uint64_t file_hash(const char *path, const uint8_t *id, unsigned id_len)
+{
+	return hash_bytes(hash_bytes(0xcbf29ce484222325ULL, path, strlen(path)), id, id_len);
+}
+
+static bool file_is(const struct recorded_file *f, const char *path, const uint8_t *id,
+		    unsigned id_len)
+{
+	return f->id_len == id_len && !memcmp(f->id, id, id_len) && !strcmp(f->path, path);
+}
+
+static void index_grow(struct replay *rp)
+{
+	size_t cap = rp->index_cap ? 2 * rp->index_cap : 64;
+
+	free(rp->index);
+	rp->index = xcalloc(cap, sizeof(*rp->index));
+	rp->index_cap = cap;
+	for (size_t i = 0; i < rp->n_files; i++) {
+		const struct recorded_file *f = &rp->files[i];
+		size_t slot = file_hash(f->path, f->id, f->id_len) & (cap - 1);
+		while (rp->index[slot])
+			slot = (slot + 1) & (cap - 1);
+		rp->index[slot] = i + 1;
+	}
+}
+
+static size_t file_intern(struct replay *rp, const char *path, const uint8_t *id,
+			  unsigned id_len)
+{
+	struct recorded_file *f;
+	size_t slot;
+
+	if (2 * (rp->n_files + 1) > rp->index_cap)
+		index_grow(rp);
+	slot = file_hash(path, id, id_len) & (rp->index_cap - 1);
+	for (; rp->index[slot]; slot = (slot + 1) & (rp->index_cap - 1))
+		if (file_is(&rp->files[rp->index[slot] - 1], path, id, id_len))
+			return rp->index[slot] - 1;
+	ALLOC_GROW(rp->files, rp->n_files + 1, rp->alloc_files);
+	f = &rp->files[rp->n_files];
+	memset(f, 0, sizeof(*f));
+	f->path = xstrdup(path);
+	memcpy(f->id, id, id_len);
+	f->id_len = id_len;
+	rp->index[slot] = ++rp->n_files;
+	return rp->n_files - 1;
+}
+
+/* --- reading ------------------------------------------------------------- */
+
+static void on_access(void *ctx, const struct access_sample *a)
+{
+	struct replay *rp = ctx;
+	line_table_add(rp->lines, a);
+}
+
+static void on_mmap(void *ctx, const struct datafile_mmap *m)
+{
+	struct replay *rp = ctx;
+	struct map_event *e;
+
+	ALLOC_GROW(rp->events, rp->n_events + 1, rp->alloc_events);
+	e = &rp->events[rp->n_events++];
+	*e = (struct map_event){
+		.pid = m->pid, .prot = m->prot, .flags = m->flags,
+		.start = m->start, .len = m->len, .pgoff = m->pgoff,
+		.file = file_intern(rp, m->filename, m->build_id, m->build_id_len),
+	};
+}
+
+/* Interning the chains in file order gives them their recorded ids, as
+ * long as no chain repeats (the recorder writes each chain once). */
+static void on_chain(void *ctx, uint32_t id, const uint64_t *pcs, unsigned n)
+{
+	struct replay *rp = ctx;
+
+	if (!rp->chains)
+		rp->chains = callchains_new();
+	if (callchain_intern(rp->chains, pcs, n) != id && !rp->bad_chain)
+		rp->bad_chain = id;
+}
+
+static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec)
+{
+	struct replay *rp = ctx;
+
+	thread_names_set(&rp->names, tid, comm);
+	if (exec && pid == tid) {
+		ALLOC_GROW(rp->events, rp->n_events + 1, rp->alloc_events);
+		rp->events[rp->n_events++] = (struct map_event){ .pid = pid, .exec = true };
+	}
+}
+
+/* --- finding the binaries ------------------------------------------------ */
+
+static bool has_build_id(const char *path, const struct recorded_file *f)
+{
+	uint8_t id[DATAFILE_BUILD_ID_MAX];
+	unsigned n = datafile_build_id(path, id);
+	return n == f->id_len && !memcmp(id, f->id, n);
+}
+
+/* The recorded path; else, with --symfs DIR, DIR/PATH then DIR/BASENAME;
+ * else BASENAME in the current directory: the first with the build-id. */
+static void locate(struct recorded_file *f, const char *symfs)
+{
+	const char *base = strrchr(f->path, '/') + 1;
+	char *candidates[4];
+	unsigned n = 0;
+
+	f->state = FILE_AS_RECORDED;
+	f->use = xstrdup(f->path);
+	/* not a file, or nothing to recognise a copy by: take it as it is */
+	if (f->path[0] != '/' || !f->id_len || has_build_id(f->path, f))
+		return;
+
+	if (symfs) {
+		candidates[n++] = xasprintf("%s%s", symfs, f->path);
+		candidates[n++] = xasprintf("%s/%s", symfs, base);
+	}
+	candidates[n++] = xstrdup(base);
+	f->state = access(f->path, F_OK) == 0 ? FILE_REBUILT : FILE_MISSING;
+	free(f->use);
+	f->use = NULL;
+	for (unsigned i = 0; i < n; i++) {
+		if (!f->use && has_build_id(candidates[i], f)) {
+			f->use = realpath(candidates[i], NULL);
+			if (f->use)
+				f->state = FILE_MOVED;
+		}
+		free(candidates[i]);
+	}
+	if (f->state == FILE_MISSING)
+		f->use = xstrdup(f->path);   /* unopenable: still names the module */
+}
+
+/* (pid, address) of every shared line and of the code touching it */
+struct place {
+	uint32_t pid;
+	uint64_t addr;
+};
+
+static int place_cmp(const void *a, const void *b)
+{
+	const struct place *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static struct place *shared_places(struct line_table *lines, size_t *n)
+{
+	struct place *v = NULL;
+	size_t alloc = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < line_table_count(lines); i++) {
+		const struct line *l = line_table_line(lines, i);
+		if (l->n_threads < 2)
+			continue;
+		ALLOC_GROW(v, *n + 1 + l->n_cells, alloc);
+		v[(*n)++] = (struct place){ l->pid, l->addr };
+		for (unsigned c = 0; c < l->n_cells; c++)
+			v[(*n)++] = (struct place){ l->pid, l->cells[c].ip };
+	}
+	if (*n)
+		qsort(v, *n, sizeof(*v), place_cmp);
+	return v;
+}
+
+static bool any_place_in(const struct place *v, size_t n, const struct map_event *e)
+{
+	struct place lo = { e->pid, e->start };
+	size_t a = 0, b = n;
+
+	while (a < b) {             /* first place >= (pid, start) */
+		size_t mid = a + (b - a) / 2;
+		if (place_cmp(&v[mid], &lo) < 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < n && v[a].pid == e->pid && v[a].addr - e->start < e->len;
+}
+
+static void mark_used(struct replay *rp)
+{
+	size_t n;
+	struct place *v = shared_places(rp->lines, &n);
+
+	for (size_t i = 0; i < rp->n_events; i++) {
+		const struct map_event *e = &rp->events[i];
+		if (!e->exec && !rp->files[e->file].used && any_place_in(v, n, e))
+			rp->files[e->file].used = true;
+	}
+	free(v);
+}
+
+static bool has_debug_info(const char *path)
+{
+	static const Dwfl_Callbacks callbacks = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	Dwfl *dwfl = dwfl_begin(&callbacks);
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	bool found = false;
+
+	if (!dwfl)
+		return true;        /* cannot tell: do not complain */
+	mod = dwfl_report_offline(dwfl, "", path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	found = mod && dwfl_module_getdwarf(mod, &bias);
+	dwfl_end(dwfl);
+	return found;
+}
+
+/* One line per binary that matters and is not as it was. */
+static void explain_file(const struct recorded_file *f, const struct options *opt)
+{
+	char *hex = build_id_hex(f->id, f->id_len);
+	uint8_t now[DATAFILE_BUILD_ID_MAX];
+	char *now_hex;
+
+	switch (f->state) {
+	case FILE_MISSING:
+		warning("cannot find %s (build-id %s)%s: its code and data stay unnamed; "
+			"copy it there or pass --symfs DIR", f->path, hex,
+			opt->symfs ? " at its path or under --symfs" : "");
+		break;
+	case FILE_REBUILT:
+		now_hex = build_id_hex(now, datafile_build_id(f->path, now));
+		warning("%s is not the recorded binary (build-id %s, recorded %s): its code "
+			"and data stay unnamed; pass --symfs DIR with the recorded build",
+			f->path, now_hex, hex);
+		free(now_hex);
+		break;
+	case FILE_MOVED:
+		if (!opt->quiet)
+			fprintf(stderr, "contend: %s: using %s (same build-id)\n", f->path, f->use);
+		/* fall through */
+	case FILE_AS_RECORDED:
+		if (f->id_len && !has_debug_info(f->use))
+			warning("no debug info for %s (build-id %s): source lines and data "
+				"types there are unknown; install its debug info or pass an unstripped "
+				"build with --symfs DIR", f->use, hex);
+		break;
+	}
+	free(hex);
+}
+
+static struct symbolizer *replay_mappings(struct replay *rp)
+{
+	struct symbolizer *sym = symbolizer_new();
+
+	for (size_t i = 0; i < rp->n_files; i++)
+		locate(&rp->files[i], rp->opt->symfs);
+	mark_used(rp);
+	for (size_t i = 0; i < rp->n_files; i++)
+		if (rp->files[i].used)
+			explain_file(&rp->files[i], rp->opt);
+
+	for (size_t i = 0; i < rp->n_events; i++) {
+		const struct map_event *e = &rp->events[i];
+		const struct recorded_file *f = &rp->files[e->file];
+
+		/* an exec, or a snapshot of /proc/PID/maps: forget what was */
+		if (e->exec || (e->flags & DATAFILE_MMAP_RESET))
+			symbolizer_exec(sym, (pid_t)e->pid);
+		if (!e->exec && f->use)
+			symbolizer_add_mapping(sym, (pid_t)e->pid, e->start, e->len, e->pgoff,
+					       e->prot, f->use);
+	}
+	return sym;
+}
+
+static void replay_release(struct replay *rp)
+{
+	line_table_free(rp->lines);
+	callchains_free(rp->chains);
+	thread_names_release(&rp->names);
+	for (size_t i = 0; i < rp->n_files; i++) {
+		free(rp->files[i].path);
+		free(rp->files[i].use);
+	}
+	free(rp->files);
+	free(rp->index);
+	free(rp->events);
+}
+
+int report_data_file(const struct options *opt, const struct session_hooks *hooks)
+{
+	const char *path = opt->input ? opt->input : DEFAULT_DATA_FILE;
+	bool from_stdin = !strcmp(path, "-");
+	struct replay rp = { .opt = opt };
+	struct datafile_callbacks cb = {
+		.ctx = &rp, .access = on_access, .mmap = on_mmap, .comm = on_comm,
+		.chain = on_chain,
+	};
+	struct report_header hdr;
+	struct strbuf err = STRBUF_INIT;
+	struct datafile_reader *r = NULL;
+	struct symbolizer *sym;
+	FILE *f;
+	int ret = 2;
+
+	f = from_stdin ? stdin : fopen(path, "rbe");
+	if (!f) {
+		if (errno == ENOENT && !opt->input)
+			error("no %s here: record one with 'contend record -- CMD', "
+			      "or name it with -i FILE", path);
+		else
+			error("cannot open %s: %s", path, strerror(errno));
+		return 2;
+	}
+	r = datafile_reader_open(f, &err);
+	if (!r)
+		goto bad_file;
+	rp.lines = line_table_new(opt->line_size,
+				  session_window_ns(opt, datafile_reader_freq(r)));
+	if (datafile_reader_run(r, &cb, &err) < 0)
+		goto bad_file;
+	if (rp.bad_chain) {
+		strbuf_addf(&err, "corrupt: call chain %u repeats an earlier one", rp.bad_chain);
+		goto bad_file;
+	}
+	if (opt->callchain && !rp.chains && !opt->quiet)
+		warning("%s was recorded without -g: no call chains to show", path);
+
+	hdr = *datafile_reader_summary(r);
+	hdr.chains = rp.chains;
+	sym = replay_mappings(&rp);
+	ret = session_output(opt, &hdr, rp.lines, sym, &rp.names, hooks);
+	symbolizer_free(sym);
+	goto done;
+
+bad_file:
+	error("%s: %s", path, strbuf_str(&err));
+done:
+	datafile_reader_free(r);
+	if (!from_stdin)
+		fclose(f);
+	strbuf_release(&err);
+	replay_release(&rp);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct options opt;
+
+	options_parse(&opt, argc, argv);
+	if (opt.argv)
+		die("report: reads a data file (-i FILE); to run '%s', use 'contend run' "
+		    "or 'contend record'", opt.argv[0]);
+	return report_data_file(&opt, NULL);
+}

@@ -1,0 +1,817 @@
+/* datafile.c - write and read contend.data (docs/data-format.md).
+ *
+ * Every field has an explicit size and is stored little-endian, byte by
+ * byte, so the file means the same on every host.  Records are framed as
+ * (u32 type, u32 payload size, payload); the reader checks each size
+ * against the format before reading the payload and grows its buffer only
+ * as bytes actually arrive, so a hostile size costs nothing.
+ */
+#include "datafile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "reports/report.h"
+
+static const char magic[8] = "CONTEND";   /* with its NUL: 8 bytes */
+
+enum {
+	HEADER_SIZE = 24,
+	HEADER_SIZE_MAX = 4096,         /* later versions may grow the header */
+	FREQ_MAX = 1000000,
+	RECORD_HEADER_SIZE = 8,
+	RECORD_MAX = 1 << 20,
+	READ_CHUNK = 4096,              /* buffer growth while reading a payload */
+	SAMPLE_SIZE = 64,
+	MMAP_FIXED_SIZE = 38,
+	COMM_FIXED_SIZE = 10,
+	CHAIN_FIXED_SIZE = 8,
+	SUMMARY_FIXED_SIZE = 36,
+	SUMMARY_MEM_INFO = 1,           /* summary flag: hardware data sources */
+	DROPPED_MAX = 64,
+	COMMAND_MAX = 65535,
+	TEXT_MAX = 1024,                /* backend, note, drop reasons */
+};
+
+enum record_type {
+	REC_SAMPLE = 1,
+	REC_MMAP = 2,
+	REC_COMM = 3,
+	REC_SUMMARY = 4,
+	REC_CHAIN = 5,
+	REC_LAST = REC_CHAIN,
+};
+
+static const char *record_name(uint32_t type)
+{
+	switch (type) {
+	case REC_SAMPLE: return "sample";
+	case REC_MMAP: return "mmap";
+	case REC_COMM: return "comm";
+	case REC_SUMMARY: return "summary";
+	case REC_CHAIN: return "chain";
+	}
+	return "unknown";
+}
+
+/* --- encoding ----------------------------------------------------------- */
+
+struct bytes {
+	unsigned char *p;
+	size_t len, alloc;
+};
+
+static void put(struct bytes *b, const void *src, size_t n)
+{
+	ALLOC_GROW(b->p, b->len + n, b->alloc);
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+}
+
+static void store_le(unsigned char *p, uint64_t v, unsigned size)
+{
+	for (unsigned i = 0; i < size; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_le(struct bytes *b, uint64_t v, unsigned size)
+{
+	unsigned char le[8];
+	store_le(le, v, size);
+	put(b, le, size);
+}
+
+static void put_u8(struct bytes *b, uint8_t v) { put_le(b, v, 1); }
+static void put_u16(struct bytes *b, uint16_t v) { put_le(b, v, 2); }
+static void put_u32(struct bytes *b, uint32_t v) { put_le(b, v, 4); }
+static void put_u64(struct bytes *b, uint64_t v) { put_le(b, v, 8); }
+
+static void put_f64(struct bytes *b, double d)
+{
+	uint64_t v;
+	memcpy(&v, &d, sizeof(v));
+	put_u64(b, v);
+}
+
+/* A string: u16 length, then its bytes, no NUL; cut to max bytes. */
+static void put_str(struct bytes *b, const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n > max)
+		n = max;
+	put_u16(b, (uint16_t)n);
+	put(b, s, n);
+}
+
+/* Reading side: a cursor over one payload.  Reads past the end return
+ * zeros and set 'over', so a parser reads every field and checks once. */
+struct cursor {
+	const unsigned char *p;
+	size_t len, pos;
+	bool over;
+};
+
+static uint64_t get_le(struct cursor *c, unsigned size)
+{
+	uint64_t v = 0;
+	if (c->over || c->len - c->pos < size) {
+		c->over = true;
+		return 0;
+	}
+	for (unsigned i = 0; i < size; i++)
+		v |= (uint64_t)c->p[c->pos + i] << (8 * i);
+	c->pos += size;
+	return v;
+}
+
+static uint8_t get_u8(struct cursor *c) { return (uint8_t)get_le(c, 1); }
+static uint16_t get_u16(struct cursor *c) { return (uint16_t)get_le(c, 2); }
+static uint32_t get_u32(struct cursor *c) { return (uint32_t)get_le(c, 4); }
+static uint64_t get_u64(struct cursor *c) { return get_le(c, 8); }
+
+static double get_f64(struct cursor *c)
+{
+	uint64_t v = get_u64(c);
+	double d;
+	memcpy(&d, &v, sizeof(d));
+	return d;
+}
+
+/* n raw bytes, or NULL past the end */
+static const unsigned char *get_bytes(struct cursor *c, size_t n)
+{
+	const unsigned char *p;
+	if (c->over || c->len - c->pos < n) {
+		c->over = true;
+		return NULL;
+	}
+	p = c->p + c->pos;
+	c->pos += n;
+	return p;
+}
+
+/* --- writer ------------------------------------------------------------- */
+
+struct datafile_writer {
+	FILE *f;
+	struct bytes rec;
+	uint64_t samples;
+};
+
+static void begin_record(struct datafile_writer *w)
+{
+	w->rec.len = 0;
+}
+
+static void end_record(struct datafile_writer *w, uint32_t type)
+{
+	unsigned char frame[RECORD_HEADER_SIZE];
+	store_le(frame, type, 4);
+	store_le(frame + 4, w->rec.len, 4);
+	fwrite(frame, 1, sizeof(frame), w->f);
+	fwrite(w->rec.p, 1, w->rec.len, w->f);
+}
+
+struct datafile_writer *datafile_writer_new(FILE *f, unsigned freq)
+{
+	struct datafile_writer *w = xcalloc(1, sizeof(*w));
+	struct bytes h = { 0 };
+
+	w->f = f;
+	put(&h, magic, sizeof(magic));
+	put_u32(&h, DATAFILE_VERSION);
+	put_u32(&h, HEADER_SIZE);
+	put_u32(&h, freq);
+	put_u32(&h, 0);                 /* flags */
+	fwrite(h.p, 1, h.len, f);
+	free(h.p);
+	return w;
+}
+
+void datafile_write_sample(struct datafile_writer *w, const struct access_sample *a)
+{
+	struct bytes *b = &w->rec;
+
+	begin_record(w);
+	put_u64(b, a->time);
+	put_u32(b, a->pid);
+	put_u32(b, a->tid);
+	put_u32(b, a->cpu);
+	put_u32(b, a->chain_id);
+	put_u64(b, a->ip);
+	put_u64(b, a->addr);
+	put_u64(b, (uint64_t)a->base_off);
+	put_u64(b, a->data_src);
+	put_u32(b, a->weight);
+	put_u8(b, a->size);
+	put_u8(b, a->kind);
+	put_u8(b, (uint8_t)a->base_reg);
+	put_u8(b, 0);
+	end_record(w, REC_SAMPLE);
+	w->samples++;
+}
+
+void datafile_write_mmap(struct datafile_writer *w, const struct datafile_mmap *m)
+{
+	struct bytes *b = &w->rec;
+	const char *name = m->filename ? m->filename : "";
+	size_t name_len = strlen(name);
+	unsigned id_len = m->build_id_len;
+
+	if (name_len > DATAFILE_PATH_MAX)
+		name_len = DATAFILE_PATH_MAX;
+	if (id_len > DATAFILE_BUILD_ID_MAX)
+		id_len = 0;
+	begin_record(w);
+	put_u32(b, m->pid);
+	put_u32(b, m->prot);
+	put_u64(b, m->start);
+	put_u64(b, m->len);
+	put_u64(b, m->pgoff);
+	put_u16(b, (uint16_t)m->flags);
+	put_u8(b, (uint8_t)id_len);
+	put_u8(b, 0);
+	put_u16(b, (uint16_t)name_len);
+	put(b, m->build_id, id_len);
+	put(b, name, name_len);
+	end_record(w, REC_MMAP);
+}
+
+void datafile_write_comm(struct datafile_writer *w, uint32_t pid, uint32_t tid,
+			 const char *comm, bool exec)
+{
+	struct bytes *b = &w->rec;
+	size_t n = strlen(comm);
+
+	if (n > DATAFILE_COMM_MAX)
+		n = DATAFILE_COMM_MAX;
+	begin_record(w);
+	put_u32(b, pid);
+	put_u32(b, tid);
+	put_u8(b, exec ? 1 : 0);
+	put_u8(b, (uint8_t)n);
+	put(b, comm, n);
+	end_record(w, REC_COMM);
+}
+
+void datafile_write_chain(struct datafile_writer *w, uint32_t id, const uint64_t *pcs,
+			  unsigned n)
+{
+	struct bytes *b = &w->rec;
+
+	if (n > DATAFILE_CHAIN_MAX)
+		n = DATAFILE_CHAIN_MAX;
+	begin_record(w);
+	put_u32(b, id);
+	put_u32(b, n);
+	for (unsigned i = 0; i < n; i++)
+		put_u64(b, pcs[i]);
+	end_record(w, REC_CHAIN);
+}
+
+uint64_t datafile_writer_samples(const struct datafile_writer *w)
+{
+	return w->samples;
+}
+
+int datafile_writer_finish(struct datafile_writer *w, const struct report_header *s)
+{
+	struct bytes *b = &w->rec;
+	unsigned n_dropped = s->n_dropped < DROPPED_MAX ? s->n_dropped : DROPPED_MAX;
+	int ret = 0;
+
+	begin_record(w);
+	put_f64(b, s->duration);
+	put_u32(b, (uint32_t)s->target_status);
+	put_u32(b, n_dropped);
+	put_u64(b, s->samples);
+	put_u64(b, s->decoded);
+	put_u32(b, s->mem_info ? SUMMARY_MEM_INFO : 0);
+	put_str(b, s->command, COMMAND_MAX);
+	put_str(b, s->backend, TEXT_MAX);
+	put_str(b, s->backend_note, TEXT_MAX);
+	for (unsigned i = 0; i < n_dropped; i++) {
+		put_u64(b, s->dropped[i].n);
+		put_str(b, s->dropped[i].what, TEXT_MAX);
+	}
+	end_record(w, REC_SUMMARY);
+
+	errno = 0;
+	if (fflush(w->f) != 0 || ferror(w->f)) {
+		if (!errno)
+			errno = EIO;
+		ret = -1;
+	}
+	datafile_writer_free(w);
+	return ret;
+}
+
+void datafile_writer_free(struct datafile_writer *w)
+{
+	if (!w)
+		return;
+	free(w->rec.p);
+	free(w);
+}
+
+/* --- reader ------------------------------------------------------------- */
+
+struct datafile_reader {
+	FILE *f;
+	uint64_t pos;                   /* bytes consumed */
+	unsigned freq;
+	unsigned char *buf;             /* the current payload */
+	size_t alloc;
+	uint64_t records;
+	uint32_t chains;                /* chain records read: ids 1..chains */
+	/* the summary, owned */
+	struct report_header summary;
+	struct report_count *dropped;
+	unsigned n_dropped;
+	char *command, *backend, *backend_note;
+	char name[DATAFILE_PATH_MAX + 1];   /* NUL-terminated copies for callbacks */
+};
+
+/* Read exactly n bytes into buf; false at end of file. */
+static bool read_exact(struct datafile_reader *r, void *buf, size_t n, size_t *got)
+{
+	*got = fread(buf, 1, n, r->f);
+	r->pos += *got;
+	return *got == n;
+}
+
+/* Read an n-byte payload, growing the buffer only as data arrives. */
+static bool read_payload(struct datafile_reader *r, size_t n)
+{
+	size_t have = 0;
+
+	while (have < n) {
+		size_t want = n - have < READ_CHUNK ? n - have : READ_CHUNK, got;
+		ALLOC_GROW(r->buf, have + want, r->alloc);
+		if (!read_exact(r, r->buf + have, want, &got))
+			return false;
+		have += got;
+	}
+	return true;
+}
+
+struct datafile_reader *datafile_reader_open(FILE *f, struct strbuf *err)
+{
+	struct datafile_reader *r = xcalloc(1, sizeof(*r));
+	unsigned char h[HEADER_SIZE];
+	struct cursor c = { .p = h, .len = sizeof(h) };
+	uint32_t version, header_size, flags;
+	size_t got;
+
+	r->f = f;
+	if (!read_exact(r, h, sizeof(h), &got)) {
+		if (ferror(f))
+			strbuf_addf(err, "read error: %s", strerror(errno));
+		else if (!got)
+			strbuf_addf(err, "empty file: not a contend data file");
+		else if (!memcmp(h, magic, got < sizeof(magic) ? got : sizeof(magic)))
+			strbuf_addf(err, "truncated at byte %zu: the file ends inside its "
+				    "%d-byte header", got, HEADER_SIZE);
+		else
+			strbuf_addf(err, "not a contend data file (no CONTEND magic)");
+		goto fail;
+	}
+	if (memcmp(get_bytes(&c, sizeof(magic)), magic, sizeof(magic))) {
+		strbuf_addf(err, "not a contend data file (no CONTEND magic)");
+		goto fail;
+	}
+	version = get_u32(&c);
+	header_size = get_u32(&c);
+	r->freq = get_u32(&c);
+	flags = get_u32(&c);
+	if (version != DATAFILE_VERSION) {
+		strbuf_addf(err, "data file version %u; this contend reads version %d "
+			    "(record it again, or use the contend that wrote it)",
+			    version, DATAFILE_VERSION);
+		goto fail;
+	}
+	if (header_size < HEADER_SIZE || header_size > HEADER_SIZE_MAX) {
+		strbuf_addf(err, "corrupt header: header size %u (want %d..%d)",
+			    header_size, HEADER_SIZE, HEADER_SIZE_MAX);
+		goto fail;
+	}
+	if (flags) {
+		strbuf_addf(err, "corrupt header: unknown flags 0x%x", flags);
+		goto fail;
+	}
+	if (r->freq == 0 || r->freq > FREQ_MAX) {
+		strbuf_addf(err, "corrupt header: sampling rate %u Hz (want 1..%d)",
+			    r->freq, FREQ_MAX);
+		goto fail;
+	}
+	if (header_size > HEADER_SIZE && !read_payload(r, header_size - HEADER_SIZE)) {
+		strbuf_addf(err, "truncated at byte %llu: the file ends inside its %u-byte header",
+			    (unsigned long long)r->pos, header_size);
+		goto fail;
+	}
+	return r;
+fail:
+	datafile_reader_free(r);
+	return NULL;
+}
+
+unsigned datafile_reader_freq(const struct datafile_reader *r)
+{
+	return r->freq;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct strbuf *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Record parsers: 0, or -1 with what is wrong in err (the caller says
+ * which record). */
+
+static int parse_sample(struct cursor *c, struct access_sample *a, struct strbuf *err)
+{
+	if (c->len != SAMPLE_SIZE)
+		return fail(err, "size %zu, want %d", c->len, SAMPLE_SIZE);
+	a->time = get_u64(c);
+	a->pid = get_u32(c);
+	a->tid = get_u32(c);
+	a->cpu = get_u32(c);
+	a->chain_id = get_u32(c);
+	a->ip = get_u64(c);
+	a->addr = get_u64(c);
+	a->base_off = (int64_t)get_u64(c);
+	a->data_src = get_u64(c);
+	a->weight = get_u32(c);
+	a->size = get_u8(c);
+	a->kind = get_u8(c);
+	a->base_reg = (int8_t)get_u8(c);
+	a->pad_ = 0;
+	if (a->size < 1 || a->size > 64)
+		return fail(err, "access size %u (want 1..64)", a->size);
+	if (a->kind > ACCESS_ATOMIC)
+		return fail(err, "access kind %u (want 0..3)", a->kind);
+	return 0;
+}
+
+static int copy_text(char *out, const unsigned char *p, size_t n, const char *what,
+		     struct strbuf *err)
+{
+	if (memchr(p, '\0', n))
+		return fail(err, "its %s contains a NUL byte", what);
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* A u16-length string of at most max bytes; NULL with err if bad. */
+static char *get_text(struct cursor *c, size_t max, const char *what, struct strbuf *err)
+{
+	uint16_t n = get_u16(c);
+	const unsigned char *p = get_bytes(c, n);
+	char *s;
+
+	if (!p) {
+		fail(err, "the record ends inside its %s", what);
+		return NULL;
+	}
+	if (n > max) {
+		fail(err, "its %s is %u bytes long (at most %zu)", what, n, max);
+		return NULL;
+	}
+	s = xmalloc((size_t)n + 1);
+	if (copy_text(s, p, n, what, err)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int parse_mmap(struct cursor *c, char *name, struct datafile_mmap *m,
+		      struct strbuf *err)
+{
+	unsigned id_len, name_len;
+
+	m->pid = get_u32(c);
+	m->prot = get_u32(c);
+	m->start = get_u64(c);
+	m->len = get_u64(c);
+	m->pgoff = get_u64(c);
+	m->flags = get_u16(c);
+	id_len = get_u8(c);
+	get_u8(c);
+	name_len = get_u16(c);
+	if (c->over)
+		return fail(err, "size %zu, less than its %d fixed bytes", c->len, MMAP_FIXED_SIZE);
+	if (m->flags & ~DATAFILE_MMAP_RESET)
+		return fail(err, "unknown flags 0x%x", m->flags);
+	if (m->prot & ~7u)
+		return fail(err, "protection 0x%x is not a set of PROT_READ|WRITE|EXEC", m->prot);
+	if (id_len > DATAFILE_BUILD_ID_MAX)
+		return fail(err, "build-id of %u bytes (at most %d)", id_len, DATAFILE_BUILD_ID_MAX);
+	if (name_len > DATAFILE_PATH_MAX)
+		return fail(err, "file name of %u bytes (at most %d)", name_len, DATAFILE_PATH_MAX);
+	if (c->len != (size_t)MMAP_FIXED_SIZE + id_len + name_len)
+		return fail(err, "size %zu, but its build-id and file name make %u",
+			    c->len, MMAP_FIXED_SIZE + id_len + name_len);
+	if (!m->len || m->start + m->len < m->start)
+		return fail(err, "mapping 0x%llx+0x%llx is empty or wraps around",
+			    (unsigned long long)m->start, (unsigned long long)m->len);
+	memcpy(m->build_id, get_bytes(c, id_len), id_len);
+	m->build_id_len = id_len;
+	m->filename = name;
+	return copy_text(name, get_bytes(c, name_len), name_len, "file name", err);
+}
+
+static int parse_comm(struct cursor *c, uint32_t *pid, uint32_t *tid, bool *exec,
+		      char *comm, struct strbuf *err)
+{
+	unsigned flags, n;
+
+	*pid = get_u32(c);
+	*tid = get_u32(c);
+	flags = get_u8(c);
+	n = get_u8(c);
+	if (c->over)
+		return fail(err, "size %zu, less than its %d fixed bytes", c->len, COMM_FIXED_SIZE);
+	if (flags & ~1u)
+		return fail(err, "unknown flags 0x%x", flags);
+	if (n > DATAFILE_COMM_MAX)
+		return fail(err, "name of %u bytes (at most %d)", n, DATAFILE_COMM_MAX);
+	if (c->len != (size_t)COMM_FIXED_SIZE + n)
+		return fail(err, "size %zu, but its name makes %u", c->len, COMM_FIXED_SIZE + n);
+	*exec = flags & 1;
+	return copy_text(comm, get_bytes(c, n), n, "name", err);
+}
+
+static int parse_chain(struct cursor *c, uint32_t expect_id, uint32_t *id, uint64_t *pcs,
+		       unsigned *n, struct strbuf *err)
+{
+	*id = get_u32(c);
+	*n = get_u32(c);
+	if (c->over)
+		return fail(err, "size %zu, less than its %d fixed bytes", c->len, CHAIN_FIXED_SIZE);
+	if (*id != expect_id)
+		return fail(err, "chain id %u out of sequence (want %u)", *id, expect_id);
+	if (*n < 1 || *n > DATAFILE_CHAIN_MAX)
+		return fail(err, "%u frames (want 1..%d)", *n, DATAFILE_CHAIN_MAX);
+	if (c->len != CHAIN_FIXED_SIZE + 8 * (size_t)*n)
+		return fail(err, "size %zu, but %u frames make %zu", c->len, *n,
+			    CHAIN_FIXED_SIZE + 8 * (size_t)*n);
+	for (unsigned i = 0; i < *n; i++)
+		pcs[i] = get_u64(c);
+	return 0;
+}
+
+static int parse_summary(struct datafile_reader *r, struct cursor *c, struct strbuf *err)
+{
+	struct report_header *s = &r->summary;
+	uint32_t n_dropped, flags;
+
+	s->duration = get_f64(c);
+	s->target_status = (int32_t)get_u32(c);
+	n_dropped = get_u32(c);
+	s->samples = get_u64(c);
+	s->decoded = get_u64(c);
+	flags = get_u32(c);
+	if (c->over)
+		return fail(err, "size %zu, less than its %d fixed bytes", c->len, SUMMARY_FIXED_SIZE);
+	if (flags & ~(uint32_t)SUMMARY_MEM_INFO)
+		return fail(err, "unknown flags 0x%x", flags);
+	s->mem_info = flags & SUMMARY_MEM_INFO;
+	if (!isfinite(s->duration) || s->duration < 0)
+		return fail(err, "duration %g s", s->duration);
+	if (s->decoded > s->samples)
+		return fail(err, "%llu decoded accesses of %llu samples",
+			    (unsigned long long)s->decoded, (unsigned long long)s->samples);
+	if (n_dropped > DROPPED_MAX)
+		return fail(err, "%u drop reasons (at most %d)", n_dropped, DROPPED_MAX);
+	if (!(r->command = get_text(c, COMMAND_MAX, "command", err)) ||
+	    !(r->backend = get_text(c, TEXT_MAX, "backend name", err)) ||
+	    !(r->backend_note = get_text(c, TEXT_MAX, "backend note", err)))
+		return -1;
+	r->dropped = xcalloc(n_dropped ? n_dropped : 1, sizeof(*r->dropped));
+	for (; r->n_dropped < n_dropped; r->n_dropped++) {
+		struct report_count *d = &r->dropped[r->n_dropped];
+		d->n = get_u64(c);
+		if (!(d->what = get_text(c, TEXT_MAX, "drop reason", err)))
+			return -1;
+	}
+	if (c->pos != c->len)
+		return fail(err, "%zu bytes left over after its fields", c->len - c->pos);
+	s->command = r->command;
+	s->backend = *r->backend ? r->backend : "?";
+	s->backend_note = *r->backend_note ? r->backend_note : NULL;
+	s->freq = r->freq;
+	s->dropped = r->dropped;
+	s->n_dropped = r->n_dropped;
+	return 0;
+}
+
+static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor *c,
+			const struct datafile_callbacks *cb, struct strbuf *err)
+{
+	struct access_sample a;
+	struct datafile_mmap m;
+	char comm[DATAFILE_COMM_MAX + 1];
+	uint64_t pcs[DATAFILE_CHAIN_MAX];
+	uint32_t pid, tid, id;
+	unsigned n;
+	bool exec = false;
+
+	switch (type) {
+	case REC_SAMPLE:
+		if (parse_sample(c, &a, err))
+			return -1;
+		if (a.chain_id > r->chains)
+			return fail(err, "call chain %u before its chain record", a.chain_id);
+		if (cb->access)
+			cb->access(cb->ctx, &a);
+		return 0;
+	case REC_MMAP:
+		if (parse_mmap(c, r->name, &m, err))
+			return -1;
+		if (cb->mmap)
+			cb->mmap(cb->ctx, &m);
+		return 0;
+	case REC_COMM:
+		if (parse_comm(c, &pid, &tid, &exec, comm, err))
+			return -1;
+		if (cb->comm)
+			cb->comm(cb->ctx, pid, tid, comm, exec);
+		return 0;
+	case REC_CHAIN:
+		if (parse_chain(c, r->chains + 1, &id, pcs, &n, err))
+			return -1;
+		r->chains++;
+		if (cb->chain)
+			cb->chain(cb->ctx, id, pcs, n);
+		return 0;
+	case REC_SUMMARY:
+		return parse_summary(r, c, err);
+	}
+	return fail(err, "unknown record type %u", type);
+}
+
+int datafile_reader_run(struct datafile_reader *r, const struct datafile_callbacks *cb,
+			struct strbuf *err)
+{
+	unsigned char h[RECORD_HEADER_SIZE];
+	struct strbuf why = STRBUF_INIT;
+	uint32_t type, size;
+
+	do {
+		uint64_t at = r->pos;
+		struct cursor c = { .p = h, .len = sizeof(h) };
+		size_t got;
+
+		if (!read_exact(r, h, sizeof(h), &got)) {
+			if (ferror(r->f))
+				return fail(err, "read error at byte %llu: %s",
+					    (unsigned long long)r->pos, strerror(errno));
+			if (got)
+				return fail(err, "truncated at byte %llu: the file ends inside "
+					    "a record header", (unsigned long long)at);
+			return fail(err, "truncated at byte %llu: no summary record after %llu "
+				    "records (was contend record interrupted?)",
+				    (unsigned long long)at, (unsigned long long)r->records);
+		}
+		type = get_u32(&c);
+		size = get_u32(&c);
+		if (type < REC_SAMPLE || type > REC_LAST)
+			return fail(err, "corrupt at byte %llu: unknown record type %u",
+				    (unsigned long long)at, type);
+		if (size > RECORD_MAX)
+			return fail(err, "corrupt at byte %llu: %s record of %u bytes (at most %d)",
+				    (unsigned long long)at, record_name(type), size, RECORD_MAX);
+		if (!read_payload(r, size)) {
+			if (ferror(r->f))
+				return fail(err, "read error at byte %llu: %s",
+					    (unsigned long long)r->pos, strerror(errno));
+			return fail(err, "truncated at byte %llu: the file ends inside a %s "
+				    "record of %u bytes", (unsigned long long)at,
+				    record_name(type), size);
+		}
+		r->records++;
+		c = (struct cursor){ .p = r->buf, .len = size };
+		if (parse_record(r, type, &c, cb, &why)) {
+			fail(err, "corrupt %s record at byte %llu: %s", record_name(type),
+			     (unsigned long long)at, strbuf_str(&why));
+			strbuf_release(&why);
+			return -1;
+		}
+	} while (type != REC_SUMMARY);
+
+	if (fgetc(r->f) != EOF)
+		return fail(err, "corrupt at byte %llu: data after the summary record",
+			    (unsigned long long)r->pos);
+	return 0;
+}
+
+const struct report_header *datafile_reader_summary(const struct datafile_reader *r)
+{
+	return r->command ? &r->summary : NULL;
+}
+
+void datafile_reader_free(struct datafile_reader *r)
+{
+	if (!r)
+		return;
+	for (unsigned i = 0; i < r->n_dropped; i++)
+		free(r->dropped[i].what);
+	free(r->dropped);
+	free(r->command);
+	free(r->backend);
+	free(r->backend_note);
+	free(r->buf);
+	free(r);
+}
+
+/* --- build-ids ---------------------------------------------------------- */
+
+static unsigned build_id_in_notes(Elf_Data *d, uint8_t *id)
+{
+	GElf_Nhdr nh;
+	size_t off = 0, next, name_off, desc_off;
+
+	while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+		    nh.n_descsz && nh.n_descsz <= DATAFILE_BUILD_ID_MAX) {
+			memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
+			return nh.n_descsz;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+/* Sections first (.note.gnu.build-id); segments for section-stripped files. */
+static unsigned elf_build_id(Elf *e, uint8_t *id)
+{
+	Elf_Scn *scn = NULL;
+	size_t n_phdrs;
+	unsigned n;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
+		    (n = build_id_in_notes(elf_getdata(scn, NULL), id)))
+			return n;
+	}
+	if (elf_getphdrnum(e, &n_phdrs) != 0)
+		return 0;
+	for (size_t i = 0; i < n_phdrs; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		n = build_id_in_notes(elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz,
+							   ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR),
+				      id);
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
+unsigned datafile_build_id(const char *path, uint8_t *id)
+{
+	/* O_NONBLOCK: a FIFO must not hang us; it is rejected below */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	unsigned n = 0;
+	Elf *e;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		elf_version(EV_CURRENT);
+		e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (e && elf_kind(e) == ELF_K_ELF)
+			n = elf_build_id(e, id);
+		elf_end(e);
+	}
+	close(fd);
+	return n;
+}
+
+char *build_id_hex(const uint8_t *id, unsigned len)
+{
+	char *s = xmalloc(2 * (size_t)len + 1);
+	for (unsigned i = 0; i < len; i++)
+		sprintf(s + 2 * i, "%02x", id[i]);
+	s[2 * len] = '\0';
+	return s;
+}

@@ -1,0 +1,49 @@
+/* json_read.h - a small strict JSON reader, for contend's own JSON reports
+ * (check --baseline).
+ *
+ * json_parse() builds a tree of the whole document (RFC 8259: one value,
+ * strings in UTF-8 with \uXXXX escapes decoded).  Nesting is limited to
+ * JSON_MAX_DEPTH, so a hostile file cannot exhaust the stack, and the tree
+ * is never larger than a small multiple of the text.
+ */
+#ifndef CONTEND_JSON_READ_H
+#define CONTEND_JSON_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct strbuf;
+
+#define JSON_MAX_DEPTH 64
+
+enum json_type {
+	JSON_NULL,
+	JSON_BOOL,
+	JSON_NUMBER,
+	JSON_STRING,
+	JSON_ARRAY,
+	JSON_OBJECT,
+};
+
+struct json {
+	enum json_type type;
+	bool boolean;
+	double number;
+	char *string;            /* NUL-terminated; a \u0000 escape is refused */
+	struct json *items;      /* array elements, object member values */
+	char **keys;             /* object member names, parallel to items */
+	size_t n;
+};
+
+/* The document text[0..len); NULL with "line L, column C: what" in err. */
+struct json *json_parse(const char *text, size_t len, struct strbuf *err);
+void json_free(struct json *j);
+
+/* Member key of an object: NULL if j is not an object or has no such key
+ * (the first one, if repeated). */
+const struct json *json_get(const struct json *j, const char *key);
+/* The value if j has that type, else NULL / dflt. */
+const char *json_string(const struct json *j);
+double json_number(const struct json *j, double dflt);
+
+#endif

@@ -1,0 +1,142 @@
+#!/bin/sh
+# contend record + contend report:
+# - the report of a recording is the live session's report, byte for byte,
+#   call chains (-g) included (CONTEND_TEST_LIVE_REPORT makes record keep a
+#   JSON copy of it);
+# - report takes run's options (--line-size, --top, --min-score, --format);
+# - the file works from another checkout: binaries are found by build-id
+#   under --symfs DIR or in the current directory, and a missing or rebuilt
+#   binary is named;
+# - bad files and bad commands give one clear line and exit 2, and leave
+#   no partial file behind.
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+contend="$top_builddir/contend"
+fsc="$top_builddir/testcases/false_sharing_counters"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+ok() { echo "ok $*"; }
+
+expect() {   # name, want-status, stderr-pattern, command...
+	name=$1 want=$2 pat=$3
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		fail "$name: exit $got, want $want"; cat "$tmp/err"; return
+	fi
+	if ! grep -qE -- "$pat" "$tmp/err"; then
+		fail "$name: stderr lacks /$pat/:"; cat "$tmp/err"; return
+	fi
+	ok "$name"
+}
+
+# --- record, then report: the same report --------------------------------
+# The binary is a copy under a/, so that it can move away afterwards.
+mkdir "$tmp/a" && cp "$fsc" "$tmp/a/fsc" || exit 99
+for attempt in 1 2 3; do
+	CONTEND_TEST_LIVE_REPORT="$tmp/live.json" "$contend" record -g -o "$tmp/c.data" \
+		-- "$tmp/a/fsc" >/dev/null 2>"$tmp/err"
+	st=$?
+	# a busy machine may keep the two threads from running at once
+	grep -q '"kind": "false"' "$tmp/live.json" 2>/dev/null && break
+	echo "note: attempt $attempt saw no false sharing (busy machine?); again"
+done
+if [ $st -ne 0 ] || ! grep -qE "wrote [0-9]+ access samples to $tmp/c.data" "$tmp/err"; then
+	fail "record: exit $st"; cat "$tmp/err"
+elif [ -e "$tmp/c.data.partial" ]; then
+	fail "record left $tmp/c.data.partial"
+else
+	ok "record"
+fi
+head -c 8 "$tmp/c.data" | od -c | grep -q 'C   O   N   T   E   N   D  \\0' ||
+	fail "no CONTEND magic"
+
+"$contend" report -i "$tmp/c.data" --format json -o "$tmp/report.json" 2>"$tmp/err"
+st=$?
+if [ $st -ne 0 ]; then
+	fail "report json: exit $st"; cat "$tmp/err"
+elif ! cmp -s "$tmp/live.json" "$tmp/report.json"; then
+	fail "report differs from the live session's:"
+	diff "$tmp/live.json" "$tmp/report.json" | head -20
+elif ! grep -q '"frames"' "$tmp/report.json"; then
+	fail "report: no call chains"
+else
+	ok "report = live report (JSON, byte for byte, with call chains)"
+fi
+
+"$contend" report -i "$tmp/c.data" >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st -ne 0 ] || ! grep -q "FALSE SHARING  counters" "$tmp/out" ||
+   ! grep -q "increment  false_sharing_counters.c:" "$tmp/out" ||
+   ! grep -qE "threads: [0-9]+\(fsc\) [0-9]+\(fsc\)" "$tmp/out"; then
+	fail "report text: exit $st"; cat "$tmp/out" "$tmp/err"
+else
+	ok "report text names counters, increment() and the threads"
+fi
+
+# --- run's options ------------------------------------------------------------
+"$contend" report -i "$tmp/c.data" --line-size 128 >"$tmp/out" 2>&1 &&
+	grep -q "line size: 128" "$tmp/out" && grep -q "FALSE SHARING  counters" "$tmp/out" &&
+	ok "--line-size 128" || { fail "--line-size 128"; cat "$tmp/out"; }
+"$contend" report -i "$tmp/c.data" --min-score 1 >"$tmp/out" 2>&1 &&
+	grep -q "no contended cache lines found" "$tmp/out" &&
+	ok "--min-score" || { fail "--min-score"; cat "$tmp/out"; }
+"$contend" report -i - --format json --top 1 <"$tmp/c.data" >"$tmp/out" 2>"$tmp/err" &&
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert len(r["lines"]) == 1' \
+		"$tmp/out" && ok "stdin, --format json, --top 1" ||
+	{ fail "stdin/json/top"; cat "$tmp/err"; }
+(cd "$tmp" && "$contend" report >/dev/null 2>"$tmp/err"; echo $? >"$tmp/st")
+[ "$(cat "$tmp/st")" = 2 ] && grep -q "no contend.data here: record one with" "$tmp/err" &&
+	ok "no contend.data" || { fail "no contend.data"; cat "$tmp/err"; }
+
+# --- another checkout ---------------------------------------------------------
+mv "$tmp/a" "$tmp/b"
+expect "binary gone" 0 "cannot find $tmp/a/fsc \(build-id [0-9a-f]{40}\): .*--symfs DIR" \
+	"$contend" report -i "$tmp/c.data"
+expect "--symfs" 0 "$tmp/a/fsc: using $tmp/b/fsc \(same build-id\)" \
+	"$contend" report -i "$tmp/c.data" --symfs "$tmp/b"
+grep -q "FALSE SHARING  counters" "$tmp/out" || { fail "--symfs: not named"; cat "$tmp/out"; }
+(cd "$tmp/b" && "$contend" report -i ../c.data >"$tmp/out" 2>"$tmp/err")
+grep -q "using $tmp/b/fsc" "$tmp/err" && grep -q "FALSE SHARING  counters" "$tmp/out" &&
+	ok "found in the current directory" || { fail "current directory"; cat "$tmp/out" "$tmp/err"; }
+mkdir "$tmp/a" && cp "$top_builddir/testcases/no_sharing" "$tmp/a/fsc"
+expect "rebuilt binary" 0 "$tmp/a/fsc is not the recorded binary \(build-id [0-9a-f]+, recorded [0-9a-f]+\)" \
+	"$contend" report -i "$tmp/c.data"
+strip -o "$tmp/b/fsc.stripped" "$tmp/b/fsc" && mkdir "$tmp/s" && mv "$tmp/b/fsc.stripped" "$tmp/s/fsc"
+expect "no debug info" 0 "no debug info for $tmp/s/fsc \(build-id" \
+	"$contend" report -i "$tmp/c.data" --symfs "$tmp/s"
+
+# --- bad files ----------------------------------------------------------------
+: >"$tmp/empty"
+expect "empty file" 2 "$tmp/empty: empty file: not a contend data file" \
+	"$contend" report -i "$tmp/empty"
+expect "not a data file" 2 "/etc/passwd: not a contend data file" \
+	"$contend" report -i /etc/passwd
+head -c 1000 "$tmp/c.data" >"$tmp/trunc"
+expect "truncated" 2 "$tmp/trunc: truncated at byte [0-9]+" \
+	"$contend" report -i "$tmp/trunc"
+cp "$tmp/c.data" "$tmp/corrupt"
+printf '\377\377\377\377' | dd of="$tmp/corrupt" bs=1 seek=24 conv=notrunc 2>/dev/null
+expect "corrupt" 2 "$tmp/corrupt: corrupt at byte 24: unknown record type 4294967295" \
+	"$contend" report -i "$tmp/corrupt"
+expect "missing file" 2 "cannot open $tmp/nope: No such file" \
+	"$contend" report -i "$tmp/nope"
+
+# --- record errors --------------------------------------------------------------
+expect "record: no command" 2 "usage: contend record" "$contend" record
+expect "record: unwritable" 2 "cannot write /nonexistent/x.data.partial" \
+	"$contend" record -o /nonexistent/x.data -- true
+expect "record: command not found" 2 "command not found" \
+	"$contend" record -o "$tmp/nf.data" -- no-such-cmd-xyz
+[ -e "$tmp/nf.data" ] || [ -e "$tmp/nf.data.partial" ] &&
+	fail "record: a failed record left a file"
+expect "record: target fails" 1 "target exited with status 3" \
+	"$contend" record -o "$tmp/fail.data" -- sh -c 'exit 3'
+"$contend" report -i "$tmp/fail.data" >"$tmp/out" 2>&1 && grep -q "(exit 3," "$tmp/out" &&
+	ok "report of a failed target" || { fail "report of a failed target"; cat "$tmp/out"; }
+
+[ $fails -eq 0 ]
