@@ -293,6 +293,10 @@ int cmd_record(int argc, char **argv)
 	int ret;
 
 	options_parse(&opt, argc, argv);
+	/* The data file holds samples, mappings and names; watch windows
+	 * would change the live report only, so report -i could not
+	 * reproduce it.  Confirm with `contend watch` or a live run. */
+	opt.confirm = false;
 	if (opt.pid && opt.argv)
 		die("record: give -p PID or a command after --, not both");
 	if (!opt.pid && !opt.argv)

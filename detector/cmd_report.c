@@ -185,8 +185,8 @@ static bool has_build_id(const char *path, const struct recorded_file *f)
  * else BASENAME in the current directory: the first with the build-id. */
 static void locate(struct recorded_file *f, const char *symfs)
 {
-	const char *base = strrchr(f->path, '/') + 1;
-	char *candidates[4];
+	const char *base;
+	char *candidates[3];
 	unsigned n = 0;
 
 	f->state = FILE_AS_RECORDED;
@@ -195,6 +195,7 @@ static void locate(struct recorded_file *f, const char *symfs)
 	if (f->path[0] != '/' || !f->id_len || has_build_id(f->path, f))
 		return;
 
+	base = strrchr(f->path, '/') + 1;
 	if (symfs) {
 		candidates[n++] = xasprintf("%s%s", symfs, f->path);
 		candidates[n++] = xasprintf("%s/%s", symfs, base);
@@ -307,9 +308,13 @@ static void explain_file(const struct recorded_file *f, const struct options *op
 
 	switch (f->state) {
 	case FILE_MISSING:
-		warning("cannot find %s (build-id %s)%s: its code and data stay unnamed; "
-			"copy it there or pass --symfs DIR", f->path, hex,
-			opt->symfs ? " at its path or under --symfs" : "");
+		if (opt->symfs)
+			warning("cannot find %s (build-id %s) at its path, under %s or in the "
+				"current directory: its code and data stay unnamed",
+				f->path, hex, opt->symfs);
+		else
+			warning("cannot find %s (build-id %s): its code and data stay unnamed; "
+				"copy it there or pass --symfs DIR", f->path, hex);
 		break;
 	case FILE_REBUILT:
 		now_hex = build_id_hex(now, datafile_build_id(f->path, now));

@@ -21,10 +21,14 @@ static const char usage_run[] =
 	"      --top N            print at most N lines (default 10, 0 = all)\n"
 	"      --line-size N      cache line size: 64 (default) or 128\n"
 	"      --min-score X      report lines whose score is at least X (default 0.005)\n"
-	"      --window-ms MS     interleaving window (default 2.5 sample periods)\n"
+	"      --window-ms MS     interleaving window (default 10 sample periods, >= 10 ms)\n"
 	"  -g, --call-graph       unwind sampled stacks: call chains of each code site\n"
-	"      --confirm          after 0.5 s, count every access to the top lines' hottest\n"
-	"                         words with hardware watchpoints: confirmed or not\n"
+	"      --no-confirm       do not confirm with watchpoints.  By default, after\n"
+	"                         0.5 s, the top lines' hottest words (and lines several\n"
+	"                         threads load heavily: timer samples rarely see stores)\n"
+	"                         are watched for short windows with hardware\n"
+	"                         watchpoints; their exact per-thread reads and writes\n"
+	"                         feed the report\n"
 	"  -b, --backend NAME     auto (default: the CPU's hardware backend if it can run,\n"
 	"                         else soft), pebs, ibs, spe or soft; see 'contend backends'\n"
 	"      --ldlat CYCLES     pebs/spe: sample loads slower than this (default 30)\n"
@@ -166,7 +170,7 @@ static void parse_tids(struct options *o, const char *list)
 
 enum {
 	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
-	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
+	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_NO_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
 	OPT_SYMFS, OPT_LDLAT,
 };
 
@@ -190,6 +194,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
 		{ "full", no_argument, NULL, OPT_FULL },
 		{ "confirm", no_argument, NULL, OPT_CONFIRM },
+		{ "no-confirm", no_argument, NULL, OPT_NO_CONFIRM },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
@@ -206,6 +211,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	o->format = FORMAT_TEXT;
 	o->top = 10;
 	o->line_size = 64;
+	o->confirm = true;      /* soft sampling sees few stores: watch the suspects */
 	o->backend = "auto";
 	o->ldlat = DEFAULT_LDLAT;
 	classify_config_default(&o->classify);
@@ -273,6 +279,9 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_FULL:
 			o->annotate_full = true;
+			break;
+		case OPT_NO_CONFIRM:
+			o->confirm = false;
 			break;
 		case OPT_CONFIRM:
 			o->confirm = true;

@@ -39,7 +39,7 @@ struct options {
 	const char *input;           /* report/check -i FILE */
 	bool annotate;               /* report --annotate */
 	bool annotate_full;          /* --full: whole source files */
-	bool confirm;                /* --confirm: watchpoints on the top lines */
+	bool confirm;                /* watchpoints on the top lines (default; --no-confirm) */
 	enum fail_on fail_on;        /* check --fail-on */
 	bool min_score_set;          /* --min-score given explicitly */
 	const char **allow;          /* check --allow SYMBOL|TYPE.member (repeatable) */

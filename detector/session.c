@@ -212,10 +212,13 @@ static int output_report(const struct options *opt, const struct report_header *
 			 struct confirm *confirm)
 {
 	struct data_types *dt = data_types_new();
-	struct report *r = report_build(hdr, lines, &opt->classify, opt->top, sym, dt);
+	struct report *r;
 	FILE *out = stdout;
 	int ret = 0;
 
+	if (confirm)
+		confirm_merge_evidence(confirm, lines);
+	r = report_build(hdr, lines, &opt->classify, opt->top, sym, dt);
 	if (confirm)
 		confirm_fill_report(confirm, r, sym);
 	for (unsigned i = 0; i < r->n_lines; i++) {

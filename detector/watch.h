@@ -90,8 +90,9 @@ struct watch_window {
  * word, a write sample weighing WATCH_WRITE_WEIGHT loads: stores retire
  * into the store buffer and are sampled ~100x less than the loads of the
  * same line, and the writer's word is the one that must not be missed.
- * Words below cfg->min_word_share of the line's heat are left out; at
- * most cfg->max_words are kept.
+ * Words below cfg->min_word_share of the line's heat are left out, except
+ * that the first WATCH_WORDS_PER_WINDOW slots take any sampled word (they
+ * cost no extra window); at most cfg->max_words are kept.
  */
 #define WATCH_WRITE_WEIGHT 50
 void watch_hot_words(const struct line *l, unsigned line_size,
@@ -209,17 +210,18 @@ void watch_classify(const struct line *evidence, struct line_verdict *out);
  * A sampled line with the evidence of its watched words replaced by the
  * exact counts, for classify_line() and report_build() like any line: the
  * sampled cells inside a watched word give way to one cell per (thread,
- * word, kind) whose count is the thread's exact reads or writes scaled to
- * the samples the word had, and whose concurrent share is the word's
- * sampled one.  Samples weigh time and hits count accesses: scaling keeps
- * each word's weight in the line (and the line's score), while who reads
- * and who writes comes from the exact counts.  A thread that wrote keeps
- * at least one write, so a writer that sampling missed (stores are rarely
- * sampled) counts as one.  A watched word without samples is scaled like
- * the line's other watched words.  Code address and base register come
- * from a sampled cell of the word (type attribution needs them).  Returns
- * false if no word of the line was watched; release the result with
- * watch_line_evidence_release().
+ * word, kind) whose count is the thread's exact reads or writes scaled by
+ * one factor for the whole line (its watched words' samples per hit), and
+ * whose concurrent share is the larger of the word's sampled one and the
+ * thread's exact one (hits in windows where another thread hit the line,
+ * one of the two writing).  The single scale keeps the watched words'
+ * total weight in the line (and its score) while each word keeps its exact
+ * share of the accesses, so a cheap but frequent victim read is not lost
+ * under the noise floor.  A thread that wrote keeps at least one write, so
+ * a writer that sampling missed (stores are rarely sampled) counts as one.
+ * Code address and base register come from a sampled cell of the word
+ * (type attribution needs them).  Returns false if no word of the line was
+ * watched; release the result with watch_line_evidence_release().
  */
 bool watch_merge_line(const struct line *sampled, const struct watch_word_result *const *words,
 		      unsigned n, unsigned line_size, struct line *out);
@@ -241,6 +243,10 @@ void confirm_free(struct confirm *c);
 #define CONFIRM_START_S 0.5
 void confirm_tick(struct confirm *c, struct line_table *lines, double elapsed);
 /* Attach the watch results to the report's lines. */
+/* Once sampling is over, before the report is built: every line that was
+ * watched takes the exact evidence (watch_merge_line), so the report's
+ * classification knows the writers that sampling missed. */
+void confirm_merge_evidence(struct confirm *c, struct line_table *lines);
 void confirm_fill_report(struct confirm *c, struct report *r, struct symbolizer *sym);
 
 /* The report lines of a standalone watch: one per watched line. */

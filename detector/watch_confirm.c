@@ -7,6 +7,7 @@
  * they show two threads on the line, one of them writing, in one window.
  * watch_report_lines() builds the lines of a standalone watch the same way.
  */
+#include "instances.h"
 #include "watch.h"
 
 #include <errno.h>
@@ -74,6 +75,9 @@ static bool was_watched(const struct confirm *c, const struct line *l)
 	return false;
 }
 
+/* A thread uses a suspect line heavily with this share of its samples. */
+#define SUSPECT_THREAD_SHARE 0.2
+
 struct ranked {
 	struct line *line;
 	double score;
@@ -88,34 +92,68 @@ static int cmp_ranked(const void *a, const void *b)
 	return (x->line->addr > y->line->addr) - (x->line->addr < y->line->addr);
 }
 
-/* The top contended lines not watched yet, as the report would rank them. */
+/* Lines sampling cannot decide, but that two threads use heavily: the
+ * timer rarely sees stores (they retire into the store buffer), so a line
+ * that several threads load a lot may be written by them too; only the
+ * watchpoints can tell.  Ranked after the contended lines, by share. */
+static bool suspect(const struct line *l, uint64_t total, const struct classify_config *cfg)
+{
+	unsigned heavy = 0;
+
+	if ((double)l->count < cfg->min_score * (double)total)
+		return false;
+	for (unsigned i = 0; i < l->n_threads; i++)
+		heavy += l->threads[i].count >= SUSPECT_THREAD_SHARE * (double)l->count;
+	return heavy >= 2;
+}
+
+/* The top contended lines not watched yet, as the report would rank them
+ * (instances of one structure pooled, instances.h), then the suspects.
+ * The watch goes on the hottest instance, at the words hot over all. */
 static unsigned pick_lines(struct confirm *c, struct line_table *lines,
 			   struct watch_line_words *out, unsigned max)
 {
 	uint64_t total = line_table_samples(lines);
 	struct ranked *r = NULL;
-	size_t n = 0, alloc = 0;
+	struct line **shared = NULL;
+	struct instance_group *groups;
+	size_t n = 0, alloc = 0, n_shared = 0, alloc_shared = 0, n_groups;
 	unsigned picked = 0;
 
 	for (size_t i = 0; i < line_table_count(lines); i++) {
 		struct line *l = line_table_line(lines, i);
-		struct line_verdict v;
 
 		if (l->n_threads < 2 || was_watched(c, l))
 			continue;
+		ALLOC_GROW(shared, n_shared + 1, alloc_shared);
+		shared[n_shared++] = l;
+	}
+	n_groups = instance_groups(shared, n_shared, &groups);
+	for (size_t i = 0; i < n_groups; i++) {
+		struct line *l = instance_line(&groups[i]);
+		struct line_verdict v;
+
 		classify_line(l, total, &c->ccfg, &v);
-		if (v.contended) {
+		if (v.contended || suspect(l, total, &c->ccfg)) {
 			ALLOC_GROW(r, n + 1, alloc);
-			r[n++] = (struct ranked){ l, v.score };
+			/* contended lines first: their score is at most 1 */
+			r[n++] = (struct ranked){ l, v.contended ? 1 + v.score : v.share };
+		} else {
+			instance_line_free(l);
 		}
 		line_verdict_release(&v);
 	}
+	instance_groups_free(groups, n_groups);
+	free(shared);
 	if (n > 1)
 		qsort(r, n, sizeof(*r), cmp_ranked);
-	for (size_t i = 0; i < n && picked < max; i++) {
-		watch_hot_words(r[i].line, c->line_size, &c->wcfg, &out[picked]);
-		if (out[picked].n_words)
-			picked++;
+	for (size_t i = 0; i < n; i++) {
+		if (picked < max) {
+			watch_hot_words(r[i].line, c->line_size, &c->wcfg, &out[picked]);
+			if (out[picked].n_words)
+				picked++;
+		}
+		instance_line_free(r[i].line);
 	}
 	free(r);
 	return picked;
@@ -336,6 +374,39 @@ static void fill_lines(struct watch *w, struct report *r, struct symbolizer *sym
 void confirm_fill_report(struct confirm *c, struct report *r, struct symbolizer *sym)
 {
 	fill_lines(c->w, r, sym);
+}
+
+void confirm_merge_evidence(struct confirm *c, struct line_table *lines)
+{
+	unsigned line_size = line_table_line_size(lines);
+
+	for (size_t i = 0; i < line_table_count(lines); i++) {
+		struct line *l = line_table_line(lines, i);
+		const struct watch_word_result *res[WATCH_MAX_LINE_WORDS];
+		unsigned n = 0;
+		struct line merged;
+
+		for (uint64_t a = l->addr; a < l->addr + line_size && n < WATCH_MAX_LINE_WORDS;
+		     a += WATCH_WORD) {
+			const struct watch_word_result *r = watch_result(c->w, l->pid, a);
+			if (r && r->windows)
+				res[n++] = r;
+		}
+		if (!n || !watch_merge_line(l, res, n, line_size, &merged))
+			continue;
+		/* the line takes the merged cells and threads; the table's
+		 * cell index is stale from here on, and nothing is added */
+		free(l->cells);
+		free(l->threads);
+		l->cells = merged.cells;
+		l->n_cells = merged.n_cells;
+		l->alloc_cells = merged.alloc_cells;
+		l->threads = merged.threads;
+		l->n_threads = merged.n_threads;
+		l->alloc_threads = merged.alloc_threads;
+		l->count = merged.count;
+		l->concurrent = merged.concurrent;
+	}
 }
 
 /* "counters+8", "[heap]+0x2a0", or the bare address. */

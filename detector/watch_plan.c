@@ -70,7 +70,12 @@ void watch_hot_words(const struct line *l, unsigned line_size,
 	if (max > n_words)
 		max = n_words;
 	for (unsigned i = 0; i < max; i++) {
-		if (!heat[i].heat || (double)heat[i].heat < cfg->min_word_share * (double)total)
+		/* the first window has room for WATCH_WORDS_PER_WINDOW words
+		 * at no extra cost: fill it with any sampled word (a rarely
+		 * sampled neighbour is where false-sharing victims hide) */
+		bool free_slot = i < WATCH_WORDS_PER_WINDOW;
+		if (!heat[i].heat ||
+		    (!free_slot && (double)heat[i].heat < cfg->min_word_share * (double)total))
 			break;
 		out->words[out->n_words++] = l->addr + (uint64_t)heat[i].index * WATCH_WORD;
 	}
@@ -340,15 +345,24 @@ bool watch_merge_line(const struct line *sampled, const struct watch_word_result
 
 		if (!w || !word_hits(w))
 			continue;
-		scale = t->samples ? (double)t->samples / (double)word_hits(w) : fallback;
+		/* one scale for every watched word: the line's samples per
+		 * hit.  A word read often but cheaply (a false-sharing
+		 * victim next to a stalling one) keeps its exact share of the
+		 * accesses instead of vanishing under the noise floor. */
+		scale = fallback;
 		conc = t->samples ? (double)t->concurrent / (double)t->samples : 1;
 		for (unsigned i = 0; i < w->n_threads; i++) {
 			const struct watch_thread_count *tc = &w->threads[i];
+			uint64_t hits = tc->reads + tc->writes;
+			/* the watch saw who overlapped in a window exactly;
+			 * sampling may have missed it for want of stores */
+			double exact = hits ? (double)tc->concurrent / (double)hits : 0;
+			double c = exact > conc ? exact : conc;
 
 			add_scaled(out, tc->tid, k * WATCH_WORD, ACCESS_LOAD, tc->reads, scale,
-				   conc, t->rep);
+				   c, t->rep);
 			add_scaled(out, tc->tid, k * WATCH_WORD, ACCESS_STORE, tc->writes, scale,
-				   conc, t->rep);
+				   c, t->rep);
 		}
 	}
 	threads_from_cells(out);

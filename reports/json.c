@@ -452,6 +452,7 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_double(j, "concurrent_fraction", l->concurrent_frac);
 	json_u64(j, "samples", l->samples);
 	json_u64(j, "concurrent", l->concurrent);
+	json_u64(j, "instances", l->n_instances ? l->n_instances : 1);
 	mem_json(j, &l->mem);
 	json_str(j, "object", l->object);
 	json_str(j, "variable", l->variable);

@@ -138,6 +138,7 @@ struct report_line {
 	enum sharing_kind kind;
 	double score, share, concurrent_frac;
 	uint64_t samples, concurrent;
+	unsigned n_instances;        /* lines of one structure pooled here (instances.h); 1 = this line */
 	struct report_mem mem;
 	char *object;                /* "counters+8", "[heap]+0x2a0", ... */
 	char *variable;              /* DWARF variable or pointer name, NULL */

@@ -16,6 +16,7 @@
 #include "advice.h"
 #include "util.h"
 #include "../detector/callchain.h"
+#include "../detector/instances.h"
 #include "../symbolize/data_types.h"
 #include "../symbolize/symbolizer.h"
 
@@ -31,6 +32,8 @@ struct cell_attr {
 struct candidate {
 	struct line *line;
 	struct line_verdict v;
+	unsigned n_instances;    /* lines pooled into line (instances.h) */
+	bool owned;              /* line is an instance_line() to free */
 };
 
 struct build {
@@ -1050,6 +1053,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 	rl->concurrent_frac = v->concurrent_frac;
 	rl->samples = l->count;
 	rl->concurrent = l->concurrent;
+	rl->n_instances = cand->n_instances;
 
 	attribute_line(b, l, rl, attrs);
 	line_threads(l, rl);
@@ -1085,13 +1089,16 @@ static int cmp_candidate(const void *a, const void *b)
 	return (x->line->addr > y->line->addr) - (x->line->addr < y->line->addr);
 }
 
-/* Contended lines, ranked; counts the candidates on the way. */
+/* Contended lines, ranked; counts the candidates on the way.  Instances
+ * of one structure used the same way are pooled first (instances.h). */
 static struct candidate *contended_lines(struct line_table *lines, uint64_t total,
 					 const struct classify_config *cfg,
 					 struct report *r, size_t *n_out)
 {
 	struct candidate *c = NULL;
-	size_t n = 0, alloc = 0;
+	struct line **shared = NULL;
+	struct instance_group *groups;
+	size_t n = 0, alloc = 0, n_shared = 0, n_groups;
 
 	for (size_t i = 0; i < line_table_count(lines); i++) {
 		struct line *l = line_table_line(lines, i);
@@ -1099,14 +1106,27 @@ static struct candidate *contended_lines(struct line_table *lines, uint64_t tota
 		if (l->n_threads < 2)
 			continue;
 		r->n_candidates++;
-		ALLOC_GROW(c, n + 1, alloc);
-		c[n].line = l;
-		classify_line(l, total, cfg, &c[n].v);
-		if (c[n].v.contended)
-			n++;
-		else
-			line_verdict_release(&c[n].v);
+		ALLOC_GROW(shared, n_shared + 1, alloc);
+		shared[n_shared++] = l;
 	}
+	alloc = 0;
+	n_groups = instance_groups(shared, n_shared, &groups);
+	for (size_t i = 0; i < n_groups; i++) {
+		ALLOC_GROW(c, n + 1, alloc);
+		c[n].n_instances = groups[i].n;
+		c[n].owned = groups[i].n > 1;
+		c[n].line = c[n].owned ? instance_line(&groups[i]) : groups[i].lines[0];
+		classify_line(c[n].line, total, cfg, &c[n].v);
+		if (c[n].v.contended) {
+			n++;
+			continue;
+		}
+		line_verdict_release(&c[n].v);
+		if (c[n].owned)
+			instance_line_free(c[n].line);
+	}
+	instance_groups_free(groups, n_groups);
+	free(shared);
 	sort(c, n, sizeof(*c), cmp_candidate);
 	*n_out = n;
 	return c;
@@ -1138,8 +1158,11 @@ struct report *report_build(const struct report_header *hdr,
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
 
-	for (size_t i = 0; i < n_contended; i++)
+	for (size_t i = 0; i < n_contended; i++) {
 		line_verdict_release(&cand[i].v);
+		if (cand[i].owned)
+			instance_line_free(cand[i].line);
+	}
 	free(cand);
 	sort(r->untyped_why, r->n_untyped_why, sizeof(*r->untyped_why), cmp_count);
 	return r;

@@ -259,6 +259,9 @@ static void print_summary(const struct report_line *l, FILE *out)
 			fprintf(out, "   typed %.0f%%", percent(l->typed, l->typed + l->untyped));
 		fputc('\n', out);
 	}
+	if (l->n_instances > 1)
+		fprintf(out, INDENT "%u instances of this structure, accessed by the same code "
+			"and threads: their samples are pooled\n", l->n_instances);
 
 	w.col = fprintf(out, INDENT "threads: ");
 	for (unsigned i = 0; i < listed; i++) {

@@ -623,6 +623,13 @@ int symbolizer_load_proc_maps(struct symbolizer *s, pid_t pid)
 			maps_insert(&fresh, &m, &span[0], &span[1]);
 	free(line);
 	fclose(fp);
+	/* A process that has exited but is not reaped yet (a zombie) has an
+	 * empty maps file: that says nothing about the address space the
+	 * samples came from, so keep what we know. */
+	if (!fresh.nr) {
+		free(fresh.v);
+		return -1;
+	}
 
 	/* The file is the whole truth about the address space: it replaces
 	 * what the table had. */
@@ -1262,6 +1269,61 @@ static void lookup_inline_chain(struct symbolizer *s, Dwarf_Die *cudie,
 	free(scopes);
 }
 
+/* "dir/../x.c" -> "x.c", "a/./b" -> "a/b", in place; no file system. */
+static void normalize_path(char *path)
+{
+	char *out = path, *p = path;
+	bool abs = *path == '/';
+
+	while (*p) {
+		char *seg = p, *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - seg);
+
+		p = *end ? end + 1 : end;
+		if (!len || (len == 1 && seg[0] == '.'))
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+			char *prev = out > path ? memrchr(path, '/', (size_t)(out - path - 1)) : NULL;
+			if (out > path + abs && !(out - path >= 3 && !strncmp(out - 3, "../", 3))) {
+				out = prev ? prev + 1 : path + abs;
+				continue;
+			}
+		}
+		if (out == path && abs)
+			*out++ = '/';
+		memmove(out, seg, len);
+		out += len;
+		*out++ = '/';
+	}
+	if (out > path + 1 && out[-1] == '/')
+		out--;
+	else if (out == path && abs)
+		out++;
+	*out = '\0';
+}
+
+/* Source files named relative to the compilation directory (a VPATH
+ * build's "../src/x.c") become absolute, so that editors, CI annotations
+ * and --annotate find them from anywhere. */
+static const char *absolute_source(struct symbolizer *s, Dwarf_Die *cudie, const char *file)
+{
+	Dwarf_Attribute attr;
+	const char *dir;
+	char *joined;
+	const char *ret;
+
+	if (!file || file[0] == '/')
+		return strpool_add(&s->strings, file);
+	dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr));
+	if (!dir || dir[0] != '/')
+		return strpool_add(&s->strings, file);
+	joined = xasprintf("%s/%s", dir, file);
+	normalize_path(joined);
+	ret = strpool_add(&s->strings, joined);
+	free(joined);
+	return ret;
+}
+
 static void lookup_dwarf_source(struct symbolizer *s, Dwfl_Module *mod,
 				uint64_t addr, struct source_loc *out)
 {
@@ -1274,7 +1336,7 @@ static void lookup_dwarf_source(struct symbolizer *s, Dwfl_Module *mod,
 		return;
 	line = dwarf_getsrc_die(cudie, addr - bias);
 	if (line) {
-		out->file = strpool_add(&s->strings, dwarf_linesrc(line, NULL, NULL));
+		out->file = absolute_source(s, cudie, dwarf_linesrc(line, NULL, NULL));
 		if (!out->file || dwarf_lineno(line, &out->line))
 			out->line = 0;
 	}

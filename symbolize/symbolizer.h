@@ -65,7 +65,7 @@ void symbolizer_free(struct symbolizer *s);
 void symbolizer_add_mapping(struct symbolizer *s, pid_t pid, uint64_t start,
 			    uint64_t len, uint64_t pgoff, uint32_t prot,
 			    const char *filename);
-int symbolizer_load_proc_maps(struct symbolizer *s, pid_t pid);  /* -1 if unreadable */
+int symbolizer_load_proc_maps(struct symbolizer *s, pid_t pid);  /* -1 if unreadable or empty (zombie): table kept */
 void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child);
 void symbolizer_exec(struct symbolizer *s, pid_t pid);   /* forget pid's mappings */
 const struct mapping *symbolizer_find_mapping(struct symbolizer *s, pid_t pid,

@@ -100,6 +100,8 @@ expect "binary gone" 0 "cannot find $tmp/a/fsc \(build-id [0-9a-f]{40}\): .*--sy
 expect "--symfs" 0 "$tmp/a/fsc: using $tmp/b/fsc \(same build-id\)" \
 	"$contend" report -i "$tmp/c.data" --symfs "$tmp/b"
 grep -q "FALSE SHARING  counters" "$tmp/out" || { fail "--symfs: not named"; cat "$tmp/out"; }
+expect "--symfs without it" 0 "cannot find $tmp/a/fsc \(build-id [0-9a-f]+\) at its path, under $tmp/nowhere or in the current directory" \
+	"$contend" report -i "$tmp/c.data" --symfs "$tmp/nowhere"
 (cd "$tmp/b" && "$contend" report -i ../c.data >"$tmp/out" 2>"$tmp/err")
 grep -q "using $tmp/b/fsc" "$tmp/err" && grep -q "FALSE SHARING  counters" "$tmp/out" &&
 	ok "found in the current directory" || { fail "current directory"; cat "$tmp/out" "$tmp/err"; }
