@@ -46,6 +46,7 @@ struct advisor {
 	 * elements of an array of scalars ("counters[1]"). */
 	const struct report_member *members;
 	unsigned n_members;
+	struct report_member *owned_members;   /* members without padding holes */
 	struct member_info *mi;       /* one per member */
 	int *range_member;            /* one per line->ranges, -1: none */
 	struct tidset *groups;        /* distinct writer sets on the line */
@@ -573,8 +574,14 @@ static void advisor_init(struct advisor *adv, struct report_line *line,
 	adv->what = line->variable ? line->variable :
 		    line->object ? line->object : "the object";
 	if (!members_are_elements(line)) {
-		adv->members = line->members;
-		adv->n_members = line->n_members;
+		/* padding holes (no name, no type) are printed as holes
+		 * from the offsets, not as members */
+		struct report_member *kept = xcalloc(line->n_members + 1, sizeof(*kept));
+		for (unsigned i = 0; i < line->n_members; i++)
+			if (line->members[i].name || line->members[i].type_name)
+				kept[adv->n_members++] = line->members[i];
+		adv->members = kept;
+		adv->owned_members = kept;
 	}
 	adv->mi = xcalloc(adv->n_members ? adv->n_members : 1,
 			  sizeof(*adv->mi));
@@ -598,6 +605,7 @@ static void advisor_release(struct advisor *adv)
 	free(adv->groups);
 	free(adv->mi);
 	free(adv->range_member);
+	free(adv->owned_members);
 	free(adv->elem_type);
 	free(adv->nested_title);
 }

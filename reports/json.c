@@ -464,6 +464,7 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_u64(j, "typed", l->typed);
 	json_u64(j, "untyped", l->untyped);
 	json_double(j, "predicted_gain", l->predicted_gain);
+	json_double(j, "predicted_gain_all", l->predicted_gain_all);
 	threads_json(j, l->threads, l->n_threads);
 
 	json_array(j, "ranges", false);

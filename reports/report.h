@@ -153,7 +153,8 @@ struct report_line {
 	unsigned n_members;
 	uint64_t struct_size, struct_align;
 	struct report_advice advice;
-	double predicted_gain;       /* estimated speedup of fixing it, 0 if n/a */
+	double predicted_gain;       /* speedup of the proposed fix (gain.h), 0 if n/a */
+	double predicted_gain_all;   /* ... if every contended range were fixed */
 	struct report_pair *pairs;   /* who contends with whom */
 	unsigned n_pairs;
 	bool confirmed_checked;      /* its words were watched (watch backend) */

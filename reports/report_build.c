@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "advice.h"
+#include "gain.h"
 #include "util.h"
 #include "../detector/callchain.h"
 #include "../detector/instances.h"
@@ -42,6 +43,7 @@ struct build {
 	struct data_types *dt;
 	const struct callchains *chains;
 	const struct classify_config *cfg;
+	uint64_t total;          /* samples of the session, the scores' denominator */
 	size_t alloc_why;
 };
 
@@ -1072,6 +1074,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 				 (rl->n_ranges ? rl->ranges[0].offset : 0), &heap);
 	free(attrs);
 	advice_for_line(rl, heap);
+	gain_predict(rl, b->total);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1151,6 +1154,7 @@ struct report *report_build(const struct report_header *hdr,
 	if (hdr->samples > total)
 		total = hdr->samples;
 
+	b.total = total;
 	cand = contended_lines(lines, total, cfg, r, &n_contended);
 	n = top && n_contended > top ? top : n_contended;
 	r->lines = xcalloc(n, sizeof(*r->lines));

@@ -742,6 +742,13 @@ static void print_advice(const struct report_line *l, FILE *out)
 		print_block("proposed:", a->layout_proposed, out);
 	if (a->cost_bytes)
 		fprintf(out, INDENT "cost: %+ld bytes\n", a->cost_bytes);
+	if (l->predicted_gain > 1.005) {
+		fprintf(out, INDENT "fixing this line: ~%.1fx", l->predicted_gain);
+		if (l->kind == SHARING_MIXED && l->predicted_gain_all > l->predicted_gain + 0.05)
+			fprintf(out, " (padding); ~%.1fx with the true sharing removed too",
+				l->predicted_gain_all);
+		fputc('\n', out);
+	}
 	if (a->placements_total) {
 		char *pair = contending_pair(l);
 		char *text = xasprintf("%u of %u start offsets put %s on one line",
