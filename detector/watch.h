@@ -209,7 +209,9 @@ void watch_classify(const struct line *evidence, struct line_verdict *out);
 /*
  * A sampled line with the evidence of its watched words replaced by the
  * exact counts, for classify_line() and report_build() like any line: the
- * sampled cells inside a watched word give way to one cell per (thread,
+ * sampled cells inside a watched word, of the threads the watch saw (a
+ * window is short: threads outside it keep their samples), give way to one
+ * cell per (thread,
  * word, kind) whose count is the thread's exact reads or writes scaled by
  * one factor for the whole line (its watched words' samples per hit), and
  * whose concurrent share is the larger of the word's sampled one and the

@@ -284,6 +284,14 @@ static void threads_from_cells(struct line *l)
 	}
 }
 
+static bool watched_thread(const struct watch_word_result *w, uint32_t tid)
+{
+	for (unsigned i = 0; i < w->n_threads; i++)
+		if (w->threads[i].tid == tid)
+			return true;
+	return false;
+}
+
 bool watch_merge_line(const struct line *sampled, const struct watch_word_result *const *words,
 		      unsigned n, unsigned line_size, struct line *out)
 {
@@ -316,7 +324,11 @@ bool watch_merge_line(const struct line *sampled, const struct watch_word_result
 		unsigned k = c->offset / WATCH_WORD;
 		struct word_tally *t = k < n_words ? &tally[k] : NULL;
 
-		if (t && t->watched && c->offset + c->size <= (k + 1) * WATCH_WORD) {
+		/* replaced only where the watch saw the thread: a window is
+		 * short, and threads that came and went outside it keep
+		 * their sampled evidence */
+		if (t && t->watched && c->offset + c->size <= (k + 1) * WATCH_WORD &&
+		    watched_thread(t->watched, c->tid)) {
 			t->samples += c->count;
 			t->concurrent += c->concurrent;
 			if (!t->rep)
