@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "thread_names.h"
 #include "util.h"
+#include "procfs.h"
 #include "watch.h"
 #include "reports/report.h"
 #include "symbolize/symbolizer.h"
@@ -249,7 +250,7 @@ static bool one_window(const struct watch_opts *o, struct watch *w,
 	while (watch_poll(w, 5))
 		;
 	watch_disarm(w);
-	if (!watch_process_alive(o->pid)) {
+	if (!process_alive(o->pid)) {
 		if (!o->quiet)
 			fprintf(stderr, "contend: process %d exited\n", (int)o->pid);
 		return false;
@@ -288,29 +289,6 @@ done:
 	return ret;
 }
 
-static char *read_cmdline(pid_t pid)
-{
-	char path[64], buf[4096];
-	struct strbuf sb = STRBUF_INIT;
-	size_t n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	f = fopen(path, "r");
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-	}
-	for (size_t i = 0; i < n; i++)
-		strbuf_addch(&sb, buf[i] ? buf[i] : ' ');
-	while (sb.len && sb.buf[sb.len - 1] == ' ')
-		sb.buf[--sb.len] = '\0';
-	if (!sb.len)
-		strbuf_addf(&sb, "pid %d", (int)pid);
-	return strbuf_detach(&sb);
-}
-
-/* Thread names from /proc, read while the threads live. */
 static void read_thread_names(pid_t pid, struct thread_names *names)
 {
 	char path[64];
@@ -403,7 +381,7 @@ int cmd_watch(int argc, char **argv)
 	int ret;
 
 	parse(&o, argc, argv);
-	if (!watch_process_alive(o.pid))
+	if (!process_alive(o.pid))
 		die("no such process: %d", (int)o.pid);
 	sym = symbolizer_new();
 	if (symbolizer_load_proc_maps(sym, o.pid) < 0) {
@@ -422,7 +400,7 @@ int cmd_watch(int argc, char **argv)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	command = read_cmdline(o.pid);
+	command = process_cmdline(o.pid);
 	read_thread_names(o.pid, &names);
 	w = watch_new(&o.cfg);
 	ret = run_windows(&o, w, win, n_win, &elapsed);

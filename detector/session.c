@@ -18,6 +18,7 @@
 #include "launch.h"
 #include "line_table.h"
 #include "perf_session.h"
+#include "procfs.h"
 #include "soft.h"
 #include "thread_names.h"
 #include "util.h"
@@ -171,7 +172,6 @@ static void on_lost(void *ctx, uint64_t n)
 
 /* brk heaps and some anonymous regions are never announced by MMAP2
  * records; re-read the maps of the live processes now and then. */
-static bool process_alive(pid_t pid);
 
 static void refresh_maps(struct session *s, bool force)
 {
@@ -466,91 +466,12 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
-static pid_t *list_tasks(pid_t pid, unsigned *n)
-{
-	char path[64];
-	DIR *d;
-	struct dirent *de;
-	pid_t *tids = NULL;
-	size_t alloc = 0;
-
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return NULL;
-	while ((de = readdir(d))) {
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		ALLOC_GROW(tids, *n + 1, alloc);
-		tids[(*n)++] = (pid_t)atoi(de->d_name);
-	}
-	closedir(d);
-	return tids;
-}
-
 static bool tid_in(const pid_t *a, unsigned n, pid_t t)
 {
 	for (unsigned i = 0; i < n; i++)
 		if (a[i] == t)
 			return true;
 	return false;
-}
-
-static char *read_cmdline(pid_t pid)
-{
-	char path[64], buf[4096];
-	struct strbuf sb = STRBUF_INIT;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	f = fopen(path, "r");
-	if (f) {
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-		for (size_t i = 0; i < n; i++)
-			strbuf_addch(&sb, buf[i] ? buf[i] : ' ');
-		while (sb.len && sb.buf[sb.len - 1] == ' ')
-			sb.buf[--sb.len] = '\0';
-	}
-	if (!sb.len)
-		strbuf_addf(&sb, "pid %d", (int)pid);
-	return strbuf_detach(&sb);
-}
-
-static uid_t task_uid(pid_t pid)
-{
-	char path[64], line[256];
-	FILE *f;
-	unsigned long uid = (unsigned long)-1;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return (uid_t)-1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %*u %lu", &uid) == 1)
-			break;
-	fclose(f);
-	return (uid_t)uid;
-}
-
-static bool process_alive(pid_t pid)
-{
-	char path[64], state = 0, buf[512];
-	FILE *f;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (fgets(buf, sizeof(buf), f)) {
-		char *p = strrchr(buf, ')');
-		if (p && p[1] == ' ')
-			state = p[2];
-	}
-	fclose(f);
-	return state && state != 'Z' && state != 'X';
 }
 
 static void raise_fd_limit(void)
@@ -580,7 +501,7 @@ static void check_attach_permitted(pid_t pid)
 	}
 	if (errno != EACCES && errno != EPERM)
 		return;   /* let perf_event_open() say what is wrong */
-	owner = task_uid(pid);
+	owner = process_uid(pid);
 	if (owner == getuid())
 		die("not permitted to sample process %d: it is not dumpable (setuid, or "
 		    "PR_SET_DUMPABLE 0); run contend as root or grant it CAP_SYS_PTRACE", (int)pid);
@@ -636,14 +557,14 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	raise_fd_limit();
 	session_init(&s, opt, hooks);
 	note_pid(&s, opt->pid);
-	command = read_cmdline(opt->pid);
+	command = process_cmdline(opt->pid);
 
 	if (opt->n_tids) {
 		tids = xmalloc(opt->n_tids * sizeof(*tids));
 		memcpy(tids, opt->tids, opt->n_tids * sizeof(*tids));
 		n_tids = opt->n_tids;
 	} else {
-		tids = list_tasks(opt->pid, &n_tids);
+		tids = process_tasks(opt->pid, &n_tids);
 	}
 	if (!n_tids)
 		die("no such process: %d", (int)opt->pid);
@@ -672,7 +593,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	 * samples twice. */
 	for (int round = 0; !opt->n_tids && round < 10; round++) {
 		unsigned n_now, added = 0;
-		pid_t *now = list_tasks(opt->pid, &n_now);
+		pid_t *now = process_tasks(opt->pid, &n_now);
 		event_set_drain(es, &cb);
 		for (unsigned i = 0; i < n_now; i++) {
 			if (tid_in(tids, n_tids, now[i]) ||

@@ -8,6 +8,7 @@
  * inherit): an inherited event folds a new thread's count into its
  * creator's, and cannot be mmapped without a CPU.
  */
+#include "procfs.h"
 #include "watch.h"
 
 #include <dirent.h>
@@ -246,23 +247,6 @@ unsigned watch_armed_threads(const struct watch *w)
 	for (unsigned i = 0; i < w->n_threads; i++)
 		n += w->threads[i].n_bp > 0;
 	return n;
-}
-
-bool watch_process_alive(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	bool alive = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	/* the state follows the command name, which may hold anything */
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ')
-		alive = p[2] != 'Z' && p[2] != 'X';
-	fclose(f);
-	return alive;
 }
 
 /* ---- events ---------------------------------------------------------------- */
@@ -577,7 +561,7 @@ bool watch_poll(struct watch *w, int timeout_ms)
 	t = now_s();
 	check_rates(w, t);
 	n = arm_new_threads(w, true);
-	if (n == -ESRCH || !watch_process_alive((pid_t)w->win.pid))
+	if (n == -ESRCH || !process_alive((pid_t)w->win.pid))
 		w->gone = true;
 	else if (n < 0)
 		return false;

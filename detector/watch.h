@@ -175,8 +175,6 @@ void watch_disarm(struct watch *w);
 /* All of it: arm, poll, disarm.  Returns watch_arm's status. */
 int watch_run_window(struct watch *w, const struct watch_window *win);
 
-/* Is the process there, and not a zombie? */
-bool watch_process_alive(pid_t pid);
 
 /* Number of threads armed in the current window (for progress messages). */
 unsigned watch_armed_threads(const struct watch *w);

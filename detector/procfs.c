@@ -1,0 +1,87 @@
+#include "procfs.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+bool process_alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	bool alive = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	/* the state follows the command name, which may hold anything */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ')
+		alive = p[2] != 'Z' && p[2] != 'X';
+	fclose(f);
+	return alive;
+}
+
+char *process_cmdline(pid_t pid)
+{
+	char path[64], buf[4096];
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	for (size_t i = 0; i < n; i++)
+		strbuf_addch(&sb, buf[i] ? buf[i] : ' ');
+	while (sb.len && sb.buf[sb.len - 1] == ' ')
+		sb.buf[--sb.len] = '\0';
+	if (!sb.len)
+		strbuf_addf(&sb, "pid %d", (int)pid);
+	return strbuf_detach(&sb);
+}
+
+pid_t *process_tasks(pid_t pid, unsigned *n)
+{
+	char path[64];
+	struct dirent *de;
+	pid_t *tids = NULL;
+	size_t alloc = 0;
+	DIR *d;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		ALLOC_GROW(tids, *n + 1, alloc);
+		tids[(*n)++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	return tids;
+}
+
+uid_t process_uid(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long uid = (unsigned long)-1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return (uid_t)-1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %*u %lu", &uid) == 1)
+			break;
+	fclose(f);
+	return (uid_t)uid;
+}

@@ -1,0 +1,23 @@
+/* procfs.h - what /proc says about a target process.
+ *
+ * Every answer is a snapshot: a process or thread may be gone a moment
+ * later, and callers treat a vanished one as a normal event.
+ */
+#ifndef CONTEND_PROCFS_H
+#define CONTEND_PROCFS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Is the process there, and not a zombie? */
+bool process_alive(pid_t pid);
+/* Its command line, arguments joined by spaces ("pid N" if unreadable);
+ * caller frees. */
+char *process_cmdline(pid_t pid);
+/* Its threads (tids); *n set; NULL with *n = 0 if none or unreadable.
+ * Caller frees. */
+pid_t *process_tasks(pid_t pid, unsigned *n);
+/* Effective uid of the owner, (uid_t)-1 if unknown. */
+uid_t process_uid(pid_t pid);
+
+#endif
