@@ -237,10 +237,10 @@ struct confirm *confirm_new(const struct watch_config *wcfg,
 void confirm_free(struct confirm *c);
 /*
  * Call about every 100 ms while the target runs.  From CONFIRM_START_S of
- * sampling on, picks the top contended lines not yet watched and runs
+ * sampling on, picks the top contended (and suspect) lines not yet watched and runs
  * their windows, one per call, keeping the armed share under cfg->duty.
  */
-#define CONFIRM_START_S 0.5
+#define CONFIRM_START_S 0.2     /* 2 x 200 samples at 1 kHz: enough to pick */
 void confirm_tick(struct confirm *c, struct line_table *lines, double elapsed);
 /* Attach the watch results to the report's lines. */
 /* Once sampling is over, before the report is built: every line that was

@@ -1,8 +1,8 @@
 /* gain.h - how much faster the program would run with a line fixed.
  *
- * Timer samples are time: the share S of all samples that are concurrent
- * accesses to a line is the share of the threads' time spent waiting on
- * it.  Fixed, those accesses still happen but hit the local cache, at a
+ * Timer samples are time: the share S of all samples that are accesses to
+ * a contended line's ranges is the share of the threads' time spent
+ * waiting on it.  Fixed, those accesses still happen but hit the local cache, at a
  * residual fraction r of the contended cost (an L1 hit against a transfer
  * from another core: GAIN_RESIDUAL).  Amdahl: speedup = 1 / (1 - S (1 - r)).
  *
