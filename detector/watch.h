@@ -219,7 +219,7 @@ void watch_classify(const struct line *evidence, struct line_verdict *out);
  * share of the accesses, so a cheap but frequent victim read is not lost
  * under the noise floor.  A thread that wrote keeps at least one write, so
  * a writer that sampling missed (stores are rarely sampled) counts as one.
- * Code address and base register come from a sampled cell of the word
+ * Code address, base register and call chains come from a sampled cell of the word
  * (type attribution needs them).  Returns false if no word of the line was
  * watched; release the result with watch_line_evidence_release().
  */

@@ -266,6 +266,8 @@ static void add_scaled(struct line *l, uint32_t tid, unsigned offset, int kind,
 		c->ip = rep->ip;
 		c->base_reg = rep->base_reg;
 		c->base_off = rep->base_off + ((int64_t)offset - (int64_t)rep->offset);
+		/* the call chains sampled at that code (-g) stay with it */
+		memcpy(c->chains, rep->chains, sizeof(c->chains));
 	}
 }
 
