@@ -539,10 +539,9 @@ static void print_role(const struct report_range *rr, FILE *out)
 		fputs("&ndash;", out);
 }
 
-static void print_site(const struct report_site *s, FILE *out)
+/* "function file.c:42", or module+offset, or the bare address. */
+static void print_code(const struct report_site *s, FILE *out)
 {
-	fprintf(out, "<div><span class=\"dim\">%" PRIu64 " R %" PRIu64 " W</span> ",
-		s->reads, s->writes);
 	if (s->function)
 		esc(out, s->function);
 	else if (s->module)
@@ -554,6 +553,13 @@ static void print_site(const struct report_site *s, FILE *out)
 		escf(out, "%s:%d", basename_of(s->file), s->line);
 		fputs("</span>", out);
 	}
+}
+
+static void print_site(const struct report_site *s, FILE *out)
+{
+	fprintf(out, "<div><span class=\"dim\">%" PRIu64 " R %" PRIu64 " W</span> ",
+		s->reads, s->writes);
+	print_code(s, out);
 	if (s->inlined_into) {
 		fputs(" <span class=\"dim\">(inlined into ", out);
 		esc(out, s->inlined_into);
@@ -608,17 +614,7 @@ static void print_pair_side(const struct report_pair_side *side, FILE *out)
 	for (unsigned i = 0; i < side->n_tids; i++)
 		fprintf(out, "%sT%" PRIu32, i ? "," : "", side->tids[i]);
 	fputs("</b> ", out);
-	if (s->function)
-		esc(out, s->function);
-	else if (s->module)
-		escf(out, "%s+0x%" PRIx64, s->module, s->module_off);
-	else
-		fprintf(out, "0x%" PRIx64, s->ip);
-	if (s->file) {
-		fputs(" <span class=\"dim\">", out);
-		escf(out, "%s:%d", basename_of(s->file), s->line);
-		fputs("</span>", out);
-	}
+	print_code(s, out);
 	fputs("</td>", out);
 }
 
