@@ -658,11 +658,6 @@ void hw_backend_free(struct hw_backend *hb)
 	free(hb);
 }
 
-static bool user_address(uint64_t a)
-{
-	return a >= 4096 && a < 0x0000800000000000ULL;
-}
-
 static uint8_t kind_from_data_src(uint64_t raw)
 {
 	struct data_src ds;

@@ -7,6 +7,7 @@
 #ifndef CONTEND_SAMPLE_H
 #define CONTEND_SAMPLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum access_kind {
@@ -19,6 +20,14 @@ enum access_kind {
 static inline int access_kind_writes(int kind) { return kind != ACCESS_LOAD; }
 static inline int access_kind_reads(int kind) { return kind != ACCESS_STORE; }
 const char *access_kind_name(int kind);   /* "load", "store", "rmw", "atomic" */
+
+/* Could a user-space access (x86-64, 47-bit) touch this address?  Backends
+ * drop samples whose computed or sampled address is not one: the null page,
+ * kernel addresses, a misdecoded effective address. */
+static inline bool user_address(uint64_t a)
+{
+	return a >= 4096 && a < 0x0000800000000000ULL;
+}
 
 struct access_sample {
 	uint64_t time;       /* ns, CLOCK_MONOTONIC (perf's default clock) */

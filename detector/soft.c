@@ -241,11 +241,6 @@ static bool is_memory_failure(enum decode_status st)
 	       st != DECODE__COUNT;
 }
 
-static bool user_address(uint64_t a)
-{
-	return a >= 4096 && a < 0x0000800000000000ULL;
-}
-
 bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sample *out)
 {
 	struct func_info fi;
