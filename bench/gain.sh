@@ -22,14 +22,16 @@ predicted() {   # which field, command...
 
 echo "| case | fix | predicted | measured | error |"
 echo "|---|---|---|---|---|"
-: >"$tmp/p"; : >"$tmp/a"; : >"$tmp/b"
-for ((i = 0; i < runs; i++)); do
-	predicted predicted_gain "$tc/false_sharing_counters" >>"$tmp/p"
-	secs "$tc/false_sharing_counters" >>"$tmp/a"
-	secs "$tc/false_sharing_counters" --padded >>"$tmp/b"
+for name in false_sharing_counters heap_per_thread_stats; do
+	: >"$tmp/p"; : >"$tmp/a"; : >"$tmp/b"
+	for ((i = 0; i < runs; i++)); do
+		predicted predicted_gain "$tc/$name" >>"$tmp/p"
+		secs "$tc/$name" >>"$tmp/a"
+		secs "$tc/$name" --padded >>"$tmp/b"
+	done
+	p=$(median <"$tmp/p"); m=$(awk -v a="$(median <"$tmp/a")" -v b="$(median <"$tmp/b")" 'BEGIN{print a/b}')
+	awk -v p="$p" -v m="$m" -v n="$name" 'BEGIN{printf "| %s | --padded | %.2fx | %.2fx | %+.0f%% |\n", n, p, m, 100*(p-m)/m}'
 done
-p=$(median <"$tmp/p"); m=$(awk -v a="$(median <"$tmp/a")" -v b="$(median <"$tmp/b")" 'BEGIN{print a/b}')
-awk -v p="$p" -v m="$m" 'BEGIN{printf "| false_sharing_counters | --padded | %.2fx | %.2fx | %+.0f%% |\n", p, m, 100*(p-m)/m}'
 
 : >"$tmp/p"; : >"$tmp/p2"; : >"$tmp/a"; : >"$tmp/b"; : >"$tmp/c"
 for ((i = 0; i < runs; i++)); do

@@ -1,5 +1,9 @@
 #include "gain.h"
 
+#include <stdlib.h>
+
+#include "util.h"
+
 double gain_amdahl(double share, double residual)
 {
 	double rest;
@@ -12,38 +16,207 @@ double gain_amdahl(double share, double residual)
 	return rest > 0 ? 1 / rest : 1;
 }
 
-/* Samples of a range: an RMW sample counts as a read and a write. */
-static uint64_t range_samples(const struct report_range *g)
-{
-	uint64_t n = 0;
+/* ------------------------------------------------------------------ */
+/* queued stores */
 
-	for (unsigned i = 0; i < g->n_threads; i++) {
-		const struct report_thread *t = &g->threads[i];
-		n += t->reads > t->writes ? t->reads : t->writes;
+struct queued_store {
+	uint32_t pid, tid;
+	uint64_t ip;
+	uint64_t count;
+};
+
+struct gain_queue {
+	gain_function_fn function_of;
+	void *ctx;
+	struct queued_store *v;          /* sorted by pid, tid, ip; ips unique */
+	size_t n, alloc;
+};
+
+static int cmp_queued(const void *a, const void *b)
+{
+	const struct queued_store *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	return 0;
+}
+
+struct gain_queue *gain_queue_new(struct line_table *t, gain_function_fn function_of,
+				  void *ctx)
+{
+	struct gain_queue *q = xcalloc(1, sizeof(*q));
+	size_t n = line_table_count(t), out = 0;
+
+	q->function_of = function_of;
+	q->ctx = ctx;
+	for (size_t i = 0; i < n; i++) {
+		const struct line *l = line_table_line(t, i);
+
+		if (l->n_threads != 1)
+			continue;
+		for (unsigned c = 0; c < l->n_cells; c++) {
+			const struct line_cell *cell = &l->cells[c];
+
+			if (!access_kind_writes(cell->kind))
+				continue;
+			ALLOC_GROW(q->v, q->n + 1, q->alloc);
+			q->v[q->n++] = (struct queued_store){
+				.pid = l->pid, .tid = cell->tid, .ip = cell->ip, .count = cell->count,
+			};
+		}
 	}
+	if (!q->n)
+		return q;
+	qsort(q->v, q->n, sizeof(*q->v), cmp_queued);
+	for (size_t i = 1; i < q->n; i++) {     /* one entry per store */
+		if (!cmp_queued(&q->v[out], &q->v[i]))
+			q->v[out].count += q->v[i].count;
+		else
+			q->v[++out] = q->v[i];
+	}
+	q->n = out + 1;
+	return q;
+}
+
+void gain_queue_free(struct gain_queue *q)
+{
+	if (!q)
+		return;
+	free(q->v);
+	free(q);
+}
+
+/* First entry not before (pid, tid, ip). */
+static size_t queue_lower_bound(const struct gain_queue *q, uint32_t pid,
+				uint32_t tid, uint64_t ip)
+{
+	struct queued_store key = { .pid = pid, .tid = tid, .ip = ip };
+	size_t lo = 0, hi = q->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_queued(&q->v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+uint64_t gain_queue_samples(struct gain_queue *q, uint32_t pid, uint32_t tid,
+			    uint64_t ip, uint64_t *func)
+{
+	uint64_t start, end, n = 0;
+
+	*func = 0;
+	if (!q || !q->n || !q->function_of(q->ctx, pid, ip, &start, &end) || end <= start)
+		return 0;
+	*func = start;
+	for (size_t i = queue_lower_bound(q, pid, tid, start);
+	     i < q->n && q->v[i].pid == pid && q->v[i].tid == tid && q->v[i].ip < end; i++)
+		n += q->v[i].count;
 	return n;
 }
 
-void gain_predict(struct report_line *l, uint64_t total_samples)
-{
-	double false_part = 0, true_part = 0, fix;
+/* ------------------------------------------------------------------ */
+/* the model */
 
-	if (!total_samples)
+static double residual(const struct line_cell *c)
+{
+	double r;
+
+	if (c->weighted && c->weight) {
+		r = GAIN_L1_CYCLES / ((double)c->weight / (double)c->weighted);
+		return r > 1 ? 1 : r;
+	}
+	return c->kind == ACCESS_STORE ? GAIN_RESIDUAL_STORE : GAIN_RESIDUAL_LOAD;
+}
+
+struct charged {                         /* a (thread, function) charged once */
+	uint32_t tid;
+	uint64_t func;
+};
+
+void gain_saved(const struct line *l, const unsigned *range_of_cell,
+		unsigned n_ranges, struct gain_queue *q, double *saved)
+{
+	struct charged *done = NULL;
+	size_t n_done = 0, alloc_done = 0;
+	bool *seen = xcalloc(l->n_cells, sizeof(*seen));
+
+	for (unsigned ri = 0; ri < n_ranges; ri++)
+		saved[ri] = 0;
+	for (unsigned i = 0; i < l->n_cells; i++)
+		if (range_of_cell[i] < n_ranges)
+			saved[range_of_cell[i]] += (double)l->cells[i].count *
+						   (1 - residual(&l->cells[i]));
+	if (!q) {
+		free(seen);
 		return;
+	}
+	/* The queue of a thread's function goes to the store with the most
+	 * samples there, once: hottest stores first. */
+	for (;;) {
+		const struct line_cell *c;
+		unsigned best = l->n_cells;
+		uint64_t func, n;
+		size_t k;
+
+		for (unsigned i = 0; i < l->n_cells; i++)
+			if (!seen[i] && range_of_cell[i] < n_ranges &&
+			    access_kind_writes(l->cells[i].kind) &&
+			    (best == l->n_cells || l->cells[i].count > l->cells[best].count))
+				best = i;
+		if (best == l->n_cells)
+			break;
+		seen[best] = true;
+		c = &l->cells[best];
+		n = gain_queue_samples(q, l->pid, c->tid, c->ip, &func);
+		if (!n)
+			continue;
+		for (k = 0; k < n_done; k++)
+			if (done[k].tid == c->tid && done[k].func == func)
+				break;
+		if (k < n_done)
+			continue;
+		ALLOC_GROW(done, n_done + 1, alloc_done);
+		done[n_done++] = (struct charged){ c->tid, func };
+		saved[range_of_cell[best]] += (double)n * (1 - GAIN_RESIDUAL_STORE);
+	}
+	free(done);
+	free(seen);
+}
+
+static double speedup(double saved, uint64_t total)
+{
+	double rest = (double)total - saved;
+
+	if (saved <= 0 || !total)
+		return 1;
+	/* never more than the samples say: 1 / the smallest residual */
+	if (rest < (double)total * GAIN_RESIDUAL_LOAD / 4)
+		rest = (double)total * GAIN_RESIDUAL_LOAD / 4;
+	return (double)total / rest;
+}
+
+void gain_predict(struct report_line *l, const double *saved, uint64_t total_samples)
+{
+	double false_part = 0, true_part = 0;
+
 	for (unsigned i = 0; i < l->n_ranges; i++) {
 		const struct report_range *g = &l->ranges[i];
-		/* all of the range's samples: on a contended line the
-		 * concurrency test only proves the contention; the time is
-		 * spent on every access (measured on false_sharing_counters:
-		 * the concurrent share alone predicted 1.1x for a 6.1x fix) */
-		double s = (double)range_samples(g) / (double)total_samples;
 
 		if (g->true_shared)
-			true_part += s;
+			true_part += saved[i];
 		else if (g->false_victim || g->false_writer)
-			false_part += s;
+			false_part += saved[i];
 	}
-	fix = l->kind == SHARING_TRUE ? true_part : false_part;
-	l->predicted_gain = gain_amdahl(fix, GAIN_RESIDUAL);
-	l->predicted_gain_all = gain_amdahl(false_part + true_part, GAIN_RESIDUAL);
+	l->predicted_gain = speedup(l->kind == SHARING_TRUE ? true_part : false_part,
+				    total_samples);
+	l->predicted_gain_all = speedup(false_part + true_part, total_samples);
 }

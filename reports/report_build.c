@@ -44,6 +44,7 @@ struct build {
 	const struct callchains *chains;
 	const struct classify_config *cfg;
 	uint64_t total;          /* samples of the session, the scores' denominator */
+	struct gain_queue *queue;
 	size_t alloc_why;
 };
 
@@ -1037,6 +1038,32 @@ static void line_threads(const struct line *l, struct report_line *rl)
 	rl->threads = thread_tally_finish(&threads, &rl->n_threads);
 }
 
+static bool function_bounds(void *sym, uint32_t pid, uint64_t ip,
+			    uint64_t *start, uint64_t *end)
+{
+	struct func_info fi;
+
+	if (!symbolizer_function(sym, pid, ip, &fi))
+		return false;
+	*start = fi.start;
+	*end = fi.end;
+	return true;
+}
+
+static void predict_gain(struct build *b, const struct line *l,
+			 const struct line_verdict *v, struct report_line *rl)
+{
+	unsigned *range = xcalloc(l->n_cells, sizeof(*range));
+	double *saved = xcalloc(v->n_ranges + 1, sizeof(*saved));
+
+	for (unsigned i = 0; i < l->n_cells; i++)
+		range[i] = range_of(v, &l->cells[i]);
+	gain_saved(l, range, v->n_ranges, b->queue, saved);
+	gain_predict(rl, saved, b->total);
+	free(saved);
+	free(range);
+}
+
 static void build_line(struct build *b, const struct candidate *cand,
 		       unsigned line_size, struct report_line *rl)
 {
@@ -1074,7 +1101,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 				 (rl->n_ranges ? rl->ranges[0].offset : 0), &heap);
 	free(attrs);
 	advice_for_line(rl, heap);
-	gain_predict(rl, b->total);
+	predict_gain(b, l, v, rl);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1159,8 +1186,11 @@ struct report *report_build(const struct report_header *hdr,
 	n = top && n_contended > top ? top : n_contended;
 	r->lines = xcalloc(n, sizeof(*r->lines));
 	r->n_lines = n;
+	if (n && sym)
+		b.queue = gain_queue_new(lines, function_bounds, sym);
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
+	gain_queue_free(b.queue);
 
 	for (size_t i = 0; i < n_contended; i++) {
 		line_verdict_release(&cand[i].v);

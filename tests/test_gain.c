@@ -1,0 +1,179 @@
+/* The gain model: residuals by access kind, latency weights, stores
+ * queued behind a contended store (same thread, same function, private
+ * lines only, charged once), and which ranges each prediction counts. */
+#include <math.h>
+
+#include "detector/line_table.h"
+#include "reports/gain.h"
+#include "tap.h"
+#include "util.h"
+
+#define MS 1000000ULL
+#define PID 7
+#define SHARED 0x10000           /* the contended line */
+#define STACK1 0x7f0000          /* thread 1's stack: private */
+#define STACK2 0x7f1000
+#define COMMON 0x20000           /* a second line both threads touch */
+
+/* Two functions: [0x1000, 0x1100) and [0x2000, 0x2100). */
+static bool fake_function(void *ctx, uint32_t pid, uint64_t ip,
+			  uint64_t *start, uint64_t *end)
+{
+	(void)ctx;
+	if (pid != PID)
+		return false;
+	if (ip >= 0x1000 && ip < 0x1100)
+		*start = 0x1000, *end = 0x1100;
+	else if (ip >= 0x2000 && ip < 0x2100)
+		*start = 0x2000, *end = 0x2100;
+	else
+		return false;
+	return true;
+}
+
+static void add_n(struct line_table *t, unsigned n, uint32_t tid, uint64_t ip,
+		  uint64_t addr, int kind, uint64_t weight)
+{
+	static uint64_t time;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct access_sample s = {
+			.time = time++ * 1000, .pid = PID, .tid = tid, .ip = ip,
+			.addr = addr, .size = 8, .kind = kind, .base_reg = -1,
+			.weight = weight,
+		};
+		line_table_add(t, &s);
+	}
+}
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) < 1e-6 * (fabs(b) + 1);
+}
+
+/* Cell i's range: by offset, 0 -> range 0, 8 -> range 1. */
+static void ranges_by_offset(const struct line *l, unsigned *range)
+{
+	for (unsigned i = 0; i < l->n_cells; i++)
+		range[i] = l->cells[i].offset == 0 ? 0 : l->cells[i].offset == 8 ? 1 : 2;
+}
+
+static void test_residuals(void)
+{
+	struct line_table *t = line_table_new(64, 10 * MS);
+	struct line *l;
+	unsigned range[8];
+	double saved[2];
+
+	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);
+	add_n(t, 100, 2, 0x1018, SHARED + 8, ACCESS_STORE, 0);
+	add_n(t, 10, 2, 0x1020, SHARED + 8, ACCESS_ATOMIC, 0);
+	l = line_table_find(t, PID, SHARED);
+	ranges_by_offset(l, range);
+	gain_saved(l, range, 2, NULL, saved);
+	CHECK(near(saved[0], 100 * (1 - GAIN_RESIDUAL_LOAD)), "loads: %f", saved[0]);
+	CHECK(near(saved[1], 100 * (1 - GAIN_RESIDUAL_STORE) + 10 * (1 - GAIN_RESIDUAL_LOAD)),
+	      "stores and a locked op: %f", saved[1]);
+	line_table_free(t);
+
+	/* latency weights replace the load residual: 50 cycles, 5 of them an L1 hit */
+	t = line_table_new(64, 10 * MS);
+	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 50);
+	add_n(t, 100, 2, 0x1018, SHARED, ACCESS_LOAD, 0);
+	l = line_table_find(t, PID, SHARED);
+	for (unsigned i = 0; i < l->n_cells; i++)
+		range[i] = 0;
+	gain_saved(l, range, 1, NULL, saved);
+	CHECK(near(saved[0], 100 * (1 - GAIN_L1_CYCLES / 50) + 100 * (1 - GAIN_RESIDUAL_LOAD)),
+	      "weighted: %f", saved[0]);
+	line_table_free(t);
+}
+
+static void test_queued_stores(void)
+{
+	struct line_table *t = line_table_new(64, 10 * MS);
+	struct gain_queue *q;
+	struct line *l;
+	unsigned range[8];
+	double saved[3];
+	uint64_t func;
+
+	/* thread 1 stores to SHARED+0 at 0x1010 and SHARED+0 again at 0x1030
+	 * (same function: charged once), thread 2 to SHARED+8 at 0x2010 */
+	add_n(t, 20, 1, 0x1010, SHARED, ACCESS_STORE, 0);
+	add_n(t, 5, 1, 0x1030, SHARED, ACCESS_STORE, 0);
+	add_n(t, 20, 2, 0x2010, SHARED + 8, ACCESS_STORE, 0);
+	/* private stores: thread 1 in its function (charged), in another
+	 * function (not), a private load (not); thread 2's own */
+	add_n(t, 300, 1, 0x1040, STACK1, ACCESS_STORE, 0);
+	add_n(t, 7, 1, 0x2040, STACK1 + 8, ACCESS_STORE, 0);
+	add_n(t, 50, 1, 0x1050, STACK1 + 16, ACCESS_LOAD, 0);
+	add_n(t, 40, 2, 0x2020, STACK2, ACCESS_STORE, 0);
+	/* a store to a line the other thread also touches is no queue */
+	add_n(t, 60, 1, 0x1060, COMMON, ACCESS_STORE, 0);
+	add_n(t, 1, 2, 0x2060, COMMON + 8, ACCESS_LOAD, 0);
+
+	q = gain_queue_new(t, fake_function, NULL);
+	CHECK_EQ_U64(gain_queue_samples(q, PID, 1, 0x1010, &func), 300, "thread 1's queue");
+	CHECK_EQ_U64(func, 0x1000, "its function");
+	CHECK_EQ_U64(gain_queue_samples(q, PID, 1, 0x2000, &func), 7, "other function");
+	CHECK_EQ_U64(gain_queue_samples(q, PID, 2, 0x2010, &func), 40, "thread 2's queue");
+	CHECK_EQ_U64(gain_queue_samples(q, PID, 3, 0x2010, &func), 0, "no such thread");
+	CHECK_EQ_U64(gain_queue_samples(q, PID, 1, 0x9000, &func), 0, "unknown function");
+	CHECK_EQ_U64(func, 0, "no function");
+	CHECK_EQ_U64(gain_queue_samples(q, PID + 1, 1, 0x1010, &func), 0, "other process");
+
+	l = line_table_find(t, PID, SHARED);
+	ranges_by_offset(l, range);
+	gain_saved(l, range, 2, q, saved);
+	CHECK(near(saved[0], 25 * (1 - GAIN_RESIDUAL_STORE) + 300 * (1 - GAIN_RESIDUAL_STORE)),
+	      "thread 1's range: its stores and its queue once: %f", saved[0]);
+	CHECK(near(saved[1], 20 * (1 - GAIN_RESIDUAL_STORE) + 40 * (1 - GAIN_RESIDUAL_STORE)),
+	      "thread 2's range: %f", saved[1]);
+
+	/* a range outside the contended ones gets nothing, not even a queue */
+	for (unsigned i = 0; i < l->n_cells; i++)
+		range[i] = l->cells[i].offset == 8 ? 0 : 1;
+	gain_saved(l, range, 1, q, saved);
+	CHECK(near(saved[0], 60 * (1 - GAIN_RESIDUAL_STORE)), "only thread 2's: %f", saved[0]);
+	gain_queue_free(q);
+	line_table_free(t);
+}
+
+static struct report_range range_flags(bool true_shared, bool false_victim)
+{
+	struct report_range g = { .true_shared = true_shared, .false_victim = false_victim };
+	return g;
+}
+
+static void test_predict(void)
+{
+	struct report_range ranges[3] = {
+		range_flags(true, false), range_flags(false, true), range_flags(false, false),
+	};
+	struct report_line l = { .kind = SHARING_MIXED, .ranges = ranges, .n_ranges = 3 };
+	double saved[3] = { 600, 200, 100 };
+
+	gain_predict(&l, saved, 1000);
+	CHECK(near(l.predicted_gain, 1000.0 / 800), "mixed: padding fixes the false part: %f",
+	      l.predicted_gain);
+	CHECK(near(l.predicted_gain_all, 1000.0 / 200), "all ranges: %f", l.predicted_gain_all);
+	l.kind = SHARING_TRUE;
+	gain_predict(&l, saved, 1000);
+	CHECK(near(l.predicted_gain, 1000.0 / 400), "true: %f", l.predicted_gain);
+
+	saved[0] = 1000;
+	gain_predict(&l, saved, 1000);
+	CHECK(isfinite(l.predicted_gain) && l.predicted_gain <= 4 / GAIN_RESIDUAL_LOAD + 1e-9,
+	      "bounded when everything is saved: %f", l.predicted_gain);
+	gain_predict(&l, saved, 0);
+	CHECK(near(l.predicted_gain, 1), "no samples: %f", l.predicted_gain);
+}
+
+int main(void)
+{
+	test_residuals();
+	test_queued_stores();
+	test_predict();
+	return test_done();
+}
