@@ -6,6 +6,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${RESULTS:-$here/RESULTS.md}
 export top_builddir=${top_builddir:-$(pwd)} top_srcdir=${top_srcdir:-$(dirname "$here")}
+start=$(date +%s)
 {
 	echo "# contend benchmark results"
 	echo
@@ -24,4 +25,7 @@ export top_builddir=${top_builddir:-$(pwd)} top_srcdir=${top_srcdir:-$(dirname "
 	"$here/klass.sh"
 	echo; echo "## Accuracy (bench/accuracy.sh, 20 runs)"; echo
 	"$here/accuracy.sh" 20
+	echo
+	elapsed=$(($(date +%s) - start))
+	echo "make bench ran for $((elapsed / 60)) min $((elapsed % 60)) s."
 } | tee "$out"
