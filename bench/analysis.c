@@ -13,6 +13,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "common/util.h"
 #include "detector/classify.h"
@@ -82,6 +85,11 @@ static void run(uint64_t samples, unsigned lines, unsigned sites, unsigned threa
 	fflush(stdout);
 	report_free(r);
 	line_table_free(t);
+#ifdef __GLIBC__
+	/* hand the heap back, so that the next run's RSS growth is its own
+	 * and not hidden by this run's freed memory */
+	malloc_trim(0);
+#endif
 }
 
 int main(int argc, char **argv)

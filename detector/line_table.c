@@ -1,15 +1,39 @@
 /* line_table.c - streaming aggregation of access samples by cache line.
  *
+ * Every sample looks up its line, its cell and its thread.  On a session's
+ * scale the cells do not fit in any cache, so a sample costs a miss or two
+ * whatever is done; what is left to decide is how many more, and how much
+ * work sits between one sample's misses and the next's (the processor
+ * overlaps them only when little does).
+ *
  * Lines live in a dense array so that iterating over them is a plain loop;
  * an open-addressing hash maps (pid, line address) to an index in it.
- * Cells are found through one table-wide hash keyed by (line index, tid,
- * ip, offset, size, kind): a line touched by a thousand threads from a few
- * sites has thousands of cells, and a per-line scan would not keep up.
- * Threads are a per-line array scanned linearly: the concurrency test has
- * to look at every other thread of the line anyway.
+ *
+ * Cells are found through an open-addressing index of their own line,
+ * keyed by (tid, ip, offset, size, kind): a line touched by a thousand
+ * threads from a few sites has thousands of cells, and a scan would not
+ * keep up.  The index lives in the same allocation as the cells, after
+ * them, with two entries per cell allocated: it grows when the cells do,
+ * is rebuilt from cells just copied, costs no allocation of its own, and
+ * goes away with the cells whoever frees them.  An entry carries high bits
+ * of the key's hash besides the cell's number, so that a probe past
+ * another key rarely reads that key's cell (another miss).  A table-wide
+ * index would put sixteen bytes per cell far from anything else the
+ * sample touches.
+ *
+ * Threads are a per-line array.  Whether an access is concurrent is
+ * decided from the line's two latest threads and the thread's own record
+ * where that is enough, which is almost always (touch_thread()).
+ *
+ * A line's arrays start with one element, not eight: most lines of a
+ * session get a sample or two, and at a million lines spare cells would be
+ * most of the memory.  A line that gets a second cell or thread usually
+ * gets more, and reallocation is a good part of the cost of a sample that
+ * adds one: cells grow 1, 4, 16, then double, threads 1, 4, then double.
  */
 #include "line_table.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +45,28 @@
 #define MAX_LINE_SIZE 256     /* offsets must fit line_cell.offset */
 #define NO_LINE UINT32_MAX
 
-struct cell_slot {
-	uint64_t hash;        /* of the cell's key; cheap rejection, rehashing */
-	uint32_t line;        /* index in lines[], NO_LINE if the slot is empty */
-	uint32_t cell;        /* index in lines[line].cells[] */
+/* Cell index entries per cell allocated: the index stays at most half
+ * full, so probes are short. */
+#define INDEX_PER_CELL 2
+
+/* A line's cells are not grown past this: its index, a power of two, has
+ * to fit 32-bit entries. */
+#define MAX_LINE_CELLS (1U << 30)
+
+/*
+ * One line and what only the table needs about it; line_table_line() and
+ * line_table_find() hand out the address of the public part.
+ */
+struct line_rec {
+	struct line line;
+	uint32_t *index;         /* cell_index(&line), or an empty one */
+	/* The thread that accessed the line last and the one before it that
+	 * is not the same, with their last_time; the second counts once the
+	 * line has two threads.  Valid while the table alone changes the
+	 * line's threads (line_table.h). */
+	uint64_t recent_time[2];
+	uint32_t recent_tid[2];
+	uint32_t index_mask;     /* index_mask(&line) */
 };
 
 struct line_table {
@@ -32,17 +74,14 @@ struct line_table {
 	uint64_t window_ns;
 	uint64_t samples;
 
-	struct line *lines;
+	struct line_rec *lines;
 	size_t n_lines, alloc_lines;
 
 	uint32_t *line_slots;  /* index in lines[] + 1, 0 if empty */
 	size_t line_mask;
-
-	struct cell_slot *cell_slots;
-	size_t cell_mask, n_cells;
 };
 
-/* Both tables are grown before they pass 70% load. */
+/* The line hash is grown before it passes 70% load. */
 static bool over_load(size_t used, size_t mask)
 {
 	return (used + 1) * 10 > (mask + 1) * 7;
@@ -53,22 +92,87 @@ static uint64_t line_hash(uint32_t pid, uint64_t addr)
 	return hash_u64(addr ^ ((uint64_t)pid * 0x9e3779b97f4a7c15ULL));
 }
 
-static uint64_t cell_hash(uint32_t line, uint32_t tid, uint64_t ip,
-			  unsigned offset, unsigned size, unsigned kind)
+/* The ip and the packed small fields are both dense in their low bits:
+ * spreading the small ones over the word first keeps the xor from
+ * colliding systematically, and one mix is enough after that. */
+static uint64_t cell_hash(uint32_t tid, uint64_t ip, unsigned offset,
+			  unsigned size, unsigned kind)
 {
-	uint64_t who = ((uint64_t)line << 32) | tid;
-	uint64_t where = ((uint64_t)offset << 16) | (size << 8) | kind;
+	uint64_t small = ((uint64_t)tid << 32) | (offset << 16) | (size << 8) | kind;
 
-	return hash_u64(hash_u64(who) ^ ip ^ (where * 0x9e3779b97f4a7c15ULL));
+	return hash_u64(ip ^ (small * 0x9e3779b97f4a7c15ULL));
 }
 
-static struct cell_slot *alloc_cell_slots(size_t n)
+/*
+ * A line's cell index: after its alloc_cells cells, in the same block,
+ * INDEX_PER_CELL * alloc_cells entries (a power of two, mask + 1).  An
+ * entry is 0 when empty, else (cell number + 1) in the bits under the mask
+ * and the high half of the key's hash above them.  It stays valid only
+ * while the table alone changes the line's cells (line_table.h).
+ */
+static uint32_t *cell_index(const struct line *l)
 {
-	struct cell_slot *slots = xmalloc(n * sizeof(*slots));
+	return (uint32_t *)(l->cells + l->alloc_cells);
+}
 
-	for (size_t i = 0; i < n; i++)
-		slots[i].line = NO_LINE;
-	return slots;
+static uint32_t index_mask(const struct line *l)
+{
+	return INDEX_PER_CELL * l->alloc_cells - 1;
+}
+
+/* The index of a line without cells: one empty entry, never written (the
+ * first cell grows the line first). */
+static uint32_t no_cells_index[1];
+
+/* Put cell number n, whose key hashes to hash, into an index that does not
+ * hold it and has room. */
+static void index_put(uint32_t *index, uint32_t mask, uint64_t hash, unsigned n)
+{
+	size_t i = hash & mask;
+
+	while (index[i])
+		i = (i + 1) & mask;
+	index[i] = ((uint32_t)(hash >> 32) & ~mask) | (n + 1);
+}
+
+/*
+ * Make room for one more cell on a full line: grow its block (see the top
+ * of the file) and rebuild the index there, from the cells realloc() has
+ * just copied.
+ */
+static void grow_cells(struct line_rec *r)
+{
+	struct line *l = &r->line;
+	unsigned alloc;
+
+	if (l->alloc_cells >= MAX_LINE_CELLS)
+		die("line table: too many cells on one line");
+	alloc = l->alloc_cells == 0 ? 1 :
+		l->alloc_cells < 16 ? l->alloc_cells * 4 : l->alloc_cells * 2;
+	l->cells = xrealloc(l->cells, (size_t)alloc * (sizeof(*l->cells) +
+				INDEX_PER_CELL * sizeof(*r->index)));
+	l->alloc_cells = alloc;
+	r->index = cell_index(l);
+	r->index_mask = index_mask(l);
+	memset(r->index, 0, ((size_t)r->index_mask + 1) * sizeof(*r->index));
+	for (unsigned n = 0; n < l->n_cells; n++) {
+		const struct line_cell *c = &l->cells[n];
+
+		index_put(r->index, r->index_mask,
+			  cell_hash(c->tid, c->ip, c->offset, c->size, c->kind), n);
+	}
+}
+
+static void grow_threads(struct line *l)
+{
+	unsigned alloc;
+
+	if (l->alloc_threads > UINT_MAX / 2)
+		die("line table: too many threads on one line");
+	alloc = l->alloc_threads == 0 ? 1 :
+		l->alloc_threads == 1 ? 4 : l->alloc_threads * 2;
+	l->threads = xrealloc(l->threads, (size_t)alloc * sizeof(*l->threads));
+	l->alloc_threads = alloc;
 }
 
 struct line_table *line_table_new(unsigned line_size, uint64_t window_ns)
@@ -86,8 +190,6 @@ struct line_table *line_table_new(unsigned line_size, uint64_t window_ns)
 	t->window_ns = window_ns;
 	t->line_mask = 63;
 	t->line_slots = xcalloc(t->line_mask + 1, sizeof(*t->line_slots));
-	t->cell_mask = 255;
-	t->cell_slots = alloc_cell_slots(t->cell_mask + 1);
 	return t;
 }
 
@@ -96,12 +198,11 @@ void line_table_free(struct line_table *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->n_lines; i++) {
-		free(t->lines[i].cells);
-		free(t->lines[i].threads);
+		free(t->lines[i].line.cells);      /* and the cell index */
+		free(t->lines[i].line.threads);
 	}
 	free(t->lines);
 	free(t->line_slots);
-	free(t->cell_slots);
 	free(t);
 }
 
@@ -122,7 +223,7 @@ size_t line_table_count(const struct line_table *t)
 
 struct line *line_table_line(struct line_table *t, size_t i)
 {
-	return i < t->n_lines ? &t->lines[i] : NULL;
+	return i < t->n_lines ? &t->lines[i].line : NULL;
 }
 
 /* The slot holding (pid, addr), or the empty slot where it belongs. */
@@ -136,7 +237,7 @@ static uint32_t *line_slot(struct line_table *t, uint32_t pid, uint64_t addr)
 
 		if (!*slot)
 			return slot;
-		l = &t->lines[*slot - 1];
+		l = &t->lines[*slot - 1].line;
 		if (l->addr == addr && l->pid == pid)
 			return slot;
 	}
@@ -148,23 +249,22 @@ static void grow_lines(struct line_table *t)
 	t->line_mask = t->line_mask * 2 + 1;
 	t->line_slots = xcalloc(t->line_mask + 1, sizeof(*t->line_slots));
 	for (size_t i = 0; i < t->n_lines; i++)
-		*line_slot(t, t->lines[i].pid, t->lines[i].addr) = i + 1;
+		*line_slot(t, t->lines[i].line.pid, t->lines[i].line.addr) = i + 1;
 }
 
 struct line *line_table_find(struct line_table *t, uint32_t pid, uint64_t addr)
 {
 	uint32_t *slot = line_slot(t, pid, addr & ~(uint64_t)(t->line_size - 1));
 
-	return *slot ? &t->lines[*slot - 1] : NULL;
+	return *slot ? &t->lines[*slot - 1].line : NULL;
 }
 
-static uint32_t find_or_add_line(struct line_table *t, uint32_t pid, uint64_t addr)
+static struct line_rec *add_line(struct line_table *t, uint32_t pid,
+				 uint64_t addr)
 {
 	uint32_t *slot = line_slot(t, pid, addr);
-	struct line *l;
+	struct line_rec *r;
 
-	if (*slot)
-		return *slot - 1;
 	if (t->n_lines >= NO_LINE)
 		die("line table: too many lines");
 	if (over_load(t->n_lines, t->line_mask)) {
@@ -172,76 +272,73 @@ static uint32_t find_or_add_line(struct line_table *t, uint32_t pid, uint64_t ad
 		slot = line_slot(t, pid, addr);
 	}
 	ALLOC_GROW(t->lines, t->n_lines + 1, t->alloc_lines);
-	l = &t->lines[t->n_lines];
-	memset(l, 0, sizeof(*l));
-	l->pid = pid;
-	l->addr = addr;
+	r = &t->lines[t->n_lines];
+	memset(r, 0, sizeof(*r));
+	r->line.pid = pid;
+	r->line.addr = addr;
+	r->index = no_cells_index;
 	*slot = ++t->n_lines;
-	return t->n_lines - 1;
+	return r;
 }
 
-/* The cell a clipped sample belongs to (the key fields of *key). */
-static struct cell_slot *cell_slot(struct line_table *t, uint32_t line,
-				   const struct line_cell *key, uint64_t hash)
+/* line_slot() for the line of each sample, which is usually in the first
+ * slot it could be in: that case inline, without a second loop. */
+static struct line_rec *find_or_add_line(struct line_table *t, uint32_t pid,
+					 uint64_t addr)
 {
-	size_t i = hash & t->cell_mask;
+	uint32_t slot = t->line_slots[line_hash(pid, addr) & t->line_mask];
+	struct line_rec *r;
 
-	for (;; i = (i + 1) & t->cell_mask) {
-		struct cell_slot *slot = &t->cell_slots[i];
-		const struct line_cell *c;
+	if (slot) {
+		r = &t->lines[slot - 1];
+		if (r->line.addr == addr && r->line.pid == pid)
+			return r;
+	}
+	slot = *line_slot(t, pid, addr);
+	return slot ? &t->lines[slot - 1] : add_line(t, pid, addr);
+}
 
-		if (slot->line == NO_LINE)
-			return slot;
-		if (slot->hash != hash || slot->line != line)
+/* One test, not five: this runs for every sample. */
+static bool same_cell(const struct line_cell *c, const struct access_sample *s,
+		      unsigned offset, unsigned size)
+{
+	return ((c->ip ^ s->ip) | (c->tid ^ s->tid) | (c->offset ^ offset) |
+		(c->size ^ size) | (c->kind ^ s->kind)) == 0;
+}
+
+/* The cell of a clipped sample, new (zero counts, the sample's base
+ * register and offset) if the line has none yet. */
+static struct line_cell *find_or_add_cell(struct line_rec *r,
+					  const struct access_sample *s,
+					  unsigned offset, unsigned size)
+{
+	uint64_t hash = cell_hash(s->tid, s->ip, offset, size, s->kind);
+	uint32_t *index = r->index, mask = r->index_mask;
+	uint32_t tag = (uint32_t)(hash >> 32) & ~mask;
+	struct line *l = &r->line;
+	struct line_cell *c;
+
+	for (size_t i = hash & mask; index[i]; i = (i + 1) & mask) {
+		if ((index[i] & ~mask) != tag)
 			continue;
-		c = &t->lines[line].cells[slot->cell];
-		if (c->tid == key->tid && c->ip == key->ip &&
-		    c->offset == key->offset && c->size == key->size &&
-		    c->kind == key->kind)
-			return slot;
+		c = &l->cells[(index[i] & mask) - 1];
+		if (same_cell(c, s, offset, size))
+			return c;
 	}
-}
-
-static void grow_cells(struct line_table *t)
-{
-	struct cell_slot *old = t->cell_slots;
-	size_t old_n = t->cell_mask + 1;
-
-	t->cell_mask = t->cell_mask * 2 + 1;
-	t->cell_slots = alloc_cell_slots(t->cell_mask + 1);
-	for (size_t i = 0; i < old_n; i++) {
-		size_t j = old[i].hash & t->cell_mask;
-
-		if (old[i].line == NO_LINE)
-			continue;
-		while (t->cell_slots[j].line != NO_LINE)
-			j = (j + 1) & t->cell_mask;
-		t->cell_slots[j] = old[i];
-	}
-	free(old);
-}
-
-static struct line_cell *find_or_add_cell(struct line_table *t, uint32_t line,
-					  const struct line_cell *key)
-{
-	uint64_t hash = cell_hash(line, key->tid, key->ip, key->offset,
-				  key->size, key->kind);
-	struct cell_slot *slot = cell_slot(t, line, key, hash);
-	struct line *l = &t->lines[line];
-
-	if (slot->line != NO_LINE)
-		return &l->cells[slot->cell];
-	if (over_load(t->n_cells, t->cell_mask)) {
-		grow_cells(t);
-		slot = cell_slot(t, line, key, hash);
-	}
-	ALLOC_GROW(l->cells, l->n_cells + 1, l->alloc_cells);
-	l->cells[l->n_cells] = *key;
-	slot->hash = hash;
-	slot->line = line;
-	slot->cell = l->n_cells;
-	t->n_cells++;
-	return &l->cells[l->n_cells++];
+	if (l->n_cells == l->alloc_cells)
+		grow_cells(r);
+	index_put(r->index, r->index_mask, hash, l->n_cells);
+	c = &l->cells[l->n_cells++];
+	*c = (struct line_cell){
+		.tid = s->tid,
+		.offset = offset,
+		.size = size,
+		.kind = s->kind,
+		.base_reg = s->base_reg,
+		.ip = s->ip,
+		.base_off = s->base_off,
+	};
+	return c;
 }
 
 /* Stores retire into the store buffer and are sampled far less often than
@@ -255,51 +352,135 @@ static bool within(uint64_t a, uint64_t b, uint64_t window)
 	return (a > b ? a - b : b - a) <= window;
 }
 
-/*
- * Record that s->tid touched line l and say whether the access is
- * concurrent: another thread accessed the line within the window, and
- * this access writes or one of the two threads wrote the line within
- * WRITER_WINDOWS windows.  The scan over all threads is
- * O(threads of the line), which stays small for all but pathological lines.
- */
-static struct line_thread *touch_thread(struct line *l,
-					const struct access_sample *s,
-					uint64_t window, bool *concurrent)
+/* The thread's record on the line, NULL if it has none yet. */
+static struct line_thread *find_thread(struct line *l, uint32_t tid)
 {
-	bool writes = access_kind_writes(s->kind);
-	uint64_t writer_window = window * WRITER_WINDOWS;
-	struct line_thread *self = NULL;
-	bool other_near = false, other_writer = false, self_writer = writes;
+	for (unsigned i = 0; i < l->n_threads; i++)
+		if (l->threads[i].tid == tid)
+			return &l->threads[i];
+	return NULL;
+}
 
-	*concurrent = false;
+/*
+ * Over the line's threads other than s->tid: did one access the line
+ * within the window of s, and did such a one write it within the writer
+ * horizon?  O(threads of the line).
+ */
+static void scan_others(const struct line *l, const struct access_sample *s,
+			uint64_t window, bool *near_out, bool *writer_out)
+{
+	uint64_t writer_window = window * WRITER_WINDOWS;
+	bool other_near = false, other_writer = false;
+
 	for (unsigned i = 0; i < l->n_threads; i++) {
-		struct line_thread *th = &l->threads[i];
+		const struct line_thread *th = &l->threads[i];
 		bool near;
 
-		if (th->tid == s->tid) {
-			self = th;
-			if (th->has_written && within(th->last_write_time, s->time, writer_window))
-				self_writer = true;
+		if (th->tid == s->tid)
 			continue;
-		}
 		near = within(th->last_time, s->time, window);
 		other_near |= near;
 		if (near && th->has_written &&
 		    within(th->last_write_time, s->time, writer_window))
 			other_writer = true;
 	}
-	*concurrent = other_near && (self_writer || other_writer);
+	*near_out = other_near;
+	*writer_out = other_writer;
+}
+
+/*
+ * Did another thread access the line within the window of s?  From the
+ * two latest threads when s is not older than any thread's last access:
+ * then the other thread that came last is the nearest.  A late sample
+ * scans.
+ */
+static bool other_thread_near(const struct line_rec *r, const struct access_sample *s,
+		       uint64_t window)
+{
+	uint64_t from = s->time > window ? s->time - window : 0;
+	bool other_writer;
+	bool near;
+
+	if (s->time >= r->recent_time[0]) {
+		if (r->recent_tid[0] != s->tid)
+			return r->line.n_threads >= 1 && r->recent_time[0] >= from;
+		return r->line.n_threads >= 2 && r->recent_time[1] >= from;
+	}
+	scan_others(&r->line, s, window, &near, &other_writer);
+	return near;
+}
+
+/* Thread tid's last access moved forward to time (last_times only grow):
+ * keep the two latest threads. */
+static void note_recent(struct line_rec *r, uint32_t tid, uint64_t time)
+{
+	unsigned known = r->line.n_threads;   /* tid counted */
+
+	if (known == 1 || tid == r->recent_tid[0]) {
+		r->recent_tid[0] = tid;
+		r->recent_time[0] = time;
+		return;
+	}
+	if (known > 2 && tid != r->recent_tid[1] && time <= r->recent_time[1])
+		return;        /* a third thread that stays behind both */
+	r->recent_tid[1] = tid;
+	r->recent_time[1] = time;
+	if (time > r->recent_time[0]) {
+		r->recent_tid[1] = r->recent_tid[0];
+		r->recent_time[1] = r->recent_time[0];
+		r->recent_tid[0] = tid;
+		r->recent_time[0] = time;
+	}
+}
+
+/*
+ * Record that s->tid touched the line and say whether the access is
+ * concurrent: another thread accessed the line within the window, and
+ * this access writes or one of the two threads wrote the line within
+ * WRITER_WINDOWS windows.
+ *
+ * Every sample pays for this, and a scan over the line's threads costs
+ * more than the rest of an add: so it is decided from the two latest
+ * threads and the thread's own record where that is enough (no other
+ * thread near, or this one a writer), and the other threads are scanned
+ * for a writer only when a non-writer has company.
+ */
+static struct line_thread *touch_thread(struct line_rec *r,
+					const struct access_sample *s,
+					uint64_t window, bool *concurrent)
+{
+	struct line *l = &r->line;
+	bool writes = access_kind_writes(s->kind);
+	struct line_thread *self = find_thread(l, s->tid);
+	bool self_writer = writes;
+	bool near, other_writer;
+
+	if (self && self->has_written &&
+	    within(self->last_write_time, s->time, window * WRITER_WINDOWS))
+		self_writer = true;
+	*concurrent = false;
+	if (other_thread_near(r, s, window)) {
+		if (self_writer) {
+			*concurrent = true;
+		} else {
+			scan_others(l, s, window, &near, &other_writer);
+			*concurrent = other_writer;
+		}
+	}
 	if (!self) {
-		ALLOC_GROW(l->threads, l->n_threads + 1, l->alloc_threads);
+		if (l->n_threads == l->alloc_threads)
+			grow_threads(l);
 		self = &l->threads[l->n_threads++];
 		memset(self, 0, sizeof(*self));
 		self->tid = s->tid;
 		self->last_time = s->time;
 		self->last_writes = writes;
+		note_recent(r, s->tid, s->time);
 	} else if (s->time >= self->last_time) {
 		/* a late sample says nothing about the latest access */
 		self->last_time = s->time;
 		self->last_writes = writes;
+		note_recent(r, s->tid, s->time);
 	}
 	/* A thread that writes and then reads must not hide its write from
 	 * the readers that come after: remember the last write separately. */
@@ -345,17 +526,10 @@ void line_table_add(struct line_table *t, const struct access_sample *s)
 	uint64_t addr = s->addr & ~(uint64_t)(t->line_size - 1);
 	unsigned offset = s->addr - addr;
 	unsigned size = s->size ? s->size : 1;
-	struct line_cell key = {
-		.tid = s->tid,
-		.ip = s->ip,
-		.kind = s->kind,
-		.base_reg = s->base_reg,
-		.base_off = s->base_off,
-	};
 	struct line_thread *th;
 	struct line_cell *c;
+	struct line_rec *r;
 	struct line *l;
-	uint32_t line;
 	bool concurrent;
 
 	/* A kind we do not know would be taken for a write; drop it. */
@@ -363,13 +537,11 @@ void line_table_add(struct line_table *t, const struct access_sample *s)
 		return;
 	if (size > t->line_size - offset)
 		size = t->line_size - offset;
-	key.offset = offset;
-	key.size = size;
 
-	line = find_or_add_line(t, s->pid, addr);
-	c = find_or_add_cell(t, line, &key);
-	l = &t->lines[line];
-	th = touch_thread(l, s, t->window_ns, &concurrent);
+	r = find_or_add_line(t, s->pid, addr);
+	l = &r->line;
+	c = find_or_add_cell(r, s, offset, size);
+	th = touch_thread(r, s, t->window_ns, &concurrent);
 
 	t->samples++;
 	l->count++;
@@ -377,7 +549,8 @@ void line_table_add(struct line_table *t, const struct access_sample *s)
 	c->count++;
 	c->weight += s->weight;
 	c->weighted += s->weight != 0;
-	count_coherence(c, s->data_src);
+	if (s->data_src)     /* 0 decodes to nothing (data_src.h): skip the call */
+		count_coherence(c, s->data_src);
 	if (s->chain_id)
 		count_chain(c, s->chain_id);
 	if (concurrent) {

@@ -24,6 +24,11 @@
  * counted one and inherits its count, plus one.  So a chain with more
  * than 1/LINE_CELL_CHAINS of the cell's chained samples is always kept,
  * and a count may overstate by what the slot held before.
+ *
+ * A line's cells and threads are each one heap block that free() releases
+ * (the cells' block also holds the table's index of them).  A caller may
+ * replace them, as merging watched evidence does, only when nothing more
+ * will be added to the table: the table keeps private data about both.
  */
 #ifndef CONTEND_LINE_TABLE_H
 #define CONTEND_LINE_TABLE_H

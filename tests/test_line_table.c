@@ -1,3 +1,4 @@
+#include "detector/data_src.h"
 #include "detector/line_table.h"
 #include "tap.h"
 #include "util.h"
@@ -356,6 +357,236 @@ out:
 	line_table_free(t);
 }
 
+/*
+ * The table as line_table.h states it, with plain linear searches and the
+ * concurrency test over all of a line's threads: the real one finds cells
+ * through an index and decides most samples from the line's two latest
+ * threads, and must agree with this field for field, in the same order.
+ */
+#define REF_LINES 64
+#define REF_CELLS 4096
+#define REF_THREADS 16
+
+struct ref {
+	struct line lines[REF_LINES];
+	unsigned n_lines;
+	uint64_t samples;
+};
+
+static bool ref_within(uint64_t a, uint64_t b, uint64_t window)
+{
+	return (a > b ? a - b : b - a) <= window;
+}
+
+static void ref_add(struct ref *m, uint64_t window, const struct access_sample *s)
+{
+	uint64_t addr = s->addr & ~63ULL, writer_window = window * 50;
+	unsigned offset = s->addr - addr, size = s->size ? s->size : 1;
+	bool writes = access_kind_writes(s->kind), concurrent;
+	bool other_near = false, other_writer = false, self_writer = writes;
+	struct line_thread *self = NULL;
+	struct line_cell *c = NULL;
+	struct line *l = NULL;
+
+	if (s->kind > ACCESS_ATOMIC)
+		return;
+	if (size > 64 - offset)
+		size = 64 - offset;
+	for (unsigned i = 0; i < m->n_lines && !l; i++)
+		if (m->lines[i].pid == s->pid && m->lines[i].addr == addr)
+			l = &m->lines[i];
+	if (!l) {
+		l = &m->lines[m->n_lines++];
+		l->pid = s->pid;
+		l->addr = addr;
+		l->cells = xcalloc(REF_CELLS, sizeof(*l->cells));
+		l->threads = xcalloc(REF_THREADS, sizeof(*l->threads));
+	}
+	for (unsigned i = 0; i < l->n_cells && !c; i++)
+		if (l->cells[i].tid == s->tid && l->cells[i].ip == s->ip &&
+		    l->cells[i].offset == offset && l->cells[i].size == size &&
+		    l->cells[i].kind == s->kind)
+			c = &l->cells[i];
+	if (!c) {
+		c = &l->cells[l->n_cells++];
+		c->tid = s->tid;
+		c->ip = s->ip;
+		c->offset = offset;
+		c->size = size;
+		c->kind = s->kind;
+		c->base_reg = s->base_reg;
+		c->base_off = s->base_off;
+	}
+	for (unsigned i = 0; i < l->n_threads; i++) {
+		struct line_thread *th = &l->threads[i];
+		bool near;
+
+		if (th->tid == s->tid) {
+			self = th;
+			if (th->has_written &&
+			    ref_within(th->last_write_time, s->time, writer_window))
+				self_writer = true;
+			continue;
+		}
+		near = ref_within(th->last_time, s->time, window);
+		other_near |= near;
+		if (near && th->has_written &&
+		    ref_within(th->last_write_time, s->time, writer_window))
+			other_writer = true;
+	}
+	concurrent = other_near && (self_writer || other_writer);
+	if (!self) {
+		self = &l->threads[l->n_threads++];
+		self->tid = s->tid;
+		self->last_time = s->time;
+		self->last_writes = writes;
+	} else if (s->time >= self->last_time) {
+		self->last_time = s->time;
+		self->last_writes = writes;
+	}
+	if (writes && (!self->has_written || s->time >= self->last_write_time)) {
+		self->last_write_time = s->time;
+		self->has_written = 1;
+	}
+
+	m->samples++;
+	l->count++;
+	self->count++;
+	c->count++;
+	c->weight += s->weight;
+	c->weighted += s->weight != 0;
+	switch (data_src_coherence(s->data_src)) {
+	case COHERENCE_HITM_LOCAL: c->hitm_local++; break;
+	case COHERENCE_HITM_REMOTE: c->hitm_remote++; break;
+	case COHERENCE_PEER: c->peer++; break;
+	case COHERENCE_NONE: break;
+	}
+	if (s->chain_id) {
+		struct line_chain *min = &c->chains[0], *hit = NULL;
+
+		for (unsigned i = 0; i < LINE_CELL_CHAINS && !hit; i++) {
+			if (c->chains[i].id == s->chain_id)
+				hit = &c->chains[i];
+			else if (c->chains[i].count < min->count)
+				min = &c->chains[i];
+		}
+		if (!hit) {
+			hit = min;
+			hit->id = s->chain_id;
+		}
+		hit->count++;
+	}
+	if (concurrent) {
+		l->concurrent++;
+		self->concurrent++;
+		c->concurrent++;
+	}
+}
+
+static bool same_cell(const struct line_cell *a, const struct line_cell *b)
+{
+	if (a->tid != b->tid || a->offset != b->offset || a->size != b->size ||
+	    a->kind != b->kind || a->base_reg != b->base_reg || a->ip != b->ip ||
+	    a->base_off != b->base_off || a->count != b->count ||
+	    a->concurrent != b->concurrent || a->weight != b->weight ||
+	    a->weighted != b->weighted || a->hitm_local != b->hitm_local ||
+	    a->hitm_remote != b->hitm_remote || a->peer != b->peer)
+		return false;
+	for (unsigned i = 0; i < LINE_CELL_CHAINS; i++)
+		if (a->chains[i].id != b->chains[i].id ||
+		    a->chains[i].count != b->chains[i].count)
+			return false;
+	return true;
+}
+
+static bool same_thread(const struct line_thread *a, const struct line_thread *b)
+{
+	return a->tid == b->tid && a->last_time == b->last_time &&
+	       a->last_writes == b->last_writes && a->has_written == b->has_written &&
+	       a->last_write_time == b->last_write_time && a->count == b->count &&
+	       a->concurrent == b->concurrent;
+}
+
+/* The first difference between the table and the model, NULL if none. */
+static const char *differ(struct line_table *t, const struct ref *m)
+{
+	if (line_table_samples(t) != m->samples)
+		return "samples";
+	if (line_table_count(t) != m->n_lines)
+		return "line count";
+	for (unsigned i = 0; i < m->n_lines; i++) {
+		const struct line *r = &m->lines[i], *l = line_table_line(t, i);
+
+		if (l->pid != r->pid || l->addr != r->addr)
+			return "line order";
+		if (l->count != r->count || l->concurrent != r->concurrent)
+			return "line counts";
+		if (l->n_cells != r->n_cells || l->n_threads != r->n_threads)
+			return "cells or threads per line";
+		for (unsigned k = 0; k < r->n_cells; k++)
+			if (!same_cell(&l->cells[k], &r->cells[k]))
+				return "cell";
+		for (unsigned k = 0; k < r->n_threads; k++)
+			if (!same_thread(&l->threads[k], &r->threads[k]))
+				return "thread";
+	}
+	return NULL;
+}
+
+/*
+ * Random streams against the model: two processes, lines side by side,
+ * up to seven threads and many cells per line, accesses that straddle,
+ * kinds the table drops, chains, data sources, and times that mostly go
+ * forward with some late samples among them; the window is short enough
+ * that threads come and go.
+ */
+static void test_model(void)
+{
+	static const unsigned sizes[] = { 0, 1, 2, 4, 8, 16 };
+	uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+	for (unsigned seed = 0; seed < 8; seed++) {
+		struct line_table *t = line_table_new(64, 3 * MS);
+		struct ref *m = xcalloc(1, sizeof(*m));
+		unsigned threads = 2 + seed % 6;
+		uint64_t now = 0;
+		const char *diff;
+
+		for (unsigned i = 0; i < 20000; i++) {
+			struct access_sample s = { .base_reg = -1 };
+			uint64_t x;
+
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			x = rng;
+			now += (x & 0xfff) * 500;      /* up to 2 ms on */
+			s.time = x % 10 ? now : now - (x >> 20) % (20 * MS);
+			s.pid = 1 + (x >> 12) % 2;
+			s.tid = 100 + (x >> 14) % threads;
+			s.addr = 0x10000 + 64 * ((x >> 17) % 12) + (x >> 21) % 64;
+			s.size = sizes[(x >> 27) % ARRAY_SIZE(sizes)];
+			s.kind = (x >> 30) % 9 ? (x >> 34) % 4 : 4;
+			s.ip = 0x401000 + 4 * ((x >> 36) % 5);
+			s.weight = (x >> 40) % 3 ? 0 : (x >> 42) % 500;
+			s.data_src = (x >> 51) % 4 ? 0 : x;
+			s.chain_id = (x >> 53) % 7;
+			s.base_reg = (x >> 56) % 3 - 1;
+			s.base_off = (int64_t)(x >> 58) - 8;
+			line_table_add(t, &s);
+			ref_add(m, 3 * MS, &s);
+		}
+		diff = differ(t, m);
+		CHECK(!diff, "seed %u: %s differs from the model", seed, diff);
+		for (unsigned i = 0; i < m->n_lines; i++) {
+			free(m->lines[i].cells);
+			free(m->lines[i].threads);
+		}
+		free(m);
+		line_table_free(t);
+	}
+}
+
 int main(void)
 {
 	test_bad_line_size();
@@ -370,5 +601,6 @@ int main(void)
 	test_bounded();
 	test_many();
 	test_chains();
+	test_model();
 	return test_done();
 }
