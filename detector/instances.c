@@ -125,20 +125,63 @@ static void add_thread(struct line *m, const struct line_thread *t)
 	m->threads[m->n_threads++] = *t;
 }
 
+/* ref's cell for c's thread, offset and kind. */
+static const struct line_cell *matching_cell(const struct line *ref, const struct line_cell *c)
+{
+	const struct line_cell *best = NULL;
+
+	for (unsigned i = 0; i < ref->n_cells; i++) {
+		const struct line_cell *h = &ref->cells[i];
+
+		if (h->tid == c->tid && h->offset == c->offset && h->size == c->size &&
+		    h->kind == c->kind && (!best || h->count > best->count))
+			best = h;
+	}
+	return best;
+}
+
+static void add_thread_concurrent(struct line *m, uint32_t tid, uint64_t n)
+{
+	for (unsigned i = 0; i < m->n_threads; i++)
+		if (m->threads[i].tid == tid)
+			m->threads[i].concurrent += n;
+}
+
 struct line *instance_line(const struct instance_group *g)
 {
 	struct line *m = xcalloc(1, sizeof(*m));
+	const struct line *ref = g->lines[0];
 
 	m->pid = g->lines[0]->pid;
 	m->addr = g->lines[0]->addr;
+	for (unsigned i = 1; i < g->n; i++)
+		if (g->lines[i]->concurrent > ref->concurrent)
+			ref = g->lines[i];
 	for (unsigned i = 0; i < g->n; i++) {
 		const struct line *l = g->lines[i];
+
 		m->count += l->count;
 		m->concurrent += l->concurrent;
-		for (unsigned c = 0; c < l->n_cells; c++)
-			add_cell(m, &l->cells[c]);
 		for (unsigned t = 0; t < l->n_threads; t++)
 			add_thread(m, &l->threads[t]);
+		for (unsigned c = 0; c < l->n_cells; c++) {
+			struct line_cell cell = l->cells[c];
+			const struct line_cell *h = l != ref ? matching_cell(ref, &cell) : NULL;
+
+			if (h && h->count) {
+				uint64_t want = (uint64_t)((double)cell.count * (double)h->concurrent /
+							   (double)h->count + 0.5);
+
+				if (want > cell.count)
+					want = cell.count;
+				if (want > cell.concurrent) {
+					m->concurrent += want - cell.concurrent;
+					add_thread_concurrent(m, cell.tid, want - cell.concurrent);
+					cell.concurrent = want;
+				}
+			}
+			add_cell(m, &cell);
+		}
 	}
 	return m;
 }

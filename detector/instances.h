@@ -12,6 +12,14 @@
  * The thread set is part of the key on purpose: per-thread objects (one
  * instance per thread) must never be pooled, or threads writing the same
  * offset of *different* instances would look like true sharing.
+ *
+ * Concurrency is pooled by the best-evidenced instance.  A sample is
+ * concurrent when another thread's sample fell on the same line within
+ * the window, so the more instances share the threads' time, the less
+ * concurrent each looks; the instance with the most concurrent samples
+ * (the one watch confirmation counted exactly, when it did) shows how the
+ * structure is used.  A cell of another instance counts as at least as
+ * concurrent as that instance's cell of the same thread, offset and kind.
  */
 #ifndef CONTEND_INSTANCES_H
 #define CONTEND_INSTANCES_H
