@@ -10,17 +10,18 @@ contend="$b/contend"
 tc="$b/testcases"
 freq=$("$contend" run --help | sed -n 's/.*default \([0-9]*\)).*/\1/p' | head -1)
 
-# Every testcase and variant, each sized to run about a second natively:
-# long enough that contend's start and report are a small part of it,
-# short enough that make bench fits in its ten minutes.
+# Every testcase and variant, each sized to run one to two seconds
+# natively: confirmation watches for about 35 ms early in a run, which
+# would be 4-5% of a shorter one; longer ones would not fit make bench in
+# its ten minutes.
 cases=(
-	"false_sharing_counters --padded"
+	"false_sharing_counters --padded --iters 2500000000"
 	"false_sharing_counters --iters 300000000"
-	"heap_per_thread_stats --padded --iters 200000000"
+	"heap_per_thread_stats --padded --iters 800000000"
 	"heap_per_thread_stats --iters 200000000"
-	"no_sharing --iters 300000000"
-	"phased --phases 5"
-	"thread_churn --seconds 1"
+	"no_sharing --iters 600000000"
+	"phased --phases 6"
+	"thread_churn --seconds 1.5"
 	"true_sharing_counter --iters 30000000"
 	"klass_secondary_supers --seconds 1"
 )

@@ -21,8 +21,8 @@ start=$(date +%s)
 	"$top_builddir/bench/analysis" 100
 	echo; echo "## Predicted vs measured gain (bench/gain.sh)"; echo
 	"$here/gain.sh" 3
-	echo; echo "## Klass variants (bench/klass.sh)"; echo
-	"$here/klass.sh"
+	echo; echo "## Klass variants (bench/klass.sh, median of 3)"; echo
+	RUNS=3 "$here/klass.sh"
 	echo; echo "## Accuracy (bench/accuracy.sh, 20 runs)"; echo
 	"$here/accuracy.sh" 20
 	echo
