@@ -547,17 +547,15 @@ static void fill_range(struct build *b, const struct line *l, const struct cell_
 }
 
 /* Returns the index of the range with the most samples. */
+/* range[i]: cell i's range (range_of). */
 static unsigned build_ranges(struct build *b, const struct line *l,
-			     const struct line_verdict *v, const struct cell_attr *attrs,
+			     const struct line_verdict *v, const unsigned *range,
+			     const struct cell_attr *attrs,
 			     const struct data_attribution *inst, struct report_line *rl)
 {
 	bool *in_range = xcalloc(l->n_cells, sizeof(*in_range));
-	unsigned *range = xcalloc(l->n_cells, sizeof(*range));
 	uint64_t hottest_n = 0;
 	unsigned hottest = 0;
-
-	for (unsigned i = 0; i < l->n_cells; i++)
-		range[i] = range_of(v, &l->cells[i]);
 
 	rl->ranges = xcalloc(v->n_ranges, sizeof(*rl->ranges));
 	rl->n_ranges = v->n_ranges;
@@ -579,7 +577,6 @@ static unsigned build_ranges(struct build *b, const struct line *l,
 		}
 	}
 	free(in_range);
-	free(range);
 	return hottest;
 }
 
@@ -1051,17 +1048,14 @@ static bool function_bounds(void *sym, uint32_t pid, uint64_t ip,
 }
 
 static void predict_gain(struct build *b, const struct line *l,
-			 const struct line_verdict *v, struct report_line *rl)
+			 const struct line_verdict *v, const unsigned *range,
+			 struct report_line *rl)
 {
-	unsigned *range = xcalloc(l->n_cells, sizeof(*range));
 	double *saved = xcalloc(v->n_ranges + 1, sizeof(*saved));
 
-	for (unsigned i = 0; i < l->n_cells; i++)
-		range[i] = range_of(v, &l->cells[i]);
 	gain_saved(l, range, v->n_ranges, b->queue, saved);
 	gain_predict(rl, saved, b->total);
 	free(saved);
-	free(range);
 }
 
 static void build_line(struct build *b, const struct candidate *cand,
@@ -1070,6 +1064,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 	const struct line *l = cand->line;
 	const struct line_verdict *v = &cand->v;
 	struct cell_attr *attrs = xcalloc(l->n_cells, sizeof(*attrs));
+	unsigned *range = xcalloc(l->n_cells, sizeof(*range));
 	const struct data_attribution *obj, *inst = NULL;
 	bool heap;
 
@@ -1093,7 +1088,9 @@ static void build_line(struct build *b, const struct candidate *cand,
 		rl->object_start = obj->object_start;
 		inst = build_members(l, attrs, obj, rl);
 	}
-	build_ranges(b, l, v, attrs, inst, rl);
+	for (unsigned i = 0; i < l->n_cells; i++)
+		range[i] = range_of(v, &l->cells[i]);
+	build_ranges(b, l, v, range, attrs, inst, rl);
 	build_pairs(b, l, rl);
 	/* name the line by its first touched byte: "counters", not the
 	 * hottest element's "counters+8" (ranges are sorted by offset) */
@@ -1101,7 +1098,8 @@ static void build_line(struct build *b, const struct candidate *cand,
 				 (rl->n_ranges ? rl->ranges[0].offset : 0), &heap);
 	free(attrs);
 	advice_for_line(rl, heap);
-	predict_gain(b, l, v, rl);
+	predict_gain(b, l, v, range, rl);
+	free(range);
 }
 
 /* ------------------------------------------------------------------ */
