@@ -4,18 +4,6 @@
 
 #include "util.h"
 
-double gain_amdahl(double share, double residual)
-{
-	double rest;
-
-	if (share <= 0)
-		return 1;
-	if (share > 1)
-		share = 1;
-	rest = 1 - share * (1 - residual);
-	return rest > 0 ? 1 / rest : 1;
-}
-
 /* ------------------------------------------------------------------ */
 /* queued stores */
 
@@ -198,7 +186,8 @@ static double speedup(double saved, uint64_t total)
 
 	if (saved <= 0 || !total)
 		return 1;
-	/* never more than the samples say: 1 / the smallest residual */
+	/* bounded where the saved samples are (nearly) all of them: at
+	 * most 4 / GAIN_RESIDUAL_LOAD, not infinity */
 	if (rest < (double)total * GAIN_RESIDUAL_LOAD / 4)
 		rest = (double)total * GAIN_RESIDUAL_LOAD / 4;
 	return (double)total / rest;

@@ -62,6 +62,4 @@ void gain_saved(const struct line *l, const unsigned *range_of_cell,
 /* Sets l->predicted_gain and predicted_gain_all from saved (per range). */
 void gain_predict(struct report_line *l, const double *saved, uint64_t total_samples);
 
-double gain_amdahl(double share, double residual);
-
 #endif

@@ -546,8 +546,8 @@ static void fill_range(struct build *b, const struct line *l, const struct cell_
 		rr->member = member_from_layout(inst, l->addr + rr->offset, rr->size);
 }
 
-/* Returns the index of the range with the most samples. */
-/* range[i]: cell i's range (range_of). */
+/* range[i]: cell i's range (range_of).  Returns the index of the range
+ * with the most samples. */
 static unsigned build_ranges(struct build *b, const struct line *l,
 			     const struct line_verdict *v, const unsigned *range,
 			     const struct cell_attr *attrs,
