@@ -239,7 +239,7 @@ static int on_report(void *ctx, const struct report *r, const struct options *op
 	struct recorder *rec = ctx;
 	struct report_header summary = {
 		.command = r->command, .backend = r->backend, .backend_note = r->backend_note,
-		.duration = r->duration, .target_status = r->target_status,
+		.duration = r->duration, .target = r->target, .target_status = r->target_status,
 		.samples = r->samples, .decoded = r->decoded,
 		.dropped = r->dropped, .n_dropped = r->n_dropped,
 		.mem_info = r->mem_info,

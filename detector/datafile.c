@@ -36,6 +36,8 @@ enum {
 	CHAIN_FIXED_SIZE = 8,
 	SUMMARY_FIXED_SIZE = 36,
 	SUMMARY_MEM_INFO = 1,           /* summary flag: hardware data sources */
+	SUMMARY_ATTACHED = 2,           /* attached to a process, not launched */
+	SUMMARY_EXITED = 4,             /* ... which exited while sampled */
 	DROPPED_MAX = 64,
 	COMMAND_MAX = 65535,
 	TEXT_MAX = 1024,                /* backend, note, drop reasons */
@@ -282,6 +284,17 @@ uint64_t datafile_writer_samples(const struct datafile_writer *w)
 	return w->samples;
 }
 
+static uint32_t summary_flags(const struct report_header *s)
+{
+	uint32_t flags = s->mem_info ? SUMMARY_MEM_INFO : 0;
+
+	if (s->target != TARGET_LAUNCHED)
+		flags |= SUMMARY_ATTACHED;
+	if (s->target == TARGET_ATTACHED_EXITED)
+		flags |= SUMMARY_EXITED;
+	return flags;
+}
+
 int datafile_writer_finish(struct datafile_writer *w, const struct report_header *s)
 {
 	struct bytes *b = &w->rec;
@@ -294,7 +307,7 @@ int datafile_writer_finish(struct datafile_writer *w, const struct report_header
 	put_u32(b, n_dropped);
 	put_u64(b, s->samples);
 	put_u64(b, s->decoded);
-	put_u32(b, s->mem_info ? SUMMARY_MEM_INFO : 0);
+	put_u32(b, summary_flags(s));
 	put_str(b, s->command, COMMAND_MAX);
 	put_str(b, s->backend, TEXT_MAX);
 	put_str(b, s->backend_note, TEXT_MAX);
@@ -588,9 +601,13 @@ static int parse_summary(struct datafile_reader *r, struct cursor *c, struct str
 	flags = get_u32(c);
 	if (c->over)
 		return fail(err, "size %zu, less than its %d fixed bytes", c->len, SUMMARY_FIXED_SIZE);
-	if (flags & ~(uint32_t)SUMMARY_MEM_INFO)
+	if (flags & ~(uint32_t)(SUMMARY_MEM_INFO | SUMMARY_ATTACHED | SUMMARY_EXITED))
 		return fail(err, "unknown flags 0x%x", flags);
+	if ((flags & SUMMARY_EXITED) && !(flags & SUMMARY_ATTACHED))
+		return fail(err, "flags 0x%x: exited without attached", flags);
 	s->mem_info = flags & SUMMARY_MEM_INFO;
+	s->target = !(flags & SUMMARY_ATTACHED) ? TARGET_LAUNCHED :
+		    (flags & SUMMARY_EXITED) ? TARGET_ATTACHED_EXITED : TARGET_ATTACHED_RUNNING;
 	if (!isfinite(s->duration) || s->duration < 0)
 		return fail(err, "duration %g s", s->duration);
 	if (s->decoded > s->samples)

@@ -337,7 +337,7 @@ static void session_init(struct session *s, const struct options *opt,
 
 /* Header, report, output; returns 0 or 2 (cannot write the report). */
 static int finish_session(struct session *s, const char *command, double duration,
-			  int target_status)
+			  enum target_state target, int target_status)
 {
 	struct report_header hdr = { 0 };
 	struct report_count *dropped = NULL;
@@ -362,6 +362,7 @@ static int finish_session(struct session *s, const char *command, double duratio
 	hdr.duration = duration;
 	hdr.dropped = dropped;
 	hdr.n_dropped = n_dropped;
+	hdr.target = target;
 	hdr.target_status = target_status;
 	hdr.chains = s->chains;
 	if (s->lost)
@@ -441,8 +442,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	event_set_close(es);
 
 	command = join_command(opt->argv);
-	ret = finish_session(&s, command, t1 - t0, WIFSIGNALED(status) ? -WTERMSIG(status)
-								       : WEXITSTATUS(status));
+	ret = finish_session(&s, command, t1 - t0, TARGET_LAUNCHED,
+			     WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status));
 	if (WIFSIGNALED(status)) {
 		error("target was killed by signal %d (%s); the report covers its %.2f s",
 		      WTERMSIG(status), strsignal(WTERMSIG(status)), t1 - t0);
@@ -648,7 +649,8 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 		fprintf(stderr, "contend: process %d exited after %.2f s; reporting what was seen\n",
 			(int)opt->pid, t1 - t0);
 
-	ret = finish_session(&s, command, t1 - t0, 0);
+	ret = finish_session(&s, command, t1 - t0,
+			     exited ? TARGET_ATTACHED_EXITED : TARGET_ATTACHED_RUNNING, 0);
 	free(command);
 	session_release(&s);
 	debug_fds("after detach");

@@ -160,11 +160,15 @@ static void print_facts(const struct report *r, FILE *out)
 		fputs("<tr><th>command</th><td><code>", out);
 		esc(out, r->command);
 		fputs("</code> <span class=\"dim\">", out);
-		if (r->target_status >= 0)
-			fprintf(out, "exit %d", r->target_status);
+		if (r->target == TARGET_ATTACHED_RUNNING)
+			fprintf(out, "attached %.2f s, still running", r->duration);
+		else if (r->target == TARGET_ATTACHED_EXITED)
+			fprintf(out, "attached, exited after %.2f s", r->duration);
+		else if (r->target_status >= 0)
+			fprintf(out, "exit %d, %.2f s", r->target_status, r->duration);
 		else
-			fprintf(out, "killed by signal %d", -r->target_status);
-		fprintf(out, ", %.2f s</span></td></tr>\n", r->duration);
+			fprintf(out, "killed by signal %d, %.2f s", -r->target_status, r->duration);
+		fputs("</span></td></tr>\n", out);
 	}
 	fputs("<tr><th>backend</th><td>", out);
 	escf(out, "%s, %u Hz per thread", r->backend ? r->backend : "unknown", r->freq);

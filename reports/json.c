@@ -511,7 +511,12 @@ void report_print_json(const struct report *r, FILE *out)
 	json_u64(&j, "freq", r->freq);
 	json_double(&j, "duration_s", r->duration);
 	json_u64(&j, "line_size", r->line_size);
-	json_i64(&j, "target_status", r->target_status);
+	if (r->target == TARGET_LAUNCHED) {
+		json_i64(&j, "target_status", r->target_status);
+	} else {        /* an attached process's exit status is its parent's */
+		json_bool(&j, "attached", true);
+		json_bool(&j, "target_running", r->target == TARGET_ATTACHED_RUNNING);
+	}
 	json_u64(&j, "samples", r->samples);
 	json_u64(&j, "decoded", r->decoded);
 	counts_json(&j, "dropped", r->dropped, r->n_dropped);

@@ -165,6 +165,15 @@ struct report_line {
 	unsigned n_words;
 };
 
+/* How the session saw its target: launched by contend (its exit status is
+ * known) or attached to (contend detaches; it may have exited meanwhile,
+ * with a status only its parent can know). */
+enum target_state {
+	TARGET_LAUNCHED = 0,
+	TARGET_ATTACHED_RUNNING,     /* left running at detach */
+	TARGET_ATTACHED_EXITED,      /* exited while sampled */
+};
+
 struct report {
 	char *command;
 	char *backend;               /* "soft" */
@@ -173,6 +182,7 @@ struct report {
 	unsigned freq;
 	double duration;             /* seconds */
 	unsigned line_size;
+	enum target_state target;
 	int target_status;           /* exit status, or -signal, of a launched target */
 	uint64_t samples;            /* all samples taken */
 	uint64_t decoded;            /* access samples that reached the line table */
@@ -195,7 +205,8 @@ struct report_header {               /* filled by the session */
 	bool mem_info;               /* hardware data sources: print HITM, latency */
 	unsigned freq;
 	double duration;
-	int target_status;
+	enum target_state target;
+	int target_status;           /* TARGET_LAUNCHED only */
 	uint64_t samples, decoded;
 	const struct report_count *dropped;
 	unsigned n_dropped;

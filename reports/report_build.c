@@ -180,6 +180,7 @@ static void copy_header(struct report *r, const struct report_header *hdr)
 	r->mem_info = hdr->mem_info;
 	r->freq = hdr->freq;
 	r->duration = hdr->duration;
+	r->target = hdr->target;
 	r->target_status = hdr->target_status;
 	r->samples = hdr->samples;
 	r->decoded = hdr->decoded;

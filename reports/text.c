@@ -117,6 +117,22 @@ static void wrap_words(struct wrap *w, const char *text)
 /* ------------------------------------------------------------------ */
 /* header */
 
+/* "   (exit 0, 1.51 s)", or for an attached process whether it lives on. */
+static char *target_status_text(const struct report *r)
+{
+	switch (r->target) {
+	case TARGET_ATTACHED_RUNNING:
+		return xasprintf("   (attached %.2f s, still running)", r->duration);
+	case TARGET_ATTACHED_EXITED:
+		return xasprintf("   (attached, exited after %.2f s)", r->duration);
+	case TARGET_LAUNCHED:
+		break;
+	}
+	return r->target_status >= 0 ?
+		xasprintf("   (exit %d, %.2f s)", r->target_status, r->duration) :
+		xasprintf("   (signal %d, %.2f s)", -r->target_status, r->duration);
+}
+
 static void print_measured(const struct report *r, FILE *out)
 {
 	fprintf(out, "# contend report: %s backend", r->backend ? r->backend : "unknown");
@@ -131,9 +147,7 @@ static void print_measured(const struct report *r, FILE *out)
 		fputc('\n', out);
 	}
 	if (r->command) {
-		char *status = r->target_status >= 0 ?
-			xasprintf("   (exit %d, %.2f s)", r->target_status, r->duration) :
-			xasprintf("   (signal %d, %.2f s)", -r->target_status, r->duration);
+		char *status = target_status_text(r);
 		int col = fprintf(out, "# command: ");
 
 		put_clipped(out, r->command, TEXT_WIDTH - col - (int)strlen(status));

@@ -103,6 +103,15 @@ same_as_run() {
 		stop_target
 		return 2
 	fi
+	# an attached process has no exit status to report: it ran on
+	if ! python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))
+sys.exit(0 if r.get("attached") is True and r.get("target_running") is True
+         and "target_status" not in r else 1)' "$tmp/a.json"; then
+		fail "same as run: not reported as attached and still running:"
+		grep -E '"(attached|target_running|target_status)"' "$tmp/a.json"
+		stop_target
+		return 1
+	fi
 	target_finishes "same as run" || return 1
 	grep -q "^counters: " "$tmp/target.out" || { fail "same as run: no result line"; return 1; }
 	echo "ok attach reports what run reports; the target finished correctly"

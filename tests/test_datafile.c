@@ -120,6 +120,7 @@ static const struct report_header summary1 = {
 	.backend_note = "cpu-clock samples + instruction decoding",
 	.freq = 999,            /* ignored: the file header has the rate */
 	.duration = 1.875,
+	.target = TARGET_ATTACHED_EXITED,
 	.target_status = -9,
 	.samples = 3850, .decoded = 3600,
 	.dropped = drops, .n_dropped = 2,
@@ -259,6 +260,7 @@ static void test_round_trip(void)
 		CHECK_EQ_U64(s.samples, 3850, "samples seen");
 		CHECK_EQ_U64(s.decoded, 3600, "decoded");
 		CHECK(s.mem_info, "memory info flag");
+		CHECK(s.target == TARGET_ATTACHED_EXITED, "attached, exited: %d", (int)s.target);
 		CHECK_EQ_U64(s.n_dropped, 2, "drop reasons");
 		if (s.n_dropped == 2) {
 			CHECK_STR(s.dropped[0].what, "no memory operand", "drop reason");
@@ -621,6 +623,13 @@ static void test_hostile_records(void)
 	zeros(&f, 32);
 	le(&f, 0x80, 4);
 	expect_refused(&f, "corrupt summary record at byte 24: unknown flags 0x80", "summary flags");
+
+	header(&f, 1, 24, 1000);
+	record(&f, 4, 36);
+	zeros(&f, 32);
+	le(&f, 4, 4);
+	expect_refused(&f, "corrupt summary record at byte 24: flags 0x4: exited without attached",
+		       "exited without attached");
 
 	header(&f, 1, 24, 1000);
 	record(&f, 4, 32);
