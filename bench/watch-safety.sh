@@ -4,12 +4,16 @@
 # on counters[0..1] (every access traps: --max-rate 0), lets the threads
 # run, and counts runs whose target did not exit 0.
 #
-# Measured 2026-12-02 on this VM: 1 of 100 runs with the ASan+UBSan build
-# of contend, 0 of 60 with the plain one: the target got a SIGTRAP
-# (status 133).  Not explained yet; the suspicion is a debug-status bit
-# the CPU may set for a disabled debug register (Intel SDM: B0-B3 "may or
-# may not be set if the breakpoint is not enabled"), which the kernel
-# hands to the task as a signal when no perf breakpoint owns that slot.
+# Measured 2026-12-02 on this VM (KVM/Firecracker, kernel 6.18): 1 of 100
+# and then 2 of 400 runs with the ASan+UBSan build of contend, 0 of 60 with
+# the plain one: the target got a SIGTRAP (status 133), about once in 10^7
+# trapped accesses, whatever contend's build.  The signal_generate
+# tracepoint showed si_code 1 (TRAP_BRKPT): the kernel's debug handler saw
+# a #DB with an empty DR6 -- no breakpoint bit, no single-step -- which it
+# takes for an ICEBP instruction and signals to the task.  Hardware sets a
+# B bit for every data-breakpoint trap, so the DR6 was lost on the way to
+# the guest: a fault of the hypervisor's debug-register emulation, not
+# something contend can catch.  contend run names it when it happens.
 #   bench/watch-safety.sh [RUNS]      (default 40; from the build tree)
 set -uo pipefail
 runs=${1:-40}

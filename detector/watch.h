@@ -35,6 +35,12 @@
  * accesses before that are missed (a thread that lives less than that may
  * be missed entirely), and the result says how many late threads there
  * were.  Only user-mode accesses are counted.
+ *
+ * Risk.  On a virtual machine a trap may reach the guest kernel with an
+ * empty DR6, which it delivers to the target as SIGTRAP: measured about
+ * once in 10^7 trapped accesses on this project's KVM guests
+ * (bench/watch-safety.sh).  The hit cap keeps a session to a few thousand
+ * traps; contend run says so when its target dies of it.
  */
 #ifndef CONTEND_WATCH_H
 #define CONTEND_WATCH_H
@@ -248,6 +254,8 @@ void confirm_tick(struct confirm *c, struct line_table *lines, double elapsed);
  * classification knows the writers that sampling missed. */
 void confirm_merge_evidence(struct confirm *c, struct line_table *lines);
 void confirm_fill_report(struct confirm *c, struct report *r, struct symbolizer *sym);
+/* Windows run so far (0 for NULL): were watchpoints ever armed? */
+unsigned confirm_windows_run(const struct confirm *c);
 
 /* The report lines of a standalone watch: one per watched line. */
 void watch_report_lines(struct watch *w, unsigned line_size, struct report *r,

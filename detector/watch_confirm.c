@@ -496,3 +496,8 @@ void watch_report_lines(struct watch *w, unsigned line_size, struct report *r,
 	}
 	free(addrs);
 }
+
+unsigned confirm_windows_run(const struct confirm *c)
+{
+	return c && c->w ? watch_windows_run(c->w) : 0;
+}

@@ -40,7 +40,9 @@ wait_for() {
 }
 
 # --- 1. exact per-thread counts ------------------------------------------
-iters=20000
+# Every access traps (--max-rate 0); this VM sends a spurious SIGTRAP about
+# once in 10^7 traps (bench/watch-safety.sh), so the run stays small.
+iters=5000
 "$tc/false_sharing_counters" --iters $iters --start-on-signal >"$tmp/fsc.out" 2>&1 &
 fsc=$!
 pids="$pids $fsc"
