@@ -9,6 +9,7 @@
  */
 #include "report.h"
 
+#include <elfutils/libdwfl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1013,7 +1014,9 @@ static void build_pairs(struct build *b, const struct line *l, struct report_lin
 static char *object_name(struct build *b, uint32_t pid, uint64_t addr, bool *heap)
 {
 	struct data_symbol ds;
-	uint64_t off;
+	struct Dwfl_Module *mod;
+	const char *file;
+	uint64_t off, bias;
 
 	*heap = false;
 	if (!b->sym || !symbolizer_data_symbol(b->sym, pid, addr, &ds) || !ds.name)
@@ -1021,6 +1024,13 @@ static char *object_name(struct build *b, uint32_t pid, uint64_t addr, bool *hea
 	off = addr - ds.start;
 	if (ds.is_symbol)
 		return off ? xasprintf("%s+%" PRIu64, ds.name, off) : xstrdup(ds.name);
+	/* In a binary -- its .bss may spill past the file into an anonymous
+	 * mapping -- the binary's own address, as nm, objdump and the code
+	 * sites print them, not the offset into whichever mapping holds it. */
+	if ((ds.kind == MAPPING_FILE || ds.kind == MAPPING_ANON) &&
+	    (mod = symbolizer_module(b->sym, pid, addr, &bias)) &&
+	    (file = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL)))
+		return xasprintf("%s+0x%" PRIx64, basename_of(file), addr - bias);
 	*heap = ds.kind == MAPPING_HEAP || ds.kind == MAPPING_ANON;
 	return xasprintf("%s+0x%" PRIx64, basename_of(ds.name), off);
 }
