@@ -244,6 +244,7 @@ static void symbolize_site(struct symbolizer *sym, uint32_t pid, struct report_s
 		s->file = loc.file ? xstrdup(loc.file) : NULL;
 		s->line = loc.line;
 		s->inlined_into = loc.inlined_into ? xstrdup(loc.inlined_into) : NULL;
+		s->via = loc.via ? xstrdup(loc.via) : NULL;
 		s->module = loc.module ? xstrdup(loc.module) : NULL;
 		s->module_off = loc.module_off;
 		if (s->module)

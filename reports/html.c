@@ -564,6 +564,11 @@ static void print_site(const struct report_site *s, FILE *out)
 	fprintf(out, "<div><span class=\"dim\">%" PRIu64 " R %" PRIu64 " W</span> ",
 		s->reads, s->writes);
 	print_code(s, out);
+	if (s->via) {
+		fputs(" <span class=\"dim\">(via ", out);
+		esc(out, s->via);
+		fputs(")</span>", out);
+	}
 	if (s->inlined_into) {
 		fputs(" <span class=\"dim\">(inlined into ", out);
 		esc(out, s->inlined_into);

@@ -290,6 +290,7 @@ static void location_json(struct json *j, const struct report_site *s)
 	else
 		json_null(j, "line");
 	json_str(j, "inlined_into", s->inlined_into);
+	json_str(j, "via", s->via);
 	json_str(j, "module", s->module);
 	if (s->module)
 		json_addr(j, "module_offset", s->module_off);

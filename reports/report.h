@@ -55,6 +55,7 @@ struct report_site {
 	char *file;                   /* NULL if unknown */
 	int line;
 	char *inlined_into;           /* NULL unless inlined */
+	char *via;                    /* library function inlined here (source_loc) */
 	char *module;
 	uint64_t module_off;
 	uint64_t reads, writes;

@@ -416,6 +416,7 @@ static void symbolize_site(struct build *b, uint32_t pid, struct report_site *s)
 		s->file = strdup_or_null(loc.file);
 		s->line = loc.line;
 		s->inlined_into = strdup_or_null(loc.inlined_into);
+		s->via = strdup_or_null(loc.via);
 		s->module = strdup_or_null(loc.module);
 		s->module_off = loc.module_off;
 		if (s->module)
@@ -1232,6 +1233,7 @@ static void free_site(struct report_site *s)
 	free(s->function);
 	free(s->file);
 	free(s->inlined_into);
+	free(s->via);
 	free(s->module);
 	for (unsigned i = 0; i < s->n_chains; i++) {
 		for (unsigned k = 0; k < s->chains[i].n_frames; k++)

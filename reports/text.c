@@ -435,7 +435,10 @@ static void print_range_threads(const struct report_range *rr, const char *role,
 static void print_location(const struct report_site *s, int width, FILE *out)
 {
 	char *where = s->file ? xasprintf("  %s:%d", basename_of(s->file), s->line) : xstrdup("");
-	char *inl = s->inlined_into ? xasprintf(" (inlined into %s)", s->inlined_into) : xstrdup("");
+	char *inl = s->inlined_into && s->via ?
+			    xasprintf(" (via %s, inlined into %s)", s->via, s->inlined_into) :
+		    s->inlined_into ? xasprintf(" (inlined into %s)", s->inlined_into) :
+		    s->via ? xasprintf(" (via %s)", s->via) : xstrdup("");
 	char *what = s->function ? xstrdup(s->function) :
 		     s->module ? xasprintf("%s+0x%" PRIx64, s->module, s->module_off) :
 		     xasprintf("0x%" PRIx64, s->ip);

@@ -1239,6 +1239,75 @@ static Dwarf_Die *module_cu(Dwfl_Module *mod,
 	return dwarf_offdie(dw, ci->ranges[lo - 1].die_off, mem);
 }
 
+static const char *absolute_source(struct symbolizer *s, Dwarf_Die *cudie, const char *file);
+
+/* A header of the compiler or the C/C++ library: an access there (an
+ * inlined std::atomic::fetch_add, a glibc inline) is the user's code that
+ * called it, for every reader of the report. */
+static bool is_system_source(const char *file)
+{
+	static const char *const prefixes[] = {
+		"/usr/include/", "/usr/local/include/", "/usr/lib/gcc/", "/usr/lib/llvm",
+	};
+
+	if (!file)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(file, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return strstr(file, "/include/c++/") != NULL;
+}
+
+/* The file of an inlined instance's call site (DW_AT_call_file), absolute. */
+static const char *call_site_file(struct symbolizer *s, Dwarf_Die *cudie, Dwarf_Die *inl)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Files *files;
+	Dwarf_Word idx;
+	size_t n;
+
+	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &attr), &idx) ||
+	    dwarf_getsrcfiles(cudie, &files, &n) || idx >= n)
+		return NULL;
+	return absolute_source(s, cudie, dwarf_filesrc(files, idx, NULL, NULL));
+}
+
+/* chain[0..n): the concrete scopes of an inlined instance, innermost
+ * first.  When the access's line is in a system header, the site becomes
+ * the innermost call site outside them: function and file:line of the
+ * user's code, via = the library function inlined there. */
+static void hoist_out_of_system_headers(struct symbolizer *s, Dwarf_Die *cudie,
+					Dwarf_Die *chain, int n, struct source_loc *out)
+{
+	for (int j = 0; j < n; j++) {
+		Dwarf_Attribute attr;
+		Dwarf_Word line;
+		const char *file;
+		int k, m;
+
+		if (dwarf_tag(&chain[j]) != DW_TAG_inlined_subroutine)
+			continue;
+		file = call_site_file(s, cudie, &chain[j]);
+		if (!file || is_system_source(file) ||
+		    dwarf_formudata(dwarf_attr(&chain[j], DW_AT_call_line, &attr), &line))
+			continue;
+		for (k = j + 1; k < n && !is_function_scope(&chain[k]); k++)
+			;
+		if (k == n)
+			return;
+		out->via = out->function;
+		out->file = file;
+		out->line = (int)line;
+		out->function = die_function_name(s, &chain[k]);
+		out->inlined_into = NULL;
+		for (m = k + 1; m < n && !is_function_scope(&chain[m]); m++)
+			;
+		if (m < n && dwarf_tag(&chain[k]) == DW_TAG_inlined_subroutine)
+			out->inlined_into = die_function_name(s, &chain[m]);
+		return;
+	}
+}
+
 /* function = the innermost subprogram or inlined instance at pc;
  * inlined_into = the function it was inlined into.  dwarf_getscopes()
  * continues past an inlined instance with the scopes of its abstract
@@ -1263,6 +1332,8 @@ static void lookup_inline_chain(struct symbolizer *s, Dwarf_Die *cudie,
 					break;
 				}
 			}
+			if (is_system_source(out->file))
+				hoist_out_of_system_headers(s, cudie, chain, nc, out);
 			free(chain);
 		}
 	}

@@ -47,6 +47,8 @@ struct source_loc {
 	const char *file;         /* may be NULL */
 	int line;                 /* 0 if unknown */
 	const char *inlined_into; /* outer function when 'function' was inlined, else NULL */
+	const char *via;          /* a system header's function (std::atomic's
+	                             fetch_add) inlined at file:line, else NULL */
 	const char *module;       /* binary or library basename */
 	uint64_t module_off;      /* address relative to the module's load bias */
 };

@@ -1,0 +1,63 @@
+#!/bin/sh
+# C++ at -O2: std::atomic's fetch_add is inlined from <atomic>, so the
+# sampled instruction's line is in a libstdc++ header.  The report must
+# still send the reader to the user's line (the call site in worker), with
+# the library function as "via".
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+contend="$top_builddir/contend"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+if ! command -v c++ >/dev/null; then
+	echo "SKIP: no C++ compiler"
+	exit 77
+fi
+cat >"$tmp/ticket.cpp" <<'EOC'
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+std::atomic<long> next_ticket{0};
+
+static long worker(long iters)
+{
+	long last = 0;
+	for (long i = 0; i < iters; i++)
+		last = next_ticket.fetch_add(1);	// line 13
+	return last;
+}
+
+int main(int argc, char **argv)
+{
+	long iters = argc > 1 ? atol(argv[1]) : 5000000;
+	std::vector<std::thread> th;
+	for (int i = 0; i < 2; i++)
+		th.emplace_back([=] { worker(iters); });
+	for (auto &t : th)
+		t.join();
+	printf("tickets %ld\n", next_ticket.load());
+}
+EOC
+c++ -O2 -g -pthread -o "$tmp/ticket" "$tmp/ticket.cpp" || { echo "FAIL: cannot compile"; exit 1; }
+"$contend" run --format json -o "$tmp/r.json" -- "$tmp/ticket" >/dev/null 2>"$tmp/err" ||
+	{ echo "FAIL: contend exited $?:"; cat "$tmp/err"; exit 1; }
+python3 - "$tmp/r.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+lines = [l for l in r["lines"] if l.get("variable") == "next_ticket"]
+if not lines or lines[0]["kind"] != "true":
+    sys.exit("FAIL: next_ticket not reported as true sharing: %s"
+             % [(l.get("variable"), l["kind"]) for l in r["lines"]])
+sites = [s for g in lines[0]["ranges"] for s in g["sites"]]
+bad = [s for s in sites if not (s["file"] or "").endswith("ticket.cpp") or s["line"] != 13
+       or "worker" not in (s["function"] or "") or "fetch_add" not in (s.get("via") or "")]
+if not sites or bad:
+    sys.exit("FAIL: sites not at worker ticket.cpp:13 via fetch_add: %s"
+             % [(s["function"], s["file"], s["line"], s.get("via")) for s in bad or sites])
+print("ok std::atomic fetch_add: %d sites at worker ticket.cpp:13 (via %s)"
+      % (len(sites), sites[0]["via"]))
+EOP
