@@ -26,10 +26,7 @@ median_rate() {
 		"$tmp/rates" | median
 }
 
-median() {
-	sort -g | awk '{ a[NR] = $1 }
-		END { if (!NR) print "nan"; else print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
+. "$(dirname "$0")/lib.sh"
 
 # variant: label, testcase flags, and whether to attach (the control runs
 # the same windows without attaching, to show the noise)

@@ -11,8 +11,7 @@ tc="$b/testcases"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-secs() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}'; }
+. "$(dirname "$0")/lib.sh"
 rate() { "$@" 2>/dev/null | sed -n 's/^checks\/s: //p'; }
 predicted() {   # which field, command...
 	local f=$1; shift
@@ -27,8 +26,8 @@ for c in "false_sharing_counters --iters 300000000" "heap_per_thread_stats --ite
 	: >"$tmp/p"; : >"$tmp/a"; : >"$tmp/b"
 	for ((i = 0; i < runs; i++)); do
 		predicted predicted_gain "$tc/$name" "$@" >>"$tmp/p"
-		secs "$tc/$name" "$@" >>"$tmp/a"
-		secs "$tc/$name" --padded "$@" >>"$tmp/b"
+		wall "$tc/$name" "$@" >>"$tmp/a"
+		wall "$tc/$name" --padded "$@" >>"$tmp/b"
 	done
 	p=$(median <"$tmp/p"); m=$(awk -v a="$(median <"$tmp/a")" -v b="$(median <"$tmp/b")" 'BEGIN{print a/b}')
 	awk -v p="$p" -v m="$m" -v n="$name" 'BEGIN{printf "| %s | --padded | %.2fx | %.2fx | %+.0f%% |\n", n, p, m, 100*(p-m)/m}'

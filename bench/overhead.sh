@@ -26,15 +26,7 @@ cases=(
 	"klass_secondary_supers --seconds 1"
 )
 
-wall() {   # seconds of one command, to the millisecond
-	local t0 t1
-	t0=$(date +%s.%N)
-	"$@" >/dev/null 2>&1
-	t1=$(date +%s.%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
-}
-
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+. "$(dirname "$0")/lib.sh"
 
 echo "| testcase | native s | contend -F $freq s | ratio | -F $((freq * 4)) s | ratio |"
 echo "|---|---|---|---|---|---|"
