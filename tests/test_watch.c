@@ -281,10 +281,12 @@ static void test_merge(void)
 		if (m.cells[i].offset == 48)
 			CHECK(m.cells[i].count >= 1, "a watched writer never sampled still writes");
 	}
-	/* one scale for the line: 1751 + 100 samples for 35000 + 1000 hits,
-	 * so thread 2's 1000 writes weigh 51.4 samples */
+	/* one scale for the line: the 1751 + 100 replaced samples for all
+	 * 36010 exact accesses (thread 3's 10 writes too, so that the line
+	 * keeps its weight): thread 2's 1000 writes weigh 51.4 samples */
 	CHECK_EQ_U64(writes2, 51, "thread 2's writes, scaled to samples");
-	CHECK_EQ_U64(loads32, 874 + 823, "loads: 17000 and 16000 hits, scaled");
+	CHECK_EQ_U64(loads32, 874 + 822, "loads: 17000 and 16000 hits, scaled");
+	CHECK_EQ_U64(m.count, l.count - 1, "the line weighs what was sampled (less rounding)");
 	CHECK_EQ_U64(m.cells[0].offset, 8, "the unwatched cell stays, first");
 	CHECK_EQ_U64(m.cells[0].count, 9, "with its count");
 	CHECK_EQ_U64(m.n_threads, 3, "threads");
@@ -295,6 +297,117 @@ static void test_merge(void)
 	watch_line_evidence_release(&m);
 
 	CHECK(!watch_merge_line(&l, p, 0, 64, &m), "nothing watched: no merge");
+	watch_line_evidence_release(&m);
+}
+
+static const struct line_cell *cell_at(const struct line *l, uint32_t tid, unsigned offset,
+				      int kind)
+{
+	for (unsigned i = 0; i < l->n_cells; i++)
+		if (l->cells[i].tid == tid && l->cells[i].offset == offset &&
+		    l->cells[i].kind == kind)
+			return &l->cells[i];
+	return NULL;
+}
+
+/*
+ * p6_nested at -O2 (GCC 12): "c->rx.packets++; c->rx.bytes += n" is one
+ * 16-byte movdqu load and one movups store, so each sampled cell spans two
+ * watched words, and every access hits both.  The merged line must hold
+ * the same accesses, 16 bytes wide at their code, weighing what the
+ * replaced samples weighed: no second 8-byte copy of each without code
+ * (the "0x0" sites), no share of the samples above 100%.
+ */
+static void test_merge_wide_access(void)
+{
+	struct line_cell c[] = {
+		cell(1, 16, 16, ACCESS_LOAD, 275),
+		cell(1, 16, 16, ACCESS_STORE, 353),
+		cell(2, 32, 16, ACCESS_LOAD, 308),
+		cell(2, 32, 16, ACCESS_STORE, 344),
+		cell(2, 12, 4, ACCESS_STORE, 5),    /* tag.parts.hi: not watched */
+	};
+	struct watch_thread_count rx[] = { { 1, 188, 188, 376 } };
+	struct watch_thread_count tx[] = { { 2, 257, 258, 515 } };
+	struct watch_word_result w[] = { word(0x1010, rx, 1), word(0x1018, rx, 1),
+					 word(0x1020, tx, 1), word(0x1028, tx, 1) };
+	const struct watch_word_result *p[] = { &w[0], &w[1], &w[2], &w[3] };
+	struct line l = line_of(c, ARRAY_SIZE(c)), m;
+	const struct line_cell *mc;
+	struct line_verdict v;
+
+	c[0].ip = 0x12ac;
+	c[1].ip = 0x12be;
+	c[2].ip = 0x12fc;
+	c[3].ip = 0x1311;
+	c[4].ip = 0x1306;
+	for (unsigned i = 0; i < 4; i++) {
+		c[i].base_reg = 1;
+		c[i].base_off = c[i].offset;
+	}
+	CHECK(watch_merge_line(&l, p, 4, 64, &m), "merged");
+	CHECK_EQ_U64(m.n_cells, 5, "one cell per access: none added, none doubled");
+	for (unsigned i = 0; i < m.n_cells; i++)
+		CHECK(m.cells[i].ip != 0, "cell %u at offset %u has code", i, m.cells[i].offset);
+	/* 1280 replaced samples for 891 exact accesses (188+188+257+258):
+	 * 1.4366 samples per access */
+	mc = cell_at(&m, 1, 16, ACCESS_LOAD);
+	CHECK(mc && mc->size == 16 && mc->ip == 0x12ac && mc->base_reg == 1,
+	      "rx load: 16 bytes at its code");
+	CHECK_EQ_U64(mc ? mc->count : 0, 270, "rx load: 188 accesses, not 2 x 188");
+	mc = cell_at(&m, 1, 16, ACCESS_STORE);
+	CHECK(mc && mc->size == 16 && mc->ip == 0x12be, "rx store: 16 bytes at its code");
+	CHECK_EQ_U64(mc ? mc->count : 0, 270, "rx store: 188 accesses");
+	mc = cell_at(&m, 2, 32, ACCESS_LOAD);
+	CHECK_EQ_U64(mc ? mc->count : 0, 369, "tx load: 257 accesses");
+	mc = cell_at(&m, 2, 32, ACCESS_STORE);
+	CHECK(mc && mc->size == 16 && mc->ip == 0x1311, "tx store: 16 bytes at its code");
+	CHECK_EQ_U64(mc ? mc->count : 0, 371, "tx store: 258 accesses");
+	mc = cell_at(&m, 2, 12, ACCESS_STORE);
+	CHECK(mc && mc->count == 5 && mc->size == 4, "the unwatched tag store stays");
+	CHECK_EQ_U64(m.count, l.count, "the line weighs what was sampled");
+	classify_line(&m, l.count, &(struct classify_config){ 0, 0.3, 8, 0.01 }, &v);
+	CHECK_EQ_U64(v.kind, SHARING_FALSE, "rx and tx halves: false sharing");
+	CHECK(v.share <= 1.0, "share %g at most 1", v.share);
+	CHECK_EQ_U64(v.n_ranges, 3, "ranges: tag, rx, tx");
+	line_verdict_release(&v);
+	watch_line_evidence_release(&m);
+}
+
+/*
+ * A wide access whose stores the timer missed, and a read-modify-write:
+ * the watch's writes take the shape and code of the thread's sampled
+ * access to those bytes; an RMW stays one access of kind RMW, which the
+ * watch counts as one write (watch.h).
+ */
+static void test_merge_borrowed_shape(void)
+{
+	struct line_cell c[] = {
+		cell(1, 16, 16, ACCESS_LOAD, 100),
+		cell(2, 40, 8, ACCESS_RMW, 50),
+	};
+	struct watch_thread_count a[] = { { 1, 100, 100, 200 } };
+	struct watch_thread_count b[] = { { 2, 0, 100, 100 } };
+	struct watch_word_result w[] = { word(0x1010, a, 1), word(0x1018, a, 1),
+					 word(0x1028, b, 1) };
+	const struct watch_word_result *p[] = { &w[0], &w[1], &w[2] };
+	struct line l = line_of(c, ARRAY_SIZE(c)), m;
+	const struct line_cell *mc;
+
+	c[0].ip = 0x4000;
+	c[1].ip = 0x5000;
+	CHECK(watch_merge_line(&l, p, 3, 64, &m), "merged");
+	CHECK_EQ_U64(m.n_cells, 3, "load, its unsampled store, the RMW");
+	mc = cell_at(&m, 1, 16, ACCESS_STORE);
+	CHECK(mc && mc->size == 16 && mc->ip == 0x4000,
+	      "the unsampled store: the access's bytes and code");
+	CHECK_EQ_U64(mc ? mc->count : 0, 50, "100 writes of 300 accesses, 150 samples");
+	mc = cell_at(&m, 1, 16, ACCESS_LOAD);
+	CHECK_EQ_U64(mc ? mc->count : 0, 50, "100 reads");
+	mc = cell_at(&m, 2, 40, ACCESS_RMW);
+	CHECK(mc && mc->ip == 0x5000, "the RMW keeps its kind and code");
+	CHECK_EQ_U64(mc ? mc->count : 0, 50, "100 RMWs");
+	CHECK(!cell_at(&m, 2, 40, ACCESS_STORE), "and is not also a plain store");
 	watch_line_evidence_release(&m);
 }
 
@@ -394,6 +507,8 @@ int main(void)
 	test_cost_control();
 	test_classify();
 	test_merge();
+	test_merge_wide_access();
+	test_merge_borrowed_shape();
 	test_live();
 	return test_done();
 }
