@@ -92,7 +92,12 @@ struct watch_window {
  * same line, and the writer's word is the one that must not be missed.
  * Words below cfg->min_word_share of the line's heat are left out, except
  * that the first WATCH_WORDS_PER_WINDOW slots take any sampled word (they
- * cost no extra window); at most cfg->max_words are kept.
+ * cost no extra window); at most cfg->max_words are kept.  The order is
+ * that of the windows (watch_plan): after the first word of a window,
+ * the hottest word that a thread not yet in the window was sampled on
+ * comes next, so that a window can see two threads at once (a thread's
+ * 16-byte access heats its two words alike: by heat alone they would
+ * fill a window by themselves, and nothing would be confirmed).
  */
 #define WATCH_WRITE_WEIGHT 50
 void watch_hot_words(const struct line *l, unsigned line_size,

@@ -30,6 +30,7 @@ void watch_config_default(struct watch_config *c)
 struct word_heat {
 	unsigned index;           /* word in the line */
 	uint64_t heat;
+	uint64_t threads;         /* bit i: the i-th thread of the line's cells */
 };
 
 static int cmp_heat(const void *a, const void *b)
@@ -41,43 +42,92 @@ static int cmp_heat(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
+/* The line's first 64 threads, each a bit of word_heat.threads (the rest
+ * have none: they only lose the preference for mixing threads). */
+struct thread_bits {
+	uint32_t tid[64];
+	unsigned n;
+};
+
+static uint64_t thread_bit(struct thread_bits *tb, uint32_t tid)
+{
+	for (unsigned i = 0; i < tb->n; i++)
+		if (tb->tid[i] == tid)
+			return (uint64_t)1 << i;
+	if (tb->n == ARRAY_SIZE(tb->tid))
+		return 0;
+	tb->tid[tb->n] = tid;
+	return (uint64_t)1 << tb->n++;
+}
+
+/* Heat and threads of every word of the line; returns the total heat. */
+static uint64_t heat_words(const struct line *l, unsigned n_words, struct word_heat *heat)
+{
+	struct thread_bits tb = { .n = 0 };
+	uint64_t total = 0;
+
+	for (unsigned i = 0; i < n_words; i++)
+		heat[i] = (struct word_heat){ .index = i };
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+		uint64_t h = c->count * (access_kind_writes(c->kind) ? WATCH_WRITE_WEIGHT : 1);
+		uint64_t bit = thread_bit(&tb, c->tid);
+		unsigned first = c->offset / WATCH_WORD;
+		unsigned last = (c->offset + (c->size ? c->size : 1) - 1) / WATCH_WORD;
+
+		for (unsigned k = first; k <= last && k < n_words; k++) {
+			heat[k].heat += h;
+			heat[k].threads |= bit;
+		}
+		total += h;
+	}
+	return total;
+}
+
 void watch_hot_words(const struct line *l, unsigned line_size,
 		     const struct watch_config *cfg, struct watch_line_words *out)
 {
 	struct word_heat heat[WATCH_MAX_LINE_WORDS];
+	bool taken[WATCH_MAX_LINE_WORDS] = { false };
 	unsigned n_words = line_size / WATCH_WORD, max = cfg->max_words;
-	uint64_t total = 0;
+	uint64_t total, in_window = 0;
 
 	if (n_words > WATCH_MAX_LINE_WORDS)
 		n_words = WATCH_MAX_LINE_WORDS;
 	memset(out, 0, sizeof(*out));
 	out->pid = l->pid;
 	out->line = l->addr;
-	for (unsigned i = 0; i < n_words; i++)
-		heat[i] = (struct word_heat){ .index = i };
-
-	for (unsigned i = 0; i < l->n_cells; i++) {
-		const struct line_cell *c = &l->cells[i];
-		uint64_t h = c->count * (access_kind_writes(c->kind) ? WATCH_WRITE_WEIGHT : 1);
-		unsigned first = c->offset / WATCH_WORD;
-		unsigned last = (c->offset + (c->size ? c->size : 1) - 1) / WATCH_WORD;
-
-		for (unsigned k = first; k <= last && k < n_words; k++)
-			heat[k].heat += h;
-		total += h;
-	}
+	total = heat_words(l, n_words, heat);
 	qsort(heat, n_words, sizeof(*heat), cmp_heat);
 	if (max > n_words)
 		max = n_words;
-	for (unsigned i = 0; i < max; i++) {
+	for (unsigned pos = 0; pos < max; pos++) {
 		/* the first window has room for WATCH_WORDS_PER_WINDOW words
 		 * at no extra cost: fill it with any sampled word (a rarely
 		 * sampled neighbour is where false-sharing victims hide) */
-		bool free_slot = i < WATCH_WORDS_PER_WINDOW;
-		if (!heat[i].heat ||
-		    (!free_slot && (double)heat[i].heat < cfg->min_word_share * (double)total))
+		bool free_slot = pos < WATCH_WORDS_PER_WINDOW;
+		bool opens_window = pos % WATCH_WORDS_PER_WINDOW == 0;
+		int pick = -1;
+
+		for (unsigned i = 0; i < n_words; i++) {
+			if (taken[i] || !heat[i].heat ||
+			    (!free_slot && (double)heat[i].heat < cfg->min_word_share * (double)total))
+				continue;
+			if (pick < 0)
+				pick = (int)i;
+			/* a window shows contention only if two threads hit it:
+			 * after its first word, prefer one with another thread
+			 * (one thread's 16-byte access heats two words alike) */
+			if (opens_window || (heat[i].threads & ~in_window)) {
+				pick = (int)i;
+				break;
+			}
+		}
+		if (pick < 0)
 			break;
-		out->words[out->n_words++] = l->addr + (uint64_t)heat[i].index * WATCH_WORD;
+		taken[pick] = true;
+		in_window = (opens_window ? 0 : in_window) | heat[pick].threads;
+		out->words[out->n_words++] = l->addr + (uint64_t)heat[pick].index * WATCH_WORD;
 	}
 }
 

@@ -82,6 +82,41 @@ static void test_hot_words(void)
 	}
 }
 
+/*
+ * p6_nested, vectorized: each thread's 16-byte accesses heat two words
+ * equally, so by heat alone a window would hold one thread's two words
+ * and never see the other thread: "not confirmed".  Each window after its
+ * hottest word takes the hottest word with a thread not in it yet.
+ */
+static void test_hot_words_mix_threads(void)
+{
+	struct line_cell c[] = {
+		cell(1, 16, 16, ACCESS_LOAD, 275),
+		cell(1, 16, 16, ACCESS_STORE, 353),
+		cell(2, 32, 16, ACCESS_LOAD, 308),
+		cell(2, 32, 16, ACCESS_STORE, 344),
+		cell(2, 12, 4, ACCESS_STORE, 5),
+	};
+	struct line l = line_of(c, ARRAY_SIZE(c));
+	struct watch_config cfg;
+	struct watch_line_words lw;
+	struct watch_window *w;
+	unsigned n;
+
+	watch_config_default(&cfg);
+	watch_hot_words(&l, 64, &cfg, &lw);
+	CHECK_EQ_U64(lw.n_words, 4, "max_words");
+	CHECK_EQ_U64(lw.words[0], 0x1010, "hottest: rx's first word");
+	CHECK_EQ_U64(lw.words[1], 0x1020, "with it tx's first, not rx's second");
+	CHECK_EQ_U64(lw.words[2], 0x1018, "second window: rx's second word");
+	CHECK_EQ_U64(lw.words[3], 0x1028, "with tx's second");
+	n = watch_plan(&lw, 1, &w);
+	CHECK_EQ_U64(n, 2, "two windows");
+	CHECK(n == 2 && w[0].words[0] == 0x1010 && w[0].words[1] == 0x1020 &&
+	      w[1].words[0] == 0x1018 && w[1].words[1] == 0x1028, "each window sees both threads");
+	free(w);
+}
+
 static void test_plan(void)
 {
 	struct watch_line_words lines[3] = {
@@ -503,6 +538,7 @@ static void test_live(void)
 int main(void)
 {
 	test_hot_words();
+	test_hot_words_mix_threads();
 	test_plan();
 	test_cost_control();
 	test_classify();
