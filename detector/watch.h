@@ -139,7 +139,8 @@ struct watch_thread_count {
 
 struct watch_site {
 	uint64_t ip;                  /* the instruction after the access */
-	uint64_t reads, writes;       /* sampled, scaled by the period */
+	uint64_t reads, writes;       /* the word's exact ones, shared by
+	                                 samples (watch_sites_fit) */
 };
 
 struct watch_word_result {
@@ -156,6 +157,14 @@ struct watch_word_result {
 	struct watch_site *sites;     /* most hits first (after watch_sort) */
 	unsigned n_sites, alloc_sites;
 };
+
+/*
+ * The word's exact reads and writes shared among its code sites in
+ * proportion to their sampled ones (largest remainders), so that the sites
+ * add up to the counts beside them: samples come every period-th hit and
+ * fall short by up to a period.  A kind no site was sampled for keeps 0.
+ */
+void watch_sites_fit(struct watch_site *sites, unsigned n, uint64_t reads, uint64_t writes);
 
 /* ---- runtime -------------------------------------------------------------- */
 

@@ -197,6 +197,49 @@ bool watch_over_cap(uint64_t hits, double elapsed, const struct watch_config *cf
 	return (double)hits > cfg->max_hits_per_s * elapsed;
 }
 
+/* ---- code sites ---------------------------------------------------------------- */
+
+/* The sites' reads (or writes) become total, shared in proportion to
+ * them: floors first, the rest one each to the largest remainders. */
+static void share_out(struct watch_site *s, unsigned n, bool writes, uint64_t total)
+{
+	double *rest = xcalloc(n ? n : 1, sizeof(*rest));
+	uint64_t sum = 0, given = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		sum += writes ? s[i].writes : s[i].reads;
+	if (!sum) {
+		free(rest);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t *v = writes ? &s[i].writes : &s[i].reads;
+		double exact = (double)total * (double)*v / (double)sum;
+
+		*v = (uint64_t)exact;
+		rest[i] = *v || exact > 0 ? exact - (double)*v : -1;
+		given += *v;
+	}
+	for (; given < total; given++) {
+		unsigned best = 0;
+
+		for (unsigned i = 1; i < n; i++)
+			if (rest[i] > rest[best])
+				best = i;
+		if (rest[best] < 0)
+			break;
+		*(writes ? &s[best].writes : &s[best].reads) += 1;
+		rest[best] = -0.5;    /* one each */
+	}
+	free(rest);
+}
+
+void watch_sites_fit(struct watch_site *sites, unsigned n, uint64_t reads, uint64_t writes)
+{
+	share_out(sites, n, false, reads);
+	share_out(sites, n, true, writes);
+}
+
 /* ---- evidence ------------------------------------------------------------------ */
 
 static void add_cell(struct line *l, uint32_t tid, unsigned offset, int kind,
