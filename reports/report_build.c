@@ -85,9 +85,12 @@ static bool str_eq(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
+/* Accesses, counted once each (report.h): an RMW or atomic is a write,
+ * as the watchpoints count it, though it also reads (and classification,
+ * readers and writers lists treat it as both). */
 static uint64_t cell_reads(const struct line_cell *c)
 {
-	return access_kind_reads(c->kind) ? c->count : 0;
+	return access_kind_writes(c->kind) ? 0 : c->count;
 }
 
 static uint64_t cell_writes(const struct line_cell *c)

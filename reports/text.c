@@ -458,7 +458,7 @@ static void print_chains(const struct report_site *s, int indent, FILE *out)
 		fprintf(out, "%*s... %u more call chains\n", indent, "", s->n_chains - shown);
 }
 
-/* Under the member column: "sites: 1790 R 1790 W  function  file:line". */
+/* Under the member column: "sites: 10 R 1790 W  function  file:line". */
 static void print_sites(const struct report_range *rr, int indent, FILE *out)
 {
 	unsigned shown = rr->n_sites < MAX_SITES ? rr->n_sites : MAX_SITES;
