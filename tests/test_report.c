@@ -391,6 +391,52 @@ out:
 	line_table_free(t);
 }
 
+/*
+ * A watched word's table: its sites add up to its exact counts (watch.h),
+ * but only MAX_SITES are printed; the rest are said, and counts no
+ * sampled code took are said too, so the rows never disagree silently.
+ */
+static void test_watch_word_text(void)
+{
+	struct line_table *t = line_table_new(64, 100000);
+	struct report_watch_word *ww;
+	struct report *r;
+	char *text;
+
+	add_false_sharing(t, 100);
+	r = build(t, 0);
+	CHECK_EQ_U64(r->n_lines, 1, "a line to hang the words on");
+	if (r->n_lines != 1)
+		goto out;
+	r->lines[0].confirmed_checked = r->lines[0].confirmed = true;
+	r->lines[0].watch_kind = SHARING_FALSE;
+	r->lines[0].n_words = 1;
+	r->lines[0].words = ww = xcalloc(1, sizeof(*ww));
+	ww->offset = 0;
+	ww->size = 8;
+	ww->windows = 1;
+	ww->reads = 3;
+	ww->writes = 600;
+	ww->n_threads = 1;
+	ww->threads = xcalloc(1, sizeof(*ww->threads));
+	ww->threads[0] = (struct report_thread){ .tid = T1, .reads = 3, .writes = 600 };
+	ww->n_sites = 6;
+	ww->sites = xcalloc(6, sizeof(*ww->sites));
+	for (unsigned i = 0; i < 6; i++)
+		ww->sites[i] = (struct report_site){ .ip = IP1 + i, .writes = 100 };
+	text = render(r, false);
+	CHECK(strstr(text, "sites: 0 R 100 W  0x401000\n"), "first site:\n%s", text);
+	CHECK(strstr(text, "0 R 100 W  0x401003\n"), "fourth site");
+	CHECK(!strstr(text, "0x401004"), "fifth site not listed");
+	CHECK(strstr(text, "... 2 more sites: 0 R 200 W\n"), "the rest said:\n%s", text);
+	CHECK(strstr(text, "(3 reads at code no sample caught)\n"), "unsampled reads:\n%s",
+	      text);
+	free(text);
+out:
+	report_free(r);
+	line_table_free(t);
+}
+
 /* Bytes that are not well-formed UTF-8 come out as \u00XX, one per byte. */
 static void test_json_escaping(void)
 {
@@ -812,6 +858,7 @@ int main(int argc, char **argv)
 	test_false_sharing();
 	test_ranking();
 	test_rmw_counts_once();
+	test_watch_word_text();
 	test_wide();
 	test_no_contention();
 	test_json_escaping();
