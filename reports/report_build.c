@@ -23,10 +23,16 @@
 
 /* untyped_by_reason when no type lookup was asked for (no sym or dt). */
 #define NO_TYPE_LOOKUP "no type lookup"
+/* ... when no lookup could run: the data is in no module's globals and
+ * the pointer to it is unknown, for want of the accessing code (watched
+ * hits no sample caught) or of a base register (an absolute address). */
+#define NO_CODE_ADDRESS "no code address"
+#define NO_POINTER_REGISTER "no pointer register"
 
 struct cell_attr {
 	bool typed;
-	enum data_types_miss why;        /* when !typed */
+	enum data_types_miss why;        /* when !typed and !why_here */
+	const char *why_here;            /* a reason no lookup could give */
 	struct data_attribution a;       /* when typed */
 };
 
@@ -230,8 +236,13 @@ static void attribute_cell(struct build *b, const struct line *l,
 
 	memset(out, 0, sizeof(*out));
 	data_mod = symbolizer_module(b->sym, l->pid, addr, &data_bias);
-	if (c->base_reg >= 0)
+	if (c->base_reg >= 0 && c->ip)
 		code_mod = symbolizer_module(b->sym, l->pid, c->ip, &code_bias);
+	if (!data_mod && !code_mod && (!c->ip || c->base_reg < 0)) {
+		/* no debug info was even looked for: say what was missing */
+		out->why_here = !c->ip ? NO_CODE_ADDRESS : NO_POINTER_REGISTER;
+		return;
+	}
 
 	out->why = data_mod || code_mod ? DT_NO_VARIABLE : DT_NO_DWARF;
 	if (data_mod)
@@ -257,8 +268,8 @@ static void attribute_line(struct build *b, const struct line *l,
 			continue;
 		}
 		rl->untyped += c->count;
-		count_untyped(b, lookup ? data_types_miss_name(attrs[i].why)
-					: NO_TYPE_LOOKUP, c->count);
+		count_untyped(b, !lookup ? NO_TYPE_LOOKUP : attrs[i].why_here ? attrs[i].why_here :
+				 data_types_miss_name(attrs[i].why), c->count);
 	}
 	b->r->typed += rl->typed;
 	b->r->untyped += rl->untyped;

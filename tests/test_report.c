@@ -849,6 +849,50 @@ static void test_typed(const char *path)
 	symbolizer_free(sym);
 }
 
+static uint64_t untyped_why(const struct report *r, const char *what)
+{
+	for (unsigned i = 0; i < r->n_untyped_why; i++)
+		if (!strcmp(r->untyped_why[i].what, what))
+			return r->untyped_why[i].n;
+	return 0;
+}
+
+/*
+ * Heap accesses that cannot be typed for want of a code address (watched
+ * hits no sample caught) or of a base register to find a pointer variable
+ * in: the binary has DWARF, so the reason must not be "no debug info"
+ * (p6_nested said "no debug info 1358" of a -g build).
+ */
+static void test_untyped_reasons(const char *path)
+{
+	struct symbolizer *sym = symbolizer_new();
+	struct data_types *dt = data_types_new();
+	struct line_table *t = line_table_new(64, 100000);
+	uint64_t heap = LOAD_BASE + 0x100000;
+	struct fixture fx = { 0 };
+	struct classify_config cfg;
+	struct report *r;
+
+	CHECK(fixture_load(&fx, sym, path), "fixture symbols in %s", path);
+	symbolizer_add_mapping(sym, PID, heap, 0x21000, 0, PROT_READ | PROT_WRITE, "[heap]");
+	for (int i = 0; i < 100; i++) {
+		add_access(t, T1, 0, heap + 0x400, ACCESS_RMW, DWARF_RDI, 0);
+		add_access(t, T2, fx.bump, heap + 0x408, ACCESS_RMW, -1, 0);
+	}
+	classify_config_default(&cfg);
+	r = report_build(&header, t, &cfg, 0, sym, dt);
+	CHECK_EQ_U64(r->n_lines, 1, "the heap line");
+	CHECK_EQ_U64(r->untyped, 200, "untyped");
+	CHECK_EQ_U64(untyped_why(r, "no debug info"), 0, "not for want of debug info");
+	CHECK_EQ_U64(untyped_why(r, "no code address"), 100, "T1: its code is unknown");
+	CHECK_EQ_U64(untyped_why(r, "no pointer register"), 100,
+		     "T2: its address is in no register");
+	report_free(r);
+	line_table_free(t);
+	data_types_free(dt);
+	symbolizer_free(sym);
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = getenv("top_builddir");
@@ -865,8 +909,10 @@ int main(int argc, char **argv)
 	test_pairs_and_chains();
 	if (access(fixture, R_OK))
 		printf("# tests/fixture_globals not built: typed report not tested\n");
-	else
+	else {
 		test_typed(fixture);
+		test_untyped_reasons(fixture);
+	}
 	free(fixture);
 	return test_done();
 }
