@@ -17,6 +17,8 @@ enum access_kind {
 	ACCESS_ATOMIC = 3,   /* locked RMW, xchg with memory, cmpxchg */
 };
 
+/* What an access does, for classification: an RMW both reads and writes.
+ * Counted, it is one access, a write (reports/report.h). */
 static inline int access_kind_writes(int kind) { return kind != ACCESS_LOAD; }
 static inline int access_kind_reads(int kind) { return kind != ACCESS_STORE; }
 const char *access_kind_name(int kind);   /* "load", "store", "rmw", "atomic" */

@@ -193,7 +193,8 @@ static int cmp_site(const void *a, const void *b)
 	return (x->ip > y->ip) - (x->ip < y->ip);
 }
 
-/* The public sites of a result from its accumulators: reads = RW - W. */
+/* The public sites of a result from its accumulators: reads = RW - W,
+ * then fitted to the exact counts. */
 static void result_finish(struct watch_word_result *r, const struct word_sites *s)
 {
 	if (r->n_threads > 1)
@@ -207,6 +208,7 @@ static void result_finish(struct watch_word_result *r, const struct word_sites *
 		site->writes = s->v[i].w;
 		site->reads = s->v[i].rw > s->v[i].w ? s->v[i].rw - s->v[i].w : 0;
 	}
+	watch_sites_fit(r->sites, r->n_sites, r->reads, r->writes);
 	if (r->n_sites > 1)
 		qsort(r->sites, r->n_sites, sizeof(*r->sites), cmp_site);
 }

@@ -98,7 +98,12 @@ struct watch_window {
  * same line, and the writer's word is the one that must not be missed.
  * Words below cfg->min_word_share of the line's heat are left out, except
  * that the first WATCH_WORDS_PER_WINDOW slots take any sampled word (they
- * cost no extra window); at most cfg->max_words are kept.
+ * cost no extra window); at most cfg->max_words are kept.  The order is
+ * that of the windows (watch_plan): after the first word of a window,
+ * the hottest word that a thread not yet in the window was sampled on
+ * comes next, so that a window can see two threads at once (a thread's
+ * 16-byte access heats its two words alike: by heat alone they would
+ * fill a window by themselves, and nothing would be confirmed).
  */
 #define WATCH_WRITE_WEIGHT 50
 void watch_hot_words(const struct line *l, unsigned line_size,
@@ -140,7 +145,8 @@ struct watch_thread_count {
 
 struct watch_site {
 	uint64_t ip;                  /* the instruction after the access */
-	uint64_t reads, writes;       /* sampled, scaled by the period */
+	uint64_t reads, writes;       /* the word's exact ones, shared by
+	                                 samples (watch_sites_fit) */
 };
 
 struct watch_word_result {
@@ -157,6 +163,14 @@ struct watch_word_result {
 	struct watch_site *sites;     /* most hits first (after watch_sort) */
 	unsigned n_sites, alloc_sites;
 };
+
+/*
+ * The word's exact reads and writes shared among its code sites in
+ * proportion to their sampled ones (largest remainders), so that the sites
+ * add up to the counts beside them: samples come every period-th hit and
+ * fall short by up to a period.  A kind no site was sampled for keeps 0.
+ */
+void watch_sites_fit(struct watch_site *sites, unsigned n, uint64_t reads, uint64_t writes);
 
 /* ---- runtime -------------------------------------------------------------- */
 
@@ -212,22 +226,28 @@ void watch_classify(const struct line *evidence, struct line_verdict *out);
 
 /*
  * A sampled line with the evidence of its watched words replaced by the
- * exact counts, for classify_line() and report_build() like any line: the
- * sampled cells inside a watched word, of the threads the watch saw (a
- * window is short: threads outside it keep their samples), give way to one
- * cell per (thread,
- * word, kind) whose count is the thread's exact reads or writes scaled by
- * one factor for the whole line (its watched words' samples per hit), and
- * whose concurrent share is the larger of the word's sampled one and the
+ * exact counts, for classify_line() and report_build() like any line.  A
+ * sampled cell is replaced when a watched word it overlaps saw its thread
+ * (a window is short: threads outside it keep their samples).  Each
+ * replaced cell keeps its bytes, kind and code and takes the exact hits
+ * of its thread on its words, reads for a load, writes for a store or RMW
+ * (the watch counts an RMW once, as a write), shared among the thread's
+ * cells of that kind on the word by their samples.  An access wider than
+ * a word (a 16-byte vector load, a straddling one) hits each of its words
+ * once: its count is the mean of its words' shares, not their sum.  Hits
+ * no replaced cell of that thread and kind takes (stores the timer
+ * missed) become a cell in the shape and code of the thread's sampled
+ * access to those bytes, else of the word with the code of any sampled
+ * access to it.  Counts are accesses times one factor for the whole line,
+ * the replaced samples per exact access, so the line keeps its weight
+ * (and its score) while each access keeps its exact share: a cheap but
+ * frequent victim read is not lost under the noise floor.  A cell's
+ * concurrent share is the larger of the word's sampled one and the
  * thread's exact one (hits in windows where another thread hit the line,
- * one of the two writing).  The single scale keeps the watched words'
- * total weight in the line (and its score) while each word keeps its exact
- * share of the accesses, so a cheap but frequent victim read is not lost
- * under the noise floor.  A thread that wrote keeps at least one write, so
- * a writer that sampling missed (stores are rarely sampled) counts as one.
- * Code address, base register and call chains come from a sampled cell of the word
- * (type attribution needs them).  Returns false if no word of the line was
- * watched; release the result with watch_line_evidence_release().
+ * one of the two writing).  A thread that wrote keeps at least one write,
+ * so a writer that sampling missed counts as one.  Returns false if no
+ * word of the line was watched; release the result with
+ * watch_line_evidence_release().
  */
 bool watch_merge_line(const struct line *sampled, const struct watch_word_result *const *words,
 		      unsigned n, unsigned line_size, struct line *out);

@@ -30,6 +30,7 @@ void watch_config_default(struct watch_config *c)
 struct word_heat {
 	unsigned index;           /* word in the line */
 	uint64_t heat;
+	uint64_t threads;         /* bit i: the i-th thread of the line's cells */
 };
 
 static int cmp_heat(const void *a, const void *b)
@@ -41,43 +42,92 @@ static int cmp_heat(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
+/* The line's first 64 threads, each a bit of word_heat.threads (the rest
+ * have none: they only lose the preference for mixing threads). */
+struct thread_bits {
+	uint32_t tid[64];
+	unsigned n;
+};
+
+static uint64_t thread_bit(struct thread_bits *tb, uint32_t tid)
+{
+	for (unsigned i = 0; i < tb->n; i++)
+		if (tb->tid[i] == tid)
+			return (uint64_t)1 << i;
+	if (tb->n == ARRAY_SIZE(tb->tid))
+		return 0;
+	tb->tid[tb->n] = tid;
+	return (uint64_t)1 << tb->n++;
+}
+
+/* Heat and threads of every word of the line; returns the total heat. */
+static uint64_t heat_words(const struct line *l, unsigned n_words, struct word_heat *heat)
+{
+	struct thread_bits tb = { .n = 0 };
+	uint64_t total = 0;
+
+	for (unsigned i = 0; i < n_words; i++)
+		heat[i] = (struct word_heat){ .index = i };
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+		uint64_t h = c->count * (access_kind_writes(c->kind) ? WATCH_WRITE_WEIGHT : 1);
+		uint64_t bit = thread_bit(&tb, c->tid);
+		unsigned first = c->offset / WATCH_WORD;
+		unsigned last = (c->offset + (c->size ? c->size : 1) - 1) / WATCH_WORD;
+
+		for (unsigned k = first; k <= last && k < n_words; k++) {
+			heat[k].heat += h;
+			heat[k].threads |= bit;
+		}
+		total += h;
+	}
+	return total;
+}
+
 void watch_hot_words(const struct line *l, unsigned line_size,
 		     const struct watch_config *cfg, struct watch_line_words *out)
 {
 	struct word_heat heat[WATCH_MAX_LINE_WORDS];
+	bool taken[WATCH_MAX_LINE_WORDS] = { false };
 	unsigned n_words = line_size / WATCH_WORD, max = cfg->max_words;
-	uint64_t total = 0;
+	uint64_t total, in_window = 0;
 
 	if (n_words > WATCH_MAX_LINE_WORDS)
 		n_words = WATCH_MAX_LINE_WORDS;
 	memset(out, 0, sizeof(*out));
 	out->pid = l->pid;
 	out->line = l->addr;
-	for (unsigned i = 0; i < n_words; i++)
-		heat[i] = (struct word_heat){ .index = i };
-
-	for (unsigned i = 0; i < l->n_cells; i++) {
-		const struct line_cell *c = &l->cells[i];
-		uint64_t h = c->count * (access_kind_writes(c->kind) ? WATCH_WRITE_WEIGHT : 1);
-		unsigned first = c->offset / WATCH_WORD;
-		unsigned last = (c->offset + (c->size ? c->size : 1) - 1) / WATCH_WORD;
-
-		for (unsigned k = first; k <= last && k < n_words; k++)
-			heat[k].heat += h;
-		total += h;
-	}
+	total = heat_words(l, n_words, heat);
 	qsort(heat, n_words, sizeof(*heat), cmp_heat);
 	if (max > n_words)
 		max = n_words;
-	for (unsigned i = 0; i < max; i++) {
+	for (unsigned pos = 0; pos < max; pos++) {
 		/* the first window has room for WATCH_WORDS_PER_WINDOW words
 		 * at no extra cost: fill it with any sampled word (a rarely
 		 * sampled neighbour is where false-sharing victims hide) */
-		bool free_slot = i < WATCH_WORDS_PER_WINDOW;
-		if (!heat[i].heat ||
-		    (!free_slot && (double)heat[i].heat < cfg->min_word_share * (double)total))
+		bool free_slot = pos < WATCH_WORDS_PER_WINDOW;
+		bool opens_window = pos % WATCH_WORDS_PER_WINDOW == 0;
+		int pick = -1;
+
+		for (unsigned i = 0; i < n_words; i++) {
+			if (taken[i] || !heat[i].heat ||
+			    (!free_slot && (double)heat[i].heat < cfg->min_word_share * (double)total))
+				continue;
+			if (pick < 0)
+				pick = (int)i;
+			/* a window shows contention only if two threads hit it:
+			 * after its first word, prefer one with another thread
+			 * (one thread's 16-byte access heats two words alike) */
+			if (opens_window || (heat[i].threads & ~in_window)) {
+				pick = (int)i;
+				break;
+			}
+		}
+		if (pick < 0)
 			break;
-		out->words[out->n_words++] = l->addr + (uint64_t)heat[i].index * WATCH_WORD;
+		taken[pick] = true;
+		in_window = (opens_window ? 0 : in_window) | heat[pick].threads;
+		out->words[out->n_words++] = l->addr + (uint64_t)heat[pick].index * WATCH_WORD;
 	}
 }
 
@@ -145,6 +195,49 @@ bool watch_over_cap(uint64_t hits, double elapsed, const struct watch_config *cf
 	if (cfg->max_hits_per_s <= 0 || elapsed < WATCH_MIN_WINDOW_S)
 		return false;
 	return (double)hits > cfg->max_hits_per_s * elapsed;
+}
+
+/* ---- code sites ---------------------------------------------------------------- */
+
+/* The sites' reads (or writes) become total, shared in proportion to
+ * them: floors first, the rest one each to the largest remainders. */
+static void share_out(struct watch_site *s, unsigned n, bool writes, uint64_t total)
+{
+	double *rest = xcalloc(n ? n : 1, sizeof(*rest));
+	uint64_t sum = 0, given = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		sum += writes ? s[i].writes : s[i].reads;
+	if (!sum) {
+		free(rest);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t *v = writes ? &s[i].writes : &s[i].reads;
+		double exact = (double)total * (double)*v / (double)sum;
+
+		*v = (uint64_t)exact;
+		rest[i] = *v || exact > 0 ? exact - (double)*v : -1;
+		given += *v;
+	}
+	for (; given < total; given++) {
+		unsigned best = 0;
+
+		for (unsigned i = 1; i < n; i++)
+			if (rest[i] > rest[best])
+				best = i;
+		if (rest[best] < 0)
+			break;
+		*(writes ? &s[best].writes : &s[best].reads) += 1;
+		rest[best] = -0.5;    /* one each */
+	}
+	free(rest);
+}
+
+void watch_sites_fit(struct watch_site *sites, unsigned n, uint64_t reads, uint64_t writes)
+{
+	share_out(sites, n, false, reads);
+	share_out(sites, n, true, writes);
 }
 
 /* ---- evidence ------------------------------------------------------------------ */
@@ -235,10 +328,32 @@ void watch_line_evidence_release(struct line *l)
 
 /* ---- merged with samples ------------------------------------------------------ */
 
-struct word_tally {
-	const struct watch_word_result *watched;
-	uint64_t samples, concurrent;  /* sampled cells inside the word */
-	const struct line_cell *rep;   /* one of them, for ip and base register */
+/*
+ * The sampled cells a merge replaces are accesses; the watch counts hits
+ * per 8-byte word.  An access wider than a word (a 16-byte movdqu, a
+ * straddling load) hits each of its words once, so its exact count is what
+ * one word says, not the sum of them: every replaced cell collects a share
+ * of the hits of each watched word it covers, and its accesses are the
+ * mean of those shares.  Hits no replaced cell of that thread and kind
+ * accounts for (stores the timer missed) become a cell of their own, in
+ * the shape of the thread's sampled access to those bytes when there is
+ * one, else of the word.
+ */
+struct merge_cell {
+	struct line_cell cell;         /* tid, bytes, kind, code; counts unused */
+	double hits;                   /* shares of its words' exact hits */
+	double concurrent;             /* of which concurrent */
+	unsigned words;                /* words that gave it hits */
+};
+
+struct merge {
+	const struct watch_word_result *watched[WATCH_MAX_LINE_WORDS];
+	uint64_t samples[WATCH_MAX_LINE_WORDS];     /* replaced samples on word k */
+	uint64_t concurrent[WATCH_MAX_LINE_WORDS];
+	unsigned n_words;
+	struct merge_cell *cells;      /* the replaced cells first, in order */
+	unsigned n_cells, n_replaced, alloc_cells;
+	uint64_t replaced_samples;
 };
 
 static uint64_t word_hits(const struct watch_word_result *w)
@@ -246,29 +361,188 @@ static uint64_t word_hits(const struct watch_word_result *w)
 	return w->reads + w->writes;
 }
 
-/* One merged cell; rep (may be NULL) lends its code address and base. */
-static void add_scaled(struct line *l, uint32_t tid, unsigned offset, int kind,
-		       uint64_t hits, double scale, double conc_frac,
-		       const struct line_cell *rep)
+static bool watched_thread(const struct watch_word_result *w, uint32_t tid)
 {
-	uint64_t count = (uint64_t)((double)hits * scale + 0.5);
+	for (unsigned i = 0; i < w->n_threads; i++)
+		if (w->threads[i].tid == tid)
+			return true;
+	return false;
+}
+
+/* The words [*first, *last] of the line that c's bytes overlap. */
+static void cell_words(const struct line_cell *c, unsigned n_words, unsigned *first,
+		       unsigned *last)
+{
+	*first = c->offset / WATCH_WORD;
+	*last = (c->offset + (c->size ? c->size : 1) - 1) / WATCH_WORD;
+	if (*last >= n_words)
+		*last = n_words - 1;
+}
+
+static bool overlaps_word(const struct line_cell *c, unsigned n_words, unsigned k)
+{
+	unsigned first, last;
+
+	cell_words(c, n_words, &first, &last);
+	return first <= k && k <= last;
+}
+
+/* Replaced: a watched word it overlaps saw its thread.  A window is short:
+ * threads that came and went outside it keep their sampled evidence. */
+static bool replaced_by_watch(const struct merge *m, const struct line_cell *c)
+{
+	unsigned first, last;
+
+	cell_words(c, m->n_words, &first, &last);
+	for (unsigned k = first; k <= last; k++)
+		if (m->watched[k] && watched_thread(m->watched[k], c->tid))
+			return true;
+	return false;
+}
+
+static void replace_cell(struct merge *m, const struct line_cell *c)
+{
+	unsigned first, last;
+
+	ALLOC_GROW(m->cells, m->n_cells + 1, m->alloc_cells);
+	m->cells[m->n_cells++] = (struct merge_cell){ .cell = *c };
+	m->n_replaced++;
+	m->replaced_samples += c->count;
+	cell_words(c, m->n_words, &first, &last);
+	for (unsigned k = first; k <= last; k++) {
+		m->samples[k] += c->count;
+		m->concurrent[k] += c->concurrent;
+	}
+}
+
+/* The most sampled replaced cell on word k, of thread tid (any thread: 0). */
+static const struct line_cell *replaced_on_word(const struct merge *m, unsigned k,
+						uint32_t tid)
+{
+	const struct line_cell *best = NULL;
+
+	for (unsigned i = 0; i < m->n_replaced; i++) {
+		const struct line_cell *c = &m->cells[i].cell;
+
+		if ((tid && c->tid != tid) || !overlaps_word(c, m->n_words, k))
+			continue;
+		if (!best || c->count > best->count)
+			best = c;
+	}
+	return best;
+}
+
+/* The cell for hits of tid on word k that no replaced cell of that kind
+ * takes: found or added, in the shape of shape (the word's if NULL) with
+ * the code of rep.  Both may point into m->cells: copied before it grows. */
+static struct merge_cell *extra_cell(struct merge *m, uint32_t tid, unsigned k, int kind,
+				     const struct line_cell *shape, const struct line_cell *rep)
+{
+	unsigned offset = shape ? shape->offset : k * WATCH_WORD;
+	unsigned size = shape ? shape->size : WATCH_WORD;
+	struct line_cell from = rep ? *rep : (struct line_cell){ .base_reg = -1 };
 	struct line_cell *c;
+
+	for (unsigned i = m->n_replaced; i < m->n_cells; i++) {
+		c = &m->cells[i].cell;
+		if (c->tid == tid && c->offset == offset && c->size == size && c->kind == kind)
+			return &m->cells[i];
+	}
+	ALLOC_GROW(m->cells, m->n_cells + 1, m->alloc_cells);
+	m->cells[m->n_cells] = (struct merge_cell){ { 0 } };
+	c = &m->cells[m->n_cells].cell;
+	c->tid = tid;
+	c->offset = (uint8_t)offset;
+	c->size = (uint8_t)size;
+	c->kind = (uint8_t)kind;
+	c->ip = from.ip;
+	c->base_reg = from.base_reg;
+	if (rep)
+		c->base_off = from.base_off + ((int64_t)offset - (int64_t)from.offset);
+	/* the call chains sampled at that code (-g) stay with it */
+	memcpy(c->chains, from.chains, sizeof(c->chains));
+	return &m->cells[m->n_cells++];
+}
+
+static void credit(struct merge_cell *mc, double hits, double conc_frac)
+{
+	mc->hits += hits;
+	mc->concurrent += hits * conc_frac;
+	mc->words++;
+}
+
+static bool takes(const struct merge *m, const struct line_cell *c, unsigned k, uint32_t tid,
+		  bool writes)
+{
+	return c->tid == tid && !access_kind_writes(c->kind) == !writes &&
+	       overlaps_word(c, m->n_words, k);
+}
+
+/*
+ * The reads (or writes) of thread tid on word k, shared by the replaced
+ * cells of that thread and kind on the word in proportion to their
+ * samples; else one extra cell takes them.  A cell is credited at most
+ * once per word: it takes one thread's reads or its writes.
+ */
+static void attribute_hits(struct merge *m, unsigned k, uint32_t tid, bool writes,
+			   uint64_t hits, double conc_frac)
+{
+	const struct line_cell *own, *rep;
+	uint64_t sampled = 0;
 
 	if (!hits)
 		return;
-	if (!count && kind == ACCESS_STORE)
+	for (unsigned i = 0; i < m->n_replaced; i++)
+		if (takes(m, &m->cells[i].cell, k, tid, writes))
+			sampled += m->cells[i].cell.count;
+	if (sampled) {
+		for (unsigned i = 0; i < m->n_replaced; i++)
+			if (takes(m, &m->cells[i].cell, k, tid, writes))
+				credit(&m->cells[i],
+				       (double)hits * (double)m->cells[i].cell.count / (double)sampled,
+				       conc_frac);
+		return;
+	}
+	own = replaced_on_word(m, k, tid);
+	rep = own ? own : replaced_on_word(m, k, 0);
+	credit(extra_cell(m, tid, k, writes ? ACCESS_STORE : ACCESS_LOAD, own, rep), (double)hits,
+	       conc_frac);
+}
+
+/* The sampled concurrent share of word k, or 1 where nothing was sampled;
+ * the watch saw who overlapped in a window exactly, and sampling may have
+ * missed it for want of stores: a thread's is the larger of the two. */
+static double concurrent_frac(const struct merge *m, unsigned k,
+			      const struct watch_thread_count *tc)
+{
+	double sampled = m->samples[k] ? (double)m->concurrent[k] / (double)m->samples[k] : 1;
+	uint64_t hits = tc->reads + tc->writes;
+	double exact = hits ? (double)tc->concurrent / (double)hits : 0;
+
+	return exact > sampled ? exact : sampled;
+}
+
+/* A merged cell into the line: its accesses (the mean of its words'
+ * shares) times the line's samples per access. */
+static void add_merged(struct line *l, const struct merge_cell *mc, double scale)
+{
+	double accesses = mc->words ? mc->hits / mc->words : 0;
+	uint64_t count = (uint64_t)(accesses * scale + 0.5);
+	struct line_cell *c;
+
+	/* a thread that wrote keeps a write: sampling misses stores */
+	if (!count && accesses > 0 && access_kind_writes(mc->cell.kind))
 		count = 1;
 	if (!count)
 		return;
-	add_cell(l, tid, offset, kind, count, (uint64_t)((double)count * conc_frac + 0.5));
+	add_cell(l, mc->cell.tid, mc->cell.offset, mc->cell.kind, count,
+		 (uint64_t)((double)count * mc->concurrent / mc->hits + 0.5));
 	c = &l->cells[l->n_cells - 1];
-	if (rep) {
-		c->ip = rep->ip;
-		c->base_reg = rep->base_reg;
-		c->base_off = rep->base_off + ((int64_t)offset - (int64_t)rep->offset);
-		/* the call chains sampled at that code (-g) stay with it */
-		memcpy(c->chains, rep->chains, sizeof(c->chains));
-	}
+	c->size = mc->cell.size;
+	c->ip = mc->cell.ip;
+	c->base_reg = mc->cell.base_reg;
+	c->base_off = mc->cell.base_off;
+	memcpy(c->chains, mc->cell.chains, sizeof(c->chains));
 }
 
 /* The line's threads, from its cells. */
@@ -286,55 +560,37 @@ static void threads_from_cells(struct line *l)
 	}
 }
 
-static bool watched_thread(const struct watch_word_result *w, uint32_t tid)
-{
-	for (unsigned i = 0; i < w->n_threads; i++)
-		if (w->threads[i].tid == tid)
-			return true;
-	return false;
-}
-
 bool watch_merge_line(const struct line *sampled, const struct watch_word_result *const *words,
 		      unsigned n, unsigned line_size, struct line *out)
 {
-	struct word_tally tally[WATCH_MAX_LINE_WORDS] = { { 0 } };
-	unsigned n_words = line_size / WATCH_WORD;
-	uint64_t scaled_samples = 0, scaled_hits = 0, all_hits = 0;
-	double fallback;
+	struct merge m = { .n_words = line_size / WATCH_WORD };
+	uint64_t all_hits = 0;
+	double exact = 0, scale;
 	bool any = false;
 
-	if (n_words > WATCH_MAX_LINE_WORDS)
-		n_words = WATCH_MAX_LINE_WORDS;
+	if (m.n_words > WATCH_MAX_LINE_WORDS)
+		m.n_words = WATCH_MAX_LINE_WORDS;
 	memset(out, 0, sizeof(*out));
 	out->pid = sampled->pid;
 	out->addr = sampled->addr;
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t off = words[i]->addr - sampled->addr;
 
-		if (words[i]->addr < sampled->addr || off >= (uint64_t)n_words * WATCH_WORD)
+		if (words[i]->addr < sampled->addr || off >= (uint64_t)m.n_words * WATCH_WORD)
 			continue;
-		tally[off / WATCH_WORD].watched = words[i];
+		m.watched[off / WATCH_WORD] = words[i];
 		all_hits += word_hits(words[i]);
 		any = true;
 	}
 	if (!any)
 		return false;
 
-	/* sampled cells inside a watched word are replaced; the rest stay */
+	/* sampled cells the watch saw are replaced; the rest stay */
 	for (unsigned i = 0; i < sampled->n_cells; i++) {
 		const struct line_cell *c = &sampled->cells[i];
-		unsigned k = c->offset / WATCH_WORD;
-		struct word_tally *t = k < n_words ? &tally[k] : NULL;
 
-		/* replaced only where the watch saw the thread: a window is
-		 * short, and threads that came and went outside it keep
-		 * their sampled evidence */
-		if (t && t->watched && c->offset + c->size <= (k + 1) * WATCH_WORD &&
-		    watched_thread(t->watched, c->tid)) {
-			t->samples += c->count;
-			t->concurrent += c->concurrent;
-			if (!t->rep)
-				t->rep = c;
+		if (replaced_by_watch(&m, c)) {
+			replace_cell(&m, c);
 			continue;
 		}
 		ALLOC_GROW(out->cells, out->n_cells + 1, out->alloc_cells);
@@ -343,42 +599,30 @@ bool watch_merge_line(const struct line *sampled, const struct watch_word_result
 		out->concurrent += c->concurrent;
 	}
 
-	for (unsigned k = 0; k < n_words; k++) {
-		if (tally[k].watched && tally[k].samples && word_hits(tally[k].watched)) {
-			scaled_samples += tally[k].samples;
-			scaled_hits += word_hits(tally[k].watched);
-		}
-	}
-	fallback = scaled_hits ? (double)scaled_samples / (double)scaled_hits :
-		   all_hits && sampled->count ? (double)sampled->count / (double)all_hits : 1;
+	for (unsigned k = 0; k < m.n_words; k++) {
+		const struct watch_word_result *w = m.watched[k];
 
-	for (unsigned k = 0; k < n_words; k++) {
-		const struct word_tally *t = &tally[k];
-		const struct watch_word_result *w = t->watched;
-		double scale, conc;
-
-		if (!w || !word_hits(w))
-			continue;
-		/* one scale for every watched word: the line's samples per
-		 * hit.  A word read often but cheaply (a false-sharing
-		 * victim next to a stalling one) keeps its exact share of the
-		 * accesses instead of vanishing under the noise floor. */
-		scale = fallback;
-		conc = t->samples ? (double)t->concurrent / (double)t->samples : 1;
-		for (unsigned i = 0; i < w->n_threads; i++) {
+		for (unsigned i = 0; w && i < w->n_threads; i++) {
 			const struct watch_thread_count *tc = &w->threads[i];
-			uint64_t hits = tc->reads + tc->writes;
-			/* the watch saw who overlapped in a window exactly;
-			 * sampling may have missed it for want of stores */
-			double exact = hits ? (double)tc->concurrent / (double)hits : 0;
-			double c = exact > conc ? exact : conc;
+			double conc = concurrent_frac(&m, k, tc);
 
-			add_scaled(out, tc->tid, k * WATCH_WORD, ACCESS_LOAD, tc->reads, scale,
-				   c, t->rep);
-			add_scaled(out, tc->tid, k * WATCH_WORD, ACCESS_STORE, tc->writes, scale,
-				   c, t->rep);
+			attribute_hits(&m, k, tc->tid, false, tc->reads, conc);
+			attribute_hits(&m, k, tc->tid, true, tc->writes, conc);
 		}
 	}
+
+	/* one scale for the line: the replaced samples per exact access.
+	 * The watched accesses keep the weight their samples had (and the
+	 * line its score), while each keeps its exact share of them: a
+	 * victim read often but cheaply is not lost under the noise floor. */
+	for (unsigned i = 0; i < m.n_cells; i++)
+		if (m.cells[i].words)
+			exact += m.cells[i].hits / m.cells[i].words;
+	scale = m.replaced_samples && exact > 0 ? (double)m.replaced_samples / exact :
+		all_hits && sampled->count ? (double)sampled->count / (double)all_hits : 1;
+	for (unsigned i = 0; i < m.n_cells; i++)
+		add_merged(out, &m.cells[i], scale);
+	free(m.cells);
 	threads_from_cells(out);
 	return true;
 }

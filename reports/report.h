@@ -5,6 +5,15 @@
  * The model owns all its strings; report_free() releases everything.
  * Nothing here knows which backend produced the samples, except the
  * header's backend name.
+ *
+ * Reads and writes, everywhere (threads, sites, ranges, members, watched
+ * words): reads are accesses that only read, writes accesses that write.
+ * A read-modify-write (add %rax,(mem); lock add, xadd, cmpxchg, xchg) is
+ * one access, counted once, as a write: so reads + writes are the
+ * accesses, and sampled and watched counts agree (a watchpoint sees an
+ * RMW as one write: RW - W = 0 reads).  Classification still knows it
+ * reads (sample.h access_kind_reads): its thread is among a member's
+ * readers as well as its writers.
  */
 #ifndef CONTEND_REPORT_H
 #define CONTEND_REPORT_H
@@ -36,7 +45,7 @@ struct report_mem {
 struct report_thread {
 	uint32_t tid;
 	char *comm;                   /* thread name, may be NULL */
-	uint64_t reads, writes;       /* samples on the line/range */
+	uint64_t reads, writes;       /* samples on the line/range (above) */
 	struct report_mem mem;
 };
 

@@ -24,10 +24,16 @@
 
 /* untyped_by_reason when no type lookup was asked for (no sym or dt). */
 #define NO_TYPE_LOOKUP "no type lookup"
+/* ... when no lookup could run: the data is in no module's globals and
+ * the pointer to it is unknown, for want of the accessing code (watched
+ * hits no sample caught) or of a base register (an absolute address). */
+#define NO_CODE_ADDRESS "no code address"
+#define NO_POINTER_REGISTER "no pointer register"
 
 struct cell_attr {
 	bool typed;
-	enum data_types_miss why;        /* when !typed */
+	enum data_types_miss why;        /* when !typed and !why_here */
+	const char *why_here;            /* a reason no lookup could give */
 	struct data_attribution a;       /* when typed */
 };
 
@@ -86,9 +92,12 @@ static bool str_eq(const char *a, const char *b)
 	return !strcmp(a, b);
 }
 
+/* Accesses, counted once each (report.h): an RMW or atomic is a write,
+ * as the watchpoints count it, though it also reads (and classification,
+ * readers and writers lists treat it as both). */
 static uint64_t cell_reads(const struct line_cell *c)
 {
-	return access_kind_reads(c->kind) ? c->count : 0;
+	return access_kind_writes(c->kind) ? 0 : c->count;
 }
 
 static uint64_t cell_writes(const struct line_cell *c)
@@ -229,8 +238,13 @@ static void attribute_cell(struct build *b, const struct line *l,
 
 	memset(out, 0, sizeof(*out));
 	data_mod = symbolizer_module(b->sym, l->pid, addr, &data_bias);
-	if (c->base_reg >= 0)
+	if (c->base_reg >= 0 && c->ip)
 		code_mod = symbolizer_module(b->sym, l->pid, c->ip, &code_bias);
+	if (!data_mod && !code_mod && (!c->ip || c->base_reg < 0)) {
+		/* no debug info was even looked for: say what was missing */
+		out->why_here = !c->ip ? NO_CODE_ADDRESS : NO_POINTER_REGISTER;
+		return;
+	}
 
 	out->why = data_mod || code_mod ? DT_NO_VARIABLE : DT_NO_DWARF;
 	if (data_mod)
@@ -256,8 +270,8 @@ static void attribute_line(struct build *b, const struct line *l,
 			continue;
 		}
 		rl->untyped += c->count;
-		count_untyped(b, lookup ? data_types_miss_name(attrs[i].why)
-					: NO_TYPE_LOOKUP, c->count);
+		count_untyped(b, !lookup ? NO_TYPE_LOOKUP : attrs[i].why_here ? attrs[i].why_here :
+				 data_types_miss_name(attrs[i].why), c->count);
 	}
 	b->r->typed += rl->typed;
 	b->r->untyped += rl->untyped;

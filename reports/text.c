@@ -475,7 +475,7 @@ static void print_chains(const struct report_site *s, int indent, FILE *out)
 		fprintf(out, "%*s... %u more call chains\n", indent, "", s->n_chains - shown);
 }
 
-/* Under the member column: "sites: 1790 R 1790 W  function  file:line". */
+/* Under the member column: "sites: 10 R 1790 W  function  file:line". */
 static void print_sites(const struct report_range *rr, int indent, FILE *out)
 {
 	unsigned shown = rr->n_sites < MAX_SITES ? rr->n_sites : MAX_SITES;
@@ -635,6 +635,45 @@ static char *not_confirmed_why(const struct report_line *l)
 	return xstrdup("the threads did not touch them in the same windows");
 }
 
+/*
+ * The word's code sites, which share its exact counts (watch.h): the
+ * first MAX_SITES, then what the others add up to, then what no sampled
+ * code took, so that the sites always account for the counts above them.
+ */
+static void print_watch_sites(const struct report_watch_word *w, FILE *out)
+{
+	uint64_t reads = 0, writes = 0, more_reads = 0, more_writes = 0;
+	int col;
+
+	for (unsigned i = 0; i < w->n_sites; i++) {
+		const struct report_site *s = &w->sites[i];
+
+		reads += s->reads;
+		writes += s->writes;
+		if (i >= MAX_SITES) {
+			more_reads += s->reads;
+			more_writes += s->writes;
+			continue;
+		}
+		col = fprintf(out, INDENT "%8s%-7s%" PRIu64 " R %" PRIu64 " W  ", "",
+			      i ? "" : "sites:", s->reads, s->writes);
+		print_location(s, TEXT_WIDTH - col, out);
+	}
+	if (w->n_sites > MAX_SITES)
+		fprintf(out, INDENT "%8s%7s... %u more sites: %" PRIu64 " R %" PRIu64 " W\n", "", "",
+			w->n_sites - MAX_SITES, more_reads, more_writes);
+	if (reads < w->reads || writes < w->writes) {
+		fprintf(out, INDENT "%8s(", "");
+		if (reads < w->reads)
+			fprintf(out, "%" PRIu64 " reads", w->reads - reads);
+		if (reads < w->reads && writes < w->writes)
+			fprintf(out, ", ");
+		if (writes < w->writes)
+			fprintf(out, "%" PRIu64 " writes", w->writes - writes);
+		fprintf(out, " at code no sample caught)\n");
+	}
+}
+
 static void print_watch_word(const struct report_watch_word *w, int member_width, FILE *out)
 {
 	unsigned shown = w->n_threads < MAX_THREAD_ROWS ? w->n_threads : MAX_THREAD_ROWS;
@@ -657,13 +696,7 @@ static void print_watch_word(const struct report_watch_word *w, int member_width
 	if (w->n_threads > shown)
 		fprintf(out, INDENT "%*s... %u more threads\n", 8 + member_width, "",
 			w->n_threads - shown);
-	for (unsigned i = 0; i < w->n_sites && i < MAX_SITES; i++) {
-		const struct report_site *s = &w->sites[i];
-
-		col = fprintf(out, INDENT "%8s%-7s%" PRIu64 " R %" PRIu64 " W  ", "",
-			      i ? "" : "sites:", s->reads, s->writes);
-		print_location(s, TEXT_WIDTH - col, out);
-	}
+	print_watch_sites(w, out);
 	if (w->cut_short)
 		fprintf(out, INDENT "%8s(a window ended early: more hits/s than the cap)\n", "");
 	if (w->threads_late)

@@ -126,6 +126,15 @@ static const struct access_case access_cases[] = {
 	  DECODE_OK, DI, 16, ACCESS_STORE },
 	{ "vmovdqu [rdi],ymm0", CODE(0xc5, 0xfe, 0x7f, 0x07), BEFORE,
 	  DECODE_OK, DI, 32, ACCESS_STORE },
+	/* p6_nested's vectorized rx.packets++, rx.bytes += n: one 16-byte
+	 * load and one 16-byte store (watch.h: two watched words each) */
+	{ "movdqu xmm3,[rdx+0x10]", CODE(0xf3, 0x0f, 0x6f, 0x5a, 0x10), BEFORE,
+	  DECODE_OK, DX + 0x10, 16, ACCESS_LOAD },
+	{ "movups [rdx+0x10],xmm0", CODE(0x0f, 0x11, 0x42, 0x10), BEFORE,
+	  DECODE_OK, DX + 0x10, 16, ACCESS_STORE },
+	/* p2_class_array's counts[tid] += v: one RMW (report.h: one write) */
+	{ "add [rax+rdx*8+0x10],rsi", CODE(0x48, 0x01, 0x74, 0xd0, 0x10), BEFORE,
+	  DECODE_OK, AX + DX * 8 + 0x10, 8, ACCESS_RMW },
 	{ "movzx eax,byte [rsi+rcx]", CODE(0x0f, 0xb6, 0x04, 0x0e), BEFORE,
 	  DECODE_OK, SI + CX, 1, ACCESS_LOAD },
 	{ "mov eax,[rdi]", CODE(0x8b, 0x07), BEFORE,

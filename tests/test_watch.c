@@ -82,6 +82,41 @@ static void test_hot_words(void)
 	}
 }
 
+/*
+ * p6_nested, vectorized: each thread's 16-byte accesses heat two words
+ * equally, so by heat alone a window would hold one thread's two words
+ * and never see the other thread: "not confirmed".  Each window after its
+ * hottest word takes the hottest word with a thread not in it yet.
+ */
+static void test_hot_words_mix_threads(void)
+{
+	struct line_cell c[] = {
+		cell(1, 16, 16, ACCESS_LOAD, 275),
+		cell(1, 16, 16, ACCESS_STORE, 353),
+		cell(2, 32, 16, ACCESS_LOAD, 308),
+		cell(2, 32, 16, ACCESS_STORE, 344),
+		cell(2, 12, 4, ACCESS_STORE, 5),
+	};
+	struct line l = line_of(c, ARRAY_SIZE(c));
+	struct watch_config cfg;
+	struct watch_line_words lw;
+	struct watch_window *w;
+	unsigned n;
+
+	watch_config_default(&cfg);
+	watch_hot_words(&l, 64, &cfg, &lw);
+	CHECK_EQ_U64(lw.n_words, 4, "max_words");
+	CHECK_EQ_U64(lw.words[0], 0x1010, "hottest: rx's first word");
+	CHECK_EQ_U64(lw.words[1], 0x1020, "with it tx's first, not rx's second");
+	CHECK_EQ_U64(lw.words[2], 0x1018, "second window: rx's second word");
+	CHECK_EQ_U64(lw.words[3], 0x1028, "with tx's second");
+	n = watch_plan(&lw, 1, &w);
+	CHECK_EQ_U64(n, 2, "two windows");
+	CHECK(n == 2 && w[0].words[0] == 0x1010 && w[0].words[1] == 0x1020 &&
+	      w[1].words[0] == 0x1018 && w[1].words[1] == 0x1028, "each window sees both threads");
+	free(w);
+}
+
 static void test_plan(void)
 {
 	struct watch_line_words lines[3] = {
@@ -172,6 +207,45 @@ static enum sharing_kind classify_words(const struct watch_word_result *w, unsig
 	*contended = v.contended;
 	line_verdict_release(&v);
 	return k;
+}
+
+/*
+ * Code samples come every period-th hit, so their scaled counts fall short
+ * of the exact ones by up to a period per event (p4_omp: a word of 495
+ * exact writes with "sites: 0 R 464 W").  The sites share the word's
+ * exact reads and writes in proportion to their samples instead.
+ */
+static void test_sites_fit(void)
+{
+	struct watch_site s[] = {
+		{ .ip = 0x10, .reads = 0, .writes = 464 },
+	};
+	struct watch_site t[] = {
+		{ .ip = 0x20, .reads = 128, .writes = 0 },
+		{ .ip = 0x30, .reads = 64, .writes = 0 },
+		{ .ip = 0x40, .reads = 64, .writes = 64 },
+	};
+	struct watch_site u[] = {
+		{ .ip = 0x50, .reads = 0, .writes = 32 },
+	};
+
+	watch_sites_fit(s, 1, 0, 495);
+	CHECK(s[0].reads == 0 && s[0].writes == 495, "one site takes all: %lu W",
+	      (unsigned long)s[0].writes);
+
+	/* 311 reads over 128:64:64 -> 155.5, 77.75, 77.75: largest remainders */
+	watch_sites_fit(t, 3, 311, 70);
+	CHECK_EQ_U64(t[0].reads, 155, "site 1 reads");
+	CHECK_EQ_U64(t[1].reads, 78, "site 2 reads");
+	CHECK_EQ_U64(t[2].reads, 78, "site 3 reads");
+	CHECK_EQ_U64(t[0].reads + t[1].reads + t[2].reads, 311, "reads add up");
+	CHECK_EQ_U64(t[2].writes, 70, "the only writing site takes the writes");
+	CHECK(!t[0].writes && !t[1].writes, "loads write nothing");
+
+	/* reads the code samples never caught stay unattributed */
+	watch_sites_fit(u, 1, 3, 40);
+	CHECK(u[0].reads == 0 && u[0].writes == 40, "no read sampled: 0 R, got %lu",
+	      (unsigned long)u[0].reads);
 }
 
 static void test_classify(void)
@@ -281,10 +355,12 @@ static void test_merge(void)
 		if (m.cells[i].offset == 48)
 			CHECK(m.cells[i].count >= 1, "a watched writer never sampled still writes");
 	}
-	/* one scale for the line: 1751 + 100 samples for 35000 + 1000 hits,
-	 * so thread 2's 1000 writes weigh 51.4 samples */
+	/* one scale for the line: the 1751 + 100 replaced samples for all
+	 * 36010 exact accesses (thread 3's 10 writes too, so that the line
+	 * keeps its weight): thread 2's 1000 writes weigh 51.4 samples */
 	CHECK_EQ_U64(writes2, 51, "thread 2's writes, scaled to samples");
-	CHECK_EQ_U64(loads32, 874 + 823, "loads: 17000 and 16000 hits, scaled");
+	CHECK_EQ_U64(loads32, 874 + 822, "loads: 17000 and 16000 hits, scaled");
+	CHECK_EQ_U64(m.count, l.count - 1, "the line weighs what was sampled (less rounding)");
 	CHECK_EQ_U64(m.cells[0].offset, 8, "the unwatched cell stays, first");
 	CHECK_EQ_U64(m.cells[0].count, 9, "with its count");
 	CHECK_EQ_U64(m.n_threads, 3, "threads");
@@ -295,6 +371,117 @@ static void test_merge(void)
 	watch_line_evidence_release(&m);
 
 	CHECK(!watch_merge_line(&l, p, 0, 64, &m), "nothing watched: no merge");
+	watch_line_evidence_release(&m);
+}
+
+static const struct line_cell *cell_at(const struct line *l, uint32_t tid, unsigned offset,
+				      int kind)
+{
+	for (unsigned i = 0; i < l->n_cells; i++)
+		if (l->cells[i].tid == tid && l->cells[i].offset == offset &&
+		    l->cells[i].kind == kind)
+			return &l->cells[i];
+	return NULL;
+}
+
+/*
+ * p6_nested at -O2 (GCC 12): "c->rx.packets++; c->rx.bytes += n" is one
+ * 16-byte movdqu load and one movups store, so each sampled cell spans two
+ * watched words, and every access hits both.  The merged line must hold
+ * the same accesses, 16 bytes wide at their code, weighing what the
+ * replaced samples weighed: no second 8-byte copy of each without code
+ * (the "0x0" sites), no share of the samples above 100%.
+ */
+static void test_merge_wide_access(void)
+{
+	struct line_cell c[] = {
+		cell(1, 16, 16, ACCESS_LOAD, 275),
+		cell(1, 16, 16, ACCESS_STORE, 353),
+		cell(2, 32, 16, ACCESS_LOAD, 308),
+		cell(2, 32, 16, ACCESS_STORE, 344),
+		cell(2, 12, 4, ACCESS_STORE, 5),    /* tag.parts.hi: not watched */
+	};
+	struct watch_thread_count rx[] = { { 1, 188, 188, 376 } };
+	struct watch_thread_count tx[] = { { 2, 257, 258, 515 } };
+	struct watch_word_result w[] = { word(0x1010, rx, 1), word(0x1018, rx, 1),
+					 word(0x1020, tx, 1), word(0x1028, tx, 1) };
+	const struct watch_word_result *p[] = { &w[0], &w[1], &w[2], &w[3] };
+	struct line l = line_of(c, ARRAY_SIZE(c)), m;
+	const struct line_cell *mc;
+	struct line_verdict v;
+
+	c[0].ip = 0x12ac;
+	c[1].ip = 0x12be;
+	c[2].ip = 0x12fc;
+	c[3].ip = 0x1311;
+	c[4].ip = 0x1306;
+	for (unsigned i = 0; i < 4; i++) {
+		c[i].base_reg = 1;
+		c[i].base_off = c[i].offset;
+	}
+	CHECK(watch_merge_line(&l, p, 4, 64, &m), "merged");
+	CHECK_EQ_U64(m.n_cells, 5, "one cell per access: none added, none doubled");
+	for (unsigned i = 0; i < m.n_cells; i++)
+		CHECK(m.cells[i].ip != 0, "cell %u at offset %u has code", i, m.cells[i].offset);
+	/* 1280 replaced samples for 891 exact accesses (188+188+257+258):
+	 * 1.4366 samples per access */
+	mc = cell_at(&m, 1, 16, ACCESS_LOAD);
+	CHECK(mc && mc->size == 16 && mc->ip == 0x12ac && mc->base_reg == 1,
+	      "rx load: 16 bytes at its code");
+	CHECK_EQ_U64(mc ? mc->count : 0, 270, "rx load: 188 accesses, not 2 x 188");
+	mc = cell_at(&m, 1, 16, ACCESS_STORE);
+	CHECK(mc && mc->size == 16 && mc->ip == 0x12be, "rx store: 16 bytes at its code");
+	CHECK_EQ_U64(mc ? mc->count : 0, 270, "rx store: 188 accesses");
+	mc = cell_at(&m, 2, 32, ACCESS_LOAD);
+	CHECK_EQ_U64(mc ? mc->count : 0, 369, "tx load: 257 accesses");
+	mc = cell_at(&m, 2, 32, ACCESS_STORE);
+	CHECK(mc && mc->size == 16 && mc->ip == 0x1311, "tx store: 16 bytes at its code");
+	CHECK_EQ_U64(mc ? mc->count : 0, 371, "tx store: 258 accesses");
+	mc = cell_at(&m, 2, 12, ACCESS_STORE);
+	CHECK(mc && mc->count == 5 && mc->size == 4, "the unwatched tag store stays");
+	CHECK_EQ_U64(m.count, l.count, "the line weighs what was sampled");
+	classify_line(&m, l.count, &(struct classify_config){ 0, 0.3, 8, 0.01 }, &v);
+	CHECK_EQ_U64(v.kind, SHARING_FALSE, "rx and tx halves: false sharing");
+	CHECK(v.share <= 1.0, "share %g at most 1", v.share);
+	CHECK_EQ_U64(v.n_ranges, 3, "ranges: tag, rx, tx");
+	line_verdict_release(&v);
+	watch_line_evidence_release(&m);
+}
+
+/*
+ * A wide access whose stores the timer missed, and a read-modify-write:
+ * the watch's writes take the shape and code of the thread's sampled
+ * access to those bytes; an RMW stays one access of kind RMW, which the
+ * watch counts as one write (watch.h).
+ */
+static void test_merge_borrowed_shape(void)
+{
+	struct line_cell c[] = {
+		cell(1, 16, 16, ACCESS_LOAD, 100),
+		cell(2, 40, 8, ACCESS_RMW, 50),
+	};
+	struct watch_thread_count a[] = { { 1, 100, 100, 200 } };
+	struct watch_thread_count b[] = { { 2, 0, 100, 100 } };
+	struct watch_word_result w[] = { word(0x1010, a, 1), word(0x1018, a, 1),
+					 word(0x1028, b, 1) };
+	const struct watch_word_result *p[] = { &w[0], &w[1], &w[2] };
+	struct line l = line_of(c, ARRAY_SIZE(c)), m;
+	const struct line_cell *mc;
+
+	c[0].ip = 0x4000;
+	c[1].ip = 0x5000;
+	CHECK(watch_merge_line(&l, p, 3, 64, &m), "merged");
+	CHECK_EQ_U64(m.n_cells, 3, "load, its unsampled store, the RMW");
+	mc = cell_at(&m, 1, 16, ACCESS_STORE);
+	CHECK(mc && mc->size == 16 && mc->ip == 0x4000,
+	      "the unsampled store: the access's bytes and code");
+	CHECK_EQ_U64(mc ? mc->count : 0, 50, "100 writes of 300 accesses, 150 samples");
+	mc = cell_at(&m, 1, 16, ACCESS_LOAD);
+	CHECK_EQ_U64(mc ? mc->count : 0, 50, "100 reads");
+	mc = cell_at(&m, 2, 40, ACCESS_RMW);
+	CHECK(mc && mc->ip == 0x5000, "the RMW keeps its kind and code");
+	CHECK_EQ_U64(mc ? mc->count : 0, 50, "100 RMWs");
+	CHECK(!cell_at(&m, 2, 40, ACCESS_STORE), "and is not also a plain store");
 	watch_line_evidence_release(&m);
 }
 
@@ -383,6 +570,8 @@ static void test_live(void)
 	CHECK(r0 && r0->n_sites == 2, "sites sampled: a store and a load");
 	CHECK(r0 && r0->sites[0].writes > 0 && !r0->sites[0].reads, "the store site writes");
 	CHECK(r0 && r0->sites[1].reads > 0 && !r0->sites[1].writes, "the load site reads");
+	CHECK(r0 && r0->sites[0].writes == 1000 && r0->sites[1].reads == 500,
+	      "the sites add up to the exact counts");
 	CHECK_EQ_U64(watch_windows_run(w), 1, "windows run");
 	watch_free(w);
 }
@@ -390,10 +579,14 @@ static void test_live(void)
 int main(void)
 {
 	test_hot_words();
+	test_hot_words_mix_threads();
 	test_plan();
 	test_cost_control();
+	test_sites_fit();
 	test_classify();
 	test_merge();
+	test_merge_wide_access();
+	test_merge_borrowed_shape();
 	test_live();
 	return test_done();
 }
