@@ -19,6 +19,8 @@ start=$(date +%s)
 	"$here/detect-latency.sh"
 	echo; echo "## Analysis speed and memory (bench/analysis)"; echo
 	"$top_builddir/bench/analysis" 100
+	echo; echo "## What false sharing costs, by loop shape (bench/store-queue, median of 3)"; echo
+	"$top_builddir/bench/store-queue" 100000000 3
 	echo; echo "## Predicted vs measured gain (bench/gain.sh)"; echo
 	"$here/gain.sh" 3
 	echo; echo "## Klass variants (bench/klass.sh, median of 3)"; echo

@@ -73,6 +73,21 @@ enum decode_status decoder_access(struct decoder *d, const uint8_t *code,
 				  const struct regs *regs, bool after,
 				  struct decoded_access *out);
 
+/* An instruction's memory operand as written, without registers: for
+ * telling whether a loop's stores all go to one line (store_stream.h). */
+struct insn_mem {
+	bool access;          /* touches memory (push and call included) */
+	bool writes;          /* stores (store, RMW, atomic, push, call) */
+	bool stack;           /* push, pop, call, ret, or an rsp-based operand */
+	bool rip_relative;    /* a global: disp is then the absolute address */
+	int base, index;      /* perf register numbers, -1 if none */
+	int64_t disp;
+	uint8_t size;
+};
+/* False if the bytes are not a valid instruction. */
+bool decoder_memory(struct decoder *d, const uint8_t *code, size_t len,
+		    uint64_t ip, struct insn_mem *out);
+
 /* Longest instruction of the architecture (bytes to fetch for one). */
 #define DECODE_MAX_INSN 15
 

@@ -11,6 +11,7 @@
 #include "decode.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <asm/perf_regs.h>
 #include <capstone/capstone.h>
 
@@ -423,6 +424,50 @@ enum decode_status decoder_access(struct decoder *d, const uint8_t *code,
 	out->size = access_size(op);
 	out->kind = access_kind(insn, op);
 	return DECODE_OK;
+}
+
+static bool is_push(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_PUSH: case X86_INS_PUSHF: case X86_INS_PUSHFD: case X86_INS_PUSHFQ:
+	case X86_INS_ENTER:
+		return true;
+	}
+	return false;
+}
+
+bool decoder_memory(struct decoder *d, const uint8_t *code, size_t len,
+		    uint64_t ip, struct insn_mem *out)
+{
+	const cs_insn *insn = decode_one(d, code, len, ip);
+	const cs_x86_op *op;
+
+	memset(out, 0, sizeof(*out));
+	out->base = out->index = -1;
+	if (!insn)
+		return false;
+	if (is_call(insn->id) || is_push(insn->id)) {     /* the return address, the value */
+		out->access = out->writes = out->stack = true;
+		out->size = 8;
+		return true;
+	}
+	if (touches_no_memory(insn->id) || is_gather_scatter(insn->id))
+		return true;
+	if (!(op = memory_operand(insn))) {
+		out->access = out->stack = uses_stack_implicitly(insn->id);
+		return true;
+	}
+	out->access = true;
+	out->writes = access_kind_writes(access_kind(insn, op));
+	out->stack = is_stack_pointer(op->mem.base);
+	out->rip_relative = op->mem.base == X86_REG_RIP;
+	if (op->mem.base != X86_REG_INVALID && !out->rip_relative)
+		out->base = perf_reg(op->mem.base);
+	if (op->mem.index != X86_REG_INVALID)
+		out->index = perf_reg(op->mem.index);
+	out->disp = op->mem.disp + (out->rip_relative ? (int64_t)(ip + insn->size) : 0);
+	out->size = access_size(op);
+	return true;
 }
 
 const char *decode_status_name(enum decode_status s)

@@ -15,6 +15,7 @@ struct queued_store {
 
 struct gain_queue {
 	gain_function_fn function_of;
+	gain_stream_fn stream_of;
 	void *ctx;
 	struct queued_store *v;          /* sorted by pid, tid, ip; ips unique */
 	size_t n, alloc;
@@ -34,12 +35,13 @@ static int cmp_queued(const void *a, const void *b)
 }
 
 struct gain_queue *gain_queue_new(struct line_table *t, gain_function_fn function_of,
-				  void *ctx)
+				  gain_stream_fn stream_of, void *ctx)
 {
 	struct gain_queue *q = xcalloc(1, sizeof(*q));
 	size_t n = line_table_count(t), out = 0;
 
 	q->function_of = function_of;
+	q->stream_of = stream_of;
 	q->ctx = ctx;
 	for (size_t i = 0; i < n; i++) {
 		const struct line *l = line_table_line(t, i);
@@ -114,7 +116,40 @@ uint64_t gain_queue_samples(struct gain_queue *q, uint32_t pid, uint32_t tid,
 /* ------------------------------------------------------------------ */
 /* the model */
 
-static double residual(const struct line_cell *c)
+static bool cells_overlap(const struct line_cell *a, const struct line_cell *b)
+{
+	return a->offset < b->offset + b->size && b->offset < a->offset + a->size;
+}
+
+/* Does c read bytes that its own thread, and no other, writes?  Then its
+ * load is served by the thread's own latest store (forwarded from the
+ * store buffer, or still in L1): it waits for the store queue to drain,
+ * as a store does, not for another core's data. */
+static bool reads_own_word(const struct line *l, const struct line_cell *c)
+{
+	bool own = false;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *w = &l->cells[i];
+
+		if (!access_kind_writes(w->kind) || !cells_overlap(w, c))
+			continue;
+		if (w->tid != c->tid)
+			return false;
+		own = true;
+	}
+	return own;
+}
+
+static bool commits_in_bursts(const struct line *l, const struct line_cell *c,
+			      struct gain_queue *q)
+{
+	return q && q->stream_of &&
+	       q->stream_of(q->ctx, l->pid, c->ip) == STORE_STREAM_ONE_LINE;
+}
+
+static double residual(const struct line *l, const struct line_cell *c,
+		       struct gain_queue *q)
 {
 	double r;
 
@@ -122,7 +157,10 @@ static double residual(const struct line_cell *c)
 		r = GAIN_L1_CYCLES / ((double)c->weight / (double)c->weighted);
 		return r > 1 ? 1 : r;
 	}
-	return c->kind == ACCESS_STORE ? GAIN_RESIDUAL_STORE : GAIN_RESIDUAL_LOAD;
+	/* a locked RMW needs the line itself, at once */
+	if (c->kind == ACCESS_STORE || (c->kind != ACCESS_ATOMIC && reads_own_word(l, c)))
+		return commits_in_bursts(l, c, q) ? GAIN_RESIDUAL_BURST : GAIN_RESIDUAL_STORE;
+	return GAIN_RESIDUAL_LOAD;
 }
 
 struct charged {                         /* a (thread, function) charged once */
@@ -142,7 +180,7 @@ void gain_saved(const struct line *l, const unsigned *range_of_cell,
 	for (unsigned i = 0; i < l->n_cells; i++)
 		if (range_of_cell[i] < n_ranges)
 			saved[range_of_cell[i]] += (double)l->cells[i].count *
-						   (1 - residual(&l->cells[i]));
+						   (1 - residual(l, &l->cells[i], q));
 	if (!q) {
 		free(seen);
 		return;
@@ -164,6 +202,8 @@ void gain_saved(const struct line *l, const unsigned *range_of_cell,
 			break;
 		seen[best] = true;
 		c = &l->cells[best];
+		if (commits_in_bursts(l, c, q))      /* no other line queued behind it */
+			continue;
 		n = gain_queue_samples(q, l->pid, c->tid, c->ip, &func);
 		if (!n)
 			continue;

@@ -9,7 +9,13 @@
  *   latency where the hardware weighed the samples (PEBS, IBS);
  *   stores wait in the store buffer, and one transfer of the line commits
  *   every store queued for it, so a contended store costs only a few
- *   cycles more than a free one: r = GAIN_RESIDUAL_STORE.
+ *   cycles more than a free one: r = GAIN_RESIDUAL_STORE.  Where the loop
+ *   around it stores to that line alone, the queue commits in bursts and
+ *   the contention costs little: r = GAIN_RESIDUAL_BURST (store_stream.h;
+ *   both measured, bench/store-queue.c);
+ *   a load or non-locked RMW of bytes only its own thread writes is served
+ *   by that thread's last store: priced as the store.  Locked RMWs and
+ *   loads of other threads' data wait for the line: loads' r.
  *
  * Queued stores.  x86 commits stores in program order, so a store waiting
  * for a contended line holds back every younger store of its thread; once
@@ -33,21 +39,26 @@
 #include <stdint.h>
 #include "report.h"
 #include "../detector/line_table.h"
+#include "../detector/store_stream.h"
 
 #define GAIN_RESIDUAL_LOAD 0.02    /* ~1.5 ns L1 hit / ~75 ns transfer */
 #define GAIN_RESIDUAL_STORE 0.18
+#define GAIN_RESIDUAL_BURST 0.8    /* stores that commit in bursts (store_stream.h) */
 #define GAIN_L1_CYCLES 5.0
 
-/* Stores to private lines, by thread and code address. */
+/* Stores to private lines, by thread and code address, and what the code
+ * around an access stores. */
 struct gain_queue;
 
 /* [*start, *end) of the function that contains ip; false if unknown. */
 typedef bool (*gain_function_fn)(void *ctx, uint32_t pid, uint64_t ip,
 				 uint64_t *start, uint64_t *end);
+/* store_stream_of() for the function around ip. */
+typedef enum store_stream (*gain_stream_fn)(void *ctx, uint32_t pid, uint64_t ip);
 
 /* From the table's lines that one thread alone touched. */
 struct gain_queue *gain_queue_new(struct line_table *t, gain_function_fn function_of,
-				  void *ctx);
+				  gain_stream_fn stream_of, void *ctx);
 void gain_queue_free(struct gain_queue *q);
 /* Samples of tid's private stores in the function that contains ip; *func
  * is that function's start (0 and no samples if it is not known). */

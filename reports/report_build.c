@@ -18,6 +18,7 @@
 #include "gain.h"
 #include "util.h"
 #include "../detector/callchain.h"
+#include "../detector/decode.h"
 #include "../detector/instances.h"
 #include "../symbolize/data_types.h"
 #include "../symbolize/symbolizer.h"
@@ -1061,16 +1062,43 @@ static void line_threads(const struct line *l, struct report_line *rl)
 	rl->threads = thread_tally_finish(&threads, &rl->n_threads);
 }
 
-static bool function_bounds(void *sym, uint32_t pid, uint64_t ip,
+/* The code the gain model looks at (gain_queue_new's callbacks). */
+struct code_view {
+	struct symbolizer *sym;
+	struct decoder *dec;       /* NULL if Capstone would not open */
+	unsigned line_size;
+};
+
+#define STREAM_MAX_FUNCTION (256 * 1024)   /* bytes decoded per function, at most */
+
+static bool function_bounds(void *ctx, uint32_t pid, uint64_t ip,
 			    uint64_t *start, uint64_t *end)
 {
+	struct code_view *cv = ctx;
 	struct func_info fi;
 
-	if (!symbolizer_function(sym, pid, ip, &fi))
+	if (!symbolizer_function(cv->sym, pid, ip, &fi))
 		return false;
 	*start = fi.start;
 	*end = fi.end;
 	return true;
+}
+
+static enum store_stream stream_at(void *ctx, uint32_t pid, uint64_t ip)
+{
+	struct code_view *cv = ctx;
+	enum store_stream st = STORE_STREAM_UNKNOWN;
+	uint64_t start, end;
+	uint8_t *code;
+
+	if (!cv->dec || !function_bounds(cv, pid, ip, &start, &end) ||
+	    ip < start || ip >= end || end - start > STREAM_MAX_FUNCTION)
+		return st;
+	code = xmalloc(end - start);
+	if (symbolizer_read(cv->sym, pid, start, code, end - start) == end - start)
+		st = store_stream_of(cv->dec, code, end - start, start, ip, cv->line_size);
+	free(code);
+	return st;
 }
 
 static void predict_gain(struct build *b, const struct line *l,
@@ -1195,6 +1223,7 @@ struct report *report_build(const struct report_header *hdr,
 	struct build b = {
 		.r = r, .sym = sym, .dt = dt, .chains = hdr->chains, .cfg = cfg,
 	};
+	struct code_view cv = { .sym = sym };
 	uint64_t total = line_table_samples(lines);
 	struct candidate *cand;
 	size_t n_contended, n;
@@ -1210,11 +1239,15 @@ struct report *report_build(const struct report_header *hdr,
 	n = top && n_contended > top ? top : n_contended;
 	r->lines = xcalloc(n, sizeof(*r->lines));
 	r->n_lines = n;
-	if (n && sym)
-		b.queue = gain_queue_new(lines, function_bounds, sym);
+	cv.line_size = r->line_size;
+	if (n && sym) {
+		cv.dec = decoder_new_x86_64();
+		b.queue = gain_queue_new(lines, function_bounds, stream_at, &cv);
+	}
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
 	gain_queue_free(b.queue);
+	decoder_free(cv.dec);
 
 	for (size_t i = 0; i < n_contended; i++) {
 		line_verdict_release(&cand[i].v);

@@ -1,6 +1,7 @@
 /* The gain model: residuals by access kind, latency weights, stores
  * queued behind a contended store (same thread, same function, private
- * lines only, charged once), and which ranges each prediction counts. */
+ * lines only, charged once), stores that commit in bursts, loads of a
+ * thread's own word, and which ranges each prediction counts. */
 #include <math.h>
 
 #include "detector/line_table.h"
@@ -113,7 +114,7 @@ static void test_queued_stores(void)
 	add_n(t, 60, 1, 0x1060, COMMON, ACCESS_STORE, 0);
 	add_n(t, 1, 2, 0x2060, COMMON + 8, ACCESS_LOAD, 0);
 
-	q = gain_queue_new(t, fake_function, NULL);
+	q = gain_queue_new(t, fake_function, NULL, NULL);
 	CHECK_EQ_U64(gain_queue_samples(q, PID, 1, 0x1010, &func), 300, "thread 1's queue");
 	CHECK_EQ_U64(func, 0x1000, "its function");
 	CHECK_EQ_U64(gain_queue_samples(q, PID, 1, 0x2000, &func), 7, "other function");
@@ -136,6 +137,47 @@ static void test_queued_stores(void)
 		range[i] = l->cells[i].offset == 8 ? 0 : 1;
 	gain_saved(l, range, 1, q, saved);
 	CHECK(near(saved[0], 60 * (1 - GAIN_RESIDUAL_STORE)), "only thread 2's: %f", saved[0]);
+	gain_queue_free(q);
+	line_table_free(t);
+}
+
+/* Function 0x1000 stores to the contended line alone in its loop, 0x2000
+ * stores elsewhere too (store_stream.h). */
+static enum store_stream fake_stream(void *ctx, uint32_t pid, uint64_t ip)
+{
+	(void)ctx;
+	if (pid != PID)
+		return STORE_STREAM_UNKNOWN;
+	return ip >= 0x1000 && ip < 0x1100 ? STORE_STREAM_ONE_LINE : STORE_STREAM_MIXED;
+}
+
+static void test_store_streams(void)
+{
+	struct line_table *t = line_table_new(64, 10 * MS);
+	struct gain_queue *q;
+	struct line *l;
+	unsigned range[8];
+	double saved[2];
+
+	/* thread 1 loads and stores its own word in a one-line loop */
+	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);
+	add_n(t, 50, 1, 0x1018, SHARED, ACCESS_STORE, 0);
+	/* thread 2 reads thread 1's word: a real miss, whatever its loop */
+	add_n(t, 10, 2, 0x2030, SHARED, ACCESS_LOAD, 0);
+	/* thread 2 RMWs its own word in a loop that also stores privately */
+	add_n(t, 100, 2, 0x2018, SHARED + 8, ACCESS_RMW, 0);
+	add_n(t, 40, 2, 0x2040, STACK2, ACCESS_STORE, 0);
+	/* thread 1's private store outside the loop is no queue: bursts */
+	add_n(t, 30, 1, 0x1040, STACK1, ACCESS_STORE, 0);
+
+	q = gain_queue_new(t, fake_function, fake_stream, NULL);
+	l = line_table_find(t, PID, SHARED);
+	ranges_by_offset(l, range);
+	gain_saved(l, range, 2, q, saved);
+	CHECK(near(saved[0], 150 * (1 - GAIN_RESIDUAL_BURST) + 10 * (1 - GAIN_RESIDUAL_LOAD)),
+	      "one-line loop: bursts; the other thread's read: a miss: %f", saved[0]);
+	CHECK(near(saved[1], 100 * (1 - GAIN_RESIDUAL_STORE) + 40 * (1 - GAIN_RESIDUAL_STORE)),
+	      "mixed loop: an own-word RMW is a queued store: %f", saved[1]);
 	gain_queue_free(q);
 	line_table_free(t);
 }
@@ -174,6 +216,7 @@ int main(void)
 {
 	test_residuals();
 	test_queued_stores();
+	test_store_streams();
 	test_predict();
 	return test_done();
 }
