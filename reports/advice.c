@@ -307,13 +307,33 @@ static unsigned path_depth(const char *path, const char *variable,
 	return n;
 }
 
-/* A struct's size, or of an array's element.  struct_size may give the
- * element or the whole array: it is the whole one when dividing it by the
- * element count still leaves room for what we know an element holds. */
+/* How many scalars of the innermost type one value of a type holds:
+ * "long" -> 1, "long[2]" -> 2, "long[2][3]" -> 6; an unknown bound
+ * ("long[]") counts as 1. */
+static uint64_t scalars_in(const char *type)
+{
+	const char *b = type ? strchr(type, '[') : NULL;
+	uint64_t n = 1;
+
+	for (; b; b = strchr(b + 1, '[')) {
+		uint64_t dim = strtoull(b + 1, NULL, 10);
+
+		if (dim && n <= UINT64_MAX / dim)
+			n *= dim;
+	}
+	return n;
+}
+
+/* A struct's size, or of an array's element.  struct_size is the size of
+ * the innermost type (the scalar of "long[16][2]", the struct of
+ * "struct stats[4]"), or of the whole array: it is the whole one when
+ * dividing it by the scalar count still leaves room for what we know a
+ * scalar holds.  An element of an array of arrays holds several scalars:
+ * hist[16][2]'s element is a long[2], 16 bytes. */
 static uint64_t element_size(const struct advisor *adv)
 {
 	const struct report_line *l = adv->line;
-	uint64_t least = members_end(adv);
+	uint64_t least = members_end(adv), inner = 1, leaf = l->struct_size;
 
 	for (unsigned i = 0; !adv->n_members && i < l->n_members; i++)
 		if (l->members[i].size > least)
@@ -323,11 +343,16 @@ static uint64_t element_size(const struct advisor *adv)
 			least = l->ranges[i].size;
 	if (!l->struct_size)
 		return round_up(least, l->struct_align);
-	if (adv->is_array && !adv->nested && adv->n_elems > 1 &&
-	    l->struct_size % adv->n_elems == 0 &&
-	    l->struct_size / adv->n_elems >= least)
-		return l->struct_size / adv->n_elems;
-	return l->struct_size;
+	if (!adv->is_array || adv->nested)
+		return l->struct_size;
+	/* arrays of structs keep the struct as the element they pad */
+	if (!adv->n_members)
+		inner = scalars_in(adv->elem_type);
+	if (adv->n_elems > 1 && adv->n_elems <= UINT64_MAX / inner &&
+	    l->struct_size % (adv->n_elems * inner) == 0 &&
+	    l->struct_size / (adv->n_elems * inner) >= least)
+		leaf = l->struct_size / (adv->n_elems * inner);
+	return leaf * inner;
 }
 
 /* The member a path names; with a known offset, only one that holds it

@@ -347,6 +347,131 @@ static void test_counters(void)
 	advice_free(&l.advice);
 }
 
+/* long hist[16][2] as report_build gives it: one member per scalar
+ * element touched, struct_size the scalar's.  The element padded is the
+ * row, a long[2] of 16 bytes (p4_omp: the pad was 56, the cost 896). */
+static void test_array_of_rows(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 50 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 50 } };
+	struct report_member m[] = {
+		{ "hist[0][0]", "long", 0, 8, .writes = 50, .writers = TIDS(1),
+		  .n_writers = 1 },
+		{ "hist[1][0]", "long", 16, 8, .writes = 50, .writers = TIDS(2),
+		  .n_writers = 1 },
+	};
+	struct report_range r[] = {
+		{ .offset = 32, .size = 8, .member = "hist[0][0]",
+		  .false_writer = true, .false_victim = true, .writes = 50,
+		  .threads = t1, .n_threads = 1 },
+		{ .offset = 48, .size = 8, .member = "hist[1][0]",
+		  .false_writer = true, .false_victim = true, .writes = 50,
+		  .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x4080, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "hist", .type_name = "long[16][2]",
+		.object_start = 0x40a0, .ranges = r, .n_ranges = 2,
+		.members = m, .n_members = 2, .struct_size = 8, .struct_align = 8,
+	};
+
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary,
+		  "pad each element of hist to its own 64-byte line (16 x 64 bytes)",
+		  "rows summary");
+	CHECK_STR(l.advice.layout_proposed,
+		  "struct padded_long_2 {\n"
+		  "\t_Alignas(64) long v[2];\n"
+		  "\tchar pad[48];\n"
+		  "};\n"
+		  "struct padded_long_2 hist[16];\t/* 16 x 64 bytes: +768 bytes */\n",
+		  "rows proposal");
+	CHECK_EQ_U64(l.advice.cost_bytes, 16 * 48, "rows cost");
+	advice_free(&l.advice);
+
+	/* struct_size of the whole array: the same row */
+	l.struct_size = 256;
+	advice_for_line(&l, false);
+	CHECK_EQ_U64(l.advice.cost_bytes, 16 * 48, "rows cost, whole size");
+	advice_free(&l.advice);
+}
+
+/* Pad and cost for elements of 8..72 bytes on 64- and 128-byte lines:
+ * rows of longs (long[4][k]) and structs of k longs (struct s[4]). */
+static void test_element_sizes(void)
+{
+	static const unsigned longs[] = { 1, 2, 3, 5, 8, 9 };
+	static char *const names[] = { "m0", "m1", "m2", "m3", "m4",
+					"m5", "m6", "m7", "m8" };
+	struct report_thread t1[] = { { .tid = 1, .writes = 50 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 50 } };
+
+	for (unsigned L = 64; L <= 128; L += 64) {
+		for (unsigned i = 0; i < ARRAY_SIZE(longs); i++) {
+			unsigned k = longs[i], esz = 8 * k;
+			unsigned padded = (esz + L - 1) / L * L;
+			struct report_member sm[9];
+			char type[32], want[64], what[64];
+			/* element 0 and element 1 written by two threads */
+			struct report_range r[] = {
+				{ .offset = 0, .size = 8, .false_writer = true,
+				  .false_victim = true, .writes = 50,
+				  .threads = t1, .n_threads = 1 },
+				{ .offset = esz % L, .size = 8,
+				  .false_writer = true, .false_victim = true,
+				  .writes = 50, .threads = t2, .n_threads = 1 },
+			};
+			struct report_line l = {
+				.addr = 0x10000, .line_size = L,
+				.kind = SHARING_FALSE, .variable = "a",
+				.type_name = type, .object_start = 0x10000,
+				.ranges = r, .n_ranges = 2, .struct_size = 8,
+				.struct_align = 8,
+			};
+
+			r[0].member = k == 1 ? "a[0]" : "a[0][0]";
+			r[1].member = k == 1 ? "a[1]" : "a[1][0]";
+			snprintf(type, sizeof(type), k == 1 ? "long[4]" :
+				 "long[4][%u]", k);
+			snprintf(what, sizeof(what), "%s, %u-byte line", type, L);
+			advice_for_line(&l, false);
+			CHECK_EQ_U64(l.advice.cost_bytes, 4 * (padded - esz), what);
+			snprintf(want, sizeof(want), "\tchar pad[%u];\n",
+				 padded - esz);
+			CHECK(padded == esz || (l.advice.layout_proposed &&
+			      strstr(l.advice.layout_proposed, want)),
+			      "%s: want %s in %s", what, want,
+			      l.advice.layout_proposed);
+			snprintf(want, sizeof(want), "(4 x %u bytes)", padded);
+			CHECK(l.advice.summary && strstr(l.advice.summary, want),
+			      "%s: %s", what, l.advice.summary);
+			advice_free(&l.advice);
+
+			/* the same sizes as structs of k longs */
+			for (unsigned j = 0; j < k; j++)
+				sm[j] = (struct report_member){ names[j], "long",
+								8 * j, 8 };
+			sm[0].writes = 100;
+			sm[0].writers = TIDS(1, 2);
+			sm[0].n_writers = 2;
+			r[0].member = "a[0].m0";
+			r[1].member = "a[1].m0";
+			l.type_name = "struct s[4]";
+			l.members = sm;
+			l.n_members = k;
+			l.struct_size = esz;
+			snprintf(what, sizeof(what), "struct of %u bytes, "
+				 "%u-byte line", esz, L);
+			advice_for_line(&l, false);
+			CHECK_EQ_U64(l.advice.cost_bytes, 4 * (padded - esz), what);
+			snprintf(want, sizeof(want), "(4 x %u bytes)", padded);
+			CHECK(l.advice.summary && strstr(l.advice.summary, want),
+			      "%s: %s", what, l.advice.summary);
+			advice_free(&l.advice);
+		}
+	}
+}
+
 /* Heap array of 32-byte structs, each thread writing its own element. */
 static void test_per_thread_stats(void)
 {
@@ -705,6 +830,8 @@ int main(void)
 	test_klass_offset_24();
 	test_pair();
 	test_counters();
+	test_array_of_rows();
+	test_element_sizes();
 	test_per_thread_stats();
 	test_true_sharing();
 	test_untyped();
