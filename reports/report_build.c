@@ -1024,6 +1024,38 @@ static char *object_name(struct build *b, uint32_t pid, uint64_t addr, bool *hea
 	return xasprintf("%s+0x%" PRIx64, basename_of(ds.name), off);
 }
 
+static bool range_contended(const struct report_range *r)
+{
+	return r->true_shared || r->false_writer || r->false_victim;
+}
+
+/*
+ * The line offset whose symbol names the line: the first contended byte
+ * of the line's object ("counters", not the hottest element's
+ * "counters+8"; ranges are sorted by offset).  Not merely the first byte
+ * touched: a read-only global that starts the line (p4_omp's data
+ * pointer, before hist) is not what the threads fight over.  Failing
+ * that, the first contended byte, then the first touched.
+ */
+static unsigned naming_offset(const struct report_line *rl)
+{
+	const struct report_range *first = NULL;
+
+	for (unsigned i = 0; i < rl->n_ranges; i++) {
+		const struct report_range *r = &rl->ranges[i];
+
+		if (!range_contended(r))
+			continue;
+		if (!rl->object_start || rl->addr + r->offset >= rl->object_start)
+			return r->offset;
+		if (!first)
+			first = r;
+	}
+	if (first)
+		return first->offset;
+	return rl->n_ranges ? rl->ranges[0].offset : 0;
+}
+
 static void line_threads(const struct line *l, struct report_line *rl)
 {
 	struct thread_tally threads = { 0 };
@@ -1092,10 +1124,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 		range[i] = range_of(v, &l->cells[i]);
 	build_ranges(b, l, v, range, attrs, inst, rl);
 	build_pairs(b, l, rl);
-	/* name the line by its first touched byte: "counters", not the
-	 * hottest element's "counters+8" (ranges are sorted by offset) */
-	rl->object = object_name(b, l->pid, l->addr +
-				 (rl->n_ranges ? rl->ranges[0].offset : 0), &heap);
+	rl->object = object_name(b, l->pid, l->addr + naming_offset(rl), &heap);
 	free(attrs);
 	advice_for_line(rl, heap);
 	predict_gain(b, l, v, range, rl);

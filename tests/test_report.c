@@ -756,6 +756,54 @@ static void test_typed(const char *path)
 	symbolizer_free(sym);
 }
 
+/*
+ * A read-only neighbour starts the line (p4_omp: the data pointer before
+ * hist): the line is named by the contended counters, not by it.
+ */
+static void test_named_by_contended(const char *path)
+{
+	struct symbolizer *sym = symbolizer_new();
+	struct data_types *dt = data_types_new();
+	struct line_table *t = line_table_new(64, 100000);
+	struct fixture fx = { 0 };
+	struct classify_config cfg;
+	uint64_t counters, line_start;
+	const struct report_line *l;
+	struct report *r;
+	char *object, *title, *text;
+
+	CHECK(fixture_load(&fx, sym, path), "fixture symbols in %s", path);
+	counters = fx.counters + 8 * fx.elem;
+	line_start = counters & ~63ULL;
+	if (line_start == counters) {
+		printf("# counters start a line here: no neighbour before them\n");
+		goto out;
+	}
+	for (int i = 0; i < 100; i++) {
+		if (i % 20 == 0)
+			add(t, T1, fx.main, line_start, ACCESS_LOAD);
+		add(t, T1, fx.main, counters, ACCESS_RMW);
+		add(t, T2, fx.main, counters + 8, ACCESS_RMW);
+	}
+	classify_config_default(&cfg);
+	r = report_build(&header, t, &cfg, 0, sym, dt);
+	l = find_line(r, "counters");
+	object = fx.elem ? xasprintf("counters+%u", 8 * fx.elem) : xstrdup("counters");
+	title = xasprintf("FALSE SHARING  %s (long[4])  line", object);
+	CHECK(l && l->n_ranges == 3, "neighbour read is a range of the line");
+	CHECK_STR(l ? l->object : NULL, object, "named by the contended variable");
+	text = render(r, false);
+	CHECK(strstr(text, title), "title %s in:\n%s", title, text);
+	free(text);
+	free(title);
+	free(object);
+	report_free(r);
+out:
+	line_table_free(t);
+	data_types_free(dt);
+	symbolizer_free(sym);
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = getenv("top_builddir");
@@ -770,8 +818,10 @@ int main(int argc, char **argv)
 	test_pairs_and_chains();
 	if (access(fixture, R_OK))
 		printf("# tests/fixture_globals not built: typed report not tested\n");
-	else
+	else {
 		test_typed(fixture);
+		test_named_by_contended(fixture);
+	}
 	free(fixture);
 	return test_done();
 }
