@@ -663,6 +663,93 @@ static void test_heap_neighbour(void)
 	advice_free(&l.advice);
 }
 
+/* p2_class_array: one heap Accumulator, thread i adding to counts[i].
+ * Aligning the struct leaves the slots on one line; each slot is padded. */
+static void test_member_array_slots(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 700 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 740 } };
+	struct report_member m[] = {
+		{ "name", "const char *", 0, 8 },
+		{ "flags", "int", 8, 4 },
+		{ "counts", "long[4]", 16, 32, .writes = 1440,
+		  .writers = TIDS(1, 2), .n_writers = 2 },
+	};
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "counts[0]",
+		  .false_writer = true, .false_victim = true, .writes = 700,
+		  .threads = t1, .n_threads = 1 },
+		{ .offset = 8, .size = 8, .member = "counts[1]",
+		  .false_writer = true, .false_victim = true, .writes = 740,
+		  .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x11ec0, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "this", .type_name = "Accumulator",
+		.object_start = 0x11eb0, .ranges = r, .n_ranges = 2,
+		.members = m, .n_members = 3, .struct_size = 48,
+		.struct_align = 8,
+	};
+
+	advice_for_line(&l, true);
+	CHECK_STR(l.advice.summary,
+		  "pad each element of counts in struct Accumulator to its own "
+		  "64-byte line (4 x 64 bytes): threads contend on different "
+		  "elements of it", "slots summary");
+	CHECK_STR(l.advice.layout_proposed,
+		  "struct Accumulator {                               "
+		  "/* size 320, align 64 */\n"
+		  "\tconst char *                    name;      /*     0     8 */\n"
+		  "\tint                             flags;     /*     8     4 */\n"
+		  "\t/* XXX 52 bytes hole */\n"
+		  "\t/* --- cacheline 1 boundary (64 bytes) --- */\n"
+		  "\tstruct { _Alignas(64) long v; } counts[4]; /*    64   256 */\n"
+		  "};\n"
+		  "/* malloc aligns to 16 bytes only: allocate with "
+		  "aligned_alloc(64, sizeof(struct Accumulator)) */\n"
+		  "/* use counts[i].v; cost: +272 bytes per instance (48 -> 320) */\n",
+		  "slots proposal");
+	CHECK_EQ_U64(l.advice.cost_bytes, 320 - 48, "slots cost");
+	CHECK_EQ_U64(l.advice.placements_total, 0,
+		     "slots: no placement luck to count");
+	CHECK(l.advice.layout_now && !strstr(l.advice.layout_now, "placements"),
+	      "slots: no placement note: %s", l.advice.layout_now);
+	advice_free(&l.advice);
+
+	/* rows of two longs, 128-byte lines: each row on a line of its own */
+	m[2].type_name = "long[2][2]";
+	r[0].offset = 64;       /* counts start 64 bytes into the line */
+	r[1].offset = 80;
+	r[1].member = "counts[1][0]";
+	r[0].member = "counts[0][0]";
+	l.line_size = 128;
+	l.addr = 0x11e80;
+	advice_for_line(&l, true);
+	CHECK_STR(l.advice.summary,
+		  "pad each element of counts in struct Accumulator to its own "
+		  "128-byte line (2 x 128 bytes): threads contend on different "
+		  "elements of it", "rows summary");
+	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
+		"\tstruct { _Alignas(128) long v[2]; } counts[2]; /*   128   256 */\n"),
+	      "rows proposal: %s", l.advice.layout_proposed);
+	CHECK_EQ_U64(l.advice.cost_bytes, 384 - 48, "rows cost");
+	advice_free(&l.advice);
+
+	/* two elements only read, the victims of a write elsewhere: the
+	 * elements do not fight each other, nothing to split */
+	for (unsigned i = 0; i < 2; i++) {
+		r[i].writes = 0;
+		r[i].reads = 100;
+		r[i].false_writer = false;
+	}
+	m[2].writes = 0;
+	m[2].n_writers = 0;
+	advice_for_line(&l, true);
+	CHECK(l.advice.summary && !strstr(l.advice.summary, "each element"),
+	      "read elements: %s", l.advice.summary);
+	advice_free(&l.advice);
+}
+
 /* outers[i].in.a[k]: the members are those of the struct inside. */
 static void test_nested(void)
 {
@@ -837,6 +924,7 @@ int main(void)
 	test_untyped();
 	test_element_members();
 	test_heap_neighbour();
+	test_member_array_slots();
 	test_nested();
 	test_big_struct();
 	test_scalar();
