@@ -842,6 +842,28 @@ static bool ranges_overlap(const struct site_usage *x, const struct site_usage *
 	return x->offset < y->offset + y->size && y->offset < x->offset + x->size;
 }
 
+static const struct range_verdict *usage_range(const struct line_verdict *v,
+					       const struct site_usage *u)
+{
+	for (unsigned i = 0; i < v->n_ranges; i++)
+		if (v->ranges[i].offset == u->offset && v->ranges[i].size == u->size)
+			return &v->ranges[i];
+	return NULL;
+}
+
+/* Disjoint bytes falsely share only where classification found it: two
+ * fields the same threads all write do not (classify.h). */
+static bool falsely_shared(const struct line_verdict *v, const struct site_usage *x,
+			   const struct site_usage *y)
+{
+	const struct range_verdict *rx = usage_range(v, x), *ry = usage_range(v, y);
+
+	if (!rx || !ry)
+		return true;
+	return (rx->false_writer && ry->false_victim) ||
+	       (ry->false_writer && rx->false_victim);
+}
+
 static bool same_role(const struct pair_role *x, const struct pair_role *y)
 {
 	return x->site_a == y->site_a && x->site_b == y->site_b &&
@@ -855,8 +877,9 @@ static bool same_role(const struct pair_role *x, const struct pair_role *y)
  * less than the loads they stall.  x's side is that of the lower site;
  * against its own site, that of the lower thread id.
  */
-static unsigned usage_roles(const struct site_usage *u, unsigned n_usage, unsigned x,
-			    struct pair_role **roles, unsigned *alloc)
+static unsigned usage_roles(const struct line_verdict *v, const struct site_usage *u,
+			    unsigned n_usage, unsigned x, struct pair_role **roles,
+			    unsigned *alloc)
 {
 	const struct site_usage *ux = &u[x];
 	unsigned n = 0;
@@ -873,6 +896,8 @@ static unsigned usage_roles(const struct site_usage *u, unsigned n_usage, unsign
 		r.site_a = x_first ? ux->site : uy->site;
 		r.site_b = x_first ? uy->site : ux->site;
 		r.kind = ranges_overlap(ux, uy) ? SHARING_TRUE : SHARING_FALSE;
+		if (r.kind == SHARING_FALSE && !falsely_shared(v, ux, uy))
+			continue;
 		r.side_b = !x_first;
 		for (k = 0; k < n && !same_role(&(*roles)[k], &r); k++)
 			;
@@ -956,7 +981,8 @@ static void fill_side(struct build *b, uint32_t pid, const struct code_site *sit
  * side of a pair may have few samples (stores again); a pair is dropped as
  * noise only when neither side rises above classification's noise level.
  */
-static void build_pairs(struct build *b, const struct line *l, struct report_line *rl)
+static void build_pairs(struct build *b, const struct line *l,
+			const struct line_verdict *v, struct report_line *rl)
 {
 	double noise = b->cfg ? b->cfg->noise_frac * (double)l->concurrent : 0;
 	struct code_sites sites = { 0 };
@@ -971,7 +997,7 @@ static void build_pairs(struct build *b, const struct line *l, struct report_lin
 
 		if (!u[x].concurrent)
 			continue;
-		n = usage_roles(u, n_usage, x, &roles, &alloc_roles);
+		n = usage_roles(v, u, n_usage, x, &roles, &alloc_roles);
 		for (unsigned k = 0; k < n; k++) {
 			struct pair_acc *p = pair_get(&pairs, &roles[k]);
 
@@ -1123,7 +1149,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 	for (unsigned i = 0; i < l->n_cells; i++)
 		range[i] = range_of(v, &l->cells[i]);
 	build_ranges(b, l, v, range, attrs, inst, rl);
-	build_pairs(b, l, rl);
+	build_pairs(b, l, v, rl);
 	rl->object = object_name(b, l->pid, l->addr + naming_offset(rl), &heap);
 	free(attrs);
 	advice_for_line(rl, heap);

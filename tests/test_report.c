@@ -344,6 +344,34 @@ static void test_ranking(void)
 	line_table_free(t);
 }
 
+/*
+ * p3_mutex's done and checksum: both threads store to both, in turn.
+ * True sharing, and no false pair between the two fields' code.
+ */
+static void test_co_written_pairs(void)
+{
+	struct line_table *t = line_table_new(64, 100000);
+	struct report *r;
+
+	for (int i = 0; i < 100; i++) {
+		add(t, i & 1 ? T2 : T1, IP1, TS_LINE + 8, ACCESS_STORE);
+		add(t, i & 1 ? T2 : T1, IP2, TS_LINE + 16, ACCESS_STORE);
+	}
+	r = build(t, 0);
+	CHECK_EQ_U64(r->n_lines, 1, "co-written line");
+	if (r->n_lines == 1) {
+		const struct report_line *l = &r->lines[0];
+
+		CHECK_EQ_U64(l->kind, SHARING_TRUE, "co-written: true sharing");
+		for (unsigned i = 0; i < l->n_pairs; i++)
+			CHECK_EQ_U64(l->pairs[i].kind, SHARING_TRUE,
+				     "co-written: no false pair");
+		CHECK(l->n_pairs == 2, "a true pair per field: %u", l->n_pairs);
+	}
+	report_free(r);
+	line_table_free(t);
+}
+
 /* Bytes that are not well-formed UTF-8 come out as \u00XX, one per byte. */
 static void test_json_escaping(void)
 {
@@ -812,6 +840,7 @@ int main(int argc, char **argv)
 
 	test_false_sharing();
 	test_ranking();
+	test_co_written_pairs();
 	test_wide();
 	test_no_contention();
 	test_json_escaping();
