@@ -1676,6 +1676,107 @@ static void advise_struct(struct advisor *adv)
 	proposal_release(&p);
 }
 
+/* ---- locks ------------------------------------------------------------- */
+
+static const char lock_remedies[] =
+	"shard it (a lock per bucket or per group of threads) or the data "
+	"it protects, hold it for less time (work outside it), or give each "
+	"thread its own data and merge at the end";
+
+/* The range of the line that is the lock (report_build names it so). */
+static const struct report_range *lock_range(const struct report_line *l)
+{
+	for (unsigned i = 0; i < l->n_ranges; i++)
+		if (l->ranges[i].member && !strcmp(l->ranges[i].member, l->lock.name))
+			return &l->ranges[i];
+	return NULL;
+}
+
+/* "threads 101, 102 take it in turn" */
+static void say_lock_takers(struct strbuf *sb, const struct report_range *r)
+{
+	struct tidset takers = { 0 };
+
+	for (unsigned t = 0; t < r->n_threads; t++)
+		tidset_add(&takers, r->threads[t].tid);
+	if (takers.n >= 2) {
+		add_threads(sb, &takers);
+		strbuf_addf(sb, " take it in turn");
+	} else {
+		strbuf_addf(sb, "threads take it in turn");
+	}
+	tidset_release(&takers);
+}
+
+/* A lock on more than one line costs a transfer of each to take it. */
+static void say_lock_straddles(struct strbuf *sb, const struct report_lock *k,
+			       unsigned L)
+{
+	const char *member = strrchr(k->name, '.');
+
+	if (!k->size || k->addr / L == (k->addr + k->size - 1) / L)
+		return;
+	strbuf_addf(sb, "; it straddles two %u-byte lines (%" PRIu64 " bytes "
+		    "from line offset %" PRIu64 ")", L, k->size, k->addr % L);
+	if (member && k->type_name)
+		strbuf_addf(sb, ": declare it _Alignas(%u) %s %s; to keep it on "
+			    "one", L, k->type_name, member + 1);
+	else
+		strbuf_addf(sb, ": align it to a line to keep it on one");
+}
+
+/* Other data on the lock's line that the lock's traffic hurts. */
+static void say_lock_neighbours(struct strbuf *sb, const struct advisor *adv)
+{
+	const struct report_line *l = adv->line;
+	const char **name = xcalloc(l->n_ranges ? l->n_ranges : 1, sizeof(*name));
+	char **owned = xcalloc(l->n_ranges ? l->n_ranges : 1, sizeof(*owned));
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < l->n_ranges; i++) {
+		const struct report_range *r = &l->ranges[i];
+
+		if (!(r->false_victim || r->false_writer) ||
+		    (r->member && !strcmp(r->member, l->lock.name)))
+			continue;
+		name[n] = owned[n] = range_name(adv, i);
+		n++;
+	}
+	if (n) {
+		strbuf_addf(sb, "; ");
+		add_names(sb, name, n);
+		strbuf_addf(sb, " share%s the lock's line: move %s to a line of "
+			    "%s own", n == 1 ? "s" : "", n == 1 ? "it" : "them",
+			    n == 1 ? "its" : "their");
+	}
+	for (unsigned i = 0; i < n; i++)
+		free(owned[i]);
+	free(owned);
+	free(name);
+}
+
+/*
+ * Threads take a lock in turn: the lock word itself moves between them,
+ * and no padding changes that.  Its insides are the library's: no
+ * layout is proposed for them.
+ */
+static void advise_lock(struct advisor *adv, const struct report_range *r)
+{
+	struct report_line *l = adv->line;
+	const struct report_lock *k = &l->lock;
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "lock contention on %s", k->name);
+	if (k->type_name)
+		strbuf_addf(&sb, " (%s)", k->type_name);
+	strbuf_addf(&sb, ": ");
+	say_lock_takers(&sb, r);
+	strbuf_addf(&sb, ", and padding cannot help; %s", lock_remedies);
+	say_lock_straddles(&sb, k, adv->L);
+	say_lock_neighbours(&sb, adv);
+	l->advice.summary = strbuf_detach(&sb);
+}
+
 /* "long" -> "struct { _Alignas(64) long v; }[4]": an array whose
  * elements each start a line; the alignment rounds each one's size up to
  * whole lines, so no pad member is needed. */
@@ -1766,6 +1867,7 @@ void advice_for_line(struct report_line *line, bool heap_object)
 {
 	struct advisor adv;
 	char *note = NULL;
+	const struct report_range *lock;
 	bool elements, split;
 
 	/* Overwritten, not freed: the caller's line may come from plain
@@ -1784,6 +1886,9 @@ void advice_for_line(struct report_line *line, bool heap_object)
 
 	if (line->kind == SHARING_NONE)
 		line->advice.summary = xstrdup("no contention: nothing to change");
+	else if (line->lock.name && (lock = lock_range(line)) &&
+		 lock->true_shared)
+		advise_lock(&adv, lock);
 	else if (line->kind == SHARING_TRUE)
 		advise_true_sharing(&adv);
 	else if (elements)

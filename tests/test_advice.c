@@ -750,6 +750,68 @@ static void test_member_array_slots(void)
 	advice_free(&l.advice);
 }
 
+/* A mutex taken in turn, g.flags beside it read by a third thread. */
+static void test_lock(void)
+{
+	struct report_thread takers[] = {
+		{ .tid = 101, .reads = 300, .writes = 200 },
+		{ .tid = 102, .reads = 280, .writes = 190 },
+	};
+	struct report_thread reader[] = { { .tid = 103, .reads = 40 } };
+	struct report_member m[] = {
+		{ "flags", "int", 0, 4, .reads = 40, .readers = TIDS(103),
+		  .n_readers = 1 },
+		{ "lock", "pthread_mutex_t", 8, 40, .reads = 580, .writes = 390,
+		  .writers = TIDS(101, 102), .n_writers = 2 },
+	};
+	struct report_range r[] = {
+		{ .offset = 0, .size = 4, .member = "g.flags", .false_victim = true,
+		  .reads = 40, .threads = reader, .n_threads = 1 },
+		{ .offset = 8, .size = 40, .member = "g.lock", .true_shared = true,
+		  .false_writer = true, .reads = 580, .writes = 390,
+		  .threads = takers, .n_threads = 2 },
+	};
+	struct report_line l = {
+		.addr = 0x1000, .line_size = 64, .kind = SHARING_MIXED,
+		.variable = "g", .type_name = "struct shared", .object_start = 0x1000,
+		.ranges = r, .n_ranges = 2, .members = m, .n_members = 2,
+		.struct_size = 48, .struct_align = 8,
+		.lock = { "g.lock", "pthread_mutex_t", 0x1008, 40 },
+	};
+
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary,
+		  "lock contention on g.lock (pthread_mutex_t): threads 101, 102 "
+		  "take it in turn, and padding cannot help; shard it (a lock per "
+		  "bucket or per group of threads) or the data it protects, hold it "
+		  "for less time (work outside it), or give each thread its own "
+		  "data and merge at the end; flags shares the lock's line: move "
+		  "it to a line of its own", "lock summary");
+	CHECK(!l.advice.layout_proposed, "no layout proposed for a lock: %s",
+	      l.advice.layout_proposed);
+	CHECK_EQ_U64(l.advice.cost_bytes, 0, "lock cost");
+	advice_free(&l.advice);
+
+	/* 32 bytes into the line: it straddles two; a pointer's lock has
+	 * no member to declare */
+	l.addr = 0xfc0;
+	l.object_start = 0xfe0;
+	l.lock.addr = 0xfe8;
+	r[0].offset = 32;
+	r[1].offset = 40;
+	r[1].size = 24;
+	l.n_ranges = 2;
+	l.lock.name = "*mutex";
+	r[1].member = "*mutex";
+	r[0].false_victim = false;
+	advice_for_line(&l, false);
+	CHECK(l.advice.summary && strstr(l.advice.summary,
+		"merge at the end; it straddles two 64-byte lines (40 bytes from "
+		"line offset 40): align it to a line to keep it on one"),
+	      "straddling lock: %s", l.advice.summary);
+	advice_free(&l.advice);
+}
+
 /* outers[i].in.a[k]: the members are those of the struct inside. */
 static void test_nested(void)
 {
@@ -925,6 +987,7 @@ int main(void)
 	test_element_members();
 	test_heap_neighbour();
 	test_member_array_slots();
+	test_lock();
 	test_nested();
 	test_big_struct();
 	test_scalar();
