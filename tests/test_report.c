@@ -832,11 +832,122 @@ out:
 	symbolizer_free(sym);
 }
 
+/* Watched words inside the lock confirm threads taking it: true sharing. */
+static void test_confirm_locks(void)
+{
+	struct report_watch_word words[] = {
+		{ .offset = 32, .size = 8 },    /* __lock */
+		{ .offset = 48, .size = 8 },    /* __kind */
+	};
+	struct report_line line = {
+		.addr = 0x1000, .line_size = 64, .kind = SHARING_TRUE,
+		.lock = { "g.lock", "pthread_mutex_t", 0x1020, 40 },
+		.confirmed_checked = true, .confirmed = true,
+		.watch_kind = SHARING_MIXED, .words = words, .n_words = 2,
+	};
+	struct report r = { .lines = &line, .n_lines = 1 };
+
+	report_confirm_locks(&r);
+	CHECK_EQ_U64(line.watch_kind, SHARING_TRUE, "words in the lock: true");
+
+	/* a word beside the lock: its own evidence stands */
+	words[0].offset = 8;
+	line.watch_kind = SHARING_MIXED;
+	report_confirm_locks(&r);
+	CHECK_EQ_U64(line.watch_kind, SHARING_MIXED, "a word outside the lock");
+
+	/* no lock: nothing changes */
+	words[0].offset = 32;
+	line.lock.name = NULL;
+	report_confirm_locks(&r);
+	CHECK_EQ_U64(line.watch_kind, SHARING_MIXED, "no lock");
+}
+
+/*
+ * tests/fixture_lock: two threads take locked.g.lock in turn, writing its
+ * __lock word and reading its __kind.  The report sees one lock, taken in
+ * turn: true sharing on one range named after it, whose 40 bytes straddle
+ * two lines; no layout of the mutex's insides is proposed.
+ */
+static void test_lock(const char *path)
+{
+	struct symbolizer *sym = symbolizer_new();
+	struct data_types *dt = data_types_new();
+	struct line_table *t = line_table_new(64, 100000);
+	struct classify_config cfg;
+	const struct report_line *l;
+	struct elf_file f;
+	uint64_t locked, main_ip, lock;
+	struct report *r;
+	char *text;
+
+	CHECK(elf_file_open(&f, path), "open %s", path);
+	map_segments(&f, sym, path);
+	locked = symbol(&f, "locked");
+	main_ip = symbol(&f, "main");
+	elf_file_close(&f);
+	CHECK(locked && main_ip && locked % 64 == 0, "fixture_lock symbols");
+	lock = locked + 32;
+	for (int i = 0; i < 100; i++) {
+		add(t, T1, main_ip, lock, ACCESS_RMW);          /* __lock */
+		add(t, T2, main_ip, lock + 16, ACCESS_LOAD);    /* __kind */
+		add(t, T2, main_ip, lock, ACCESS_RMW);
+		add(t, T1, main_ip, lock + 16, ACCESS_LOAD);
+	}
+	classify_config_default(&cfg);
+	r = report_build(&header, t, &cfg, 0, sym, dt);
+	l = r->n_lines ? &r->lines[0] : NULL;
+	CHECK(l && r->n_lines == 1, "one line");
+	if (!l)
+		goto out;
+	CHECK_EQ_U64(l->kind, SHARING_TRUE, "a lock taken in turn: true sharing");
+	CHECK(l->n_ranges == 1, "one range, the lock: %u", l->n_ranges);
+	if (l->n_ranges == 1) {
+		CHECK_STR(l->ranges[0].member, "locked.g.lock", "range named by the lock");
+		CHECK_EQ_U64(l->ranges[0].offset, 32, "lock range offset");
+		CHECK_EQ_U64(l->ranges[0].size, 32, "lock range: its bytes on the line");
+		CHECK(l->ranges[0].true_shared && !l->ranges[0].false_writer &&
+		      !l->ranges[0].false_victim, "lock range true-shared only");
+	}
+	CHECK_STR(l->lock.name, "locked.g.lock", "lock name");
+	CHECK_STR(l->lock.type_name, "pthread_mutex_t", "lock type");
+	CHECK_EQ_U64(l->lock.addr, lock, "lock address");
+	CHECK_EQ_U64(l->lock.size, 40, "sizeof(pthread_mutex_t)");
+	CHECK_EQ_U64(l->n_members, 0, "no layout of the mutex's insides");
+	CHECK(!l->advice.layout_proposed, "no layout proposed");
+	for (unsigned i = 0; i < l->n_pairs; i++)
+		CHECK_EQ_U64(l->pairs[i].kind, SHARING_TRUE, "lock pairs are true");
+	CHECK_STR(l->advice.summary,
+		  "lock contention on locked.g.lock (pthread_mutex_t): threads 101, "
+		  "102 take it in turn, and padding cannot help; shard it (a lock "
+		  "per bucket or per group of threads) or the data it protects, "
+		  "hold it for less time (work outside it), or give each thread "
+		  "its own data and merge at the end; it straddles two 64-byte "
+		  "lines (40 bytes from line offset 32): declare it _Alignas(64) "
+		  "pthread_mutex_t lock; to keep it on one", "lock advice");
+	text = render(r, false);
+	CHECK(strstr(text, "   lock: locked.g.lock (pthread_mutex_t), 40 bytes from "
+		     "line offset 32, 8 of them on the next line\n"), "lock line:\n%s", text);
+	free(text);
+	text = render(r, true);
+	CHECK(json_parses(text), "lock JSON parses");
+	CHECK(strstr(text, "\"lock\": { \"name\": \"locked.g.lock\", \"type\": "
+		     "\"pthread_mutex_t\""), "lock JSON:\n%s", text);
+	free(text);
+out:
+	report_free(r);
+	line_table_free(t);
+	data_types_free(dt);
+	symbolizer_free(sym);
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = getenv("top_builddir");
 	char *fixture = argc > 1 ? xstrdup(argv[1]) :
 			xasprintf("%s/tests/fixture_globals", top ? top : ".");
+	char *lock_fixture = argc > 2 ? xstrdup(argv[2]) :
+			     xasprintf("%s/tests/fixture_lock", top ? top : ".");
 
 	test_false_sharing();
 	test_ranking();
@@ -852,5 +963,11 @@ int main(int argc, char **argv)
 		test_named_by_contended(fixture);
 	}
 	free(fixture);
+	test_confirm_locks();
+	if (access(lock_fixture, R_OK))
+		printf("# tests/fixture_lock not built: locks not tested\n");
+	else
+		test_lock(lock_fixture);
+	free(lock_fixture);
 	return test_done();
 }
