@@ -158,6 +158,7 @@ static bool lock_by_internals(const struct data_attribution *a,
 		for (size_t i = 0; i < ARRAY_SIZE(unions); i++) {
 			const char *after = p + 1 + strlen(unions[i]);
 			const char *by_layout = lock_type(a->layout ? a->layout->name : NULL);
+			size_t len;
 			bool lock;
 
 			if (!component_is(p + 1, unions[i]))
@@ -171,8 +172,12 @@ static bool lock_by_internals(const struct data_attribution *a,
 				out->start = a->layout_start;
 				out->size = a->layout->size;
 			}
-			out->name = path_name(a, path,
-					      strip_wrappers(path, (size_t)(p - path)));
+			len = strip_wrappers(path, (size_t)(p - path));
+			/* a C++ wrapper (std::mutex, std::recursive_mutex, ...)
+			 * is not the pthread type inside it, nor is it named */
+			if (len != (size_t)(p - path))
+				out->type_name = NULL;
+			out->name = path_name(a, path, len);
 			return true;
 		}
 	}
@@ -213,23 +218,16 @@ static const char *element_lock_type(const char *type)
 	return usual;
 }
 
-/* The member (or the whole object, or its element) that holds the access
- * is of a lock type (a pthread_spinlock_t, an int underneath). */
-static bool lock_by_member(const struct data_attribution *a, uint64_t addr,
+/* The whole object, or its element, is of a lock type (a global
+ * pthread_spinlock_t, an int underneath, or an array of them). */
+static bool lock_by_object(const struct data_attribution *a,
 			   struct lock_ref *out)
 {
-	const struct type_layout *lay = a->layout;
 	const char *path = a->path ? a->path : "";
-	bool whole = !strchr(path, '.');   /* "" or "[3]": the object's */
 
-	out->type_name = whole ? element_lock_type(a->type_name) : NULL;
-	for (unsigned i = 0; !out->type_name && lay && i < lay->n_members; i++) {
-		const struct type_member *m = &lay->members[i];
-		uint64_t start = a->layout_start + m->offset;
-
-		if (addr >= start && addr < start + m->size)
-			out->type_name = element_lock_type(m->type_name);
-	}
+	if (strchr(path, '.'))          /* "" or "[3]": the object's */
+		return false;
+	out->type_name = element_lock_type(a->type_name);
 	if (!out->type_name)
 		return false;
 	out->start = a->object_start + a->member_offset;
@@ -238,12 +236,41 @@ static bool lock_by_member(const struct data_attribution *a, uint64_t addr,
 	return true;
 }
 
+/* A member of the innermost struct that the access's bytes touch is of a
+ * lock type (a pthread_spinlock_t member).  The access may begin at a
+ * neighbour: watched words are 8 bytes, a 4-byte lock shares one. */
+static bool lock_by_member(const struct data_attribution *a, uint64_t addr,
+			   unsigned size, struct lock_ref *out)
+{
+	const struct type_layout *lay = a->layout;
+	const char *path = a->path ? a->path : "";
+	const char *last = strrchr(path, '.');
+
+	for (unsigned i = 0; lay && last && i < lay->n_members; i++) {
+		const struct type_member *m = &lay->members[i];
+		uint64_t start = a->layout_start + m->offset;
+		size_t prefix = (size_t)(last - path);
+		char *member_path;
+
+		if (!m->name || addr >= start + m->size || start >= addr + size ||
+		    !(out->type_name = element_lock_type(m->type_name)))
+			continue;
+		out->start = start;
+		out->size = m->size;
+		member_path = xasprintf("%.*s.%s", (int)prefix, path, m->name);
+		out->name = path_name(a, member_path, strlen(member_path));
+		free(member_path);
+		return true;
+	}
+	return false;
+}
+
 bool lock_of_access(const struct data_attribution *a, uint64_t addr,
-		    struct lock_ref *out)
+		    unsigned size, struct lock_ref *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (lock_by_internals(a, out) || lock_by_layout(a, out) ||
-	    lock_by_member(a, addr, out))
+	    lock_by_object(a, out) || lock_by_member(a, addr, size ? size : 1, out))
 		return true;
 	memset(out, 0, sizeof(*out));
 	return false;

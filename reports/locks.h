@@ -9,8 +9,10 @@
  *    behind pthread_mutex_t and pthread_rwlock_t); libstdc++'s wrappers
  *    (std::mutex's _M_mutex) are the lock too, so "m._M_mutex.__data.
  *    __lock" is the lock "m";
- *  - the innermost struct holding it, the member holding it, or the whole
- *    object is of a lock type (pthread_spinlock_t, atomic_flag, ...).
+ *  - the innermost struct holding it, the whole object (or its element),
+ *    or a member of the innermost struct that its bytes touch is of a lock
+ *    type (pthread_spinlock_t, atomic_flag, ...): a watched 8-byte word
+ *    that holds a 4-byte lock and its neighbour touches the lock.
  * pthread_cond_t is not a lock: its contention is its waiters'.
  */
 #ifndef CONTEND_LOCKS_H
@@ -32,10 +34,10 @@ struct lock_ref {
  * lock's usual name ("pthread_mutex_t"), NULL if it is none. */
 const char *lock_type(const char *type_name);
 
-/* The lock that the access at addr lies in; false if none.  out->name is
- * allocated (lock_ref_release). */
+/* The lock that the access of size bytes at addr touches; false if none.
+ * out->name is allocated (lock_ref_release). */
 bool lock_of_access(const struct data_attribution *a, uint64_t addr,
-		    struct lock_ref *out);
+		    unsigned size, struct lock_ref *out);
 void lock_ref_release(struct lock_ref *l);
 
 #endif

@@ -1084,7 +1084,8 @@ static bool find_lock(const struct line *l, const struct cell_attr *attrs,
 
 	for (unsigned i = 0; i < l->n_cells; i++)
 		if (attrs[i].typed)
-			lock_of_access(&attrs[i].a, l->addr + l->cells[i].offset, &refs[i]);
+			lock_of_access(&attrs[i].a, l->addr + l->cells[i].offset,
+				       l->cells[i].size, &refs[i]);
 	for (unsigned i = 0; i < l->n_cells; i++) {
 		uint64_t n = refs[i].name ? lock_samples(l, refs, refs[i].name) : 0;
 

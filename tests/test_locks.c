@@ -19,6 +19,14 @@ static struct type_member spin_members[] = {
 static const struct type_layout spin_struct = {
 	"struct counted", 16, 8, spin_members, ARRAY_SIZE(spin_members),
 };
+static struct type_member flagged_members[] = {
+	{ "flags", "int", 0, 4 },
+	{ "spin", "pthread_spinlock_t", 4, 4 },
+	{ "n", "long", 8, 8 },
+};
+static const struct type_layout flagged_struct = {
+	"struct flagged", 16, 8, flagged_members, ARRAY_SIZE(flagged_members),
+};
 static struct type_member shared_members[] = {
 	{ "lock", "pthread_mutex_t", 0, 40 },
 	{ "done", "long", 40, 8 },
@@ -33,7 +41,7 @@ static void check_lock(const struct data_attribution *a, uint64_t addr,
 		       uint64_t size, const char *what)
 {
 	struct lock_ref l;
-	bool found = lock_of_access(a, addr, &l);
+	bool found = lock_of_access(a, addr, 4, &l);
 
 	CHECK(found, "%s: a lock", what);
 	CHECK_STR(l.name, name, what);
@@ -51,7 +59,7 @@ static void check_none(const struct data_attribution *a, uint64_t addr,
 {
 	struct lock_ref l;
 
-	CHECK(!lock_of_access(a, addr, &l), "%s: no lock, got %s", what, l.name);
+	CHECK(!lock_of_access(a, addr, 4, &l), "%s: no lock, got %s", what, l.name);
 	CHECK(!l.name, "%s: nothing to release", what);
 }
 
@@ -101,7 +109,7 @@ static void test_mutex_internals(void)
 	a.path = ".m._M_mutex.__data.__owner";
 	a.layout = &mutex_data;
 	a.layout_start = G;
-	check_lock(&a, G + 8, "g.m", "pthread_mutex_t", G, 40, "std::mutex");
+	check_lock(&a, G + 8, "g.m", NULL, G, 40, "std::mutex");
 
 	/* through a pointer: glibc's own parameter, or a struct's member */
 	a.variable = "mutex";
@@ -131,6 +139,23 @@ static void test_lock_types(void)
 	a.member_offset = 8;
 	a.member_size = 8;
 	check_none(&a, G + 8, "the counter beside it");
+
+	/* a watched 8-byte word holds flags and the spinlock after it */
+	a = (struct data_attribution){
+		.variable = "s", .type_name = "struct flagged", .path = ".flags",
+		.object_start = G, .member_size = 4, .layout = &flagged_struct,
+		.layout_start = G,
+	};
+	{
+		struct lock_ref l;
+
+		CHECK(lock_of_access(&a, G, 8, &l), "word over flags and spin");
+		CHECK_STR(l.name, "s.spin", "the word's lock");
+		CHECK_EQ_U64(l.start, G + 4, "the word's lock start");
+		CHECK_EQ_U64(l.size, 4, "the word's lock size");
+		lock_ref_release(&l);
+		CHECK(!lock_of_access(&a, G, 4, &l), "flags alone: no lock");
+	}
 
 	/* a global spinlock, and an array of them */
 	a = (struct data_attribution){
