@@ -50,6 +50,7 @@ struct usage {
 	uint32_t tid;
 	uint64_t concurrent;
 	uint64_t writes;        /* all write samples, concurrent or not */
+	bool writer;            /* counts as a writer of the range (above the noise) */
 };
 
 /* Who takes part in one range: counts and one representative of each. */
@@ -58,6 +59,7 @@ struct participants {
 	uint32_t toucher, writer;
 	uint64_t minor;          /* concurrent samples of the threads below the noise */
 	unsigned n_minor;        /* those threads */
+	unsigned first, n_usage; /* its usages: u[first, first + n_usage) */
 };
 
 static int cmp_range(const void *a, const void *b)
@@ -174,7 +176,7 @@ static unsigned count_distinct(uint32_t *v, unsigned n)
  * Count the threads that touch and write each range, and the line, over
  * the usages that rise above the noise.
  */
-static void count_participants(const struct usage *u, unsigned n_usage,
+static void count_participants(struct usage *u, unsigned n_usage,
 			       double threshold, struct participants *p,
 			       struct line_verdict *out)
 {
@@ -193,6 +195,12 @@ static void count_participants(const struct usage *u, unsigned n_usage,
 	}
 	for (unsigned i = 0; i < n_usage; i++) {
 		struct participants *pp = &p[u[i].range];
+
+		if (!pp->n_usage++)
+			pp->first = i;      /* usages are sorted by range */
+	}
+	for (unsigned i = 0; i < n_usage; i++) {
+		struct participants *pp = &p[u[i].range];
 		bool significant = u[i].concurrent >= threshold ||
 			(u[i].concurrent && pp->n_minor >= 2 && pp->minor >= threshold);
 
@@ -207,6 +215,7 @@ static void count_participants(const struct usage *u, unsigned n_usage,
 		 * A thread whose concurrent use of the range is above the
 		 * noise writes it if any of its samples there wrote. */
 		if (significant && u[i].writes >= 1) {
+			u[i].writer = true;
 			pp->n_write++;
 			pp->writer = u[i].tid;
 			writers[n_writers++] = u[i].tid;
@@ -232,6 +241,33 @@ static bool different_threads(const struct participants *w,
 	return w->n_write > 1 || a->n_touch > 1 || w->writer != a->toucher;
 }
 
+/*
+ * Do ranges x and y have the same writers, two or more?  Fields that the
+ * same threads all write (updated together under a lock, by whichever
+ * thread holds it) are each truly shared: on two lines they would move
+ * between the same cores twice as often.  Between them there is no false
+ * sharing to pad away.
+ */
+static bool co_written(const struct usage *u, const struct participants *p,
+		       unsigned x, unsigned y)
+{
+	unsigned i = p[x].first, j = p[y].first;
+	unsigned end_x = i + p[x].n_usage, end_y = j + p[y].n_usage;
+
+	if (p[x].n_write < 2 || p[x].n_write != p[y].n_write)
+		return false;
+	for (;;) {
+		while (i < end_x && !u[i].writer)
+			i++;
+		while (j < end_y && !u[j].writer)
+			j++;
+		if (i == end_x || j == end_y)
+			return i == end_x && j == end_y;
+		if (u[i++].tid != u[j++].tid)
+			return false;
+	}
+}
+
 static bool overlap(const struct range_verdict *x, const struct range_verdict *y)
 {
 	return x->offset < y->offset + y->size && y->offset < x->offset + x->size;
@@ -240,11 +276,12 @@ static bool overlap(const struct range_verdict *x, const struct range_verdict *y
 /*
  * Every (written range, touched range) pair that two different threads
  * form is evidence: overlapping bytes are true sharing, disjoint bytes
- * false sharing.  Comparing ranges rather than threads keeps this
+ * false sharing, unless the same threads write both (co_written).  Comparing ranges rather than threads keeps this
  * O(ranges^2) on lines touched by many threads.
  */
 static enum sharing_kind pair_ranges(struct range_verdict *r,
-				     const struct participants *p, unsigned n)
+				     const struct participants *p, unsigned n,
+				     const struct usage *u)
 {
 	bool any_true = false, any_false = false;
 
@@ -255,7 +292,7 @@ static enum sharing_kind pair_ranges(struct range_verdict *r,
 			if (overlap(&r[w], &r[a])) {
 				r[w].true_shared = r[a].true_shared = true;
 				any_true = true;
-			} else {
+			} else if (!co_written(u, p, w, a)) {
 				r[a].false_victim = true;
 				r[w].false_writer = true;
 				any_false = true;
@@ -314,7 +351,7 @@ void classify_line(const struct line *l, uint64_t total_samples,
 
 	p = xcalloc(out->n_ranges ? out->n_ranges : 1, sizeof(*p));
 	count_participants(u, n_usage, noise_threshold(l, cfg), p, out);
-	out->kind = pair_ranges(out->ranges, p, out->n_ranges);
+	out->kind = pair_ranges(out->ranges, p, out->n_ranges, u);
 
 	out->score = ratio(contention_evidence(l), total_samples);
 	out->share = ratio(l->count, total_samples);

@@ -9,7 +9,11 @@
  * the store buffer and are sampled rarely).  Over the remaining cells, for every pair of
  * different threads T (writing bytes W) and U (touching bytes A):
  *   W and A overlap      -> true sharing on those bytes;
- *   W and A are disjoint -> false sharing (A's range is the victim of W's).
+ *   W and A are disjoint -> false sharing (A's range is the victim of W's),
+ *                           unless the same two or more threads write both
+ *                           ranges (fields updated together under a lock):
+ *                           each is truly shared, and padding them apart
+ *                           would not part any thread from another.
  * The line is TRUE if only the first happens, FALSE if only the second,
  * MIXED if both.  It is reported (contended) when it has >= 2 threads with
  * >= 1 writer, at least min_concurrent concurrent samples, a concurrent

@@ -219,8 +219,10 @@ static int output_report(const struct options *opt, const struct report_header *
 	if (confirm)
 		confirm_merge_evidence(confirm, lines);
 	r = report_build(hdr, lines, &opt->classify, opt->top, sym, dt);
-	if (confirm)
+	if (confirm) {
 		confirm_fill_report(confirm, r, sym);
+		report_confirm_locks(r);
+	}
 	for (unsigned i = 0; i < r->n_lines; i++) {
 		struct report_line *l = &r->lines[i];
 		name_threads(l->threads, l->n_threads, names);

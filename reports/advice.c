@@ -49,6 +49,9 @@ struct advisor {
 	struct report_member *owned_members;   /* members without padding holes */
 	struct member_info *mi;       /* one per member */
 	int *range_member;            /* one per line->ranges, -1: none */
+	long *range_member_elem;      /* its element in an array member, -1 */
+	int split_member;             /* array member whose elements threads
+				       * contend on (counts[tid]), -1: none */
 	struct tidset *groups;        /* distinct writer sets on the line */
 	unsigned n_groups, alloc_groups;
 	bool outside;                 /* a range lies outside the object */
@@ -175,12 +178,16 @@ static long first_index(const char *path)
 }
 
 /* Split a C type for a declaration of name: "Klass *[8]" -> type "Klass *",
- * declarator "name[8]"; "void (*)(int)" -> "void", "(*name)(int)". */
+ * declarator "name[8]"; "void (*)(int)" -> "void", "(*name)(int)";
+ * "struct { long v[2]; }[4]" -> "struct { long v[2]; }", "name[4]" (what
+ * is inside a struct body declares its own members). */
 static void split_declaration(const char *type, const char *name,
 			      char **type_out, char **decl_out)
 {
-	const char *fp = strstr(type, "(*)");
-	const char *arr = strchr(type, '[');
+	const char *body_end = strrchr(type, '}');
+	const char *rest = body_end ? body_end : type;
+	const char *fp = strstr(rest, "(*)");
+	const char *arr = strchr(rest, '[');
 	const char *cut = fp ? fp : arr;
 	size_t n;
 
@@ -307,13 +314,33 @@ static unsigned path_depth(const char *path, const char *variable,
 	return n;
 }
 
-/* A struct's size, or of an array's element.  struct_size may give the
- * element or the whole array: it is the whole one when dividing it by the
- * element count still leaves room for what we know an element holds. */
+/* How many scalars of the innermost type one value of a type holds:
+ * "long" -> 1, "long[2]" -> 2, "long[2][3]" -> 6; an unknown bound
+ * ("long[]") counts as 1. */
+static uint64_t scalars_in(const char *type)
+{
+	const char *b = type ? strchr(type, '[') : NULL;
+	uint64_t n = 1;
+
+	for (; b; b = strchr(b + 1, '[')) {
+		uint64_t dim = strtoull(b + 1, NULL, 10);
+
+		if (dim && n <= UINT64_MAX / dim)
+			n *= dim;
+	}
+	return n;
+}
+
+/* A struct's size, or of an array's element.  struct_size is the size of
+ * the innermost type (the scalar of "long[16][2]", the struct of
+ * "struct stats[4]"), or of the whole array: it is the whole one when
+ * dividing it by the scalar count still leaves room for what we know a
+ * scalar holds.  An element of an array of arrays holds several scalars:
+ * hist[16][2]'s element is a long[2], 16 bytes. */
 static uint64_t element_size(const struct advisor *adv)
 {
 	const struct report_line *l = adv->line;
-	uint64_t least = members_end(adv);
+	uint64_t least = members_end(adv), inner = 1, leaf = l->struct_size;
 
 	for (unsigned i = 0; !adv->n_members && i < l->n_members; i++)
 		if (l->members[i].size > least)
@@ -323,11 +350,16 @@ static uint64_t element_size(const struct advisor *adv)
 			least = l->ranges[i].size;
 	if (!l->struct_size)
 		return round_up(least, l->struct_align);
-	if (adv->is_array && !adv->nested && adv->n_elems > 1 &&
-	    l->struct_size % adv->n_elems == 0 &&
-	    l->struct_size / adv->n_elems >= least)
-		return l->struct_size / adv->n_elems;
-	return l->struct_size;
+	if (!adv->is_array || adv->nested)
+		return l->struct_size;
+	/* arrays of structs keep the struct as the element they pad */
+	if (!adv->n_members)
+		inner = scalars_in(adv->elem_type);
+	if (adv->n_elems > 1 && adv->n_elems <= UINT64_MAX / inner &&
+	    l->struct_size % (adv->n_elems * inner) == 0 &&
+	    l->struct_size / (adv->n_elems * inner) >= least)
+		leaf = l->struct_size / (adv->n_elems * inner);
+	return leaf * inner;
 }
 
 /* The member a path names; with a known offset, only one that holds it
@@ -521,6 +553,90 @@ static void find_nesting(struct advisor *adv)
 	}
 }
 
+/* Element count and element size of an array member; false if it is
+ * no array of known bound. */
+static bool member_array(const struct report_member *m, char **elem_type,
+			 uint64_t *n, uint64_t *elem_size)
+{
+	char *elem = NULL;
+
+	if (!parse_array_type(m->type_name, &elem, n) || !*n ||
+	    m->size % *n) {
+		free(elem);
+		return false;
+	}
+	*elem_size = m->size / *n;
+	if (elem_type)
+		*elem_type = elem;
+	else
+		free(elem);
+	return true;
+}
+
+/* Which element of array member m a range touches: from the range's
+ * offset in the instance, else from the subscript after the member's
+ * name in its path ("this->counts[1]"); -1 if neither says. */
+static long member_element(const struct advisor *adv,
+			   const struct report_range *r, int m)
+{
+	const struct report_member *mem = &adv->members[m];
+	uint64_t n, esz, off;
+	const char *id;
+	size_t len;
+
+	if (!member_array(mem, NULL, &n, &esz))
+		return -1;
+	if (range_offset(adv, r, &off)) {
+		uint64_t in = adv->stride ? off % adv->stride : off;
+
+		if (in >= mem->offset && in < mem->offset + mem->size)
+			return (long)((in - mem->offset) / esz);
+	}
+	len = r->member ? last_identifier(r->member, &id) : 0;
+	return len && id[len] == '[' ? first_index(id + len) : -1;
+}
+
+static bool range_contends(const struct report_range *r)
+{
+	return r->writes || r->false_writer || r->false_victim;
+}
+
+/* Does a range written in one element of member m contend with a range
+ * in another element of it?  Two elements only read are no fight. */
+static bool elements_contend(const struct advisor *adv, int m)
+{
+	const struct report_line *l = adv->line;
+
+	for (unsigned w = 0; w < l->n_ranges; w++) {
+		const struct report_range *rw = &l->ranges[w];
+
+		if (adv->range_member[w] != m || adv->range_member_elem[w] < 0 ||
+		    !(rw->writes || rw->false_writer))
+			continue;
+		for (unsigned c = 0; c < l->n_ranges; c++)
+			if (adv->range_member[c] == m &&
+			    adv->range_member_elem[c] >= 0 &&
+			    adv->range_member_elem[c] != adv->range_member_elem[w] &&
+			    range_contends(&l->ranges[c]))
+				return true;
+	}
+	return false;
+}
+
+/* The hottest array member whose elements threads contend on across
+ * (Accumulator::counts, one slot per thread): aligning the struct cannot
+ * part them, padding the member's elements can.  -1 if none. */
+static int split_array_member(const struct advisor *adv)
+{
+	int best = -1;
+
+	for (unsigned m = 0; m < adv->n_members; m++)
+		if (elements_contend(adv, (int)m) &&
+		    (best < 0 || adv->mi[m].samples > adv->mi[best].samples))
+			best = (int)m;
+	return best;
+}
+
 static void map_ranges(struct advisor *adv)
 {
 	const struct report_line *l = adv->line;
@@ -535,6 +651,7 @@ static void map_ranges(struct advisor *adv)
 		uint64_t off;
 
 		adv->range_member[i] = m;
+		adv->range_member_elem[i] = m >= 0 ? member_element(adv, r, m) : -1;
 		if (m >= 0) {
 			struct member_info *mi = &adv->mi[m];
 
@@ -587,6 +704,8 @@ static void advisor_init(struct advisor *adv, struct report_line *line,
 			  sizeof(*adv->mi));
 	adv->range_member = xcalloc(line->n_ranges ? line->n_ranges : 1,
 				    sizeof(*adv->range_member));
+	adv->range_member_elem = xcalloc(line->n_ranges ? line->n_ranges : 1,
+					 sizeof(*adv->range_member_elem));
 	adv->is_array = parse_array_type(line->type_name, &adv->elem_type,
 					 &adv->n_elems);
 	find_nesting(adv);
@@ -594,6 +713,7 @@ static void advisor_init(struct advisor *adv, struct report_line *line,
 	adv->stride = adv->is_array && !adv->nested ? adv->elem_size : 0;
 	adv->base = instance_base(adv);
 	map_ranges(adv);
+	adv->split_member = split_array_member(adv);
 	group_writers(adv);
 	elide_members(adv);
 }
@@ -605,6 +725,7 @@ static void advisor_release(struct advisor *adv)
 	free(adv->groups);
 	free(adv->mi);
 	free(adv->range_member);
+	free(adv->range_member_elem);
 	free(adv->owned_members);
 	free(adv->elem_type);
 	free(adv->nested_title);
@@ -1009,7 +1130,10 @@ static uint64_t align_bound(uint64_t offset, uint64_t size,
 	return a;
 }
 
-static struct block *make_blocks(const struct advisor *adv, unsigned *n_out)
+/* Blocks of members, which are adv->members or a changed copy of them. */
+static struct block *make_blocks(const struct advisor *adv,
+				 const struct report_member *members,
+				 unsigned *n_out)
 {
 	const struct report_line *l = adv->line;
 	struct block *blk = xcalloc(adv->n_members ? adv->n_members : 1,
@@ -1017,7 +1141,7 @@ static struct block *make_blocks(const struct advisor *adv, unsigned *n_out)
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < adv->n_members; i++) {
-		const struct report_member *m = &adv->members[i];
+		const struct report_member *m = &members[i];
 		uint64_t a = align_bound(m->offset, m->size, l->struct_align);
 		struct block *b = n ? &blk[n - 1] : NULL;
 
@@ -1059,6 +1183,7 @@ static uint64_t place_blocks(struct block *blk, const unsigned *order,
 }
 
 struct proposal {
+	const struct report_member *members;   /* adv->members or a copy */
 	struct block *blk;
 	unsigned *order, n;
 	uint64_t size, align;
@@ -1071,7 +1196,8 @@ static void propose_groups(struct advisor *adv, struct proposal *p)
 {
 	unsigned k = 0;
 
-	p->blk = make_blocks(adv, &p->n);
+	p->members = adv->members;
+	p->blk = make_blocks(adv, p->members, &p->n);
 	p->order = xcalloc(p->n ? p->n : 1, sizeof(*p->order));
 	for (unsigned i = 0; i < p->n; i++)
 		if (p->blk[i].group < 0)
@@ -1094,7 +1220,8 @@ static void propose_groups(struct advisor *adv, struct proposal *p)
 /* Same order, the whole instance on lines of its own. */
 static void propose_aligned(struct advisor *adv, struct proposal *p)
 {
-	p->blk = make_blocks(adv, &p->n);
+	p->members = adv->members;
+	p->blk = make_blocks(adv, p->members, &p->n);
 	p->order = xcalloc(p->n ? p->n : 1, sizeof(*p->order));
 	for (unsigned i = 0; i < p->n; i++) {
 		p->order[i] = i;
@@ -1142,9 +1269,9 @@ static void print_proposal(struct strbuf *sb, struct advisor *adv,
 		for (unsigned j = b->first; j < b->first + b->n; j++) {
 			struct slot *s = &lay.slot[lay.n++];
 
-			s->m = &adv->members[j];
+			s->m = &p->members[j];
 			s->mi = &adv->mi[j];
-			s->offset = b->new_start + adv->members[j].offset - b->start;
+			s->offset = b->new_start + p->members[j].offset - b->start;
 			s->line_aligned = b->line_aligned && j == b->first;
 			if (j == b->first && b->group >= 0 &&
 			    b->group != last_group)
@@ -1549,11 +1676,199 @@ static void advise_struct(struct advisor *adv)
 	proposal_release(&p);
 }
 
+/* ---- locks ------------------------------------------------------------- */
+
+static const char lock_remedies[] =
+	"shard it (a lock per bucket or per group of threads) or the data "
+	"it protects, hold it for less time (work outside it), or give each "
+	"thread its own data and merge at the end";
+
+/* The range of the line that is the lock (report_build names it so). */
+static const struct report_range *lock_range(const struct report_line *l)
+{
+	for (unsigned i = 0; i < l->n_ranges; i++)
+		if (l->ranges[i].member && !strcmp(l->ranges[i].member, l->lock.name))
+			return &l->ranges[i];
+	return NULL;
+}
+
+/* "threads 101, 102 take it in turn" */
+static void say_lock_takers(struct strbuf *sb, const struct report_range *r)
+{
+	struct tidset takers = { 0 };
+
+	for (unsigned t = 0; t < r->n_threads; t++)
+		tidset_add(&takers, r->threads[t].tid);
+	if (takers.n >= 2) {
+		add_threads(sb, &takers);
+		strbuf_addf(sb, " take it in turn");
+	} else {
+		strbuf_addf(sb, "threads take it in turn");
+	}
+	tidset_release(&takers);
+}
+
+/* A lock on more than one line costs a transfer of each to take it. */
+static void say_lock_straddles(struct strbuf *sb, const struct report_lock *k,
+			       unsigned L)
+{
+	const char *member = strrchr(k->name, '.');
+
+	if (!k->size || k->addr / L == (k->addr + k->size - 1) / L)
+		return;
+	strbuf_addf(sb, "; it straddles two %u-byte lines (%" PRIu64 " bytes "
+		    "from line offset %" PRIu64 ")", L, k->size, k->addr % L);
+	if (member && k->type_name)
+		strbuf_addf(sb, ": declare it _Alignas(%u) %s %s; to keep it on "
+			    "one", L, k->type_name, member + 1);
+	else
+		strbuf_addf(sb, ": align it to a line to keep it on one");
+}
+
+/* Other data on the lock's line that the lock's traffic hurts. */
+static void say_lock_neighbours(struct strbuf *sb, const struct advisor *adv)
+{
+	const struct report_line *l = adv->line;
+	const char **name = xcalloc(l->n_ranges ? l->n_ranges : 1, sizeof(*name));
+	char **owned = xcalloc(l->n_ranges ? l->n_ranges : 1, sizeof(*owned));
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < l->n_ranges; i++) {
+		const struct report_range *r = &l->ranges[i];
+
+		if (!(r->false_victim || r->false_writer) ||
+		    (r->member && !strcmp(r->member, l->lock.name)))
+			continue;
+		name[n] = owned[n] = range_name(adv, i);
+		n++;
+	}
+	if (n) {
+		strbuf_addf(sb, "; ");
+		add_names(sb, name, n);
+		strbuf_addf(sb, " share%s the lock's line: move %s to a line of "
+			    "%s own", n == 1 ? "s" : "", n == 1 ? "it" : "them",
+			    n == 1 ? "its" : "their");
+	}
+	for (unsigned i = 0; i < n; i++)
+		free(owned[i]);
+	free(owned);
+	free(name);
+}
+
+/*
+ * Threads take a lock in turn: the lock word itself moves between them,
+ * and no padding changes that.  Its insides are the library's: no
+ * layout is proposed for them.
+ */
+static void advise_lock(struct advisor *adv, const struct report_range *r)
+{
+	struct report_line *l = adv->line;
+	const struct report_lock *k = &l->lock;
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "lock contention on %s", k->name);
+	if (k->type_name)
+		strbuf_addf(&sb, " (%s)", k->type_name);
+	strbuf_addf(&sb, ": ");
+	say_lock_takers(&sb, r);
+	strbuf_addf(&sb, ", and padding cannot help; %s", lock_remedies);
+	say_lock_straddles(&sb, k, adv->L);
+	say_lock_neighbours(&sb, adv);
+	l->advice.summary = strbuf_detach(&sb);
+}
+
+/* "long" -> "struct { _Alignas(64) long v; }[4]": an array whose
+ * elements each start a line; the alignment rounds each one's size up to
+ * whole lines, so no pad member is needed. */
+static char *padded_array_type(const char *elem_type, uint64_t n, unsigned L)
+{
+	char *type, *decl, *padded;
+
+	split_declaration(elem_type, "v", &type, &decl);
+	padded = xasprintf("struct { _Alignas(%u) %s %s; }[%" PRIu64 "]", L,
+			   type, decl, n);
+	free(type);
+	free(decl);
+	return padded;
+}
+
+/* The struct as it is, but for the split member, whose elements are
+ * padded to lines of their own (members: a copy with that one changed). */
+static void propose_split_member(struct advisor *adv,
+				 const struct report_member *members,
+				 struct proposal *p)
+{
+	p->members = members;
+	p->blk = make_blocks(adv, members, &p->n);
+	p->order = xcalloc(p->n ? p->n : 1, sizeof(*p->order));
+	for (unsigned i = 0; i < p->n; i++) {
+		struct block *b = &p->blk[i];
+
+		p->order[i] = i;
+		b->group = -1;          /* no writer group is moved */
+		if ((int)b->first <= adv->split_member &&
+		    adv->split_member < (int)(b->first + b->n) && b->align < adv->L)
+			b->align = adv->L;
+	}
+	p->align = adv->line->struct_align;
+	p->size = place_blocks(p->blk, p->order, p->n, adv->L, &p->align);
+}
+
+/* Threads contend on different elements of one array member (one slot
+ * per thread): aligning the struct keeps the slots on one line; padding
+ * each slot to lines of its own parts them. */
+static void advise_member_elements(struct advisor *adv)
+{
+	struct report_line *l = adv->line;
+	const struct report_member *m = &adv->members[adv->split_member];
+	struct report_member *changed = xcalloc(adv->n_members, sizeof(*changed));
+	struct strbuf sb = STRBUF_INIT, text = STRBUF_INIT;
+	const char *name = m->name ? m->name : "<anonymous>";
+	uint64_t n, esz, padded;
+	char *elem_type, *owned = NULL;
+	const char *title;
+	struct proposal p;
+
+	member_array(m, &elem_type, &n, &esz);
+	padded = round_up(esz, adv->L);
+	memcpy(changed, adv->members, adv->n_members * sizeof(*changed));
+	changed[adv->split_member].type_name =
+		padded_array_type(elem_type, n, adv->L);
+	changed[adv->split_member].size = n * padded;
+	propose_split_member(adv, changed, &p);
+	print_proposal(&text, adv, &p);
+	strbuf_addf(&text, "/* use %s[i].v; cost: %+" PRId64 " bytes per "
+		    "instance (%" PRIu64 " -> %" PRIu64 ") */\n", name,
+		    (int64_t)(p.size - adv->elem_size), adv->elem_size, p.size);
+
+	title = layout_title(adv, &owned);
+	if (padded == esz)
+		strbuf_addf(&sb, "align each element of %s in %s to the %u-byte "
+			    "line so that no two share one", name, title, adv->L);
+	else
+		strbuf_addf(&sb, "pad each element of %s in %s to %s %u-byte "
+			    "line", name, title,
+			    padded > adv->L ? "whole" : "its own", adv->L);
+	strbuf_addf(&sb, " (%" PRIu64 " x %" PRIu64 " bytes): threads "
+		    "contend on different elements of it", n, padded);
+	say_true_sharing_remains(&sb, adv);
+
+	l->advice.summary = strbuf_detach(&sb);
+	l->advice.layout_proposed = strbuf_detach(&text);
+	l->advice.cost_bytes = (long)(p.size - adv->elem_size);
+	proposal_release(&p);
+	free(changed[adv->split_member].type_name);
+	free(changed);
+	free(elem_type);
+	free(owned);
+}
+
 void advice_for_line(struct report_line *line, bool heap_object)
 {
 	struct advisor adv;
 	char *note = NULL;
-	bool elements;
+	const struct report_range *lock;
+	bool elements, split;
 
 	/* Overwritten, not freed: the caller's line may come from plain
 	 * malloc, and report_free() owns whatever was there before. */
@@ -1561,17 +1876,25 @@ void advice_for_line(struct report_line *line, bool heap_object)
 	advisor_init(&adv, line, heap_object);
 	elements = adv.is_array && !adv.nested &&
 		   (!adv.n_members || adv.spans_elements);
-	if (adv.n_members && !elements)
+	/* elements of one member always share where they meet: no luck of
+	 * placement to count */
+	split = !elements && adv.split_member >= 0;
+	if (adv.n_members && !elements && !split)
 		note = placements(&adv);
 	if (adv.n_members)
 		line->advice.layout_now = layout_now(&adv, note);
 
 	if (line->kind == SHARING_NONE)
 		line->advice.summary = xstrdup("no contention: nothing to change");
+	else if (line->lock.name && (lock = lock_range(line)) &&
+		 lock->true_shared)
+		advise_lock(&adv, lock);
 	else if (line->kind == SHARING_TRUE)
 		advise_true_sharing(&adv);
 	else if (elements)
 		advise_elements(&adv);
+	else if (split)
+		advise_member_elements(&adv);
 	else if (adv.n_members)
 		advise_struct(&adv);
 	else

@@ -440,6 +440,20 @@ static void confirmation_json(struct json *j, const struct report_line *l)
 	json_close(j);
 }
 
+static void lock_json(struct json *j, const struct report_lock *k)
+{
+	if (!k->name) {
+		json_null(j, "lock");
+		return;
+	}
+	json_object(j, "lock", true);
+	json_str(j, "name", k->name);
+	json_str(j, "type", k->type_name);
+	json_addr(j, "address", k->addr);
+	json_u64(j, "size", k->size);
+	json_close(j);
+}
+
 static void line_json(struct json *j, const struct report_line *l, unsigned rank)
 {
 	json_object(j, NULL, false);
@@ -462,6 +476,7 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 		json_addr(j, "object_start", l->object_start);
 	else
 		json_null(j, "object_start");
+	lock_json(j, &l->lock);
 	json_u64(j, "typed", l->typed);
 	json_u64(j, "untyped", l->untyped);
 	json_double(j, "predicted_gain", l->predicted_gain);

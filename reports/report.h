@@ -124,6 +124,14 @@ struct report_pair {
 
 #define REPORT_LINE_PAIRS 5         /* heaviest first */
 
+/* A lock on the line (reports/locks.h): its accesses are one range named
+ * after it, whatever internals of the lock they touched. */
+struct report_lock {
+	char *name;                  /* "g.lock"; NULL: no lock on the line */
+	char *type_name;             /* "pthread_mutex_t", NULL if unknown */
+	uint64_t addr, size;         /* its bytes, which may run past the line */
+};
+
 /* One watched 8-byte word (--confirm, contend watch): exact counts. */
 struct report_watch_word {
 	uint64_t offset;             /* in the line */
@@ -162,6 +170,7 @@ struct report_line {
 	struct report_member *members;   /* layout of the struct, if typed */
 	unsigned n_members;
 	uint64_t struct_size, struct_align;
+	struct report_lock lock;
 	struct report_advice advice;
 	double predicted_gain;       /* speedup of the proposed fix (gain.h), 0 if n/a */
 	double predicted_gain_all;   /* ... if every contended range were fixed */
@@ -228,6 +237,10 @@ struct report *report_build(const struct report_header *hdr,
 			    const struct classify_config *cfg, unsigned top,
 			    struct symbolizer *sym, struct data_types *dt);
 void report_free(struct report *r);
+/* After the exact counts of watched words are in (watch.h): a line whose
+ * watched words all lie in its lock was confirmed as threads taking the
+ * lock in turn, true sharing, whatever internals the words hold. */
+void report_confirm_locks(struct report *r);
 
 void report_print_text(const struct report *r, FILE *out);
 void report_print_json(const struct report *r, FILE *out);

@@ -16,6 +16,7 @@
 
 #include "advice.h"
 #include "gain.h"
+#include "locks.h"
 #include "util.h"
 #include "../detector/callchain.h"
 #include "../detector/decode.h"
@@ -718,15 +719,17 @@ static void element_members(const struct line *l, const struct cell_attr *attrs,
 /* Fills the layout of the line's object; returns the instance used, or NULL. */
 static const struct data_attribution *
 build_members(const struct line *l, const struct cell_attr *attrs,
-	      const struct data_attribution *obj, struct report_line *rl)
+	      const bool *in_lock, const struct data_attribution *obj,
+	      struct report_line *rl)
 {
 	bool *mask = xcalloc(l->n_cells, sizeof(*mask));
 	const struct data_attribution *inst;
 
-	/* the most sampled layout instance inside the line's object */
+	/* the most sampled layout instance inside the line's object; not
+	 * a lock's insides, which are the library's to lay out */
 	for (unsigned i = 0; i < l->n_cells; i++)
 		mask[i] = attrs[i].typed && same_object(&attrs[i].a, obj) &&
-			  attrs[i].a.layout;
+			  attrs[i].a.layout && !in_lock[i];
 	inst = most_sampled(l, attrs, mask, same_instance);
 	free(mask);
 	if (!inst)
@@ -860,6 +863,28 @@ static bool ranges_overlap(const struct site_usage *x, const struct site_usage *
 	return x->offset < y->offset + y->size && y->offset < x->offset + x->size;
 }
 
+static const struct range_verdict *usage_range(const struct line_verdict *v,
+					       const struct site_usage *u)
+{
+	for (unsigned i = 0; i < v->n_ranges; i++)
+		if (v->ranges[i].offset == u->offset && v->ranges[i].size == u->size)
+			return &v->ranges[i];
+	return NULL;
+}
+
+/* Disjoint bytes falsely share only where classification found it: two
+ * fields the same threads all write do not (classify.h). */
+static bool falsely_shared(const struct line_verdict *v, const struct site_usage *x,
+			   const struct site_usage *y)
+{
+	const struct range_verdict *rx = usage_range(v, x), *ry = usage_range(v, y);
+
+	if (!rx || !ry)
+		return true;
+	return (rx->false_writer && ry->false_victim) ||
+	       (ry->false_writer && rx->false_victim);
+}
+
 static bool same_role(const struct pair_role *x, const struct pair_role *y)
 {
 	return x->site_a == y->site_a && x->site_b == y->site_b &&
@@ -873,8 +898,9 @@ static bool same_role(const struct pair_role *x, const struct pair_role *y)
  * less than the loads they stall.  x's side is that of the lower site;
  * against its own site, that of the lower thread id.
  */
-static unsigned usage_roles(const struct site_usage *u, unsigned n_usage, unsigned x,
-			    struct pair_role **roles, unsigned *alloc)
+static unsigned usage_roles(const struct line_verdict *v, const struct site_usage *u,
+			    unsigned n_usage, unsigned x, struct pair_role **roles,
+			    unsigned *alloc)
 {
 	const struct site_usage *ux = &u[x];
 	unsigned n = 0;
@@ -891,6 +917,8 @@ static unsigned usage_roles(const struct site_usage *u, unsigned n_usage, unsign
 		r.site_a = x_first ? ux->site : uy->site;
 		r.site_b = x_first ? uy->site : ux->site;
 		r.kind = ranges_overlap(ux, uy) ? SHARING_TRUE : SHARING_FALSE;
+		if (r.kind == SHARING_FALSE && !falsely_shared(v, ux, uy))
+			continue;
 		r.side_b = !x_first;
 		for (k = 0; k < n && !same_role(&(*roles)[k], &r); k++)
 			;
@@ -974,7 +1002,8 @@ static void fill_side(struct build *b, uint32_t pid, const struct code_site *sit
  * side of a pair may have few samples (stores again); a pair is dropped as
  * noise only when neither side rises above classification's noise level.
  */
-static void build_pairs(struct build *b, const struct line *l, struct report_line *rl)
+static void build_pairs(struct build *b, const struct line *l,
+			const struct line_verdict *v, struct report_line *rl)
 {
 	double noise = b->cfg ? b->cfg->noise_frac * (double)l->concurrent : 0;
 	struct code_sites sites = { 0 };
@@ -989,7 +1018,7 @@ static void build_pairs(struct build *b, const struct line *l, struct report_lin
 
 		if (!u[x].concurrent)
 			continue;
-		n = usage_roles(u, n_usage, x, &roles, &alloc_roles);
+		n = usage_roles(v, u, n_usage, x, &roles, &alloc_roles);
 		for (unsigned k = 0; k < n; k++) {
 			struct pair_acc *p = pair_get(&pairs, &roles[k]);
 
@@ -1024,6 +1053,148 @@ static void build_pairs(struct build *b, const struct line *l, struct report_lin
 }
 
 /* ------------------------------------------------------------------ */
+/* locks */
+
+/* Samples of the cells whose access lies in the lock named name. */
+static uint64_t lock_samples(const struct line *l, const struct lock_ref *refs,
+			     const char *name)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++)
+		if (refs[i].name && !strcmp(refs[i].name, name))
+			n += l->cells[i].count;
+	return n;
+}
+
+/* Its bytes from an instance that knows them, else those its cells touch. */
+static void lock_extent(const struct line *l, const struct lock_ref *refs,
+			struct lock_ref *lock)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		uint64_t a = l->addr + l->cells[i].offset;
+
+		if (!refs[i].name || strcmp(refs[i].name, lock->name))
+			continue;
+		if (refs[i].size) {
+			lock->start = refs[i].start;
+			lock->size = refs[i].size;
+			return;
+		}
+		if (a < lo)
+			lo = a;
+		if (a + l->cells[i].size > hi)
+			hi = a + l->cells[i].size;
+	}
+	lock->start = lo;
+	lock->size = hi > lo ? hi - lo : 0;
+}
+
+/* The lock that most of the line's samples touch (locks.h); false if none. */
+static bool find_lock(const struct line *l, const struct cell_attr *attrs,
+		      struct lock_ref *lock)
+{
+	struct lock_ref *refs = xcalloc(l->n_cells ? l->n_cells : 1, sizeof(*refs));
+	uint64_t best_n = 0;
+	int best = -1;
+
+	for (unsigned i = 0; i < l->n_cells; i++)
+		if (attrs[i].typed)
+			lock_of_access(&attrs[i].a, l->addr + l->cells[i].offset,
+				       l->cells[i].size, &refs[i]);
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		uint64_t n = refs[i].name ? lock_samples(l, refs, refs[i].name) : 0;
+
+		if (n > best_n) {
+			best_n = n;
+			best = (int)i;
+		}
+	}
+	memset(lock, 0, sizeof(*lock));
+	if (best >= 0) {
+		lock->name = xstrdup(refs[best].name);
+		lock->type_name = refs[best].type_name;
+		lock_extent(l, refs, lock);
+	}
+	for (unsigned i = 0; i < l->n_cells; i++)
+		lock_ref_release(&refs[i]);
+	free(refs);
+	return best >= 0;
+}
+
+/* The lock's bytes on the line: [*lo, *hi) in line offsets. */
+static void lock_on_line(const struct line *l, unsigned line_size,
+			 const struct lock_ref *lock, unsigned *lo, unsigned *hi)
+{
+	uint64_t start = lock->start > l->addr ? lock->start : l->addr;
+	uint64_t end = lock->start + lock->size;
+
+	if (end > l->addr + line_size)
+		end = l->addr + line_size;
+	*lo = (unsigned)(start - l->addr);
+	*hi = end > start ? (unsigned)(end - l->addr) : *lo;
+}
+
+/*
+ * A copy of the line on which every access to the lock's bytes covers
+ * all of them on the line: classification then sees one object that the
+ * threads write in turn (true sharing), not __lock written beside __kind
+ * read (false sharing inside the lock).  in_lock[i] says which cells.
+ */
+static struct line *fold_lock(const struct line *l, unsigned line_size,
+			      const struct lock_ref *lock, bool *in_lock)
+{
+	struct line *f = xmalloc(sizeof(*f));
+	unsigned lo, hi;
+
+	*f = *l;
+	f->cells = xcalloc(l->n_cells ? l->n_cells : 1, sizeof(*f->cells));
+	memcpy(f->cells, l->cells, l->n_cells * sizeof(*f->cells));
+	lock_on_line(l, line_size, lock, &lo, &hi);
+	for (unsigned i = 0; i < l->n_cells && hi > lo; i++) {
+		struct line_cell *c = &f->cells[i];
+
+		in_lock[i] = c->offset < hi && lo < c->offset + c->size;
+		if (in_lock[i]) {
+			c->offset = (uint8_t)lo;
+			c->size = (uint8_t)(hi - lo);
+		}
+	}
+	return f;
+}
+
+static void free_folded(struct line *f)
+{
+	if (!f)
+		return;
+	free(f->cells);
+	free(f);
+}
+
+/* The folded range is named after the lock; the model keeps the lock. */
+static void name_lock(const struct line *l, const struct lock_ref *lock,
+		      struct report_line *rl)
+{
+	unsigned lo, hi;
+
+	lock_on_line(l, rl->line_size, lock, &lo, &hi);
+	for (unsigned i = 0; i < rl->n_ranges; i++) {
+		struct report_range *rr = &rl->ranges[i];
+
+		if (rr->offset != lo || rr->size != hi - lo)
+			continue;
+		free(rr->member);
+		rr->member = xstrdup(lock->name);
+	}
+	rl->lock.name = xstrdup(lock->name);
+	rl->lock.type_name = strdup_or_null(lock->type_name);
+	rl->lock.addr = lock->start;
+	rl->lock.size = lock->size;
+}
+
+/* ------------------------------------------------------------------ */
 /* one line */
 
 /* "counters+8", "[heap]+0x2a0", or the bare address.  Sets *heap. */
@@ -1049,6 +1220,38 @@ static char *object_name(struct build *b, uint32_t pid, uint64_t addr, bool *hea
 		return xasprintf("%s+0x%" PRIx64, basename_of(file), addr - bias);
 	*heap = ds.kind == MAPPING_HEAP || ds.kind == MAPPING_ANON;
 	return xasprintf("%s+0x%" PRIx64, basename_of(ds.name), off);
+}
+
+static bool range_contended(const struct report_range *r)
+{
+	return r->true_shared || r->false_writer || r->false_victim;
+}
+
+/*
+ * The line offset whose symbol names the line: the first contended byte
+ * of the line's object ("counters", not the hottest element's
+ * "counters+8"; ranges are sorted by offset).  Not merely the first byte
+ * touched: a read-only global that starts the line (p4_omp's data
+ * pointer, before hist) is not what the threads fight over.  Failing
+ * that, the first contended byte, then the first touched.
+ */
+static unsigned naming_offset(const struct report_line *rl)
+{
+	const struct report_range *first = NULL;
+
+	for (unsigned i = 0; i < rl->n_ranges; i++) {
+		const struct report_range *r = &rl->ranges[i];
+
+		if (!range_contended(r))
+			continue;
+		if (!rl->object_start || rl->addr + r->offset >= rl->object_start)
+			return r->offset;
+		if (!first)
+			first = r;
+	}
+	if (first)
+		return first->offset;
+	return rl->n_ranges ? rl->ranges[0].offset : 0;
 }
 
 static void line_threads(const struct line *l, struct report_line *rl)
@@ -1119,7 +1322,11 @@ static void build_line(struct build *b, const struct candidate *cand,
 	const struct line_verdict *v = &cand->v;
 	struct cell_attr *attrs = xcalloc(l->n_cells, sizeof(*attrs));
 	unsigned *range = xcalloc(l->n_cells, sizeof(*range));
+	bool *in_lock = xcalloc(l->n_cells ? l->n_cells : 1, sizeof(*in_lock));
 	const struct data_attribution *obj, *inst = NULL;
+	struct line_verdict folded_v = { 0 };
+	struct line *folded = NULL;
+	struct lock_ref lock;
 	bool heap;
 
 	rl->pid = l->pid;
@@ -1134,26 +1341,38 @@ static void build_line(struct build *b, const struct candidate *cand,
 	rl->n_instances = cand->n_instances;
 
 	attribute_line(b, l, rl, attrs);
+	if (find_lock(l, attrs, &lock)) {
+		folded = fold_lock(l, line_size, &lock, in_lock);
+		classify_line(folded, b->total, b->cfg, &folded_v);
+		l = folded;
+		v = &folded_v;
+		rl->kind = v->kind;
+	}
 	line_threads(l, rl);
 	obj = most_sampled(l, attrs, NULL, same_object);
 	if (obj) {
 		rl->variable = strdup_or_null(obj->variable);
 		rl->type_name = strdup_or_null(obj->type_name);
 		rl->object_start = obj->object_start;
-		inst = build_members(l, attrs, obj, rl);
+		inst = build_members(l, attrs, in_lock, obj, rl);
 	}
 	for (unsigned i = 0; i < l->n_cells; i++)
 		range[i] = range_of(v, &l->cells[i]);
 	build_ranges(b, l, v, range, attrs, inst, rl);
-	build_pairs(b, l, rl);
-	/* name the line by its first touched byte: "counters", not the
-	 * hottest element's "counters+8" (ranges are sorted by offset) */
-	rl->object = object_name(b, l->pid, l->addr +
-				 (rl->n_ranges ? rl->ranges[0].offset : 0), &heap);
+	if (folded)
+		name_lock(l, &lock, rl);
+	build_pairs(b, l, v, rl);
+	rl->object = object_name(b, l->pid, l->addr + naming_offset(rl), &heap);
 	free(attrs);
 	advice_for_line(rl, heap);
 	predict_gain(b, l, v, range, rl);
 	free(range);
+	free(in_lock);
+	if (folded) {
+		line_verdict_release(&folded_v);
+		free_folded(folded);
+		lock_ref_release(&lock);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -1314,8 +1533,27 @@ static void free_pair_side(struct report_pair_side *side)
 	free(side->tids);
 }
 
+void report_confirm_locks(struct report *r)
+{
+	for (unsigned i = 0; i < r->n_lines; i++) {
+		struct report_line *rl = &r->lines[i];
+		const struct report_lock *k = &rl->lock;
+		bool all_in = rl->n_words > 0;
+
+		for (unsigned w = 0; w < rl->n_words; w++) {
+			uint64_t a = rl->addr + rl->words[w].offset;
+
+			all_in &= a < k->addr + k->size && k->addr < a + rl->words[w].size;
+		}
+		if (k->name && all_in && rl->confirmed)
+			rl->watch_kind = SHARING_TRUE;
+	}
+}
+
 static void free_line(struct report_line *rl)
 {
+	free(rl->lock.name);
+	free(rl->lock.type_name);
 	free(rl->object);
 	free(rl->variable);
 	free(rl->type_name);

@@ -291,6 +291,31 @@ static void print_summary(const struct report_line *l, FILE *out)
 	fputc('\n', out);
 }
 
+/* "lock: g.lock (pthread_mutex_t), 40 bytes from line offset 32, 8 of
+ * them on the next line": where the lock lies says whether taking it
+ * moves one line or two. */
+static void print_lock(const struct report_line *l, FILE *out)
+{
+	const struct report_lock *k = &l->lock;
+	uint64_t line_end = l->addr + l->line_size, end = k->addr + k->size;
+
+	if (!k->name)
+		return;
+	fprintf(out, INDENT "lock: %s", k->name);
+	if (k->type_name)
+		fprintf(out, " (%s)", k->type_name);
+	if (k->size && k->addr >= l->addr)
+		fprintf(out, ", %" PRIu64 " bytes from line offset %" PRIu64,
+			k->size, k->addr - l->addr);
+	else if (k->size)
+		fprintf(out, ", %" PRIu64 " bytes from %" PRIu64 " bytes before "
+			"the line", k->size, l->addr - k->addr);
+	if (k->size && end > line_end)
+		fprintf(out, ", %" PRIu64 " of them on the next line%s",
+			end - line_end, end - line_end > l->line_size ? "s" : "");
+	fputc('\n', out);
+}
+
 /* ------------------------------------------------------------------ */
 /* one line: the range table */
 
@@ -818,6 +843,7 @@ static void print_line(const struct report_line *l, unsigned rank, bool mem, FIL
 {
 	print_title(l, rank, out);
 	print_summary(l, out);
+	print_lock(l, out);
 	if (mem)
 		print_mem_summary(l, out);
 	if (l->n_ranges)

@@ -347,6 +347,131 @@ static void test_counters(void)
 	advice_free(&l.advice);
 }
 
+/* long hist[16][2] as report_build gives it: one member per scalar
+ * element touched, struct_size the scalar's.  The element padded is the
+ * row, a long[2] of 16 bytes (p4_omp: the pad was 56, the cost 896). */
+static void test_array_of_rows(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 50 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 50 } };
+	struct report_member m[] = {
+		{ "hist[0][0]", "long", 0, 8, .writes = 50, .writers = TIDS(1),
+		  .n_writers = 1 },
+		{ "hist[1][0]", "long", 16, 8, .writes = 50, .writers = TIDS(2),
+		  .n_writers = 1 },
+	};
+	struct report_range r[] = {
+		{ .offset = 32, .size = 8, .member = "hist[0][0]",
+		  .false_writer = true, .false_victim = true, .writes = 50,
+		  .threads = t1, .n_threads = 1 },
+		{ .offset = 48, .size = 8, .member = "hist[1][0]",
+		  .false_writer = true, .false_victim = true, .writes = 50,
+		  .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x4080, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "hist", .type_name = "long[16][2]",
+		.object_start = 0x40a0, .ranges = r, .n_ranges = 2,
+		.members = m, .n_members = 2, .struct_size = 8, .struct_align = 8,
+	};
+
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary,
+		  "pad each element of hist to its own 64-byte line (16 x 64 bytes)",
+		  "rows summary");
+	CHECK_STR(l.advice.layout_proposed,
+		  "struct padded_long_2 {\n"
+		  "\t_Alignas(64) long v[2];\n"
+		  "\tchar pad[48];\n"
+		  "};\n"
+		  "struct padded_long_2 hist[16];\t/* 16 x 64 bytes: +768 bytes */\n",
+		  "rows proposal");
+	CHECK_EQ_U64(l.advice.cost_bytes, 16 * 48, "rows cost");
+	advice_free(&l.advice);
+
+	/* struct_size of the whole array: the same row */
+	l.struct_size = 256;
+	advice_for_line(&l, false);
+	CHECK_EQ_U64(l.advice.cost_bytes, 16 * 48, "rows cost, whole size");
+	advice_free(&l.advice);
+}
+
+/* Pad and cost for elements of 8..72 bytes on 64- and 128-byte lines:
+ * rows of longs (long[4][k]) and structs of k longs (struct s[4]). */
+static void test_element_sizes(void)
+{
+	static const unsigned longs[] = { 1, 2, 3, 5, 8, 9 };
+	static char *const names[] = { "m0", "m1", "m2", "m3", "m4",
+					"m5", "m6", "m7", "m8" };
+	struct report_thread t1[] = { { .tid = 1, .writes = 50 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 50 } };
+
+	for (unsigned L = 64; L <= 128; L += 64) {
+		for (unsigned i = 0; i < ARRAY_SIZE(longs); i++) {
+			unsigned k = longs[i], esz = 8 * k;
+			unsigned padded = (esz + L - 1) / L * L;
+			struct report_member sm[9];
+			char type[32], want[64], what[64];
+			/* element 0 and element 1 written by two threads */
+			struct report_range r[] = {
+				{ .offset = 0, .size = 8, .false_writer = true,
+				  .false_victim = true, .writes = 50,
+				  .threads = t1, .n_threads = 1 },
+				{ .offset = esz % L, .size = 8,
+				  .false_writer = true, .false_victim = true,
+				  .writes = 50, .threads = t2, .n_threads = 1 },
+			};
+			struct report_line l = {
+				.addr = 0x10000, .line_size = L,
+				.kind = SHARING_FALSE, .variable = "a",
+				.type_name = type, .object_start = 0x10000,
+				.ranges = r, .n_ranges = 2, .struct_size = 8,
+				.struct_align = 8,
+			};
+
+			r[0].member = k == 1 ? "a[0]" : "a[0][0]";
+			r[1].member = k == 1 ? "a[1]" : "a[1][0]";
+			snprintf(type, sizeof(type), k == 1 ? "long[4]" :
+				 "long[4][%u]", k);
+			snprintf(what, sizeof(what), "%s, %u-byte line", type, L);
+			advice_for_line(&l, false);
+			CHECK_EQ_U64(l.advice.cost_bytes, 4 * (padded - esz), what);
+			snprintf(want, sizeof(want), "\tchar pad[%u];\n",
+				 padded - esz);
+			CHECK(padded == esz || (l.advice.layout_proposed &&
+			      strstr(l.advice.layout_proposed, want)),
+			      "%s: want %s in %s", what, want,
+			      l.advice.layout_proposed);
+			snprintf(want, sizeof(want), "(4 x %u bytes)", padded);
+			CHECK(l.advice.summary && strstr(l.advice.summary, want),
+			      "%s: %s", what, l.advice.summary);
+			advice_free(&l.advice);
+
+			/* the same sizes as structs of k longs */
+			for (unsigned j = 0; j < k; j++)
+				sm[j] = (struct report_member){ names[j], "long",
+								8 * j, 8 };
+			sm[0].writes = 100;
+			sm[0].writers = TIDS(1, 2);
+			sm[0].n_writers = 2;
+			r[0].member = "a[0].m0";
+			r[1].member = "a[1].m0";
+			l.type_name = "struct s[4]";
+			l.members = sm;
+			l.n_members = k;
+			l.struct_size = esz;
+			snprintf(what, sizeof(what), "struct of %u bytes, "
+				 "%u-byte line", esz, L);
+			advice_for_line(&l, false);
+			CHECK_EQ_U64(l.advice.cost_bytes, 4 * (padded - esz), what);
+			snprintf(want, sizeof(want), "(4 x %u bytes)", padded);
+			CHECK(l.advice.summary && strstr(l.advice.summary, want),
+			      "%s: %s", what, l.advice.summary);
+			advice_free(&l.advice);
+		}
+	}
+}
+
 /* Heap array of 32-byte structs, each thread writing its own element. */
 static void test_per_thread_stats(void)
 {
@@ -538,6 +663,155 @@ static void test_heap_neighbour(void)
 	advice_free(&l.advice);
 }
 
+/* p2_class_array: one heap Accumulator, thread i adding to counts[i].
+ * Aligning the struct leaves the slots on one line; each slot is padded. */
+static void test_member_array_slots(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 700 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 740 } };
+	struct report_member m[] = {
+		{ "name", "const char *", 0, 8 },
+		{ "flags", "int", 8, 4 },
+		{ "counts", "long[4]", 16, 32, .writes = 1440,
+		  .writers = TIDS(1, 2), .n_writers = 2 },
+	};
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "counts[0]",
+		  .false_writer = true, .false_victim = true, .writes = 700,
+		  .threads = t1, .n_threads = 1 },
+		{ .offset = 8, .size = 8, .member = "counts[1]",
+		  .false_writer = true, .false_victim = true, .writes = 740,
+		  .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x11ec0, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "this", .type_name = "Accumulator",
+		.object_start = 0x11eb0, .ranges = r, .n_ranges = 2,
+		.members = m, .n_members = 3, .struct_size = 48,
+		.struct_align = 8,
+	};
+
+	advice_for_line(&l, true);
+	CHECK_STR(l.advice.summary,
+		  "pad each element of counts in struct Accumulator to its own "
+		  "64-byte line (4 x 64 bytes): threads contend on different "
+		  "elements of it", "slots summary");
+	CHECK_STR(l.advice.layout_proposed,
+		  "struct Accumulator {                               "
+		  "/* size 320, align 64 */\n"
+		  "\tconst char *                    name;      /*     0     8 */\n"
+		  "\tint                             flags;     /*     8     4 */\n"
+		  "\t/* XXX 52 bytes hole */\n"
+		  "\t/* --- cacheline 1 boundary (64 bytes) --- */\n"
+		  "\tstruct { _Alignas(64) long v; } counts[4]; /*    64   256 */\n"
+		  "};\n"
+		  "/* malloc aligns to 16 bytes only: allocate with "
+		  "aligned_alloc(64, sizeof(struct Accumulator)) */\n"
+		  "/* use counts[i].v; cost: +272 bytes per instance (48 -> 320) */\n",
+		  "slots proposal");
+	CHECK_EQ_U64(l.advice.cost_bytes, 320 - 48, "slots cost");
+	CHECK_EQ_U64(l.advice.placements_total, 0,
+		     "slots: no placement luck to count");
+	CHECK(l.advice.layout_now && !strstr(l.advice.layout_now, "placements"),
+	      "slots: no placement note: %s", l.advice.layout_now);
+	advice_free(&l.advice);
+
+	/* rows of two longs, 128-byte lines: each row on a line of its own */
+	m[2].type_name = "long[2][2]";
+	r[0].offset = 64;       /* counts start 64 bytes into the line */
+	r[1].offset = 80;
+	r[1].member = "counts[1][0]";
+	r[0].member = "counts[0][0]";
+	l.line_size = 128;
+	l.addr = 0x11e80;
+	advice_for_line(&l, true);
+	CHECK_STR(l.advice.summary,
+		  "pad each element of counts in struct Accumulator to its own "
+		  "128-byte line (2 x 128 bytes): threads contend on different "
+		  "elements of it", "rows summary");
+	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
+		"\tstruct { _Alignas(128) long v[2]; } counts[2]; /*   128   256 */\n"),
+	      "rows proposal: %s", l.advice.layout_proposed);
+	CHECK_EQ_U64(l.advice.cost_bytes, 384 - 48, "rows cost");
+	advice_free(&l.advice);
+
+	/* two elements only read, the victims of a write elsewhere: the
+	 * elements do not fight each other, nothing to split */
+	for (unsigned i = 0; i < 2; i++) {
+		r[i].writes = 0;
+		r[i].reads = 100;
+		r[i].false_writer = false;
+	}
+	m[2].writes = 0;
+	m[2].n_writers = 0;
+	advice_for_line(&l, true);
+	CHECK(l.advice.summary && !strstr(l.advice.summary, "each element"),
+	      "read elements: %s", l.advice.summary);
+	advice_free(&l.advice);
+}
+
+/* A mutex taken in turn, g.flags beside it read by a third thread. */
+static void test_lock(void)
+{
+	struct report_thread takers[] = {
+		{ .tid = 101, .reads = 300, .writes = 200 },
+		{ .tid = 102, .reads = 280, .writes = 190 },
+	};
+	struct report_thread reader[] = { { .tid = 103, .reads = 40 } };
+	struct report_member m[] = {
+		{ "flags", "int", 0, 4, .reads = 40, .readers = TIDS(103),
+		  .n_readers = 1 },
+		{ "lock", "pthread_mutex_t", 8, 40, .reads = 580, .writes = 390,
+		  .writers = TIDS(101, 102), .n_writers = 2 },
+	};
+	struct report_range r[] = {
+		{ .offset = 0, .size = 4, .member = "g.flags", .false_victim = true,
+		  .reads = 40, .threads = reader, .n_threads = 1 },
+		{ .offset = 8, .size = 40, .member = "g.lock", .true_shared = true,
+		  .false_writer = true, .reads = 580, .writes = 390,
+		  .threads = takers, .n_threads = 2 },
+	};
+	struct report_line l = {
+		.addr = 0x1000, .line_size = 64, .kind = SHARING_MIXED,
+		.variable = "g", .type_name = "struct shared", .object_start = 0x1000,
+		.ranges = r, .n_ranges = 2, .members = m, .n_members = 2,
+		.struct_size = 48, .struct_align = 8,
+		.lock = { "g.lock", "pthread_mutex_t", 0x1008, 40 },
+	};
+
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary,
+		  "lock contention on g.lock (pthread_mutex_t): threads 101, 102 "
+		  "take it in turn, and padding cannot help; shard it (a lock per "
+		  "bucket or per group of threads) or the data it protects, hold it "
+		  "for less time (work outside it), or give each thread its own "
+		  "data and merge at the end; flags shares the lock's line: move "
+		  "it to a line of its own", "lock summary");
+	CHECK(!l.advice.layout_proposed, "no layout proposed for a lock: %s",
+	      l.advice.layout_proposed);
+	CHECK_EQ_U64(l.advice.cost_bytes, 0, "lock cost");
+	advice_free(&l.advice);
+
+	/* 32 bytes into the line: it straddles two; a pointer's lock has
+	 * no member to declare */
+	l.addr = 0xfc0;
+	l.object_start = 0xfe0;
+	l.lock.addr = 0xfe8;
+	r[0].offset = 32;
+	r[1].offset = 40;
+	r[1].size = 24;
+	l.n_ranges = 2;
+	l.lock.name = "*mutex";
+	r[1].member = "*mutex";
+	r[0].false_victim = false;
+	advice_for_line(&l, false);
+	CHECK(l.advice.summary && strstr(l.advice.summary,
+		"merge at the end; it straddles two 64-byte lines (40 bytes from "
+		"line offset 40): align it to a line to keep it on one"),
+	      "straddling lock: %s", l.advice.summary);
+	advice_free(&l.advice);
+}
+
 /* outers[i].in.a[k]: the members are those of the struct inside. */
 static void test_nested(void)
 {
@@ -705,11 +979,15 @@ int main(void)
 	test_klass_offset_24();
 	test_pair();
 	test_counters();
+	test_array_of_rows();
+	test_element_sizes();
 	test_per_thread_stats();
 	test_true_sharing();
 	test_untyped();
 	test_element_members();
 	test_heap_neighbour();
+	test_member_array_slots();
+	test_lock();
 	test_nested();
 	test_big_struct();
 	test_scalar();

@@ -239,6 +239,51 @@ static void test_klass_mixed(void)
 	line_table_free(t);
 }
 
+/*
+ * p3_mutex's done and checksum: both threads write both fields, in turn,
+ * under a lock.  Each is truly shared; they do not falsely share with
+ * each other, for the same threads would move both lines.
+ */
+static void test_co_written(void)
+{
+	static const struct actor a[] = {
+		{ 1, 8, 8, ACCESS_STORE },
+		{ 1, 16, 8, ACCESS_STORE },
+		{ 2, 8, 8, ACCESS_STORE },
+		{ 2, 16, 8, ACCESS_STORE },
+	};
+	static const struct actor b[] = {   /* counters[0] by 1, 2; [1] by 3, 4 */
+		{ 1, 0, 8, ACCESS_RMW },
+		{ 3, 8, 8, ACCESS_RMW },
+		{ 2, 0, 8, ACCESS_RMW },
+		{ 4, 8, 8, ACCESS_RMW },
+	};
+	struct line_table *t = line_table_new(64, 3 * MS);
+	const struct range_verdict *r8, *r16;
+	struct line_verdict v;
+
+	play_shuffled(t, a, ARRAY_SIZE(a), 1200);
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "true", "co-written kind");
+	r8 = must_range(&v, 8, 8);
+	r16 = must_range(&v, 16, 8);
+	CHECK(r8->true_shared && !r8->false_writer && !r8->false_victim,
+	      "done: true-shared only (%d %d %d)", r8->true_shared,
+	      r8->false_writer, r8->false_victim);
+	CHECK(r16->true_shared && !r16->false_writer && !r16->false_victim,
+	      "checksum: true-shared only");
+	line_verdict_release(&v);
+	line_table_free(t);
+
+	/* different writer sets still falsely share */
+	t = table_of(b, ARRAY_SIZE(b), 1200);
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "mixed", "two pairs of writers");
+	CHECK(must_range(&v, 0, 8)->false_victim, "0: victim of 8's writers");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
 static void test_read_only(void)
 {
 	static const struct actor a[] = {
@@ -430,6 +475,7 @@ int main(void)
 	test_same_word_rmw();
 	test_partial_overlap();
 	test_klass_mixed();
+	test_co_written();
 	test_read_only();
 	test_phased();
 	test_one_thread();

@@ -437,6 +437,34 @@ out:
 	line_table_free(t);
 }
 
+/*
+ * p3_mutex's done and checksum: both threads store to both, in turn.
+ * True sharing, and no false pair between the two fields' code.
+ */
+static void test_co_written_pairs(void)
+{
+	struct line_table *t = line_table_new(64, 100000);
+	struct report *r;
+
+	for (int i = 0; i < 100; i++) {
+		add(t, i & 1 ? T2 : T1, IP1, TS_LINE + 8, ACCESS_STORE);
+		add(t, i & 1 ? T2 : T1, IP2, TS_LINE + 16, ACCESS_STORE);
+	}
+	r = build(t, 0);
+	CHECK_EQ_U64(r->n_lines, 1, "co-written line");
+	if (r->n_lines == 1) {
+		const struct report_line *l = &r->lines[0];
+
+		CHECK_EQ_U64(l->kind, SHARING_TRUE, "co-written: true sharing");
+		for (unsigned i = 0; i < l->n_pairs; i++)
+			CHECK_EQ_U64(l->pairs[i].kind, SHARING_TRUE,
+				     "co-written: no false pair");
+		CHECK(l->n_pairs == 2, "a true pair per field: %u", l->n_pairs);
+	}
+	report_free(r);
+	line_table_free(t);
+}
+
 /* Bytes that are not well-formed UTF-8 come out as \u00XX, one per byte. */
 static void test_json_escaping(void)
 {
@@ -893,16 +921,176 @@ static void test_untyped_reasons(const char *path)
 	symbolizer_free(sym);
 }
 
+/*
+ * A read-only neighbour starts the line (p4_omp: the data pointer before
+ * hist): the line is named by the contended counters, not by it.
+ */
+static void test_named_by_contended(const char *path)
+{
+	struct symbolizer *sym = symbolizer_new();
+	struct data_types *dt = data_types_new();
+	struct line_table *t = line_table_new(64, 100000);
+	struct fixture fx = { 0 };
+	struct classify_config cfg;
+	uint64_t counters, line_start;
+	const struct report_line *l;
+	struct report *r;
+	char *object, *title, *text;
+
+	CHECK(fixture_load(&fx, sym, path), "fixture symbols in %s", path);
+	counters = fx.counters + 8 * fx.elem;
+	line_start = counters & ~63ULL;
+	if (line_start == counters) {
+		printf("# counters start a line here: no neighbour before them\n");
+		goto out;
+	}
+	for (int i = 0; i < 100; i++) {
+		if (i % 20 == 0)
+			add(t, T1, fx.main, line_start, ACCESS_LOAD);
+		add(t, T1, fx.main, counters, ACCESS_RMW);
+		add(t, T2, fx.main, counters + 8, ACCESS_RMW);
+	}
+	classify_config_default(&cfg);
+	r = report_build(&header, t, &cfg, 0, sym, dt);
+	l = find_line(r, "counters");
+	object = fx.elem ? xasprintf("counters+%u", 8 * fx.elem) : xstrdup("counters");
+	title = xasprintf("FALSE SHARING  %s (long[4])  line", object);
+	CHECK(l && l->n_ranges == 3, "neighbour read is a range of the line");
+	CHECK_STR(l ? l->object : NULL, object, "named by the contended variable");
+	text = render(r, false);
+	CHECK(strstr(text, title), "title %s in:\n%s", title, text);
+	free(text);
+	free(title);
+	free(object);
+	report_free(r);
+out:
+	line_table_free(t);
+	data_types_free(dt);
+	symbolizer_free(sym);
+}
+
+/* Watched words inside the lock confirm threads taking it: true sharing. */
+static void test_confirm_locks(void)
+{
+	struct report_watch_word words[] = {
+		{ .offset = 32, .size = 8 },    /* __lock */
+		{ .offset = 48, .size = 8 },    /* __kind */
+	};
+	struct report_line line = {
+		.addr = 0x1000, .line_size = 64, .kind = SHARING_TRUE,
+		.lock = { "g.lock", "pthread_mutex_t", 0x1020, 40 },
+		.confirmed_checked = true, .confirmed = true,
+		.watch_kind = SHARING_MIXED, .words = words, .n_words = 2,
+	};
+	struct report r = { .lines = &line, .n_lines = 1 };
+
+	report_confirm_locks(&r);
+	CHECK_EQ_U64(line.watch_kind, SHARING_TRUE, "words in the lock: true");
+
+	/* a word beside the lock: its own evidence stands */
+	words[0].offset = 8;
+	line.watch_kind = SHARING_MIXED;
+	report_confirm_locks(&r);
+	CHECK_EQ_U64(line.watch_kind, SHARING_MIXED, "a word outside the lock");
+
+	/* no lock: nothing changes */
+	words[0].offset = 32;
+	line.lock.name = NULL;
+	report_confirm_locks(&r);
+	CHECK_EQ_U64(line.watch_kind, SHARING_MIXED, "no lock");
+}
+
+/*
+ * tests/fixture_lock: two threads take locked.g.lock in turn, writing its
+ * __lock word and reading its __kind.  The report sees one lock, taken in
+ * turn: true sharing on one range named after it, whose 40 bytes straddle
+ * two lines; no layout of the mutex's insides is proposed.
+ */
+static void test_lock(const char *path)
+{
+	struct symbolizer *sym = symbolizer_new();
+	struct data_types *dt = data_types_new();
+	struct line_table *t = line_table_new(64, 100000);
+	struct classify_config cfg;
+	const struct report_line *l;
+	struct elf_file f;
+	uint64_t locked, main_ip, lock;
+	struct report *r;
+	char *text;
+
+	CHECK(elf_file_open(&f, path), "open %s", path);
+	map_segments(&f, sym, path);
+	locked = symbol(&f, "locked");
+	main_ip = symbol(&f, "main");
+	elf_file_close(&f);
+	CHECK(locked && main_ip && locked % 64 == 0, "fixture_lock symbols");
+	lock = locked + 32;
+	for (int i = 0; i < 100; i++) {
+		add(t, T1, main_ip, lock, ACCESS_RMW);          /* __lock */
+		add(t, T2, main_ip, lock + 16, ACCESS_LOAD);    /* __kind */
+		add(t, T2, main_ip, lock, ACCESS_RMW);
+		add(t, T1, main_ip, lock + 16, ACCESS_LOAD);
+	}
+	classify_config_default(&cfg);
+	r = report_build(&header, t, &cfg, 0, sym, dt);
+	l = r->n_lines ? &r->lines[0] : NULL;
+	CHECK(l && r->n_lines == 1, "one line");
+	if (!l)
+		goto out;
+	CHECK_EQ_U64(l->kind, SHARING_TRUE, "a lock taken in turn: true sharing");
+	CHECK(l->n_ranges == 1, "one range, the lock: %u", l->n_ranges);
+	if (l->n_ranges == 1) {
+		CHECK_STR(l->ranges[0].member, "locked.g.lock", "range named by the lock");
+		CHECK_EQ_U64(l->ranges[0].offset, 32, "lock range offset");
+		CHECK_EQ_U64(l->ranges[0].size, 32, "lock range: its bytes on the line");
+		CHECK(l->ranges[0].true_shared && !l->ranges[0].false_writer &&
+		      !l->ranges[0].false_victim, "lock range true-shared only");
+	}
+	CHECK_STR(l->lock.name, "locked.g.lock", "lock name");
+	CHECK_STR(l->lock.type_name, "pthread_mutex_t", "lock type");
+	CHECK_EQ_U64(l->lock.addr, lock, "lock address");
+	CHECK_EQ_U64(l->lock.size, 40, "sizeof(pthread_mutex_t)");
+	CHECK_EQ_U64(l->n_members, 0, "no layout of the mutex's insides");
+	CHECK(!l->advice.layout_proposed, "no layout proposed");
+	for (unsigned i = 0; i < l->n_pairs; i++)
+		CHECK_EQ_U64(l->pairs[i].kind, SHARING_TRUE, "lock pairs are true");
+	CHECK_STR(l->advice.summary,
+		  "lock contention on locked.g.lock (pthread_mutex_t): threads 101, "
+		  "102 take it in turn, and padding cannot help; shard it (a lock "
+		  "per bucket or per group of threads) or the data it protects, "
+		  "hold it for less time (work outside it), or give each thread "
+		  "its own data and merge at the end; it straddles two 64-byte "
+		  "lines (40 bytes from line offset 32): declare it _Alignas(64) "
+		  "pthread_mutex_t lock; to keep it on one", "lock advice");
+	text = render(r, false);
+	CHECK(strstr(text, "   lock: locked.g.lock (pthread_mutex_t), 40 bytes from "
+		     "line offset 32, 8 of them on the next line\n"), "lock line:\n%s", text);
+	free(text);
+	text = render(r, true);
+	CHECK(json_parses(text), "lock JSON parses");
+	CHECK(strstr(text, "\"lock\": { \"name\": \"locked.g.lock\", \"type\": "
+		     "\"pthread_mutex_t\""), "lock JSON:\n%s", text);
+	free(text);
+out:
+	report_free(r);
+	line_table_free(t);
+	data_types_free(dt);
+	symbolizer_free(sym);
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = getenv("top_builddir");
 	char *fixture = argc > 1 ? xstrdup(argv[1]) :
 			xasprintf("%s/tests/fixture_globals", top ? top : ".");
+	char *lock_fixture = argc > 2 ? xstrdup(argv[2]) :
+			     xasprintf("%s/tests/fixture_lock", top ? top : ".");
 
 	test_false_sharing();
 	test_ranking();
 	test_rmw_counts_once();
 	test_watch_word_text();
+	test_co_written_pairs();
 	test_wide();
 	test_no_contention();
 	test_json_escaping();
@@ -912,7 +1100,14 @@ int main(int argc, char **argv)
 	else {
 		test_typed(fixture);
 		test_untyped_reasons(fixture);
+		test_named_by_contended(fixture);
 	}
 	free(fixture);
+	test_confirm_locks();
+	if (access(lock_fixture, R_OK))
+		printf("# tests/fixture_lock not built: locks not tested\n");
+	else
+		test_lock(lock_fixture);
+	free(lock_fixture);
 	return test_done();
 }
