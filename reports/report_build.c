@@ -232,7 +232,8 @@ static void attribute_cell(struct build *b, const struct line *l,
 
 	out->why = data_mod || code_mod ? DT_NO_VARIABLE : DT_NO_DWARF;
 	if (data_mod)
-		out->why = data_types_global(b->dt, data_mod, data_bias, addr, &out->a);
+		out->why = data_types_global_access(b->dt, data_mod, data_bias, addr,
+						    c->size, &out->a);
 	if (out->why != DT_HIT && code_mod)
 		out->why = data_types_in_register(b->dt, code_mod, code_bias, c->ip,
 						  c->base_reg, c->base_off, addr, &out->a);

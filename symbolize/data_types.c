@@ -41,10 +41,10 @@
 #define MAX_DEPTH DWARF_TYPE_MAX_DEPTH
 #define MAX_DIMS 16
 
-/* ---- a small open-addressing map keyed by four words ---------------- */
+/* ---- a small open-addressing map keyed by five words ---------------- */
 
 struct key {
-	uint64_t a, b, c, d;
+	uint64_t a, b, c, d, e;
 };
 
 struct slot {
@@ -59,7 +59,8 @@ struct map {
 
 static uint64_t key_hash(const struct key *k)
 {
-	return hash_u64(k->a ^ hash_u64(k->b ^ hash_u64(k->c ^ hash_u64(k->d))));
+	return hash_u64(k->a ^ hash_u64(k->b ^ hash_u64(k->c ^
+					   hash_u64(k->d ^ hash_u64(k->e)))));
 }
 
 static struct slot *map_slot(struct map *m, const struct key *k)
@@ -446,6 +447,14 @@ static const struct layout_entry *entry_of(const struct type_layout *l)
 	return (const struct layout_entry *)l;
 }
 
+static bool member_holds(const struct layout_entry *le, unsigned i, uint64_t off)
+{
+	const struct type_member *mb = &le->pub.members[i];
+
+	return off >= mb->offset &&
+	       (off - mb->offset < mb->size || (le->flags[i] & MEMBER_FLEX));
+}
+
 /* The member holding off: a named (or anonymous) member first, else the
  * hole; -1 past the end. */
 static int member_at(const struct layout_entry *le, uint64_t off)
@@ -453,18 +462,115 @@ static int member_at(const struct layout_entry *le, uint64_t off)
 	int hole = -1;
 
 	for (unsigned i = 0; i < le->pub.n_members; i++) {
-		const struct type_member *mb = &le->pub.members[i];
-		bool inside = off >= mb->offset &&
-			      (off - mb->offset < mb->size ||
-			       (le->flags[i] & MEMBER_FLEX));
-
-		if (!inside)
+		if (!member_holds(le, i, off))
 			continue;
-		if (mb->name)
+		if (le->pub.members[i].name)
 			return (int)i;
 		hole = (int)i;
 	}
 	return hole;
+}
+
+/* ---- which of overlapping members an access means ------------------------ */
+
+/*
+ * Union members overlap, and so do a C++ empty base and the member after
+ * it.  The first member holding the offset is not always the one an access
+ * of a given size touches: a 4-byte store at offset 4 of
+ * union { long raw; struct { int lo, hi; } parts; } is parts.hi, not raw.
+ * The access is walked down each candidate to the scalar it lands on; an
+ * exact fit (same start, same size) beats one that merely contains the
+ * access, which beats one it spills out of; then the smaller scalar wins.
+ */
+struct fit {
+	int rank;                  /* 2 exact, 1 inside, 0 spills out */
+	uint64_t leaf_size;
+};
+
+static bool fit_better(struct fit a, struct fit b)
+{
+	return a.rank != b.rank ? a.rank > b.rank : a.leaf_size < b.leaf_size;
+}
+
+static struct fit leaf_fit(uint64_t leaf_size, uint64_t off, uint64_t size)
+{
+	struct fit f = { 0, leaf_size };
+
+	if (off == 0 && size == leaf_size)
+		f.rank = 2;
+	else if (off + size <= leaf_size)
+		f.rank = 1;
+	return f;
+}
+
+static struct fit member_fit(struct data_types *dt, struct dt_module *m,
+			     const struct layout_entry *le, unsigned i,
+			     uint64_t off, uint64_t size, int depth);
+
+static struct fit type_fit(struct data_types *dt, struct dt_module *m,
+			   Dwarf_Die *type, uint64_t off, uint64_t size, int depth)
+{
+	Dwarf_Die t = *type, elem;
+	const struct layout_entry *le;
+	struct fit best = { 0, UINT64_MAX };
+	uint64_t elem_size;
+
+	if (depth >= MAX_DEPTH || !peel_type(&t, NULL))
+		return best;
+	if (dwarf_tag(&t) == DW_TAG_array_type && !dwarf_hasattr(&t, DW_AT_GNU_vector) &&
+	    die_type(&t, &elem) && (elem_size = type_size(&elem)))
+		return type_fit(dt, m, &elem, off % elem_size, size, depth + 1);
+	if (!is_aggregate(dwarf_tag(&t)))
+		return leaf_fit(type_size(&t), off, size);
+	le = entry_of(layout_get(dt, m, &t, NULL));
+	for (unsigned i = 0; i < le->pub.n_members; i++) {
+		struct fit f;
+
+		if (!member_holds(le, i, off))
+			continue;
+		f = member_fit(dt, m, le, i, off, size, depth + 1);
+		if (fit_better(f, best))
+			best = f;
+	}
+	return best;
+}
+
+static struct fit member_fit(struct data_types *dt, struct dt_module *m,
+			     const struct layout_entry *le, unsigned i,
+			     uint64_t off, uint64_t size, int depth)
+{
+	const struct type_member *mb = &le->pub.members[i];
+
+	/* holes and bitfields: their bytes are the leaf */
+	if (!mb->name || (le->flags[i] & MEMBER_BITFIELD))
+		return leaf_fit(mb->size, off - mb->offset, size);
+	return type_fit(dt, m, &le->types[i], off - mb->offset, size, depth);
+}
+
+/* member_at(), choosing among overlapping named members by how well an
+ * access of size bytes fits (size 0: unknown, the first one). */
+static int member_for_access(struct data_types *dt, struct dt_module *m,
+			     const struct layout_entry *le, uint64_t off,
+			     uint64_t size)
+{
+	int best = member_at(le, off);
+	struct fit best_fit;
+
+	if (!size || best < 0 || !le->pub.members[best].name)
+		return best;
+	best_fit = member_fit(dt, m, le, (unsigned)best, off, size, 0);
+	for (unsigned i = (unsigned)best + 1; i < le->pub.n_members; i++) {
+		struct fit f;
+
+		if (!le->pub.members[i].name || !member_holds(le, i, off))
+			continue;
+		f = member_fit(dt, m, le, i, off, size, 0);
+		if (fit_better(f, best_fit)) {
+			best = (int)i;
+			best_fit = f;
+		}
+	}
+	return best;
 }
 
 /* ---- walking an offset through a type ------------------------------------ */
@@ -475,6 +581,8 @@ struct resolution {
 	const struct type_layout *layout;
 	uint64_t layout_offset;
 	long element_index;
+	bool has_leaf;             /* the walk ended on a scalar or pointer: */
+	Dwarf_Die leaf;            /* its declared type */
 };
 
 /* Step into the array element holding *off: appends "[i]" per dimension,
@@ -525,11 +633,12 @@ static bool array_step(Dwarf_Die *array, uint64_t *base, uint64_t *off,
 	return true;
 }
 
-/* Walk off (bytes from the object's start) through type.  in_array: the
- * object is an element of an array, so a scalar leaf still gets a layout. */
+/* Walk off (bytes from the object's start) through type, for an access of
+ * size bytes (0: unknown).  in_array: the object is an element of an
+ * array, so a scalar leaf still gets a layout. */
 static void resolve_offset(struct data_types *dt, struct dt_module *m,
-			   Dwarf_Die *type, uint64_t off, bool in_array,
-			   struct resolution *r)
+			   Dwarf_Die *type, uint64_t off, uint64_t size,
+			   bool in_array, struct resolution *r)
 {
 	Dwarf_Die decl = *type, t, elem;
 	uint64_t base = 0;
@@ -567,7 +676,7 @@ static void resolve_offset(struct data_types *dt, struct dt_module *m,
 		r->layout = layout_get(dt, m, &t, typedef_name);
 		r->layout_offset = base;
 		le = entry_of(r->layout);
-		i = member_at(le, off);
+		i = member_for_access(dt, m, le, off, size);
 		if (i < 0)
 			break;
 		mb = &le->pub.members[i];
@@ -589,6 +698,8 @@ static void resolve_offset(struct data_types *dt, struct dt_module *m,
 	/* A scalar, pointer, enum or vector: the access lands on it whole. */
 	r->member_offset = base;
 	r->member_size = type_size(&decl);
+	r->has_leaf = true;
+	r->leaf = decl;
 	if (!r->layout && in_array) {
 		r->layout = layout_get(dt, m, &decl, NULL);
 		r->layout_offset = base;
@@ -783,6 +894,14 @@ enum data_types_miss data_types_global(struct data_types *dt,
 				       struct Dwfl_Module *mod, uint64_t bias,
 				       uint64_t addr, struct data_attribution *out)
 {
+	return data_types_global_access(dt, mod, bias, addr, 0, out);
+}
+
+enum data_types_miss data_types_global_access(struct data_types *dt,
+					      struct Dwfl_Module *mod, uint64_t bias,
+					      uint64_t addr, unsigned size,
+					      struct data_attribution *out)
+{
 	struct dt_module *m = module_get(dt, mod);
 	const struct range *v;
 	struct data_attribution *hit;
@@ -796,14 +915,14 @@ enum data_types_miss data_types_global(struct data_types *dt,
 	v = range_at(m->vars, m->n_vars, addr - bias);
 	if (!v)
 		return DT_NO_VARIABLE;    /* not cached: a binary search is cheap */
-	k = (struct key){ KEY_GLOBAL | m->serial, addr, 0, 0 };
+	k = (struct key){ KEY_GLOBAL | m->serial, addr, 0, 0, size };
 	hit = map_get(&dt->results, &k);
 	if (!hit) {
 		struct resolution r = { STRBUF_INIT };
 		Dwarf_Die var = v->die, type;
 
 		die_type(&var, &type);    /* indexed variables have one */
-		resolve_offset(dt, m, &type, addr - bias - v->start, false, &r);
+		resolve_offset(dt, m, &type, addr - bias - v->start, size, false, &r);
 		hit = hit_new(dt, die_name(&var), &type, &r);
 		strbuf_release(&r.path);
 		map_put(&dt->results, &k, hit);
@@ -974,7 +1093,7 @@ static struct data_attribution *resolve_pointee(struct data_types *dt,
 
 	if (index)
 		strbuf_addf(&r.path, "[%" PRIu64 "]", index);
-	resolve_offset(dt, m, &object, base_off % size, true, &r);
+	resolve_offset(dt, m, &object, base_off % size, 0, true, &r);
 	r.element_index = (long)index;
 	r.member_offset += index * size;
 	r.layout_offset += index * size;

@@ -77,10 +77,16 @@ const char *data_types_miss_name(enum data_types_miss m);
 struct data_types *data_types_new(void);
 void data_types_free(struct data_types *dt);
 
-/* addr and pc are absolute; bias is the module's load bias. */
+/* addr and pc are absolute; bias is the module's load bias.  size is the
+ * access's, in bytes (0: unknown): where members overlap (unions, C++
+ * empty bases) it picks the member the access fits best. */
 enum data_types_miss data_types_global(struct data_types *dt,
 				       struct Dwfl_Module *mod, uint64_t bias,
 				       uint64_t addr, struct data_attribution *out);
+enum data_types_miss data_types_global_access(struct data_types *dt,
+					      struct Dwfl_Module *mod, uint64_t bias,
+					      uint64_t addr, unsigned size,
+					      struct data_attribution *out);
 enum data_types_miss data_types_in_register(struct data_types *dt,
 					    struct Dwfl_Module *mod, uint64_t bias,
 					    uint64_t pc, int dwarf_reg,

@@ -56,6 +56,28 @@ typedef struct {
 
 Klass klass_c1, klass_i1, klass_i2;
 
+/* Overlapping members: which one an access means depends on its size. */
+struct half {
+	long packets;           /*  0  8 */
+	long bytes;             /*  8  8 */
+};
+
+union tag {
+	long raw;               /*  0  8 */
+	struct {
+		int lo, hi;     /*  0  4, 4  4 */
+	} parts;
+};
+
+struct conn {
+	int fd;                 /*  0  4 */
+	union tag tag;          /*  8  8 */
+	struct half rx;         /* 16 16 */
+	struct half tx;         /* 32 16 */
+};                              /* size 48 */
+
+struct conn conn_global;
+
 __attribute__((noinline)) void bump(struct stats *s)
 {
 	s->writes++;

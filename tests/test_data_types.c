@@ -239,11 +239,39 @@ static void test_typedef_struct(struct data_types *dt, struct fixture *fx)
 	CHECK_STR(a.layout ? a.layout->name : NULL, "Klass", "primary_supers layout");
 }
 
+/* union tag { long raw; struct { int lo, hi; } parts; } at offset 8. */
+static void test_union_member_by_size(struct data_types *dt, struct fixture *fx)
+{
+	uint64_t conn = symbol(fx, "conn_global", NULL);
+	struct data_attribution a;
+
+	CHECK(conn, "symbol conn_global");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, conn + 12, 4, &a),
+		     DT_HIT, "4 bytes at 12");
+	CHECK_STR(a.path, ".tag.parts.hi", "a 4-byte store at 12 is parts.hi, not raw");
+	CHECK_EQ_U64(a.member_offset, 12, "parts.hi offset");
+	CHECK_EQ_U64(a.member_size, 4, "parts.hi size");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, conn + 8, 4, &a),
+		     DT_HIT, "4 bytes at 8");
+	CHECK_STR(a.path, ".tag.parts.lo", "4 bytes at 8: the exact fit");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, conn + 8, 8, &a),
+		     DT_HIT, "8 bytes at 8");
+	CHECK_STR(a.path, ".tag.raw", "8 bytes at 8: raw fits exactly");
+	CHECK_EQ_U64(a.member_size, 8, "raw size");
+	/* size unknown: the first member, as before */
+	CHECK_EQ_U64(data_types_global(dt, fx->mod, fx->bias, conn + 12, &a), DT_HIT,
+		     "conn_global + 12");
+	CHECK_STR(a.path, ".tag.raw", "unknown size: the first member");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, conn + 16, 8, &a),
+		     DT_HIT, "rx.packets");
+	CHECK_STR(a.path, ".rx.packets", "no overlap, nothing to choose");
+}
+
 static void test_static_and_misses(struct data_types *dt, struct fixture *fx)
 {
 	static const char *const ours[] = {
 		"build_tag", "counters", "outers", "per_thread",
-		"klass_c1", "klass_i1", "klass_i2", "hits",
+		"klass_c1", "klass_i1", "klass_i2", "hits", "conn_global",
 	};
 	uint64_t hits = symbol(fx, "hits", NULL), size;
 	struct data_attribution a;
@@ -421,6 +449,7 @@ int main(int argc, char **argv)
 	test_scalar_array(dt, &fx);
 	test_nested(dt, &fx);
 	test_typedef_struct(dt, &fx);
+	test_union_member_by_size(dt, &fx);
 	test_static_and_misses(dt, &fx);
 	test_pointer_params(dt, &fx);
 	test_uncovered_code(dt, &fx);
