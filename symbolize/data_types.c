@@ -12,12 +12,18 @@
  * lives where the register points, e.g. a struct passed by invisible
  * reference) is accepted too.
  *
- * Either way the offset into the object is walked through the type: arrays
+ * Pointers: a dt_pointer names a target type and how the pointer was
+ * found; chains of them (a global's address, the pointer loaded from one
+ * of its members, ...) type registers no variable describes.
+ *
+ * Every way, the offset into the object is walked through the type: arrays
  * give "[i]", struct and union members ".name", anonymous members and C++
  * base classes nothing (as in C's own syntax).  Conventions:
  *  - through a pointer, base_off beyond the pointee is p[i]: element_index
  *    is i (0 for p->x), the path is ".writes" for p[0] and "[2].reads" for
- *    p[2], and member_offset/layout_start count from p[0];
+ *    p[2], and member_offset/layout_start count from p[0]; when which
+ *    element is unknown (any_element), the element is the object, and the
+ *    path has no index;
  *  - padding is no member: the path stops at the struct holding it, and
  *    member_offset/member_size give the hole; layouts list holes as members
  *    named NULL, anonymous struct/union members are named "";
@@ -185,11 +191,20 @@ struct dt_module {
 	size_t n_cus, alloc_cus;
 };
 
-/* What a register holds at one code address. */
-struct reg_var {
+/* A pointer whose target type DWARF gives (data_types.h). */
+struct dt_pointer {
+	struct dt_module *m;
+	Dwarf_Die object;          /* the target type: qualifiers stripped, complete */
+	const char *name;          /* interned, for the report: "sub", "c->next" */
+	bool is_address;           /* &name: name is the object itself (a global) */
+	bool decayed;              /* name is an array, the pointer its first element */
+};
+
+/* A pointer lookup's answer, cached: what a register holds at one code
+ * address, or the pointer stored in a member. */
+struct ptr_lookup {
 	enum data_types_miss miss;
-	const char *name;
-	Dwarf_Die object;          /* type of the object the register points to */
+	const struct dt_pointer *ptr;   /* DT_HIT */
 };
 
 enum member_flags {
@@ -205,16 +220,22 @@ struct layout_entry {
 
 struct data_types {
 	struct map modules;        /* (Dwfl_Module *, Dwarf *) -> dt_module */
-	struct map results;        /* (kind|serial, address, reg, offset) -> hit,
-	                              its addresses relative to the object */
-	struct map reg_vars;       /* (serial, pc, reg) -> reg_var */
+	struct map results;        /* (kind|serial or pointer, address or offset,
+	                              ..., size) -> hit, its addresses relative
+	                              to the object */
+	struct map lookups;        /* (kind|serial or pointer, pc or offset, ...)
+	                              -> ptr_lookup */
+	struct map pointers;       /* (serial, DIE address, name, flags) -> dt_pointer */
 	struct map layouts;        /* (serial, DIE address) -> layout_entry */
 	struct strset strings;
 	uint64_t n_modules;
 };
 
-#define KEY_GLOBAL   (1ULL << 32)
-#define KEY_REGISTER (2ULL << 32)
+/* The first key word's kind; the module's serial is or-ed into it. */
+#define KEY_GLOBAL          (1ULL << 32)
+#define KEY_REGISTER        (2ULL << 32)
+#define KEY_THROUGH_POINTER (3ULL << 32)   /* key.b is the dt_pointer */
+#define KEY_MEMBER_POINTER  (4ULL << 32)   /* key.b is the dt_pointer */
 
 static const char *intern(struct data_types *dt, const char *s)
 {
@@ -264,7 +285,8 @@ void data_types_free(struct data_types *dt)
 		return;
 	map_free(&dt->modules, free_module);
 	map_free(&dt->results, free);
-	map_free(&dt->reg_vars, free);
+	map_free(&dt->lookups, free);
+	map_free(&dt->pointers, free);
 	map_free(&dt->layouts, free_layout);
 	strset_free(&dt->strings);
 	free(dt);
@@ -930,7 +952,98 @@ enum data_types_miss data_types_global_access(struct data_types *dt,
 	return hit_out(hit, v->start + bias, out);
 }
 
-/* ---- pointers in registers ------------------------------------------------ */
+/* ---- pointers ------------------------------------------------------------ */
+
+static const struct dt_pointer *pointer_get(struct data_types *dt,
+					    struct dt_module *m,
+					    Dwarf_Die *object, const char *name,
+					    bool is_address, bool decayed)
+{
+	const char *iname = intern(dt, name);
+	struct key k = { m->serial, (uintptr_t)object->addr, (uintptr_t)iname,
+			 is_address, decayed };
+	struct dt_pointer *p = map_get(&dt->pointers, &k);
+
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		*p = (struct dt_pointer){ m, *object, iname, is_address, decayed };
+		map_put(&dt->pointers, &k, p);
+	}
+	return p;
+}
+
+/* The complete type a pointer type points to (typedefs of the pointer
+ * peeled, the target's qualifiers stripped). */
+static enum data_types_miss pointer_target(Dwarf_Die *type, Dwarf_Die *object)
+{
+	Dwarf_Die t = *type;
+
+	if (!peel_type(&t, NULL) || !is_pointer(dwarf_tag(&t)))
+		return DT_NOT_POINTER;
+	if (!die_type(&t, &t))
+		return DT_NO_TYPE;        /* void * */
+	if (!strip_qualifiers(&t) || !is_complete(&t))
+		return DT_NO_TYPE;
+	*object = t;
+	return DT_HIT;
+}
+
+/* off is out of what p may reach: below a pointer (container_of() and
+ * friends are not worth a guess), or off a lone global's end. */
+static bool out_of_reach(const struct dt_pointer *p, int64_t off, bool any_element)
+{
+	Dwarf_Die object = p->object;
+
+	if (any_element)
+		return false;
+	return off < 0 || (p->is_address && (uint64_t)off >= type_size(&object));
+}
+
+/* Where off (bytes from where p points) falls: the element index and the
+ * offset inside the element.  any_element: p points to some element of an
+ * array, which one is unknown, so only the offset inside one is. */
+static void element_of(const struct dt_pointer *p, int64_t off, bool any_element,
+		       int64_t *index, uint64_t *in_element)
+{
+	Dwarf_Die object = p->object;
+	int64_t size = (int64_t)type_size(&object);
+
+	if (any_element) {
+		*index = -1;
+		*in_element = (uint64_t)(((off % size) + size) % size);
+		return;
+	}
+	*index = off / size;
+	*in_element = (uint64_t)(off % size);
+}
+
+/* The path of an access through p, as the report shows it: ".writes" for
+ * p[0], "[2].reads" for p[2], ".x" for some unknown element. */
+static void pointer_path(const struct dt_pointer *p, int64_t index,
+			 struct strbuf *path)
+{
+	if (index > 0 || (index == 0 && p->decayed))
+		strbuf_addf(path, "[%" PRId64 "]", index);
+}
+
+/* How the report names a pointer found in p's target at path: "c->next",
+ * "st->_M_impl._M_start", "g.ptr", "table[2].ptr", "arr[].next". */
+static char *member_pointer_name(const struct dt_pointer *p, int64_t index,
+				 const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "%s", p->name);
+	if (index < 0)
+		strbuf_addf(&sb, "[]%s", path);
+	else if (index > 0 || p->decayed || p->is_address)
+		strbuf_addf(&sb, "%s", path);    /* path has the index */
+	else
+		strbuf_addf(&sb, "->%s", path[0] == '.' ? path + 1 : path);
+	return strbuf_detach(&sb);
+}
+
+/* ---- variables in registers ---------------------------------------------- */
 
 enum reg_loc {
 	LOC_ELSEWHERE,
@@ -970,12 +1083,8 @@ static enum data_types_miss pointee(Dwarf_Die *var, enum reg_loc loc,
 
 	if (!die_type(var, &t))
 		return DT_NOT_POINTER;
-	if (loc == LOC_VALUE) {
-		if (!peel_type(&t, NULL) || !is_pointer(dwarf_tag(&t)))
-			return DT_NOT_POINTER;
-		if (!die_type(&t, &t))
-			return DT_NO_TYPE;        /* void * */
-	}
+	if (loc == LOC_VALUE)
+		return pointer_target(&t, object);
 	if (!strip_qualifiers(&t) || !is_complete(&t))
 		return DT_NO_TYPE;
 	*object = t;
@@ -1022,10 +1131,10 @@ static int code_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain,
  * register.  Misses are ordered from vague to specific in the enum, and the
  * most specific one seen is reported. */
 static void find_reg_var(struct data_types *dt, struct dt_module *m,
-			 Dwarf_Addr pc, int reg, struct reg_var *rv)
+			 Dwarf_Addr pc, int reg, struct ptr_lookup *rv)
 {
 	const struct range *unit;
-	Dwarf_Die unit_die, scopes[MAX_DEPTH], child;
+	Dwarf_Die unit_die, scopes[MAX_DEPTH], child, object;
 	int n;
 
 	if (!m->indexed)
@@ -1051,9 +1160,11 @@ static void find_reg_var(struct data_types *dt, struct dt_module *m,
 			loc = location_at(&child, pc, reg);
 			if (loc == LOC_ELSEWHERE)
 				continue;
-			miss = pointee(&child, loc, &rv->object);
+			miss = pointee(&child, loc, &object);
 			if (miss == DT_HIT) {
-				rv->name = intern(dt, die_name(&child) ?: "?");
+				rv->ptr = pointer_get(dt, m, &object,
+						      die_name(&child) ?: "?",
+						      false, false);
 				rv->miss = DT_HIT;
 				return;
 			}
@@ -1063,44 +1174,176 @@ static void find_reg_var(struct data_types *dt, struct dt_module *m,
 	}
 }
 
-static const struct reg_var *reg_var_get(struct data_types *dt,
-					 struct dt_module *m,
-					 Dwarf_Addr pc, int reg)
+static const struct ptr_lookup *reg_var_get(struct data_types *dt,
+					    struct dt_module *m,
+					    Dwarf_Addr pc, int reg)
 {
-	struct key k = { m->serial, pc, (uint64_t)reg, 0 };
-	struct reg_var *rv = map_get(&dt->reg_vars, &k);
+	struct key k = { KEY_REGISTER | m->serial, pc, (uint64_t)reg, 0, 0 };
+	struct ptr_lookup *rv = map_get(&dt->lookups, &k);
 
 	if (!rv) {
 		rv = xcalloc(1, sizeof(*rv));
 		find_reg_var(dt, m, pc, reg, rv);
-		map_put(&dt->reg_vars, &k, rv);
+		map_put(&dt->lookups, &k, rv);
 	}
 	return rv;
 }
 
-/* base_off past the pointee's size is p[i]: an array through the pointer.
- * p[0] is p->x, without an index in the path; member_offset and
- * layout_start include i * sizeof. */
-static struct data_attribution *resolve_pointee(struct data_types *dt,
-						struct dt_module *m,
-						const struct reg_var *rv,
-						uint64_t base_off)
+enum data_types_miss data_types_register_pointer(struct data_types *dt,
+						 struct Dwfl_Module *mod, uint64_t bias,
+						 uint64_t pc, int dwarf_reg,
+						 const struct dt_pointer **out)
+{
+	struct dt_module *m = module_get(dt, mod);
+	const struct ptr_lookup *rv;
+
+	*out = NULL;
+	if (!m)
+		return DT_NO_DWARF;
+	if (dwarf_reg < 0)
+		return DT_NO_VARIABLE;
+	rv = reg_var_get(dt, m, pc - bias, dwarf_reg);
+	*out = rv->ptr;
+	return rv->miss;
+}
+
+/* ---- globals as pointers --------------------------------------------------- */
+
+enum data_types_miss data_types_global_address(struct data_types *dt,
+					       struct Dwfl_Module *mod, uint64_t bias,
+					       uint64_t addr,
+					       const struct dt_pointer **out,
+					       int64_t *off)
+{
+	struct dt_module *m = module_get(dt, mod);
+	const struct range *v;
+	Dwarf_Die var, type, object, elem;
+	bool decayed = false;
+
+	*out = NULL;
+	*off = 0;
+	if (!m)
+		return DT_NO_DWARF;
+	if (!m->indexed)
+		index_module(m);
+	v = range_at(m->vars, m->n_vars, addr - bias);
+	if (!v)
+		return DT_NO_VARIABLE;
+	var = v->die;
+	die_type(&var, &type);        /* indexed variables have one */
+	object = type;
+	if (peel_type(&object, NULL) && dwarf_tag(&object) == DW_TAG_array_type &&
+	    !dwarf_hasattr(&object, DW_AT_GNU_vector) && die_type(&object, &elem)) {
+		/* as in C, an array is a pointer to its first element */
+		object = elem;
+		decayed = true;
+	} else {
+		object = type;
+	}
+	if (!strip_qualifiers(&object) || !is_complete(&object))
+		return DT_NO_TYPE;
+	*out = pointer_get(dt, m, &object, die_name(&var), !decayed, decayed);
+	*off = (int64_t)(addr - bias - v->start);
+	return DT_HIT;
+}
+
+/* ---- through a pointer ----------------------------------------------------- */
+
+static void lookup_member_pointer(struct data_types *dt, const struct dt_pointer *p,
+				  int64_t off, bool any_element, struct ptr_lookup *out)
 {
 	struct resolution r = { STRBUF_INIT };
-	Dwarf_Die object = rv->object;
-	uint64_t size = type_size(&object), index = base_off / size;
-	struct data_attribution *hit;
+	Dwarf_Die object = p->object, target;
+	int64_t index;
+	uint64_t in_element;
+	char *name;
 
-	if (index)
-		strbuf_addf(&r.path, "[%" PRIu64 "]", index);
-	resolve_offset(dt, m, &object, base_off % size, 0, true, &r);
+	element_of(p, off, any_element, &index, &in_element);
+	pointer_path(p, index, &r.path);
+	resolve_offset(dt, p->m, &object, in_element, sizeof(void *), true, &r);
+	out->miss = DT_NOT_POINTER;
+	/* a load of the whole pointer, not of a byte inside one */
+	if (r.has_leaf && r.member_offset == in_element)
+		out->miss = pointer_target(&r.leaf, &target);
+	if (out->miss == DT_HIT) {
+		name = member_pointer_name(p, index, strbuf_str(&r.path));
+		out->ptr = pointer_get(dt, p->m, &target, name, false, false);
+		free(name);
+	}
+	strbuf_release(&r.path);
+}
+
+enum data_types_miss data_types_member_pointer(struct data_types *dt,
+					       const struct dt_pointer *p,
+					       int64_t off, bool any_element,
+					       const struct dt_pointer **out)
+{
+	struct key k = { KEY_MEMBER_POINTER, (uintptr_t)p, (uint64_t)off, any_element, 0 };
+	struct ptr_lookup *l;
+
+	*out = NULL;
+	if (!p || out_of_reach(p, off, any_element))
+		return DT_NO_VARIABLE;
+	l = map_get(&dt->lookups, &k);
+	if (!l) {
+		l = xcalloc(1, sizeof(*l));
+		lookup_member_pointer(dt, p, off, any_element, l);
+		map_put(&dt->lookups, &k, l);
+	}
+	*out = l->ptr;
+	return l->miss;
+}
+
+/* The hit for an access through p, its addresses relative to the element
+ * (any_element) or to p[0]. */
+static struct data_attribution *resolve_through(struct data_types *dt,
+						const struct dt_pointer *p,
+						int64_t off, bool any_element,
+						unsigned size)
+{
+	struct resolution r = { STRBUF_INIT };
+	Dwarf_Die object = p->object;
+	uint64_t elem_size = type_size(&object), in_element;
+	struct data_attribution *hit;
+	int64_t index;
+
+	element_of(p, off, any_element, &index, &in_element);
+	pointer_path(p, index, &r.path);
+	resolve_offset(dt, p->m, &object, in_element, size, true, &r);
+	if (index > 0) {
+		r.member_offset += (uint64_t)index * elem_size;
+		r.layout_offset += (uint64_t)index * elem_size;
+	}
 	r.element_index = (long)index;
-	r.member_offset += index * size;
-	r.layout_offset += index * size;
-	hit = hit_new(dt, rv->name, &object, &r);
-	hit->via_pointer = true;
+	hit = hit_new(dt, p->name, &object, &r);
+	hit->via_pointer = !p->is_address;
 	strbuf_release(&r.path);
 	return hit;
+}
+
+enum data_types_miss data_types_through_pointer(struct data_types *dt,
+						const struct dt_pointer *p,
+						int64_t off, bool any_element,
+						uint64_t addr, unsigned size,
+						struct data_attribution *out)
+{
+	struct key k = { KEY_THROUGH_POINTER, (uintptr_t)p, (uint64_t)off, size,
+			 any_element };
+	struct data_attribution *hit;
+	int64_t index;
+	uint64_t in_element;
+
+	attribution_clear(out);
+	if (!p || out_of_reach(p, off, any_element))
+		return DT_NO_VARIABLE;
+	hit = map_get(&dt->results, &k);
+	if (!hit) {
+		hit = resolve_through(dt, p, off, any_element, size);
+		map_put(&dt->results, &k, hit);
+	}
+	/* the object is p[0], or the element when which one is unknown */
+	element_of(p, off, any_element, &index, &in_element);
+	return hit_out(hit, addr - (any_element ? in_element : (uint64_t)off), out);
 }
 
 enum data_types_miss data_types_in_register(struct data_types *dt,
@@ -1109,28 +1352,12 @@ enum data_types_miss data_types_in_register(struct data_types *dt,
 					    int64_t base_off, uint64_t addr,
 					    struct data_attribution *out)
 {
-	struct dt_module *m = module_get(dt, mod);
-	const struct reg_var *rv;
-	struct data_attribution *hit;
-	struct key k;
+	const struct dt_pointer *p;
+	enum data_types_miss miss;
 
 	attribution_clear(out);
-	if (!m)
-		return DT_NO_DWARF;
-	if (dwarf_reg < 0)
-		return DT_NO_VARIABLE;
-	rv = reg_var_get(dt, m, pc - bias, dwarf_reg);
-	if (rv->miss != DT_HIT)
-		return rv->miss;
-	/* Below the pointer: container_of() and friends; not worth a guess. */
-	if (base_off < 0)
-		return DT_NO_VARIABLE;
-	k = (struct key){ KEY_REGISTER | m->serial, pc - bias,
-			  (uint64_t)dwarf_reg, (uint64_t)base_off };
-	hit = map_get(&dt->results, &k);
-	if (!hit) {
-		hit = resolve_pointee(dt, m, rv, (uint64_t)base_off);
-		map_put(&dt->results, &k, hit);
-	}
-	return hit_out(hit, addr - (uint64_t)base_off, out);
+	miss = data_types_register_pointer(dt, mod, bias, pc, dwarf_reg, &p);
+	if (miss != DT_HIT)
+		return miss;
+	return data_types_through_pointer(dt, p, base_off, false, addr, 0, out);
 }

@@ -78,6 +78,33 @@ struct conn {
 
 struct conn conn_global;
 
+/* Heap objects no variable describes at the access: the pointer is
+ * reloaded from a global, or from a member, in each iteration. */
+static struct conn *conn_ptr;
+
+struct stats_vec {
+	struct stats *start;    /*  0  8, as std::vector's _M_start */
+	struct stats *finish;   /*  8  8 */
+};
+
+struct stats_vec stats_vec;
+
+__attribute__((noinline)) void conn_rx(long n)
+{
+	for (long i = 0; i < n; i++) {
+		conn_ptr->rx.packets++;
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
+__attribute__((noinline)) void vec_bump(long n, int id)
+{
+	for (long i = 0; i < n; i++) {
+		stats_vec.start[id].writes++;
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
 __attribute__((noinline)) void bump(struct stats *s)
 {
 	s->writes++;
@@ -141,6 +168,9 @@ int main(int argc, char **argv)
 	supers->data[1] = &klass_i2;
 	klass_c1.secondary_supers = supers;
 	klass_c1.name = build_tag;
+	conn_ptr = &conn_global;
+	stats_vec.start = per_thread;
+	stats_vec.finish = per_thread + 4;
 
 	for (int i = 0; i < n; i++) {
 		counters[i & 3]++;
@@ -149,6 +179,8 @@ int main(int argc, char **argv)
 		is_subtype(&klass_c1, (i & 1) ? &klass_i1 : &klass_i2);
 		count_hit();
 	}
+	conn_rx(n);
+	vec_bump(n, 1);
 	zero_word(&per_thread[0].misses);
 	sum = sum_stats(per_thread, 4);
 	printf("%ld %ld %d %d\n", sum, counters[1], outers[1].in.a[2], count_hit());

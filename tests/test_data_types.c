@@ -272,6 +272,7 @@ static void test_static_and_misses(struct data_types *dt, struct fixture *fx)
 	static const char *const ours[] = {
 		"build_tag", "counters", "outers", "per_thread",
 		"klass_c1", "klass_i1", "klass_i2", "hits", "conn_global",
+		"stats_vec",
 	};
 	uint64_t hits = symbol(fx, "hits", NULL), size;
 	struct data_attribution a;
@@ -413,6 +414,78 @@ static void test_pointer_params(struct data_types *dt, struct fixture *fx)
 	CHECK_EQ_U64(miss, DT_NO_TYPE, "zero_word rdi miss");
 }
 
+/* conn_ptr (struct conn *) and stats_vec.start (struct stats *): pointers
+ * no register variable holds, followed from the globals they are loaded
+ * from, as detector/pointer_origin.c does. */
+static void test_pointer_chains(struct data_types *dt, struct fixture *fx)
+{
+	const uint64_t obj = 0x7f0000002000ULL;
+	uint64_t conn_ptr = symbol(fx, "conn_ptr", NULL);
+	uint64_t vec = symbol(fx, "stats_vec", NULL);
+	uint64_t per_thread = symbol(fx, "per_thread", NULL);
+	const struct dt_pointer *g, *p, *again;
+	struct data_attribution a;
+	int64_t off;
+
+	CHECK(conn_ptr && vec && per_thread, "symbols conn_ptr, stats_vec, per_thread");
+	CHECK_EQ_U64(data_types_global_address(dt, fx->mod, fx->bias, conn_ptr, &g, &off),
+		     DT_HIT, "&conn_ptr");
+	CHECK_EQ_U64(off, 0, "conn_ptr offset");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, off, false, &p), DT_HIT,
+		     "the pointer stored in conn_ptr");
+	CHECK_EQ_U64(data_types_through_pointer(dt, p, 16, false, obj + 16, 8, &a), DT_HIT,
+		     "conn_ptr->rx.packets");
+	CHECK_STR(a.variable, "conn_ptr", "named by the global it was loaded from");
+	CHECK_STR(a.type_name, "struct conn", "conn type");
+	CHECK_STR(a.path, ".rx.packets", "conn path");
+	CHECK(a.via_pointer, "conn via pointer");
+	CHECK_EQ_U64(a.object_start, obj, "conn object_start");
+	CHECK_STR(a.layout ? a.layout->name : NULL, "struct half", "conn layout");
+	CHECK_EQ_U64(a.layout_start, obj + 16, "rx instance");
+	CHECK_EQ_U64(data_types_through_pointer(dt, p, 12, false, obj + 12, 4, &a), DT_HIT,
+		     "conn_ptr->tag.parts.hi");
+	CHECK_STR(a.path, ".tag.parts.hi", "through a pointer, the union member fits too");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, 0, false, &again), DT_HIT, "again");
+	CHECK(again == p, "pointers are cached and shared");
+
+	/* stats_vec.start[id].writes: lea stats_vec; mov (%rcx),%rdx; add %rsi,%rdx */
+	CHECK_EQ_U64(data_types_global_address(dt, fx->mod, fx->bias, vec, &g, &off),
+		     DT_HIT, "&stats_vec");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, 0, false, &p), DT_HIT,
+		     "stats_vec.start");
+	CHECK_EQ_U64(data_types_through_pointer(dt, p, SIZEOF_STATS + 8, true,
+						obj + SIZEOF_STATS + 8, 8, &a),
+		     DT_HIT, "some element's writes");
+	CHECK_STR(a.variable, "stats_vec.start", "member pointer name");
+	CHECK_STR(a.type_name, "struct stats", "element type");
+	CHECK_STR(a.path, ".writes", "an unknown element has no index");
+	CHECK_EQ_U64(a.element_index, (uint64_t)-1, "index unknown");
+	CHECK_EQ_U64(a.object_start, obj + SIZEOF_STATS, "the object is the element");
+	CHECK_EQ_U64(a.layout_start, obj + SIZEOF_STATS, "element instance");
+	CHECK_EQ_U64(data_types_through_pointer(dt, p, 8 - SIZEOF_STATS, true, obj + 8, 8, &a),
+		     DT_HIT, "below the pointer, some element");
+	CHECK_STR(a.path, ".writes", "negative offsets are modulo the element too");
+	CHECK_EQ_U64(data_types_through_pointer(dt, p, -8, false, obj, 8, &a),
+		     DT_NO_VARIABLE, "below a known pointer: not guessed");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, 4, false, &again), DT_NOT_POINTER,
+		     "a load from inside a pointer member");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, 16, false, &again), DT_NO_VARIABLE,
+		     "past stats_vec");
+
+	/* An array decays to a pointer to its first element. */
+	CHECK_EQ_U64(data_types_global_address(dt, fx->mod, fx->bias, per_thread + 40, &g,
+					       &off), DT_HIT, "&per_thread[1].writes");
+	CHECK_EQ_U64(off, 40, "per_thread offset");
+	CHECK_EQ_U64(data_types_through_pointer(dt, g, off, false, per_thread + 40, 8, &a),
+		     DT_HIT, "per_thread[1].writes");
+	CHECK_STR(a.path, "[1].writes", "decayed array path");
+	CHECK_EQ_U64(a.object_start, per_thread, "decayed array object");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, 8, false, &again), DT_NOT_POINTER,
+		     "writes is a long");
+	CHECK_EQ_U64(data_types_member_pointer(dt, NULL, 0, false, &again), DT_NO_VARIABLE,
+		     "no pointer");
+}
+
 static void test_uncovered_code(struct data_types *dt, struct fixture *fx)
 {
 	uint64_t start = symbol(fx, "_start", NULL);
@@ -452,6 +525,7 @@ int main(int argc, char **argv)
 	test_union_member_by_size(dt, &fx);
 	test_static_and_misses(dt, &fx);
 	test_pointer_params(dt, &fx);
+	test_pointer_chains(dt, &fx);
 	test_uncovered_code(dt, &fx);
 	data_types_free(dt);
 
