@@ -18,6 +18,7 @@
 #include "util.h"
 #include "../detector/callchain.h"
 #include "../detector/instances.h"
+#include "../detector/pointer_origin.h"
 #include "../symbolize/data_types.h"
 #include "../symbolize/symbolizer.h"
 
@@ -41,6 +42,7 @@ struct build {
 	struct report *r;
 	struct symbolizer *sym;
 	struct data_types *dt;
+	struct pointer_origins *origins;  /* NULL without sym and dt */
 	const struct callchains *chains;
 	const struct classify_config *cfg;
 	uint64_t total;          /* samples of the session, the scores' denominator */
@@ -214,7 +216,8 @@ static void count_untyped(struct build *b, const char *why, uint64_t n)
 
 /*
  * A global variable at the accessed address wins; otherwise the pointer
- * held in the memory operand's base register at the accessing code.  The
+ * held in the memory operand's base register at the accessing code (a
+ * variable there, else the load that set it: pointer_origin.h).  The
  * reason kept for a miss is that of the last lookup tried: the pointer's,
  * for heap data.
  */
@@ -227,7 +230,7 @@ static void attribute_cell(struct build *b, const struct line *l,
 
 	memset(out, 0, sizeof(*out));
 	data_mod = symbolizer_module(b->sym, l->pid, addr, &data_bias);
-	if (c->base_reg >= 0)
+	if (c->base_reg >= 0 && b->origins)
 		code_mod = symbolizer_module(b->sym, l->pid, c->ip, &code_bias);
 
 	out->why = data_mod || code_mod ? DT_NO_VARIABLE : DT_NO_DWARF;
@@ -235,8 +238,8 @@ static void attribute_cell(struct build *b, const struct line *l,
 		out->why = data_types_global_access(b->dt, data_mod, data_bias, addr,
 						    c->size, &out->a);
 	if (out->why != DT_HIT && code_mod)
-		out->why = data_types_in_register(b->dt, code_mod, code_bias, c->ip,
-						  c->base_reg, c->base_off, addr, &out->a);
+		out->why = pointer_origin_access(b->origins, l->pid, c->ip, c->base_reg,
+						 c->base_off, addr, c->size, &out->a);
 	out->typed = out->why == DT_HIT;
 }
 
@@ -1187,9 +1190,12 @@ struct report *report_build(const struct report_header *hdr,
 	r->n_lines = n;
 	if (n && sym)
 		b.queue = gain_queue_new(lines, function_bounds, sym);
+	if (n && sym && dt)
+		b.origins = pointer_origins_new(sym, dt);
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
 	gain_queue_free(b.queue);
+	pointer_origins_free(b.origins);
 
 	for (size_t i = 0; i < n_contended; i++) {
 		line_verdict_release(&cand[i].v);

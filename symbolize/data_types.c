@@ -248,6 +248,7 @@ static const char *const miss_names[DT__COUNT] = {
 	[DT_NO_VARIABLE] = "no variable",
 	[DT_NOT_POINTER] = "not a pointer",
 	[DT_NO_TYPE] = "incomplete type",
+	[DT_NO_ORIGIN] = "no variable or load found for the base register",
 };
 
 const char *data_types_miss_name(enum data_types_miss m)

@@ -73,6 +73,8 @@ enum data_types_miss {
 	DT_NO_VARIABLE,           /* no variable at addr / no variable in that register at pc */
 	DT_NOT_POINTER,           /* variable in register is not a pointer */
 	DT_NO_TYPE,               /* pointee type incomplete or void */
+	DT_NO_ORIGIN,             /* no variable in the base register, and no
+	                             load of it found (detector/pointer_origin.h) */
 	DT__COUNT
 };
 const char *data_types_miss_name(enum data_types_miss m);

@@ -97,6 +97,13 @@ __attribute__((noinline)) void conn_rx(long n)
 	}
 }
 
+/* The loop walks a pointer (p++ at its end) that no variable names. */
+__attribute__((noinline)) void vec_sweep(long n)
+{
+	for (long i = 0; i < n; i++)
+		stats_vec.start[i].misses++;
+}
+
 __attribute__((noinline)) void vec_bump(long n, int id)
 {
 	for (long i = 0; i < n; i++) {
@@ -181,6 +188,7 @@ int main(int argc, char **argv)
 	}
 	conn_rx(n);
 	vec_bump(n, 1);
+	vec_sweep(4);
 	zero_word(&per_thread[0].misses);
 	sum = sum_stats(per_thread, 4);
 	printf("%ld %ld %d %d\n", sum, counters[1], outers[1].in.a[2], count_hit());
