@@ -599,6 +599,7 @@ static int member_for_access(struct data_types *dt, struct dt_module *m,
 /* ---- walking an offset through a type ------------------------------------ */
 
 struct resolution {
+	bool whole_internals;      /* in: stop at implementation wrappers */
 	struct strbuf path;
 	uint64_t member_offset, member_size;
 	const struct type_layout *layout;
@@ -656,6 +657,44 @@ static bool array_step(Dwarf_Die *array, uint64_t *base, uint64_t *off,
 	return true;
 }
 
+/* A name C and C++ reserve for the implementation: __x, _X. */
+static bool is_reserved_name(const char *name)
+{
+	return name && name[0] == '_' &&
+	       (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'));
+}
+
+/*
+ * An aggregate whose data members all have reserved names (base classes
+ * and anonymous members counted by their own members): the library's
+ * inside of a thing the user sees whole.  std::atomic<long> is
+ * __atomic_base<long> holding _M_i, pthread_mutex_t is __data, __size and
+ * __align; "requests" and "lock" say more than "requests._M_i" and
+ * "lock.__data.__lock", and their layouts are no advice to the user.
+ */
+static bool is_internal_wrapper(Dwarf_Die *type, int depth)
+{
+	Dwarf_Die t = *type, child, member_type;
+	unsigned n = 0;
+
+	if (depth >= MAX_DEPTH || !peel_type(&t, NULL) || !is_aggregate(dwarf_tag(&t)) ||
+	    dwarf_child(&t, &child) != 0)
+		return false;
+	do {
+		const char *name;
+
+		if (!is_data_member(&child))
+			continue;
+		n++;
+		name = dwarf_tag(&child) == DW_TAG_member ? die_name(&child) : NULL;
+		if (name ? !is_reserved_name(name) :
+		    !die_type(&child, &member_type) ||
+		    !is_internal_wrapper(&member_type, depth + 1))
+			return false;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return n > 0;
+}
+
 /* Walk off (bytes from the object's start) through type, for an access of
  * size bytes (0: unknown).  in_array: the object is an element of an
  * array, so a scalar leaf still gets a layout. */
@@ -694,6 +733,8 @@ static void resolve_offset(struct data_types *dt, struct dt_module *m,
 			continue;
 		}
 		if (!is_aggregate(dwarf_tag(&t)))
+			break;
+		if (r->whole_internals && is_internal_wrapper(&t, 0))
 			break;
 
 		r->layout = layout_get(dt, m, &t, typedef_name);
@@ -941,7 +982,7 @@ enum data_types_miss data_types_global_access(struct data_types *dt,
 	k = (struct key){ KEY_GLOBAL | m->serial, addr, 0, 0, size };
 	hit = map_get(&dt->results, &k);
 	if (!hit) {
-		struct resolution r = { STRBUF_INIT };
+		struct resolution r = { .whole_internals = true, .path = STRBUF_INIT };
 		Dwarf_Die var = v->die, type;
 
 		die_type(&var, &type);    /* indexed variables have one */
@@ -1253,7 +1294,8 @@ enum data_types_miss data_types_global_address(struct data_types *dt,
 static void lookup_member_pointer(struct data_types *dt, const struct dt_pointer *p,
 				  int64_t off, bool any_element, struct ptr_lookup *out)
 {
-	struct resolution r = { STRBUF_INIT };
+	/* the pointer may be a library's own (std::vector's _M_start) */
+	struct resolution r = { .whole_internals = false, .path = STRBUF_INIT };
 	Dwarf_Die object = p->object, target;
 	int64_t index;
 	uint64_t in_element;
@@ -1302,7 +1344,7 @@ static struct data_attribution *resolve_through(struct data_types *dt,
 						int64_t off, bool any_element,
 						unsigned size)
 {
-	struct resolution r = { STRBUF_INIT };
+	struct resolution r = { .whole_internals = true, .path = STRBUF_INIT };
 	Dwarf_Die object = p->object;
 	uint64_t elem_size = type_size(&object), in_element;
 	struct data_attribution *hit;

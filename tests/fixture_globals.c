@@ -78,6 +78,17 @@ struct conn {
 
 struct conn conn_global;
 
+/* A library's type the user sees whole (std::atomic<long> holds _M_i,
+ * pthread_mutex_t __data): its members' names are reserved. */
+typedef struct {
+	long __value;           /*  0  8 */
+} opaque_count_t;
+
+struct counted {
+	opaque_count_t hits;    /*  0  8 */
+	long misses;            /*  8  8 */
+} counted_global;
+
 /* Heap objects no variable describes at the access: the pointer is
  * reloaded from a global, or from a member, in each iteration. */
 static struct conn *conn_ptr;

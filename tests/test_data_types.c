@@ -267,12 +267,31 @@ static void test_union_member_by_size(struct data_types *dt, struct fixture *fx)
 	CHECK_STR(a.path, ".rx.packets", "no overlap, nothing to choose");
 }
 
+/* counted_global.hits is an opaque_count_t whose only member, __value,
+ * is the implementation's: the access is to hits, in struct counted. */
+static void test_library_internals(struct data_types *dt, struct fixture *fx)
+{
+	uint64_t counted = symbol(fx, "counted_global", NULL);
+	struct data_attribution a;
+
+	CHECK(counted, "symbol counted_global");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, counted, 8, &a),
+		     DT_HIT, "counted_global.hits");
+	CHECK_STR(a.path, ".hits", "not .hits.__value");
+	CHECK_EQ_U64(a.member_size, 8, "hits size");
+	CHECK_STR(a.layout ? a.layout->name : NULL, "struct counted",
+		  "the layout is the user's struct");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, counted + 8, 8, &a),
+		     DT_HIT, "counted_global.misses");
+	CHECK_STR(a.path, ".misses", "an ordinary member");
+}
+
 static void test_static_and_misses(struct data_types *dt, struct fixture *fx)
 {
 	static const char *const ours[] = {
 		"build_tag", "counters", "outers", "per_thread",
 		"klass_c1", "klass_i1", "klass_i2", "hits", "conn_global",
-		"stats_vec",
+		"stats_vec", "counted_global",
 	};
 	uint64_t hits = symbol(fx, "hits", NULL), size;
 	struct data_attribution a;
@@ -523,6 +542,7 @@ int main(int argc, char **argv)
 	test_nested(dt, &fx);
 	test_typedef_struct(dt, &fx);
 	test_union_member_by_size(dt, &fx);
+	test_library_internals(dt, &fx);
 	test_static_and_misses(dt, &fx);
 	test_pointer_params(dt, &fx);
 	test_pointer_chains(dt, &fx);
