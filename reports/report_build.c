@@ -215,29 +215,33 @@ static void count_untyped(struct build *b, const char *why, uint64_t n)
 /* type attribution */
 
 /*
- * A global variable at the accessed address wins; otherwise the pointer
- * held in the memory operand's base register at the accessing code (a
- * variable there, else the load that set it: pointer_origin.h).  The
- * reason kept for a miss is that of the last lookup tried: the pointer's,
- * for heap data.
+ * A global variable at the accessed address wins: as the data's module
+ * describes it, else (a library's variable copied into the executable) as
+ * the accessing code's module does.  Otherwise the pointer held in the
+ * memory operand's base register at the accessing code (a variable there,
+ * else the load that set it: pointer_origin.h).  The reason kept for a
+ * miss is that of the last lookup tried: the pointer's, for heap data.
  */
 static void attribute_cell(struct build *b, const struct line *l,
 			   const struct line_cell *c, struct cell_attr *out)
 {
 	uint64_t addr = l->addr + c->offset;
-	struct Dwfl_Module *data_mod, *code_mod = NULL;
+	struct Dwfl_Module *data_mod, *code_mod;
 	uint64_t data_bias, code_bias;
 
 	memset(out, 0, sizeof(*out));
 	data_mod = symbolizer_module(b->sym, l->pid, addr, &data_bias);
-	if (c->base_reg >= 0 && b->origins)
-		code_mod = symbolizer_module(b->sym, l->pid, c->ip, &code_bias);
+	code_mod = symbolizer_module(b->sym, l->pid, c->ip, &code_bias);
 
 	out->why = data_mod || code_mod ? DT_NO_VARIABLE : DT_NO_DWARF;
 	if (data_mod)
 		out->why = data_types_global_access(b->dt, data_mod, data_bias, addr,
 						    c->size, &out->a);
-	if (out->why != DT_HIT && code_mod)
+	if (out->why != DT_HIT && data_mod && code_mod && code_mod != data_mod &&
+	    data_types_global_elsewhere(b->dt, data_mod, addr, c->size, code_mod,
+					&out->a) == DT_HIT)
+		out->why = DT_HIT;
+	if (out->why != DT_HIT && code_mod && c->base_reg >= 0 && b->origins)
 		out->why = pointer_origin_access(b->origins, l->pid, c->ip, c->base_reg,
 						 c->base_off, addr, c->size, &out->a);
 	out->typed = out->why == DT_HIT;

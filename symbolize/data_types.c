@@ -189,6 +189,17 @@ struct dt_module {
 	size_t n_vars, alloc_vars;
 	struct range *cus;         /* .debug_aranges is optional (clang) */
 	size_t n_cus, alloc_cus;
+	struct named_var *names;   /* external variables, by symbol name */
+	size_t n_names, alloc_names;
+};
+
+/* An external variable, defined or only declared here, under the name its
+ * ELF symbol has: for a global whose storage this module's DWARF does not
+ * describe (a copy relocation). */
+struct named_var {
+	const char *name;          /* the linkage name, else the name */
+	Dwarf_Die die;
+	bool defined;
 };
 
 /* A pointer whose target type DWARF gives (data_types.h). */
@@ -236,6 +247,7 @@ struct data_types {
 #define KEY_REGISTER        (2ULL << 32)
 #define KEY_THROUGH_POINTER (3ULL << 32)   /* key.b is the dt_pointer */
 #define KEY_MEMBER_POINTER  (4ULL << 32)   /* key.b is the dt_pointer */
+#define KEY_NAMED           (5ULL << 32)
 
 static const char *intern(struct data_types *dt, const char *s)
 {
@@ -267,6 +279,7 @@ static void free_module(void *p)
 
 	free(m->vars);
 	free(m->cus);
+	free(m->names);
 	free(m);
 }
 
@@ -832,6 +845,31 @@ static void add_range(struct range **arr, size_t *n, size_t *alloc,
 	(*arr)[(*n)++] = (struct range){ start, end, *die };
 }
 
+/* The name an external variable's ELF symbol has. */
+static const char *symbol_name(Dwarf_Die *var)
+{
+	Dwarf_Attribute attr;
+
+	if (dwarf_attr_integrate(var, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(var, DW_AT_MIPS_linkage_name, &attr))
+		return dwarf_formstring(&attr);
+	return die_name(var);
+}
+
+static void index_name(struct dt_module *m, Dwarf_Die *var, bool defined)
+{
+	Dwarf_Attribute attr;
+	bool external;
+	const char *name;
+
+	if (dwarf_attr_integrate(var, DW_AT_external, &attr) == NULL ||
+	    dwarf_formflag(&attr, &external) != 0 || !external ||
+	    !(name = symbol_name(var)))
+		return;
+	ALLOC_GROW(m->names, m->n_names + 1, m->alloc_names);
+	m->names[m->n_names++] = (struct named_var){ name, *var, defined };
+}
+
 static void index_variable(struct dt_module *m, Dwarf_Die *var)
 {
 	Dwarf_Attribute attr;
@@ -846,8 +884,11 @@ static void index_variable(struct dt_module *m, Dwarf_Die *var)
 	if (dwarf_hasattr(var, DW_AT_declaration) ||
 	    !dwarf_attr(var, DW_AT_location, &attr) ||
 	    dwarf_getlocation(&attr, &expr, &len) != 0 || len != 1 ||
-	    !op_address(&attr, expr, &start))
+	    !op_address(&attr, expr, &start)) {
+		index_name(m, var, false);
 		return;
+	}
+	index_name(m, var, true);
 	if (!die_type(var, &type) || !(size = type_size(&type)))
 		return;
 	add_range(&m->vars, &m->n_vars, &m->alloc_vars, start, start + size, var);
@@ -928,6 +969,12 @@ static const struct range *range_at(const struct range *r, size_t n, uint64_t a)
 	return lo && a < r[lo - 1].end ? &r[lo - 1] : NULL;
 }
 
+static int cmp_named(const void *a, const void *b)
+{
+	return strcmp(((const struct named_var *)a)->name,
+		      ((const struct named_var *)b)->name);
+}
+
 /* One pass over the units: the globals, and the code each unit covers
  * (dwarf_addrdie needs .debug_aranges, which clang does not emit). */
 static void index_module(struct dt_module *m)
@@ -951,7 +998,95 @@ static void index_module(struct dt_module *m)
 	}
 	sort_ranges(m->vars, &m->n_vars);
 	sort_ranges(m->cus, &m->n_cus);
+	qsort(m->names, m->n_names, sizeof(*m->names), cmp_named);
 	m->indexed = true;
+}
+
+/* The variable called name (its symbol's name) with a complete type: a
+ * definition if there is one, else a declaration. */
+static const struct named_var *named_lookup(struct dt_module *m, const char *name)
+{
+	const struct named_var *best = NULL;
+	size_t lo = 0, hi = m->n_names;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(m->names[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < m->n_names && !strcmp(m->names[lo].name, name); lo++) {
+		Dwarf_Die var = m->names[lo].die, type;
+
+		if (!die_type(&var, &type) || !is_complete(&type))
+			continue;
+		if (!best || (m->names[lo].defined && !best->defined))
+			best = &m->names[lo];
+	}
+	return best;
+}
+
+/* The ELF data symbol holding addr in mod: its name, and its start. */
+static const char *data_symbol_at(Dwfl_Module *mod, uint64_t addr, uint64_t *start)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = mod ? dwfl_module_addrinfo(mod, addr, &off, &sym, NULL,
+						      NULL, NULL) : NULL;
+
+	if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || off >= sym.st_size)
+		return NULL;
+	*start = addr - off;
+	return name;
+}
+
+/* The global at object_start, called name in its symbol table, as m's
+ * DWARF declares or defines it. */
+static enum data_types_miss named_global(struct data_types *dt, struct dt_module *m,
+					 const char *name, uint64_t object_start,
+					 uint64_t addr, unsigned size,
+					 struct data_attribution *out)
+{
+	struct key k = { KEY_NAMED | m->serial, addr, size, 0, 0 };
+	struct data_attribution *hit = map_get(&dt->results, &k);
+
+	if (!hit) {
+		struct resolution r = { .whole_internals = true, .path = STRBUF_INIT };
+		const struct named_var *v;
+		Dwarf_Die var, type;
+
+		if (!m->indexed)
+			index_module(m);
+		v = named_lookup(m, name);
+		if (!v)
+			return DT_NO_VARIABLE;
+		var = v->die;
+		die_type(&var, &type);
+		resolve_offset(dt, m, &type, addr - object_start, size, false, &r);
+		hit = hit_new(dt, die_name(&var), &type, &r);
+		strbuf_release(&r.path);
+		map_put(&dt->results, &k, hit);
+	}
+	return hit_out(hit, object_start, out);
+}
+
+enum data_types_miss data_types_global_elsewhere(struct data_types *dt,
+						 struct Dwfl_Module *data_mod,
+						 uint64_t addr, unsigned size,
+						 struct Dwfl_Module *other_mod,
+						 struct data_attribution *out)
+{
+	struct dt_module *m = module_get(dt, other_mod);
+	const char *name;
+	uint64_t start;
+
+	attribution_clear(out);
+	if (!m)
+		return DT_NO_DWARF;
+	name = data_symbol_at(data_mod, addr, &start);
+	return name ? named_global(dt, m, name, start, addr, size, out) : DT_NO_VARIABLE;
 }
 
 enum data_types_miss data_types_global(struct data_types *dt,
@@ -969,6 +1104,7 @@ enum data_types_miss data_types_global_access(struct data_types *dt,
 	struct dt_module *m = module_get(dt, mod);
 	const struct range *v;
 	struct data_attribution *hit;
+	uint64_t start;
 	struct key k;
 
 	attribution_clear(out);
@@ -977,8 +1113,14 @@ enum data_types_miss data_types_global_access(struct data_types *dt,
 	if (!m->indexed)
 		index_module(m);
 	v = range_at(m->vars, m->n_vars, addr - bias);
-	if (!v)
-		return DT_NO_VARIABLE;    /* not cached: a binary search is cheap */
+	if (!v) {
+		/* storage the DWARF does not place, e.g. a copy relocation's:
+		 * the symbol there may be declared here */
+		const char *name = data_symbol_at(mod, addr, &start);
+
+		return name ? named_global(dt, m, name, start, addr, size, out) :
+		       DT_NO_VARIABLE;
+	}
 	k = (struct key){ KEY_GLOBAL | m->serial, addr, 0, 0, size };
 	hit = map_get(&dt->results, &k);
 	if (!hit) {

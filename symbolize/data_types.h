@@ -2,7 +2,8 @@
  *
  * Two ways in, both per libdwfl module:
  *  - data_types_global(): addr lies inside a global/static variable
- *    (DW_TAG_variable with a DW_OP_addr location);
+ *    (DW_TAG_variable with a DW_OP_addr location), or inside an ELF data
+ *    symbol a declaration of the same name describes (copy relocations);
  *  - data_types_in_register(): at code address pc, the memory operand's
  *    base register (DWARF number) holds a variable or parameter whose type
  *    is a pointer; the access is base_off bytes from the pointer's value.
@@ -92,6 +93,19 @@ enum data_types_miss data_types_global_access(struct data_types *dt,
 					      struct Dwfl_Module *mod, uint64_t bias,
 					      uint64_t addr, unsigned size,
 					      struct data_attribution *out);
+/*
+ * A copy relocation puts a library's variable in the executable's .bss:
+ * the executable's DWARF only declares it (data_types_global_access reads
+ * such a declaration when it has the type), the library's defines it.
+ * addr lies in a data symbol of data_mod; this answers with the variable
+ * of that symbol's name as other_mod's DWARF knows it (typically the
+ * module of the code making the access).
+ */
+enum data_types_miss data_types_global_elsewhere(struct data_types *dt,
+						 struct Dwfl_Module *data_mod,
+						 uint64_t addr, unsigned size,
+						 struct Dwfl_Module *other_mod,
+						 struct data_attribution *out);
 enum data_types_miss data_types_in_register(struct data_types *dt,
 					    struct Dwfl_Module *mod, uint64_t bias,
 					    uint64_t pc, int dwarf_reg,

@@ -505,6 +505,59 @@ static void test_pointer_chains(struct data_types *dt, struct fixture *fx)
 		     "no pointer");
 }
 
+/*
+ * tests/fixture_copyreloc uses cache_metrics of tests/libfixture_metrics.so
+ * directly: the linker copied it into the program's .bss.  The program's
+ * DWARF declares it (with its type), the library's defines it.
+ */
+static void test_copy_relocation(const char *top)
+{
+	/* its own: a data_types must not outlive the Dwfl it has read */
+	struct data_types *dt = data_types_new();
+	char *exe_path = xasprintf("%s/tests/fixture_copyreloc", top);
+	char *lib_path = xasprintf("%s/tests/libfixture_metrics.so", top);
+	struct fixture exe = { 0 }, lib = { 0 };
+	struct data_attribution a;
+	uint64_t metrics;
+
+	exe.dwfl = dwfl_begin(&offline_callbacks);
+	exe.mod = exe.dwfl ? dwfl_report_offline(exe.dwfl, "exe", exe_path, -1) : NULL;
+	lib.mod = exe.mod ? dwfl_report_offline(exe.dwfl, "lib", lib_path, -1) : NULL;
+	if (exe.dwfl)
+		dwfl_report_end(exe.dwfl, NULL, NULL);
+	CHECK(exe.mod && lib.mod, "open %s and %s", exe_path, lib_path);
+	if (!exe.mod || !lib.mod)
+		goto out;
+	exe.dw = dwfl_module_getdwarf(exe.mod, &exe.bias);
+	metrics = symbol(&exe, "cache_metrics", NULL);
+	if (!metrics) {
+		printf("# no copy relocation in %s: the compiler used the GOT\n", exe_path);
+		goto out;
+	}
+	CHECK_EQ_U64(data_types_global_access(dt, exe.mod, exe.bias, metrics + 8, 8, &a),
+		     DT_HIT, "the copy, by the program's declaration");
+	CHECK_STR(a.variable, "cache_metrics", "declared variable");
+	CHECK_STR(a.type_name, "struct metrics", "declared type");
+	CHECK_STR(a.path, ".misses", "declared member");
+	CHECK_EQ_U64(a.object_start, metrics, "the copy's address");
+	CHECK_STR(a.layout ? a.layout->name : NULL, "struct metrics", "copy layout");
+
+	CHECK_EQ_U64(data_types_global_elsewhere(dt, exe.mod, metrics + 16, 8, lib.mod, &a),
+		     DT_HIT, "the copy, by the library's definition");
+	CHECK_STR(a.variable, "cache_metrics", "defined variable");
+	CHECK_STR(a.path, ".evictions", "defined member");
+	CHECK_EQ_U64(a.object_start, metrics, "the copy, not the library's own");
+	CHECK_EQ_U64(data_types_global_elsewhere(dt, exe.mod, symbol(&exe, "main", NULL), 8,
+						 lib.mod, &a),
+		     DT_NO_VARIABLE, "code is no data symbol");
+out:
+	data_types_free(dt);
+	if (exe.dwfl)
+		dwfl_end(exe.dwfl);
+	free(exe_path);
+	free(lib_path);
+}
+
 static void test_uncovered_code(struct data_types *dt, struct fixture *fx)
 {
 	uint64_t start = symbol(fx, "_start", NULL);
@@ -548,6 +601,7 @@ int main(int argc, char **argv)
 	test_pointer_chains(dt, &fx);
 	test_uncovered_code(dt, &fx);
 	data_types_free(dt);
+	test_copy_relocation(top ? top : ".");
 
 	dwfl_end(fx.dwfl);
 	free(path);
