@@ -251,6 +251,7 @@ static void attribute_line(struct build *b, const struct line *l,
 			   struct report_line *rl, struct cell_attr *attrs)
 {
 	bool lookup = b->sym && b->dt;
+	uint64_t why[DT__COUNT] = { 0 }, most = 0;
 
 	for (unsigned i = 0; i < l->n_cells; i++) {
 		const struct line_cell *c = &l->cells[i];
@@ -264,6 +265,18 @@ static void attribute_line(struct build *b, const struct line *l,
 		rl->untyped += c->count;
 		count_untyped(b, lookup ? data_types_miss_name(attrs[i].why)
 					: NO_TYPE_LOOKUP, c->count);
+		if ((unsigned)attrs[i].why < DT__COUNT)
+			why[attrs[i].why] += c->count;
+	}
+	/* the line's own reason, for advice that must not say "build with
+	 * -g" of a binary that has its debug info */
+	if (rl->untyped && !lookup)
+		rl->untyped_why = NO_TYPE_LOOKUP;
+	for (int w = 0; lookup && w < DT__COUNT; w++) {
+		if (why[w] > most) {
+			most = why[w];
+			rl->untyped_why = data_types_miss_name(w);
+		}
 	}
 	b->r->typed += rl->typed;
 	b->r->untyped += rl->untyped;
@@ -723,6 +736,7 @@ build_members(const struct line *l, const struct cell_attr *attrs,
 		return NULL;
 	rl->struct_size = inst->layout->size;
 	rl->struct_align = inst->layout->align;
+	rl->struct_name = strdup_or_null(inst->layout->name);
 	if (inst->layout->n_members)
 		struct_members(l, inst, rl);
 	else
@@ -1270,6 +1284,7 @@ static void free_line(struct report_line *rl)
 	free(rl->object);
 	free(rl->variable);
 	free(rl->type_name);
+	free(rl->struct_name);
 	free_threads(rl->threads, rl->n_threads);
 	for (unsigned i = 0; i < rl->n_ranges; i++)
 		free_range(&rl->ranges[i]);

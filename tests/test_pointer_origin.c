@@ -219,16 +219,31 @@ static void test_report_types(struct symbolizer *sym, struct data_types *dt)
 		tx.base_off = 32;
 		line_table_add(t, &rx);
 		line_table_add(t, &tx);
+		/* another line, through rcx, which nothing in conn_rx sets
+		 * (at other offsets: not an instance of the first one) */
+		rx.base_reg = tx.base_reg = 2;
+		rx.addr += 0x1000 + 8;
+		tx.addr += 0x1000 + 8;
+		line_table_add(t, &rx);
+		line_table_add(t, &tx);
 	}
 	classify_config_default(&cfg);
 	r = report_build(&header, t, &cfg, 0, sym, dt);
-	CHECK(r->n_lines == 1, "one contended line, got %u", r->n_lines);
-	if (r->n_lines == 1) {
-		const struct report_line *l = &r->lines[0];
+	CHECK(r->n_lines == 2, "two contended lines, got %u", r->n_lines);
+	for (unsigned i = 0; i < r->n_lines; i++) {
+		const struct report_line *l = &r->lines[i];
 
+		if (l->addr == HEAP + 0x1000) {
+			CHECK_EQ_U64(l->typed, 0, "report: rcx untyped");
+			CHECK_STR(l->untyped_why, "no variable or load found for the base register",
+				  "report: the line says why, and not 'no debug info'");
+			continue;
+		}
 		CHECK_STR(l->variable, "conn_ptr", "report: variable");
 		CHECK_STR(l->type_name, "struct conn", "report: type");
+		CHECK_STR(l->struct_name, "struct half", "report: the members' struct");
 		CHECK_EQ_U64(l->untyped, 0, "report: all typed");
+		CHECK(l->untyped_why == NULL, "report: nothing to explain");
 		CHECK(l->n_ranges == 2, "report: two ranges");
 		if (l->n_ranges == 2) {
 			CHECK_STR(l->ranges[0].member, "rx.packets", "report: rx");
