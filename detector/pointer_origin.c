@@ -7,6 +7,7 @@
  * searched backwards for the last one that wrote the register; what that
  * one did decides:
  *   mov sym(%rip),%r      the pointer stored in a global
+ *   mov off(%rbp),%r      the pointer stored in a variable on the stack
  *   mov off(%b),%r        the pointer stored in a member of what b points to
  *   lea off(%b),%r        b, moved by off
  *   mov %b,%r             b
@@ -34,6 +35,7 @@
 #define MAX_FUNCTION_BYTES (256 * 1024)
 #define MAX_SCAN_BACK 64           /* instructions searched for the writer */
 #define MAX_HOPS 8                 /* registers traced for one access */
+#define DWARF_RBP 6
 #define DWARF_RSP 7
 
 /* A direct branch inside the function. */
@@ -321,8 +323,21 @@ static struct origin global_origin(struct trace *t, uint64_t addr, bool indexed)
 	return o;
 }
 
-/* What mem's address is, before the instruction at pc: a global's, or a
- * traced register's moved by the displacement. */
+/* &variable for a stack slot at base + disp (a local pointer at -O0, a
+ * spill at -O2). */
+static struct origin stack_origin(struct trace *t, uint64_t pc, const struct mem_ref *mem)
+{
+	struct origin o = { 0 };
+
+	o.miss = no_origin(data_types_stack_address(t->po->dt, t->mod, t->bias, pc,
+						    mem->base_reg, mem->disp,
+						    &o.ptr, &o.off));
+	o.any_element = mem->index_reg >= 0;
+	return o;
+}
+
+/* What mem's address is, before the instruction at pc: a global's, a
+ * stack variable's, or a traced register's moved by the displacement. */
 static struct origin address_origin(struct trace *t, uint64_t pc, const struct mem_ref *mem)
 {
 	bool indexed = mem->index_reg >= 0;
@@ -330,8 +345,12 @@ static struct origin address_origin(struct trace *t, uint64_t pc, const struct m
 
 	if (mem->absolute)
 		return global_origin(t, (uint64_t)mem->disp, indexed);
-	if (mem->base_reg == DWARF_RSP)
-		return missed(DT_NO_ORIGIN);     /* a stack slot: not followed */
+	/* rbp is the frame pointer, or at -O2 maybe just another register */
+	if (mem->base_reg == DWARF_RSP || mem->base_reg == DWARF_RBP) {
+		o = stack_origin(t, pc, mem);
+		if (o.miss == DT_HIT || mem->base_reg == DWARF_RSP)
+			return o;
+	}
 	o = register_origin(t, pc, mem->base_reg);
 	o.off += mem->disp;
 	o.any_element |= indexed;

@@ -216,6 +216,7 @@ struct dt_pointer {
 struct ptr_lookup {
 	enum data_types_miss miss;
 	const struct dt_pointer *ptr;   /* DT_HIT */
+	int64_t off;                    /* stack slots: from where ptr points */
 };
 
 enum member_flags {
@@ -248,6 +249,7 @@ struct data_types {
 #define KEY_THROUGH_POINTER (3ULL << 32)   /* key.b is the dt_pointer */
 #define KEY_MEMBER_POINTER  (4ULL << 32)   /* key.b is the dt_pointer */
 #define KEY_NAMED           (5ULL << 32)
+#define KEY_STACK           (6ULL << 32)
 
 static const char *intern(struct data_types *dt, const char *s)
 {
@@ -1393,6 +1395,30 @@ enum data_types_miss data_types_register_pointer(struct data_types *dt,
 
 /* ---- globals as pointers --------------------------------------------------- */
 
+/* &var as a dt_pointer: to var itself, or, as in C, an array decayed to
+ * its first element. */
+static enum data_types_miss address_pointer(struct data_types *dt, struct dt_module *m,
+					    Dwarf_Die *var, const struct dt_pointer **out)
+{
+	Dwarf_Die type, object, elem;
+	bool decayed = false;
+
+	if (!die_type(var, &type))
+		return DT_NO_TYPE;
+	object = type;
+	if (peel_type(&object, NULL) && dwarf_tag(&object) == DW_TAG_array_type &&
+	    !dwarf_hasattr(&object, DW_AT_GNU_vector) && die_type(&object, &elem)) {
+		object = elem;
+		decayed = true;
+	} else {
+		object = type;
+	}
+	if (!strip_qualifiers(&object) || !is_complete(&object))
+		return DT_NO_TYPE;
+	*out = pointer_get(dt, m, &object, die_name(var) ?: "?", !decayed, decayed);
+	return DT_HIT;
+}
+
 enum data_types_miss data_types_global_address(struct data_types *dt,
 					       struct Dwfl_Module *mod, uint64_t bias,
 					       uint64_t addr,
@@ -1401,8 +1427,7 @@ enum data_types_miss data_types_global_address(struct data_types *dt,
 {
 	struct dt_module *m = module_get(dt, mod);
 	const struct range *v;
-	Dwarf_Die var, type, object, elem;
-	bool decayed = false;
+	Dwarf_Die var;
 
 	*out = NULL;
 	*off = 0;
@@ -1414,21 +1439,161 @@ enum data_types_miss data_types_global_address(struct data_types *dt,
 	if (!v)
 		return DT_NO_VARIABLE;
 	var = v->die;
-	die_type(&var, &type);        /* indexed variables have one */
-	object = type;
-	if (peel_type(&object, NULL) && dwarf_tag(&object) == DW_TAG_array_type &&
-	    !dwarf_hasattr(&object, DW_AT_GNU_vector) && die_type(&object, &elem)) {
-		/* as in C, an array is a pointer to its first element */
-		object = elem;
-		decayed = true;
-	} else {
-		object = type;
-	}
-	if (!strip_qualifiers(&object) || !is_complete(&object))
-		return DT_NO_TYPE;
-	*out = pointer_get(dt, m, &object, die_name(&var), !decayed, decayed);
 	*off = (int64_t)(addr - bias - v->start);
-	return DT_HIT;
+	return address_pointer(dt, m, &var, out);
+}
+
+/* ---- variables on the stack ------------------------------------------------- */
+
+/* An address as a register's value plus an offset. */
+struct reg_addr {
+	int reg;
+	int64_t off;
+};
+
+static bool op_reg_addr(const Dwarf_Op *op, struct reg_addr *out)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31)
+		*out = (struct reg_addr){ op->atom - DW_OP_breg0, (int64_t)op->number };
+	else if (op->atom == DW_OP_bregx)
+		*out = (struct reg_addr){ (int)op->number, (int64_t)op->number2 };
+	else
+		return false;
+	return true;
+}
+
+/* The canonical frame address at pc (absolute), from the module's CFI. */
+static bool cfa_at(Dwfl_Module *mod, uint64_t pc, struct reg_addr *out)
+{
+	Dwarf_Addr bias[2];
+	Dwarf_CFI *cfi[2] = { dwfl_module_dwarf_cfi(mod, &bias[0]),
+			      dwfl_module_eh_cfi(mod, &bias[1]) };
+
+	for (int i = 0; i < 2; i++) {
+		Dwarf_Frame *frame;
+		Dwarf_Op *ops;
+		size_t n;
+		bool ok;
+
+		if (!cfi[i] || dwarf_cfi_addrframe(cfi[i], pc - bias[i], &frame) != 0)
+			continue;
+		ok = dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 && op_reg_addr(ops, out);
+		free(frame);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+/* The function's DW_AT_frame_base at pc: the CFA (GCC), or a register
+ * (clang at -O0: rbp). */
+static bool frame_base_at(Dwfl_Module *mod, Dwarf_Die *fn, Dwarf_Addr dw_pc,
+			  uint64_t pc, struct reg_addr *out)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *expr;
+	size_t len;
+
+	if (!dwarf_attr(fn, DW_AT_frame_base, &attr) ||
+	    dwarf_getlocation_addr(&attr, dw_pc, &expr, &len, 1) != 1 || len != 1)
+		return false;
+	if (expr[0].atom == DW_OP_call_frame_cfa)
+		return cfa_at(mod, pc, out);
+	if (expr[0].atom >= DW_OP_reg0 && expr[0].atom <= DW_OP_reg31) {
+		*out = (struct reg_addr){ expr[0].atom - DW_OP_reg0, 0 };
+		return true;
+	}
+	return op_reg_addr(&expr[0], out);
+}
+
+/* Where var is in memory at dw_pc, relative to a register; fb is the frame
+ * base (NULL: unknown). */
+static bool var_address(Dwarf_Die *var, Dwarf_Addr dw_pc, const struct reg_addr *fb,
+			struct reg_addr *out)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *expr;
+	size_t len;
+
+	if (!dwarf_attr(var, DW_AT_location, &attr) ||
+	    dwarf_getlocation_addr(&attr, dw_pc, &expr, &len, 1) != 1 || len != 1)
+		return false;
+	if (expr[0].atom == DW_OP_fbreg) {
+		if (!fb)
+			return false;
+		*out = (struct reg_addr){ fb->reg, fb->off + (int64_t)expr[0].number };
+		return true;
+	}
+	return op_reg_addr(&expr[0], out);
+}
+
+/* The variable in scope at pc whose storage holds reg + off. */
+static void find_stack_var(struct data_types *dt, struct dt_module *m, Dwfl_Module *mod,
+			   uint64_t bias, uint64_t pc, int reg, int64_t off,
+			   struct ptr_lookup *out)
+{
+	Dwarf_Addr dw_pc = pc - bias;
+	const struct range *unit = range_at(m->cus, m->n_cus, dw_pc);
+	Dwarf_Die unit_die, scopes[MAX_DEPTH], child, type;
+	struct reg_addr fb, at;
+	bool has_fb = false;
+	int n;
+
+	out->miss = unit ? DT_NO_VARIABLE : DT_NO_DWARF;
+	if (!unit)
+		return;
+	unit_die = unit->die;
+	n = code_scopes(&unit_die, dw_pc, scopes, 0, MAX_DEPTH);
+	/* the frame is the outermost function's; inlined code has none */
+	for (int i = 0; i < n && !has_fb; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			has_fb = frame_base_at(mod, &scopes[i], dw_pc, pc, &fb);
+	for (int i = n - 1; i >= 0; i--) {
+		if (dwarf_child(&scopes[i], &child) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&child);
+			uint64_t size;
+
+			if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
+			    !var_address(&child, dw_pc, has_fb ? &fb : NULL, &at) ||
+			    at.reg != reg || off < at.off || !die_type(&child, &type) ||
+			    !(size = type_size(&type)) || (uint64_t)(off - at.off) >= size)
+				continue;
+			out->miss = address_pointer(dt, m, &child, &out->ptr);
+			out->off = off - at.off;
+			return;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+}
+
+enum data_types_miss data_types_stack_address(struct data_types *dt,
+					      struct Dwfl_Module *mod, uint64_t bias,
+					      uint64_t pc, int dwarf_reg, int64_t off,
+					      const struct dt_pointer **out,
+					      int64_t *ptr_off)
+{
+	struct dt_module *m = module_get(dt, mod);
+	struct ptr_lookup *l;
+	struct key k;
+
+	*out = NULL;
+	*ptr_off = 0;
+	if (!m)
+		return DT_NO_DWARF;
+	if (!m->indexed)
+		index_module(m);
+	k = (struct key){ KEY_STACK | m->serial, pc - bias, (uint64_t)dwarf_reg,
+			  (uint64_t)off, 0 };
+	l = map_get(&dt->lookups, &k);
+	if (!l) {
+		l = xcalloc(1, sizeof(*l));
+		find_stack_var(dt, m, mod, bias, pc, dwarf_reg, off, l);
+		map_put(&dt->lookups, &k, l);
+	}
+	*out = l->ptr;
+	*ptr_off = l->off;
+	return l->miss;
 }
 
 /* ---- through a pointer ----------------------------------------------------- */

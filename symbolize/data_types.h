@@ -117,8 +117,9 @@ enum data_types_miss data_types_in_register(struct data_types *dt,
  * variable describes the register an access goes through (the
  * instruction-level part is detector/pointer_origin.h).  A dt_pointer is
  * a pointer whose target type DWARF gives: a variable in a register, the
- * address of a global (an array decays to its first element, as in C),
- * or a pointer loaded from a member of what another dt_pointer points to.
+ * address of a global or of a variable on the stack (an array decays to
+ * its first element, as in C), or a pointer loaded from a member of what
+ * another dt_pointer points to.
  * Owned by dt, and equal pointers are the same object.
  *
  * off counts bytes from where the pointer points, so off >= sizeof the
@@ -141,6 +142,15 @@ enum data_types_miss data_types_global_address(struct data_types *dt,
 					       uint64_t addr,
 					       const struct dt_pointer **out,
 					       int64_t *off);
+/* The variable whose storage holds the stack slot at dwarf_reg + off just
+ * before pc (dwarf_reg: the stack or frame pointer; DW_OP_fbreg, the
+ * frame base through the CFI, or DW_OP_bregN locations): its address,
+ * and *ptr_off, the slot's offset from it. */
+enum data_types_miss data_types_stack_address(struct data_types *dt,
+					      struct Dwfl_Module *mod, uint64_t bias,
+					      uint64_t pc, int dwarf_reg, int64_t off,
+					      const struct dt_pointer **out,
+					      int64_t *ptr_off);
 /* The pointer a load of 8 bytes at p + off reads: p's target must have a
  * pointer member starting there (DT_NOT_POINTER otherwise). */
 enum data_types_miss data_types_member_pointer(struct data_types *dt,

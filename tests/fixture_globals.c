@@ -108,6 +108,22 @@ __attribute__((noinline)) void conn_rx(long n)
 	}
 }
 
+/* Unoptimised, as in a debug build: the local pointer lives on the stack
+ * and is reloaded from there for each access. */
+#if defined(__clang__)
+#define UNOPTIMISED __attribute__((noinline, optnone))
+#else
+#define UNOPTIMISED __attribute__((noinline, optimize("O0")))
+#endif
+
+UNOPTIMISED void conn_rx_debug(long n)
+{
+	struct conn *cc = conn_ptr;
+
+	for (long i = 0; i < n; i++)
+		cc->rx.packets++;
+}
+
 /* The loop walks a pointer (p++ at its end) that no variable names. */
 __attribute__((noinline)) void vec_sweep(long n)
 {
@@ -198,6 +214,7 @@ int main(int argc, char **argv)
 		count_hit();
 	}
 	conn_rx(n);
+	conn_rx_debug(n);
 	vec_bump(n, 1);
 	vec_sweep(4);
 	zero_word(&per_thread[0].misses);

@@ -6,6 +6,7 @@
  *    addq $1,0x8(%rdx)
  *  - vec_sweep(): mov stats_vec(%rip),%rax; loop: addq $1,0x10(%rax);
  *    add $0x20,%rax; jne loop
+ *  - conn_rx_debug() (unoptimised): mov -0x18(%rbp),%rax; mov %rdx,0x10(%rax)
  * The access instruction is found by decoding the function, so that the
  * test does not depend on the compiler's exact choice of registers.
  */
@@ -77,7 +78,8 @@ static void map_segments(struct elf_file *f, struct symbolizer *sym, const char 
 }
 
 /* The first instruction of fn that writes memory through a register
- * other than rsp/rip: its address, base register and displacement. */
+ * other than rsp/rip/rbp (the stack): its address, base register and
+ * displacement. */
 struct access_site {
 	uint64_t ip;
 	int base_reg;
@@ -113,7 +115,8 @@ static bool find_access(struct symbolizer *sym, const char *fn, struct access_si
 		if (!decoder_insn(d, code + off, len - off, fi.start + off, &ii))
 			break;
 		if (decoder_access(d, code + off, len - off, fi.start + off, &regs, false,
-				   &a) == DECODE_OK && a.base_reg >= 0 && a.kind != ACCESS_LOAD) {
+				   &a) == DECODE_OK && a.base_reg >= 0 && a.base_reg != 6 &&
+		    a.kind != ACCESS_LOAD) {
 			*out = (struct access_site){ fi.start + off, a.base_reg, a.base_off,
 						     a.size };
 			found = true;
@@ -153,6 +156,21 @@ static void test_global_pointer(struct pointer_origins *po, struct symbolizer *s
 		  "no variable or load found for the base register", "the reason says so");
 	CHECK_EQ_U64(pointer_origin_access(po, PID, 0x1000, s.base_reg, 0, HEAP, 8, &a),
 		     DT_NO_DWARF, "unmapped code");
+}
+
+/* cc->rx.packets unoptimised: cc is reloaded from its stack slot. */
+static void test_stack_variable(struct pointer_origins *po, struct symbolizer *sym)
+{
+	struct access_site s;
+	struct data_attribution a;
+
+	CHECK(find_access(sym, "conn_rx_debug", &s), "an access in conn_rx_debug");
+	CHECK_EQ_U64(pointer_origin_access(po, PID, s.ip, s.base_reg, s.disp, HEAP + 16,
+					   s.size, &a), DT_HIT, "conn_rx_debug: typed");
+	CHECK_STR(a.variable, "cc", "conn_rx_debug: named by the local");
+	CHECK_STR(a.type_name, "struct conn", "conn_rx_debug: type");
+	CHECK_STR(a.path, ".rx.packets", "conn_rx_debug: member");
+	CHECK_EQ_U64(a.object_start, HEAP, "conn_rx_debug: object");
 }
 
 /* stats_vec.start[id].writes: a member load plus an index register. */
@@ -280,6 +298,7 @@ int main(int argc, char **argv)
 	}
 
 	test_global_pointer(po, sym);
+	test_stack_variable(po, sym);
 	test_member_pointer(po, sym);
 	test_loop_join(po, sym);
 	test_report_types(sym, dt);
