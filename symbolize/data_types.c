@@ -680,34 +680,31 @@ static bool is_reserved_name(const char *name)
 }
 
 /*
- * An aggregate whose data members all have reserved names (base classes
- * and anonymous members counted by their own members): the library's
- * inside of a thing the user sees whole.  std::atomic<long> is
- * __atomic_base<long> holding _M_i, pthread_mutex_t is __data, __size and
- * __align; "requests" and "lock" say more than "requests._M_i" and
- * "lock.__data.__lock", and their layouts are no advice to the user.
+ * An aggregate with one data member, named with a reserved name (a base
+ * class or an anonymous member counts by its own single member): the
+ * library's inside of a value the user sees whole.  std::atomic<long> is
+ * __atomic_base<long> holding _M_i: "requests" says more than
+ * "requests._M_i", and the layout to advise on is the user's struct, not
+ * __atomic_base.  Types with several such members (pthread_mutex_t's
+ * __lock, __owner, ...) keep their paths: which word is hit matters.
  */
 static bool is_internal_wrapper(Dwarf_Die *type, int depth)
 {
-	Dwarf_Die t = *type, child, member_type;
+	Dwarf_Die t = *type, child, only, member_type;
 	unsigned n = 0;
 
 	if (depth >= MAX_DEPTH || !peel_type(&t, NULL) || !is_aggregate(dwarf_tag(&t)) ||
 	    dwarf_child(&t, &child) != 0)
 		return false;
 	do {
-		const char *name;
-
-		if (!is_data_member(&child))
-			continue;
-		n++;
-		name = dwarf_tag(&child) == DW_TAG_member ? die_name(&child) : NULL;
-		if (name ? !is_reserved_name(name) :
-		    !die_type(&child, &member_type) ||
-		    !is_internal_wrapper(&member_type, depth + 1))
-			return false;
+		if (is_data_member(&child) && n++ == 0)
+			only = child;
 	} while (dwarf_siblingof(&child, &child) == 0);
-	return n > 0;
+	if (n != 1)
+		return false;
+	if (dwarf_tag(&only) == DW_TAG_member && die_name(&only))
+		return is_reserved_name(die_name(&only));
+	return die_type(&only, &member_type) && is_internal_wrapper(&member_type, depth + 1);
 }
 
 /* Walk off (bytes from the object's start) through type, for an access of

@@ -78,15 +78,22 @@ struct conn {
 
 struct conn conn_global;
 
-/* A library's type the user sees whole (std::atomic<long> holds _M_i,
- * pthread_mutex_t __data): its members' names are reserved. */
+/* A library's type the user sees whole (std::atomic<long> holds _M_i):
+ * its one member's name is reserved. */
 typedef struct {
 	long __value;           /*  0  8 */
 } opaque_count_t;
 
+/* Several reserved members: which one is hit matters (a lock word). */
+typedef struct {
+	int __lock;             /*  0  4 */
+	int __owner;            /*  4  4 */
+} opaque_lock_t;
+
 struct counted {
 	opaque_count_t hits;    /*  0  8 */
 	long misses;            /*  8  8 */
+	opaque_lock_t lk;       /* 16  8 */
 } counted_global;
 
 /* Heap objects no variable describes at the access: the pointer is

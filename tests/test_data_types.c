@@ -268,7 +268,8 @@ static void test_union_member_by_size(struct data_types *dt, struct fixture *fx)
 }
 
 /* counted_global.hits is an opaque_count_t whose only member, __value,
- * is the implementation's: the access is to hits, in struct counted. */
+ * is the implementation's: the access is to hits, in struct counted.
+ * lk has two such members, and keeps its path. */
 static void test_library_internals(struct data_types *dt, struct fixture *fx)
 {
 	uint64_t counted = symbol(fx, "counted_global", NULL);
@@ -284,6 +285,9 @@ static void test_library_internals(struct data_types *dt, struct fixture *fx)
 	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, counted + 8, 8, &a),
 		     DT_HIT, "counted_global.misses");
 	CHECK_STR(a.path, ".misses", "an ordinary member");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, counted + 20, 4, &a),
+		     DT_HIT, "counted_global.lk.__owner");
+	CHECK_STR(a.path, ".lk.__owner", "two reserved members: the one hit is named");
 }
 
 static void test_static_and_misses(struct data_types *dt, struct fixture *fx)
