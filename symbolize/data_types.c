@@ -1048,7 +1048,9 @@ static enum data_types_miss named_global(struct data_types *dt, struct dt_module
 					 uint64_t addr, unsigned size,
 					 struct data_attribution *out)
 {
-	struct key k = { KEY_NAMED | m->serial, addr, size, 0, 0 };
+	/* by name and offset: the same address may be another process's */
+	struct key k = { KEY_NAMED | m->serial, (uintptr_t)intern(dt, name),
+			 addr - object_start, size, 0 };
 	struct data_attribution *hit = map_get(&dt->results, &k);
 
 	if (!hit) {
