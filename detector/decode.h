@@ -88,6 +88,44 @@ struct insn_mem {
 bool decoder_memory(struct decoder *d, const uint8_t *code, size_t len,
 		    uint64_t ip, struct insn_mem *out);
 
+/*
+ * How one instruction set one register, for following a pointer back to
+ * the load that produced it (detector/pointer_origin.h).  Registers here
+ * are DWARF numbers, as in decoded_access.  Only the shapes pointers take
+ * are told apart; any other write ends the trail (FLOW_OTHER), and so does
+ * a call for the registers a callee may clobber.
+ */
+enum reg_flow_kind {
+	FLOW_NONE,            /* the register is not written */
+	FLOW_LOAD,            /* reg = the 8 bytes at mem */
+	FLOW_ADDRESS,         /* reg = mem's address (lea) */
+	FLOW_COPY,            /* reg = src_reg */
+	FLOW_ADD_IMM,         /* reg += imm (add, sub) */
+	FLOW_ADD_REG,         /* reg += src_reg */
+	FLOW_ADD_LOAD,        /* reg += the 8 bytes at mem */
+	FLOW_OTHER,           /* written another way */
+};
+
+struct mem_ref {
+	int8_t base_reg;      /* DWARF number; -1: none, or rip */
+	int8_t index_reg;     /* -1: none */
+	uint8_t scale;
+	int64_t disp;         /* the address itself when absolute */
+	bool absolute;        /* rip-relative, or no base register */
+};
+
+struct reg_flow {
+	enum reg_flow_kind kind;
+	int8_t src_reg;       /* FLOW_COPY, FLOW_ADD_REG */
+	int64_t imm;          /* FLOW_ADD_IMM */
+	struct mem_ref mem;   /* FLOW_LOAD, FLOW_ADDRESS, FLOW_ADD_LOAD */
+};
+
+/* What the instruction at ip did to dwarf_reg; false if the bytes do
+ * not decode. */
+bool decoder_reg_flow(struct decoder *d, const uint8_t *code, size_t len,
+		      uint64_t ip, int dwarf_reg, struct reg_flow *out);
+
 /* Longest instruction of the architecture (bytes to fetch for one). */
 #define DECODE_MAX_INSN 15
 

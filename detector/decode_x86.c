@@ -426,6 +426,134 @@ enum decode_status decoder_access(struct decoder *d, const uint8_t *code,
 	return DECODE_OK;
 }
 
+/* --- how a register got its value -------------------------------------- */
+
+static bool is_full_width(unsigned int reg)
+{
+	switch (reg) {
+	case X86_REG_RAX: case X86_REG_RBX: case X86_REG_RCX: case X86_REG_RDX:
+	case X86_REG_RSI: case X86_REG_RDI: case X86_REG_RBP: case X86_REG_RSP:
+	case X86_REG_R8: case X86_REG_R9: case X86_REG_R10: case X86_REG_R11:
+	case X86_REG_R12: case X86_REG_R13: case X86_REG_R14: case X86_REG_R15:
+		return true;
+	}
+	return false;
+}
+
+static int dwarf_of(unsigned int reg)
+{
+	return dwarf_reg(perf_reg(reg));
+}
+
+/* The System V ABI's caller-saved registers (DWARF rax, rdx, rcx, rsi,
+ * rdi, r8-r11): a call may leave anything in them. */
+static bool call_clobbers(int dwarf)
+{
+	return (dwarf >= 0 && dwarf <= 2) || dwarf == 4 || dwarf == 5 ||
+	       (dwarf >= 8 && dwarf <= 11);
+}
+
+static bool writes_dwarf_reg(struct decoder *d, const cs_insn *insn, int dwarf)
+{
+	uint64_t written = written_regs(d, insn);
+
+	if (is_call(insn->id) && call_clobbers(dwarf))
+		return true;
+	for (int perf = 0; perf < PERF_REG_X86_64_MAX; perf++)
+		if ((written & (1ULL << perf)) && dwarf_reg(perf) == dwarf)
+			return true;
+	return false;
+}
+
+/* false for what is no plain address: fs/gs (TLS), vector indices. */
+static bool mem_ref_of(const cs_insn *insn, const x86_op_mem *mem, struct mem_ref *out)
+{
+	bool has_index = mem->index != X86_REG_INVALID && mem->index != X86_REG_RIZ &&
+			 mem->index != X86_REG_EIZ;
+
+	if (mem->segment == X86_REG_FS || mem->segment == X86_REG_GS)
+		return false;
+	out->base_reg = -1;
+	out->index_reg = has_index ? (int8_t)dwarf_of(mem->index) : -1;
+	out->scale = (uint8_t)mem->scale;
+	out->disp = mem->disp;
+	out->absolute = false;
+	if (has_index && out->index_reg < 0)
+		return false;
+	if (mem->base == X86_REG_RIP) {
+		out->disp += (int64_t)(insn->address + insn->size);
+		out->absolute = true;
+	} else if (mem->base == X86_REG_INVALID) {
+		out->absolute = true;
+	} else if ((out->base_reg = (int8_t)dwarf_of(mem->base)) < 0) {
+		return false;
+	}
+	return true;
+}
+
+/* reg op= source, for the two-operand forms pointers are made with. */
+static enum reg_flow_kind flow_kind(const cs_insn *insn, const cs_x86_op *src)
+{
+	bool load = src->type == X86_OP_MEM && src->size == 8;
+	bool full_reg = src->type == X86_OP_REG && is_full_width(src->reg);
+
+	switch (insn->id) {
+	case X86_INS_MOV:
+		return load ? FLOW_LOAD : full_reg ? FLOW_COPY : FLOW_OTHER;
+	case X86_INS_LEA:
+		return FLOW_ADDRESS;
+	case X86_INS_ADD:
+		return load ? FLOW_ADD_LOAD : full_reg ? FLOW_ADD_REG :
+		       src->type == X86_OP_IMM ? FLOW_ADD_IMM : FLOW_OTHER;
+	case X86_INS_SUB:
+		return src->type == X86_OP_IMM ? FLOW_ADD_IMM : FLOW_OTHER;
+	}
+	return FLOW_OTHER;
+}
+
+bool decoder_reg_flow(struct decoder *d, const uint8_t *code, size_t len,
+		      uint64_t ip, int dwarf_reg, struct reg_flow *out)
+{
+	const cs_insn *insn = decode_one(d, code, len, ip);
+	const cs_x86 *x86;
+	const cs_x86_op *dst, *src;
+
+	if (!insn)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->src_reg = -1;
+	out->kind = FLOW_NONE;
+	if (dwarf_reg < 0 || !writes_dwarf_reg(d, insn, dwarf_reg))
+		return true;
+	out->kind = FLOW_OTHER;
+	x86 = &insn->detail->x86;
+	dst = &x86->operands[0];
+	src = &x86->operands[1];
+	/* a 32-bit write zero-extends: no pointer survives it */
+	if (x86->op_count != 2 || dst->type != X86_OP_REG ||
+	    !is_full_width(dst->reg) || dwarf_of(dst->reg) != dwarf_reg)
+		return true;
+	out->kind = flow_kind(insn, src);
+	switch (out->kind) {
+	case FLOW_LOAD:
+	case FLOW_ADDRESS:
+	case FLOW_ADD_LOAD:
+		if (!mem_ref_of(insn, &src->mem, &out->mem))
+			out->kind = FLOW_OTHER;
+		break;
+	case FLOW_COPY:
+	case FLOW_ADD_REG:
+		out->src_reg = (int8_t)dwarf_of(src->reg);
+		break;
+	case FLOW_ADD_IMM:
+		out->imm = insn->id == X86_INS_SUB ? -src->imm : src->imm;
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
 static bool is_push(unsigned int id)
 {
 	switch (id) {

@@ -163,6 +163,10 @@ struct report_line {
 	char *type_name;             /* "struct Klass", NULL */
 	uint64_t object_start;       /* address of the object/struct instance */
 	uint64_t typed, untyped;     /* accesses with/without a DWARF type */
+	const char *untyped_why;     /* why most untyped accesses are (static
+	                                string: "no debug info", "no variable or
+	                                load found for the base register"); NULL
+	                                when all are typed */
 	struct report_thread *threads;
 	unsigned n_threads;
 	struct report_range *ranges;
@@ -171,6 +175,8 @@ struct report_line {
 	unsigned n_members;
 	uint64_t struct_size, struct_align;
 	struct report_lock lock;
+	char *struct_name;           /* of the struct the members are, which may
+	                                be nested in the object: "struct half" */
 	struct report_advice advice;
 	double predicted_gain;       /* speedup of the proposed fix (gain.h), 0 if n/a */
 	double predicted_gain_all;   /* ... if every contended range were fixed */

@@ -21,6 +21,7 @@
 #include "../detector/callchain.h"
 #include "../detector/decode.h"
 #include "../detector/instances.h"
+#include "../detector/pointer_origin.h"
 #include "../symbolize/data_types.h"
 #include "../symbolize/symbolizer.h"
 
@@ -50,6 +51,7 @@ struct build {
 	struct report *r;
 	struct symbolizer *sym;
 	struct data_types *dt;
+	struct pointer_origins *origins;  /* NULL without sym and dt */
 	const struct callchains *chains;
 	const struct classify_config *cfg;
 	uint64_t total;          /* samples of the session, the scores' denominator */
@@ -226,34 +228,40 @@ static void count_untyped(struct build *b, const char *why, uint64_t n)
 /* type attribution */
 
 /*
- * A global variable at the accessed address wins; otherwise the pointer
- * held in the memory operand's base register at the accessing code.  The
- * reason kept for a miss is that of the last lookup tried: the pointer's,
- * for heap data.
+ * A global variable at the accessed address wins: as the data's module
+ * describes it, else (a library's variable copied into the executable) as
+ * the accessing code's module does.  Otherwise the pointer held in the
+ * memory operand's base register at the accessing code (a variable there,
+ * else the load that set it: pointer_origin.h).  The reason kept for a
+ * miss is that of the last lookup tried: the pointer's, for heap data.
  */
 static void attribute_cell(struct build *b, const struct line *l,
 			   const struct line_cell *c, struct cell_attr *out)
 {
 	uint64_t addr = l->addr + c->offset;
-	struct Dwfl_Module *data_mod, *code_mod = NULL;
+	struct Dwfl_Module *data_mod, *code_mod;
 	uint64_t data_bias, code_bias;
 
 	memset(out, 0, sizeof(*out));
 	data_mod = symbolizer_module(b->sym, l->pid, addr, &data_bias);
-	if (c->base_reg >= 0 && c->ip)
-		code_mod = symbolizer_module(b->sym, l->pid, c->ip, &code_bias);
-	if (!data_mod && !code_mod && (!c->ip || c->base_reg < 0)) {
-		/* no debug info was even looked for: say what was missing */
+	code_mod = c->ip ? symbolizer_module(b->sym, l->pid, c->ip, &code_bias) : NULL;
+	if (!data_mod && (!c->ip || c->base_reg < 0)) {
+		/* heap data and no pointer to follow: say what was missing */
 		out->why_here = !c->ip ? NO_CODE_ADDRESS : NO_POINTER_REGISTER;
 		return;
 	}
 
 	out->why = data_mod || code_mod ? DT_NO_VARIABLE : DT_NO_DWARF;
 	if (data_mod)
-		out->why = data_types_global(b->dt, data_mod, data_bias, addr, &out->a);
-	if (out->why != DT_HIT && code_mod)
-		out->why = data_types_in_register(b->dt, code_mod, code_bias, c->ip,
-						  c->base_reg, c->base_off, addr, &out->a);
+		out->why = data_types_global_access(b->dt, data_mod, data_bias, addr,
+						    c->size, &out->a);
+	if (out->why != DT_HIT && data_mod && code_mod && code_mod != data_mod &&
+	    data_types_global_elsewhere(b->dt, data_mod, addr, c->size, code_mod,
+					&out->a) == DT_HIT)
+		out->why = DT_HIT;
+	if (out->why != DT_HIT && code_mod && c->base_reg >= 0 && b->origins)
+		out->why = pointer_origin_access(b->origins, l->pid, c->ip, c->base_reg,
+						 c->base_off, addr, c->size, &out->a);
 	out->typed = out->why == DT_HIT;
 }
 
@@ -261,6 +269,8 @@ static void attribute_line(struct build *b, const struct line *l,
 			   struct report_line *rl, struct cell_attr *attrs)
 {
 	bool lookup = b->sym && b->dt;
+	uint64_t why[DT__COUNT] = { 0 }, most = 0;
+	const char *here = NULL;
 
 	for (unsigned i = 0; i < l->n_cells; i++) {
 		const struct line_cell *c = &l->cells[i];
@@ -274,6 +284,22 @@ static void attribute_line(struct build *b, const struct line *l,
 		rl->untyped += c->count;
 		count_untyped(b, !lookup ? NO_TYPE_LOOKUP : attrs[i].why_here ? attrs[i].why_here :
 				 data_types_miss_name(attrs[i].why), c->count);
+		if (attrs[i].why_here)
+			here = attrs[i].why_here;
+		else if ((unsigned)attrs[i].why < DT__COUNT)
+			why[attrs[i].why] += c->count;
+	}
+	/* the line's own reason, for advice that must not say "build with
+	 * -g" of a binary that has its debug info */
+	if (rl->untyped && !lookup)
+		rl->untyped_why = NO_TYPE_LOOKUP;
+	else if (rl->untyped)
+		rl->untyped_why = here;
+	for (int w = 0; lookup && w < DT__COUNT; w++) {
+		if (why[w] > most) {
+			most = why[w];
+			rl->untyped_why = data_types_miss_name(w);
+		}
 	}
 	b->r->typed += rl->typed;
 	b->r->untyped += rl->untyped;
@@ -736,6 +762,7 @@ build_members(const struct line *l, const struct cell_attr *attrs,
 		return NULL;
 	rl->struct_size = inst->layout->size;
 	rl->struct_align = inst->layout->align;
+	rl->struct_name = strdup_or_null(inst->layout->name);
 	if (inst->layout->n_members)
 		struct_members(l, inst, rl);
 	else
@@ -1463,10 +1490,13 @@ struct report *report_build(const struct report_header *hdr,
 		cv.dec = decoder_new_x86_64();
 		b.queue = gain_queue_new(lines, function_bounds, stream_at, &cv);
 	}
+	if (n && sym && dt)
+		b.origins = pointer_origins_new(sym, dt);
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
 	gain_queue_free(b.queue);
 	decoder_free(cv.dec);
+	pointer_origins_free(b.origins);
 
 	for (size_t i = 0; i < n_contended; i++) {
 		line_verdict_release(&cand[i].v);
@@ -1557,6 +1587,7 @@ static void free_line(struct report_line *rl)
 	free(rl->object);
 	free(rl->variable);
 	free(rl->type_name);
+	free(rl->struct_name);
 	free_threads(rl->threads, rl->n_threads);
 	for (unsigned i = 0; i < rl->n_ranges; i++)
 		free_range(&rl->ranges[i]);

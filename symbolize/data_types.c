@@ -12,12 +12,18 @@
  * lives where the register points, e.g. a struct passed by invisible
  * reference) is accepted too.
  *
- * Either way the offset into the object is walked through the type: arrays
+ * Pointers: a dt_pointer names a target type and how the pointer was
+ * found; chains of them (a global's address, the pointer loaded from one
+ * of its members, ...) type registers no variable describes.
+ *
+ * Every way, the offset into the object is walked through the type: arrays
  * give "[i]", struct and union members ".name", anonymous members and C++
  * base classes nothing (as in C's own syntax).  Conventions:
  *  - through a pointer, base_off beyond the pointee is p[i]: element_index
  *    is i (0 for p->x), the path is ".writes" for p[0] and "[2].reads" for
- *    p[2], and member_offset/layout_start count from p[0];
+ *    p[2], and member_offset/layout_start count from p[0]; when which
+ *    element is unknown (any_element), the element is the object, and the
+ *    path has no index;
  *  - padding is no member: the path stops at the struct holding it, and
  *    member_offset/member_size give the hole; layouts list holes as members
  *    named NULL, anonymous struct/union members are named "";
@@ -41,10 +47,10 @@
 #define MAX_DEPTH DWARF_TYPE_MAX_DEPTH
 #define MAX_DIMS 16
 
-/* ---- a small open-addressing map keyed by four words ---------------- */
+/* ---- a small open-addressing map keyed by five words ---------------- */
 
 struct key {
-	uint64_t a, b, c, d;
+	uint64_t a, b, c, d, e;
 };
 
 struct slot {
@@ -59,7 +65,8 @@ struct map {
 
 static uint64_t key_hash(const struct key *k)
 {
-	return hash_u64(k->a ^ hash_u64(k->b ^ hash_u64(k->c ^ hash_u64(k->d))));
+	return hash_u64(k->a ^ hash_u64(k->b ^ hash_u64(k->c ^
+					   hash_u64(k->d ^ hash_u64(k->e)))));
 }
 
 static struct slot *map_slot(struct map *m, const struct key *k)
@@ -182,13 +189,34 @@ struct dt_module {
 	size_t n_vars, alloc_vars;
 	struct range *cus;         /* .debug_aranges is optional (clang) */
 	size_t n_cus, alloc_cus;
+	struct named_var *names;   /* external variables, by symbol name */
+	size_t n_names, alloc_names;
 };
 
-/* What a register holds at one code address. */
-struct reg_var {
+/* An external variable, defined or only declared here, under the name its
+ * ELF symbol has: for a global whose storage this module's DWARF does not
+ * describe (a copy relocation). */
+struct named_var {
+	const char *name;          /* the linkage name, else the name */
+	Dwarf_Die die;
+	bool defined;
+};
+
+/* A pointer whose target type DWARF gives (data_types.h). */
+struct dt_pointer {
+	struct dt_module *m;
+	Dwarf_Die object;          /* the target type: qualifiers stripped, complete */
+	const char *name;          /* interned, for the report: "sub", "c->next" */
+	bool is_address;           /* &name: name is the object itself (a global) */
+	bool decayed;              /* name is an array, the pointer its first element */
+};
+
+/* A pointer lookup's answer, cached: what a register holds at one code
+ * address, or the pointer stored in a member. */
+struct ptr_lookup {
 	enum data_types_miss miss;
-	const char *name;
-	Dwarf_Die object;          /* type of the object the register points to */
+	const struct dt_pointer *ptr;   /* DT_HIT */
+	int64_t off;                    /* stack slots: from where ptr points */
 };
 
 enum member_flags {
@@ -204,16 +232,24 @@ struct layout_entry {
 
 struct data_types {
 	struct map modules;        /* (Dwfl_Module *, Dwarf *) -> dt_module */
-	struct map results;        /* (kind|serial, address, reg, offset) -> hit,
-	                              its addresses relative to the object */
-	struct map reg_vars;       /* (serial, pc, reg) -> reg_var */
+	struct map results;        /* (kind|serial or pointer, address or offset,
+	                              ..., size) -> hit, its addresses relative
+	                              to the object */
+	struct map lookups;        /* (kind|serial or pointer, pc or offset, ...)
+	                              -> ptr_lookup */
+	struct map pointers;       /* (serial, DIE address, name, flags) -> dt_pointer */
 	struct map layouts;        /* (serial, DIE address) -> layout_entry */
 	struct strset strings;
 	uint64_t n_modules;
 };
 
-#define KEY_GLOBAL   (1ULL << 32)
-#define KEY_REGISTER (2ULL << 32)
+/* The first key word's kind; the module's serial is or-ed into it. */
+#define KEY_GLOBAL          (1ULL << 32)
+#define KEY_REGISTER        (2ULL << 32)
+#define KEY_THROUGH_POINTER (3ULL << 32)   /* key.b is the dt_pointer */
+#define KEY_MEMBER_POINTER  (4ULL << 32)   /* key.b is the dt_pointer */
+#define KEY_NAMED           (5ULL << 32)
+#define KEY_STACK           (6ULL << 32)
 
 static const char *intern(struct data_types *dt, const char *s)
 {
@@ -226,6 +262,7 @@ static const char *const miss_names[DT__COUNT] = {
 	[DT_NO_VARIABLE] = "no variable",
 	[DT_NOT_POINTER] = "not a pointer",
 	[DT_NO_TYPE] = "incomplete type",
+	[DT_NO_ORIGIN] = "no variable or load found for the base register",
 };
 
 const char *data_types_miss_name(enum data_types_miss m)
@@ -244,6 +281,7 @@ static void free_module(void *p)
 
 	free(m->vars);
 	free(m->cus);
+	free(m->names);
 	free(m);
 }
 
@@ -263,7 +301,8 @@ void data_types_free(struct data_types *dt)
 		return;
 	map_free(&dt->modules, free_module);
 	map_free(&dt->results, free);
-	map_free(&dt->reg_vars, free);
+	map_free(&dt->lookups, free);
+	map_free(&dt->pointers, free);
 	map_free(&dt->layouts, free_layout);
 	strset_free(&dt->strings);
 	free(dt);
@@ -394,7 +433,8 @@ static void layout_fill_members(struct data_types *dt, Dwarf_Die *s,
 			}
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
-	qsort(tmp, n, sizeof(*tmp), cmp_member);
+	if (n)                 /* an empty class has no array to sort */
+		qsort(tmp, n, sizeof(*tmp), cmp_member);
 	for (size_t i = 0; i <= n; i++) {
 		uint64_t next = i < n ? tmp[i].m.offset : le->pub.size;
 
@@ -446,6 +486,14 @@ static const struct layout_entry *entry_of(const struct type_layout *l)
 	return (const struct layout_entry *)l;
 }
 
+static bool member_holds(const struct layout_entry *le, unsigned i, uint64_t off)
+{
+	const struct type_member *mb = &le->pub.members[i];
+
+	return off >= mb->offset &&
+	       (off - mb->offset < mb->size || (le->flags[i] & MEMBER_FLEX));
+}
+
 /* The member holding off: a named (or anonymous) member first, else the
  * hole; -1 past the end. */
 static int member_at(const struct layout_entry *le, uint64_t off)
@@ -453,28 +501,128 @@ static int member_at(const struct layout_entry *le, uint64_t off)
 	int hole = -1;
 
 	for (unsigned i = 0; i < le->pub.n_members; i++) {
-		const struct type_member *mb = &le->pub.members[i];
-		bool inside = off >= mb->offset &&
-			      (off - mb->offset < mb->size ||
-			       (le->flags[i] & MEMBER_FLEX));
-
-		if (!inside)
+		if (!member_holds(le, i, off))
 			continue;
-		if (mb->name)
+		if (le->pub.members[i].name)
 			return (int)i;
 		hole = (int)i;
 	}
 	return hole;
 }
 
+/* ---- which of overlapping members an access means ------------------------ */
+
+/*
+ * Union members overlap, and so do a C++ empty base and the member after
+ * it.  The first member holding the offset is not always the one an access
+ * of a given size touches: a 4-byte store at offset 4 of
+ * union { long raw; struct { int lo, hi; } parts; } is parts.hi, not raw.
+ * The access is walked down each candidate to the scalar it lands on; an
+ * exact fit (same start, same size) beats one that merely contains the
+ * access, which beats one it spills out of; then the smaller scalar wins.
+ */
+struct fit {
+	int rank;                  /* 2 exact, 1 inside, 0 spills out */
+	uint64_t leaf_size;
+};
+
+static bool fit_better(struct fit a, struct fit b)
+{
+	return a.rank != b.rank ? a.rank > b.rank : a.leaf_size < b.leaf_size;
+}
+
+static struct fit leaf_fit(uint64_t leaf_size, uint64_t off, uint64_t size)
+{
+	struct fit f = { 0, leaf_size };
+
+	if (off == 0 && size == leaf_size)
+		f.rank = 2;
+	else if (off + size <= leaf_size)
+		f.rank = 1;
+	return f;
+}
+
+static struct fit member_fit(struct data_types *dt, struct dt_module *m,
+			     const struct layout_entry *le, unsigned i,
+			     uint64_t off, uint64_t size, int depth);
+
+static struct fit type_fit(struct data_types *dt, struct dt_module *m,
+			   Dwarf_Die *type, uint64_t off, uint64_t size, int depth)
+{
+	Dwarf_Die t = *type, elem;
+	const struct layout_entry *le;
+	struct fit best = { 0, UINT64_MAX };
+	uint64_t elem_size;
+
+	if (depth >= MAX_DEPTH || !peel_type(&t, NULL))
+		return best;
+	if (dwarf_tag(&t) == DW_TAG_array_type && !dwarf_hasattr(&t, DW_AT_GNU_vector) &&
+	    die_type(&t, &elem) && (elem_size = type_size(&elem)))
+		return type_fit(dt, m, &elem, off % elem_size, size, depth + 1);
+	if (!is_aggregate(dwarf_tag(&t)))
+		return leaf_fit(type_size(&t), off, size);
+	le = entry_of(layout_get(dt, m, &t, NULL));
+	for (unsigned i = 0; i < le->pub.n_members; i++) {
+		struct fit f;
+
+		if (!member_holds(le, i, off))
+			continue;
+		f = member_fit(dt, m, le, i, off, size, depth + 1);
+		if (fit_better(f, best))
+			best = f;
+	}
+	return best;
+}
+
+static struct fit member_fit(struct data_types *dt, struct dt_module *m,
+			     const struct layout_entry *le, unsigned i,
+			     uint64_t off, uint64_t size, int depth)
+{
+	const struct type_member *mb = &le->pub.members[i];
+
+	/* holes and bitfields: their bytes are the leaf */
+	if (!mb->name || (le->flags[i] & MEMBER_BITFIELD))
+		return leaf_fit(mb->size, off - mb->offset, size);
+	return type_fit(dt, m, &le->types[i], off - mb->offset, size, depth);
+}
+
+/* member_at(), choosing among overlapping named members by how well an
+ * access of size bytes fits (size 0: unknown, the first one). */
+static int member_for_access(struct data_types *dt, struct dt_module *m,
+			     const struct layout_entry *le, uint64_t off,
+			     uint64_t size)
+{
+	int best = member_at(le, off);
+	struct fit best_fit;
+
+	if (!size || best < 0 || !le->pub.members[best].name)
+		return best;
+	best_fit = member_fit(dt, m, le, (unsigned)best, off, size, 0);
+	for (unsigned i = (unsigned)best + 1; i < le->pub.n_members; i++) {
+		struct fit f;
+
+		if (!le->pub.members[i].name || !member_holds(le, i, off))
+			continue;
+		f = member_fit(dt, m, le, i, off, size, 0);
+		if (fit_better(f, best_fit)) {
+			best = (int)i;
+			best_fit = f;
+		}
+	}
+	return best;
+}
+
 /* ---- walking an offset through a type ------------------------------------ */
 
 struct resolution {
+	bool whole_internals;      /* in: stop at implementation wrappers */
 	struct strbuf path;
 	uint64_t member_offset, member_size;
 	const struct type_layout *layout;
 	uint64_t layout_offset;
 	long element_index;
+	bool has_leaf;             /* the walk ended on a scalar or pointer: */
+	Dwarf_Die leaf;            /* its declared type */
 };
 
 /* Step into the array element holding *off: appends "[i]" per dimension,
@@ -525,11 +673,47 @@ static bool array_step(Dwarf_Die *array, uint64_t *base, uint64_t *off,
 	return true;
 }
 
-/* Walk off (bytes from the object's start) through type.  in_array: the
- * object is an element of an array, so a scalar leaf still gets a layout. */
+/* A name C and C++ reserve for the implementation: __x, _X. */
+static bool is_reserved_name(const char *name)
+{
+	return name && name[0] == '_' &&
+	       (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z'));
+}
+
+/*
+ * An aggregate with one data member, named with a reserved name (a base
+ * class or an anonymous member counts by its own single member): the
+ * library's inside of a value the user sees whole.  std::atomic<long> is
+ * __atomic_base<long> holding _M_i: "requests" says more than
+ * "requests._M_i", and the layout to advise on is the user's struct, not
+ * __atomic_base.  Types with several such members (pthread_mutex_t's
+ * __lock, __owner, ...) keep their paths: which word is hit matters.
+ */
+static bool is_internal_wrapper(Dwarf_Die *type, int depth)
+{
+	Dwarf_Die t = *type, child, only, member_type;
+	unsigned n = 0;
+
+	if (depth >= MAX_DEPTH || !peel_type(&t, NULL) || !is_aggregate(dwarf_tag(&t)) ||
+	    dwarf_child(&t, &child) != 0)
+		return false;
+	do {
+		if (is_data_member(&child) && n++ == 0)
+			only = child;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	if (n != 1)
+		return false;
+	if (dwarf_tag(&only) == DW_TAG_member && die_name(&only))
+		return is_reserved_name(die_name(&only));
+	return die_type(&only, &member_type) && is_internal_wrapper(&member_type, depth + 1);
+}
+
+/* Walk off (bytes from the object's start) through type, for an access of
+ * size bytes (0: unknown).  in_array: the object is an element of an
+ * array, so a scalar leaf still gets a layout. */
 static void resolve_offset(struct data_types *dt, struct dt_module *m,
-			   Dwarf_Die *type, uint64_t off, bool in_array,
-			   struct resolution *r)
+			   Dwarf_Die *type, uint64_t off, uint64_t size,
+			   bool in_array, struct resolution *r)
 {
 	Dwarf_Die decl = *type, t, elem;
 	uint64_t base = 0;
@@ -563,11 +747,13 @@ static void resolve_offset(struct data_types *dt, struct dt_module *m,
 		}
 		if (!is_aggregate(dwarf_tag(&t)))
 			break;
+		if (r->whole_internals && is_internal_wrapper(&t, 0))
+			break;
 
 		r->layout = layout_get(dt, m, &t, typedef_name);
 		r->layout_offset = base;
 		le = entry_of(r->layout);
-		i = member_at(le, off);
+		i = member_for_access(dt, m, le, off, size);
 		if (i < 0)
 			break;
 		mb = &le->pub.members[i];
@@ -589,6 +775,8 @@ static void resolve_offset(struct data_types *dt, struct dt_module *m,
 	/* A scalar, pointer, enum or vector: the access lands on it whole. */
 	r->member_offset = base;
 	r->member_size = type_size(&decl);
+	r->has_leaf = true;
+	r->leaf = decl;
 	if (!r->layout && in_array) {
 		r->layout = layout_get(dt, m, &decl, NULL);
 		r->layout_offset = base;
@@ -657,6 +845,31 @@ static void add_range(struct range **arr, size_t *n, size_t *alloc,
 	(*arr)[(*n)++] = (struct range){ start, end, *die };
 }
 
+/* The name an external variable's ELF symbol has. */
+static const char *symbol_name(Dwarf_Die *var)
+{
+	Dwarf_Attribute attr;
+
+	if (dwarf_attr_integrate(var, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(var, DW_AT_MIPS_linkage_name, &attr))
+		return dwarf_formstring(&attr);
+	return die_name(var);
+}
+
+static void index_name(struct dt_module *m, Dwarf_Die *var, bool defined)
+{
+	Dwarf_Attribute attr;
+	bool external;
+	const char *name;
+
+	if (dwarf_attr_integrate(var, DW_AT_external, &attr) == NULL ||
+	    dwarf_formflag(&attr, &external) != 0 || !external ||
+	    !(name = symbol_name(var)))
+		return;
+	ALLOC_GROW(m->names, m->n_names + 1, m->alloc_names);
+	m->names[m->n_names++] = (struct named_var){ name, *var, defined };
+}
+
 static void index_variable(struct dt_module *m, Dwarf_Die *var)
 {
 	Dwarf_Attribute attr;
@@ -671,8 +884,11 @@ static void index_variable(struct dt_module *m, Dwarf_Die *var)
 	if (dwarf_hasattr(var, DW_AT_declaration) ||
 	    !dwarf_attr(var, DW_AT_location, &attr) ||
 	    dwarf_getlocation(&attr, &expr, &len) != 0 || len != 1 ||
-	    !op_address(&attr, expr, &start))
+	    !op_address(&attr, expr, &start)) {
+		index_name(m, var, false);
 		return;
+	}
+	index_name(m, var, true);
 	if (!die_type(var, &type) || !(size = type_size(&type)))
 		return;
 	add_range(&m->vars, &m->n_vars, &m->alloc_vars, start, start + size, var);
@@ -731,6 +947,8 @@ static void sort_ranges(struct range *r, size_t *n)
 {
 	size_t kept = 0;
 
+	if (!*n)
+		return;            /* r is NULL: qsort() must not see it */
 	qsort(r, *n, sizeof(*r), cmp_range);
 	for (size_t i = 0; i < *n; i++)
 		if (!kept || r[i].start != r[kept - 1].start)
@@ -751,6 +969,12 @@ static const struct range *range_at(const struct range *r, size_t n, uint64_t a)
 			hi = mid;
 	}
 	return lo && a < r[lo - 1].end ? &r[lo - 1] : NULL;
+}
+
+static int cmp_named(const void *a, const void *b)
+{
+	return strcmp(((const struct named_var *)a)->name,
+		      ((const struct named_var *)b)->name);
 }
 
 /* One pass over the units: the globals, and the code each unit covers
@@ -776,16 +1000,116 @@ static void index_module(struct dt_module *m)
 	}
 	sort_ranges(m->vars, &m->n_vars);
 	sort_ranges(m->cus, &m->n_cus);
+	if (m->n_names)
+		qsort(m->names, m->n_names, sizeof(*m->names), cmp_named);
 	m->indexed = true;
+}
+
+/* The variable called name (its symbol's name) with a complete type: a
+ * definition if there is one, else a declaration. */
+static const struct named_var *named_lookup(struct dt_module *m, const char *name)
+{
+	const struct named_var *best = NULL;
+	size_t lo = 0, hi = m->n_names;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(m->names[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < m->n_names && !strcmp(m->names[lo].name, name); lo++) {
+		Dwarf_Die var = m->names[lo].die, type;
+
+		if (!die_type(&var, &type) || !is_complete(&type))
+			continue;
+		if (!best || (m->names[lo].defined && !best->defined))
+			best = &m->names[lo];
+	}
+	return best;
+}
+
+/* The ELF data symbol holding addr in mod: its name, and its start. */
+static const char *data_symbol_at(Dwfl_Module *mod, uint64_t addr, uint64_t *start)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *name = mod ? dwfl_module_addrinfo(mod, addr, &off, &sym, NULL,
+						      NULL, NULL) : NULL;
+
+	if (!name || GELF_ST_TYPE(sym.st_info) != STT_OBJECT || off >= sym.st_size)
+		return NULL;
+	*start = addr - off;
+	return name;
+}
+
+/* The global at object_start, called name in its symbol table, as m's
+ * DWARF declares or defines it. */
+static enum data_types_miss named_global(struct data_types *dt, struct dt_module *m,
+					 const char *name, uint64_t object_start,
+					 uint64_t addr, unsigned size,
+					 struct data_attribution *out)
+{
+	/* by name and offset: the same address may be another process's */
+	struct key k = { KEY_NAMED | m->serial, (uintptr_t)intern(dt, name),
+			 addr - object_start, size, 0 };
+	struct data_attribution *hit = map_get(&dt->results, &k);
+
+	if (!hit) {
+		struct resolution r = { .whole_internals = true, .path = STRBUF_INIT };
+		const struct named_var *v;
+		Dwarf_Die var, type;
+
+		if (!m->indexed)
+			index_module(m);
+		v = named_lookup(m, name);
+		if (!v)
+			return DT_NO_VARIABLE;
+		var = v->die;
+		die_type(&var, &type);
+		resolve_offset(dt, m, &type, addr - object_start, size, false, &r);
+		hit = hit_new(dt, die_name(&var), &type, &r);
+		strbuf_release(&r.path);
+		map_put(&dt->results, &k, hit);
+	}
+	return hit_out(hit, object_start, out);
+}
+
+enum data_types_miss data_types_global_elsewhere(struct data_types *dt,
+						 struct Dwfl_Module *data_mod,
+						 uint64_t addr, unsigned size,
+						 struct Dwfl_Module *other_mod,
+						 struct data_attribution *out)
+{
+	struct dt_module *m = module_get(dt, other_mod);
+	const char *name;
+	uint64_t start;
+
+	attribution_clear(out);
+	if (!m)
+		return DT_NO_DWARF;
+	name = data_symbol_at(data_mod, addr, &start);
+	return name ? named_global(dt, m, name, start, addr, size, out) : DT_NO_VARIABLE;
 }
 
 enum data_types_miss data_types_global(struct data_types *dt,
 				       struct Dwfl_Module *mod, uint64_t bias,
 				       uint64_t addr, struct data_attribution *out)
 {
+	return data_types_global_access(dt, mod, bias, addr, 0, out);
+}
+
+enum data_types_miss data_types_global_access(struct data_types *dt,
+					      struct Dwfl_Module *mod, uint64_t bias,
+					      uint64_t addr, unsigned size,
+					      struct data_attribution *out)
+{
 	struct dt_module *m = module_get(dt, mod);
 	const struct range *v;
 	struct data_attribution *hit;
+	uint64_t start;
 	struct key k;
 
 	attribution_clear(out);
@@ -794,16 +1118,22 @@ enum data_types_miss data_types_global(struct data_types *dt,
 	if (!m->indexed)
 		index_module(m);
 	v = range_at(m->vars, m->n_vars, addr - bias);
-	if (!v)
-		return DT_NO_VARIABLE;    /* not cached: a binary search is cheap */
-	k = (struct key){ KEY_GLOBAL | m->serial, addr, 0, 0 };
+	if (!v) {
+		/* storage the DWARF does not place, e.g. a copy relocation's:
+		 * the symbol there may be declared here */
+		const char *name = data_symbol_at(mod, addr, &start);
+
+		return name ? named_global(dt, m, name, start, addr, size, out) :
+		       DT_NO_VARIABLE;
+	}
+	k = (struct key){ KEY_GLOBAL | m->serial, addr, 0, 0, size };
 	hit = map_get(&dt->results, &k);
 	if (!hit) {
-		struct resolution r = { STRBUF_INIT };
+		struct resolution r = { .whole_internals = true, .path = STRBUF_INIT };
 		Dwarf_Die var = v->die, type;
 
 		die_type(&var, &type);    /* indexed variables have one */
-		resolve_offset(dt, m, &type, addr - bias - v->start, false, &r);
+		resolve_offset(dt, m, &type, addr - bias - v->start, size, false, &r);
 		hit = hit_new(dt, die_name(&var), &type, &r);
 		strbuf_release(&r.path);
 		map_put(&dt->results, &k, hit);
@@ -811,7 +1141,98 @@ enum data_types_miss data_types_global(struct data_types *dt,
 	return hit_out(hit, v->start + bias, out);
 }
 
-/* ---- pointers in registers ------------------------------------------------ */
+/* ---- pointers ------------------------------------------------------------ */
+
+static const struct dt_pointer *pointer_get(struct data_types *dt,
+					    struct dt_module *m,
+					    Dwarf_Die *object, const char *name,
+					    bool is_address, bool decayed)
+{
+	const char *iname = intern(dt, name);
+	struct key k = { m->serial, (uintptr_t)object->addr, (uintptr_t)iname,
+			 is_address, decayed };
+	struct dt_pointer *p = map_get(&dt->pointers, &k);
+
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		*p = (struct dt_pointer){ m, *object, iname, is_address, decayed };
+		map_put(&dt->pointers, &k, p);
+	}
+	return p;
+}
+
+/* The complete type a pointer type points to (typedefs of the pointer
+ * peeled, the target's qualifiers stripped). */
+static enum data_types_miss pointer_target(Dwarf_Die *type, Dwarf_Die *object)
+{
+	Dwarf_Die t = *type;
+
+	if (!peel_type(&t, NULL) || !is_pointer(dwarf_tag(&t)))
+		return DT_NOT_POINTER;
+	if (!die_type(&t, &t))
+		return DT_NO_TYPE;        /* void * */
+	if (!strip_qualifiers(&t) || !is_complete(&t))
+		return DT_NO_TYPE;
+	*object = t;
+	return DT_HIT;
+}
+
+/* off is out of what p may reach: below a pointer (container_of() and
+ * friends are not worth a guess), or off a lone global's end. */
+static bool out_of_reach(const struct dt_pointer *p, int64_t off, bool any_element)
+{
+	Dwarf_Die object = p->object;
+
+	if (any_element)
+		return false;
+	return off < 0 || (p->is_address && (uint64_t)off >= type_size(&object));
+}
+
+/* Where off (bytes from where p points) falls: the element index and the
+ * offset inside the element.  any_element: p points to some element of an
+ * array, which one is unknown, so only the offset inside one is. */
+static void element_of(const struct dt_pointer *p, int64_t off, bool any_element,
+		       int64_t *index, uint64_t *in_element)
+{
+	Dwarf_Die object = p->object;
+	int64_t size = (int64_t)type_size(&object);
+
+	if (any_element) {
+		*index = -1;
+		*in_element = (uint64_t)(((off % size) + size) % size);
+		return;
+	}
+	*index = off / size;
+	*in_element = (uint64_t)(off % size);
+}
+
+/* The path of an access through p, as the report shows it: ".writes" for
+ * p[0], "[2].reads" for p[2], ".x" for some unknown element. */
+static void pointer_path(const struct dt_pointer *p, int64_t index,
+			 struct strbuf *path)
+{
+	if (index > 0 || (index == 0 && p->decayed))
+		strbuf_addf(path, "[%" PRId64 "]", index);
+}
+
+/* How the report names a pointer found in p's target at path: "c->next",
+ * "st->_M_impl._M_start", "g.ptr", "table[2].ptr", "arr[].next". */
+static char *member_pointer_name(const struct dt_pointer *p, int64_t index,
+				 const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "%s", p->name);
+	if (index < 0)
+		strbuf_addf(&sb, "[]%s", path);
+	else if (index > 0 || p->decayed || p->is_address)
+		strbuf_addf(&sb, "%s", path);    /* path has the index */
+	else
+		strbuf_addf(&sb, "->%s", path[0] == '.' ? path + 1 : path);
+	return strbuf_detach(&sb);
+}
+
+/* ---- variables in registers ---------------------------------------------- */
 
 enum reg_loc {
 	LOC_ELSEWHERE,
@@ -851,12 +1272,8 @@ static enum data_types_miss pointee(Dwarf_Die *var, enum reg_loc loc,
 
 	if (!die_type(var, &t))
 		return DT_NOT_POINTER;
-	if (loc == LOC_VALUE) {
-		if (!peel_type(&t, NULL) || !is_pointer(dwarf_tag(&t)))
-			return DT_NOT_POINTER;
-		if (!die_type(&t, &t))
-			return DT_NO_TYPE;        /* void * */
-	}
+	if (loc == LOC_VALUE)
+		return pointer_target(&t, object);
 	if (!strip_qualifiers(&t) || !is_complete(&t))
 		return DT_NO_TYPE;
 	*object = t;
@@ -903,10 +1320,10 @@ static int code_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain,
  * register.  Misses are ordered from vague to specific in the enum, and the
  * most specific one seen is reported. */
 static void find_reg_var(struct data_types *dt, struct dt_module *m,
-			 Dwarf_Addr pc, int reg, struct reg_var *rv)
+			 Dwarf_Addr pc, int reg, struct ptr_lookup *rv)
 {
 	const struct range *unit;
-	Dwarf_Die unit_die, scopes[MAX_DEPTH], child;
+	Dwarf_Die unit_die, scopes[MAX_DEPTH], child, object;
 	int n;
 
 	if (!m->indexed)
@@ -932,9 +1349,11 @@ static void find_reg_var(struct data_types *dt, struct dt_module *m,
 			loc = location_at(&child, pc, reg);
 			if (loc == LOC_ELSEWHERE)
 				continue;
-			miss = pointee(&child, loc, &rv->object);
+			miss = pointee(&child, loc, &object);
 			if (miss == DT_HIT) {
-				rv->name = intern(dt, die_name(&child) ?: "?");
+				rv->ptr = pointer_get(dt, m, &object,
+						      die_name(&child) ?: "?",
+						      false, false);
 				rv->miss = DT_HIT;
 				return;
 			}
@@ -944,44 +1363,340 @@ static void find_reg_var(struct data_types *dt, struct dt_module *m,
 	}
 }
 
-static const struct reg_var *reg_var_get(struct data_types *dt,
-					 struct dt_module *m,
-					 Dwarf_Addr pc, int reg)
+static const struct ptr_lookup *reg_var_get(struct data_types *dt,
+					    struct dt_module *m,
+					    Dwarf_Addr pc, int reg)
 {
-	struct key k = { m->serial, pc, (uint64_t)reg, 0 };
-	struct reg_var *rv = map_get(&dt->reg_vars, &k);
+	struct key k = { KEY_REGISTER | m->serial, pc, (uint64_t)reg, 0, 0 };
+	struct ptr_lookup *rv = map_get(&dt->lookups, &k);
 
 	if (!rv) {
 		rv = xcalloc(1, sizeof(*rv));
 		find_reg_var(dt, m, pc, reg, rv);
-		map_put(&dt->reg_vars, &k, rv);
+		map_put(&dt->lookups, &k, rv);
 	}
 	return rv;
 }
 
-/* base_off past the pointee's size is p[i]: an array through the pointer.
- * p[0] is p->x, without an index in the path; member_offset and
- * layout_start include i * sizeof. */
-static struct data_attribution *resolve_pointee(struct data_types *dt,
-						struct dt_module *m,
-						const struct reg_var *rv,
-						uint64_t base_off)
+enum data_types_miss data_types_register_pointer(struct data_types *dt,
+						 struct Dwfl_Module *mod, uint64_t bias,
+						 uint64_t pc, int dwarf_reg,
+						 const struct dt_pointer **out)
 {
-	struct resolution r = { STRBUF_INIT };
-	Dwarf_Die object = rv->object;
-	uint64_t size = type_size(&object), index = base_off / size;
-	struct data_attribution *hit;
+	struct dt_module *m = module_get(dt, mod);
+	const struct ptr_lookup *rv;
 
-	if (index)
-		strbuf_addf(&r.path, "[%" PRIu64 "]", index);
-	resolve_offset(dt, m, &object, base_off % size, true, &r);
+	*out = NULL;
+	if (!m)
+		return DT_NO_DWARF;
+	if (dwarf_reg < 0)
+		return DT_NO_VARIABLE;
+	rv = reg_var_get(dt, m, pc - bias, dwarf_reg);
+	*out = rv->ptr;
+	return rv->miss;
+}
+
+/* ---- globals as pointers --------------------------------------------------- */
+
+/* &var as a dt_pointer: to var itself, or, as in C, an array decayed to
+ * its first element. */
+static enum data_types_miss address_pointer(struct data_types *dt, struct dt_module *m,
+					    Dwarf_Die *var, const struct dt_pointer **out)
+{
+	Dwarf_Die type, object, elem;
+	bool decayed = false;
+
+	if (!die_type(var, &type))
+		return DT_NO_TYPE;
+	object = type;
+	if (peel_type(&object, NULL) && dwarf_tag(&object) == DW_TAG_array_type &&
+	    !dwarf_hasattr(&object, DW_AT_GNU_vector) && die_type(&object, &elem)) {
+		object = elem;
+		decayed = true;
+	} else {
+		object = type;
+	}
+	if (!strip_qualifiers(&object) || !is_complete(&object))
+		return DT_NO_TYPE;
+	*out = pointer_get(dt, m, &object, die_name(var) ?: "?", !decayed, decayed);
+	return DT_HIT;
+}
+
+enum data_types_miss data_types_global_address(struct data_types *dt,
+					       struct Dwfl_Module *mod, uint64_t bias,
+					       uint64_t addr,
+					       const struct dt_pointer **out,
+					       int64_t *off)
+{
+	struct dt_module *m = module_get(dt, mod);
+	const struct range *v;
+	Dwarf_Die var;
+
+	*out = NULL;
+	*off = 0;
+	if (!m)
+		return DT_NO_DWARF;
+	if (!m->indexed)
+		index_module(m);
+	v = range_at(m->vars, m->n_vars, addr - bias);
+	if (!v)
+		return DT_NO_VARIABLE;
+	var = v->die;
+	*off = (int64_t)(addr - bias - v->start);
+	return address_pointer(dt, m, &var, out);
+}
+
+/* ---- variables on the stack ------------------------------------------------- */
+
+/* An address as a register's value plus an offset. */
+struct reg_addr {
+	int reg;
+	int64_t off;
+};
+
+static bool op_reg_addr(const Dwarf_Op *op, struct reg_addr *out)
+{
+	if (op->atom >= DW_OP_breg0 && op->atom <= DW_OP_breg31)
+		*out = (struct reg_addr){ op->atom - DW_OP_breg0, (int64_t)op->number };
+	else if (op->atom == DW_OP_bregx)
+		*out = (struct reg_addr){ (int)op->number, (int64_t)op->number2 };
+	else
+		return false;
+	return true;
+}
+
+/* The canonical frame address at pc (absolute), from the module's CFI. */
+static bool cfa_at(Dwfl_Module *mod, uint64_t pc, struct reg_addr *out)
+{
+	Dwarf_Addr bias[2];
+	Dwarf_CFI *cfi[2] = { dwfl_module_dwarf_cfi(mod, &bias[0]),
+			      dwfl_module_eh_cfi(mod, &bias[1]) };
+
+	for (int i = 0; i < 2; i++) {
+		Dwarf_Frame *frame;
+		Dwarf_Op *ops;
+		size_t n;
+		bool ok;
+
+		if (!cfi[i] || dwarf_cfi_addrframe(cfi[i], pc - bias[i], &frame) != 0)
+			continue;
+		ok = dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 && op_reg_addr(ops, out);
+		free(frame);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+/* The function's DW_AT_frame_base at pc: the CFA (GCC), or a register
+ * (clang at -O0: rbp). */
+static bool frame_base_at(Dwfl_Module *mod, Dwarf_Die *fn, Dwarf_Addr dw_pc,
+			  uint64_t pc, struct reg_addr *out)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *expr;
+	size_t len;
+
+	if (!dwarf_attr(fn, DW_AT_frame_base, &attr) ||
+	    dwarf_getlocation_addr(&attr, dw_pc, &expr, &len, 1) != 1 || len != 1)
+		return false;
+	if (expr[0].atom == DW_OP_call_frame_cfa)
+		return cfa_at(mod, pc, out);
+	if (expr[0].atom >= DW_OP_reg0 && expr[0].atom <= DW_OP_reg31) {
+		*out = (struct reg_addr){ expr[0].atom - DW_OP_reg0, 0 };
+		return true;
+	}
+	return op_reg_addr(&expr[0], out);
+}
+
+/* Where var is in memory at dw_pc, relative to a register; fb is the frame
+ * base (NULL: unknown). */
+static bool var_address(Dwarf_Die *var, Dwarf_Addr dw_pc, const struct reg_addr *fb,
+			struct reg_addr *out)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Op *expr;
+	size_t len;
+
+	if (!dwarf_attr(var, DW_AT_location, &attr) ||
+	    dwarf_getlocation_addr(&attr, dw_pc, &expr, &len, 1) != 1 || len != 1)
+		return false;
+	if (expr[0].atom == DW_OP_fbreg) {
+		if (!fb)
+			return false;
+		*out = (struct reg_addr){ fb->reg, fb->off + (int64_t)expr[0].number };
+		return true;
+	}
+	return op_reg_addr(&expr[0], out);
+}
+
+/* The variable in scope at pc whose storage holds reg + off. */
+static void find_stack_var(struct data_types *dt, struct dt_module *m, Dwfl_Module *mod,
+			   uint64_t bias, uint64_t pc, int reg, int64_t off,
+			   struct ptr_lookup *out)
+{
+	Dwarf_Addr dw_pc = pc - bias;
+	const struct range *unit = range_at(m->cus, m->n_cus, dw_pc);
+	Dwarf_Die unit_die, scopes[MAX_DEPTH], child, type;
+	struct reg_addr fb, at;
+	bool has_fb = false;
+	int n;
+
+	out->miss = unit ? DT_NO_VARIABLE : DT_NO_DWARF;
+	if (!unit)
+		return;
+	unit_die = unit->die;
+	n = code_scopes(&unit_die, dw_pc, scopes, 0, MAX_DEPTH);
+	/* the frame is the outermost function's; inlined code has none */
+	for (int i = 0; i < n && !has_fb; i++)
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			has_fb = frame_base_at(mod, &scopes[i], dw_pc, pc, &fb);
+	for (int i = n - 1; i >= 0; i--) {
+		if (dwarf_child(&scopes[i], &child) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&child);
+			uint64_t size;
+
+			if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
+			    !var_address(&child, dw_pc, has_fb ? &fb : NULL, &at) ||
+			    at.reg != reg || off < at.off || !die_type(&child, &type) ||
+			    !(size = type_size(&type)) || (uint64_t)(off - at.off) >= size)
+				continue;
+			out->miss = address_pointer(dt, m, &child, &out->ptr);
+			out->off = off - at.off;
+			return;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+}
+
+enum data_types_miss data_types_stack_address(struct data_types *dt,
+					      struct Dwfl_Module *mod, uint64_t bias,
+					      uint64_t pc, int dwarf_reg, int64_t off,
+					      const struct dt_pointer **out,
+					      int64_t *ptr_off)
+{
+	struct dt_module *m = module_get(dt, mod);
+	struct ptr_lookup *l;
+	struct key k;
+
+	*out = NULL;
+	*ptr_off = 0;
+	if (!m)
+		return DT_NO_DWARF;
+	if (!m->indexed)
+		index_module(m);
+	k = (struct key){ KEY_STACK | m->serial, pc - bias, (uint64_t)dwarf_reg,
+			  (uint64_t)off, 0 };
+	l = map_get(&dt->lookups, &k);
+	if (!l) {
+		l = xcalloc(1, sizeof(*l));
+		find_stack_var(dt, m, mod, bias, pc, dwarf_reg, off, l);
+		map_put(&dt->lookups, &k, l);
+	}
+	*out = l->ptr;
+	*ptr_off = l->off;
+	return l->miss;
+}
+
+/* ---- through a pointer ----------------------------------------------------- */
+
+static void lookup_member_pointer(struct data_types *dt, const struct dt_pointer *p,
+				  int64_t off, bool any_element, struct ptr_lookup *out)
+{
+	/* the pointer may be a library's own (std::vector's _M_start) */
+	struct resolution r = { .whole_internals = false, .path = STRBUF_INIT };
+	Dwarf_Die object = p->object, target;
+	int64_t index;
+	uint64_t in_element;
+	char *name;
+
+	element_of(p, off, any_element, &index, &in_element);
+	pointer_path(p, index, &r.path);
+	resolve_offset(dt, p->m, &object, in_element, sizeof(void *), true, &r);
+	out->miss = DT_NOT_POINTER;
+	/* a load of the whole pointer, not of a byte inside one */
+	if (r.has_leaf && r.member_offset == in_element)
+		out->miss = pointer_target(&r.leaf, &target);
+	if (out->miss == DT_HIT) {
+		name = member_pointer_name(p, index, strbuf_str(&r.path));
+		out->ptr = pointer_get(dt, p->m, &target, name, false, false);
+		free(name);
+	}
+	strbuf_release(&r.path);
+}
+
+enum data_types_miss data_types_member_pointer(struct data_types *dt,
+					       const struct dt_pointer *p,
+					       int64_t off, bool any_element,
+					       const struct dt_pointer **out)
+{
+	struct key k = { KEY_MEMBER_POINTER, (uintptr_t)p, (uint64_t)off, any_element, 0 };
+	struct ptr_lookup *l;
+
+	*out = NULL;
+	if (!p || out_of_reach(p, off, any_element))
+		return DT_NO_VARIABLE;
+	l = map_get(&dt->lookups, &k);
+	if (!l) {
+		l = xcalloc(1, sizeof(*l));
+		lookup_member_pointer(dt, p, off, any_element, l);
+		map_put(&dt->lookups, &k, l);
+	}
+	*out = l->ptr;
+	return l->miss;
+}
+
+/* The hit for an access through p, its addresses relative to the element
+ * (any_element) or to p[0]. */
+static struct data_attribution *resolve_through(struct data_types *dt,
+						const struct dt_pointer *p,
+						int64_t off, bool any_element,
+						unsigned size)
+{
+	struct resolution r = { .whole_internals = true, .path = STRBUF_INIT };
+	Dwarf_Die object = p->object;
+	uint64_t elem_size = type_size(&object), in_element;
+	struct data_attribution *hit;
+	int64_t index;
+
+	element_of(p, off, any_element, &index, &in_element);
+	pointer_path(p, index, &r.path);
+	resolve_offset(dt, p->m, &object, in_element, size, true, &r);
+	if (index > 0) {
+		r.member_offset += (uint64_t)index * elem_size;
+		r.layout_offset += (uint64_t)index * elem_size;
+	}
 	r.element_index = (long)index;
-	r.member_offset += index * size;
-	r.layout_offset += index * size;
-	hit = hit_new(dt, rv->name, &object, &r);
-	hit->via_pointer = true;
+	hit = hit_new(dt, p->name, &object, &r);
+	hit->via_pointer = !p->is_address;
 	strbuf_release(&r.path);
 	return hit;
+}
+
+enum data_types_miss data_types_through_pointer(struct data_types *dt,
+						const struct dt_pointer *p,
+						int64_t off, bool any_element,
+						uint64_t addr, unsigned size,
+						struct data_attribution *out)
+{
+	struct key k = { KEY_THROUGH_POINTER, (uintptr_t)p, (uint64_t)off, size,
+			 any_element };
+	struct data_attribution *hit;
+	int64_t index;
+	uint64_t in_element;
+
+	attribution_clear(out);
+	if (!p || out_of_reach(p, off, any_element))
+		return DT_NO_VARIABLE;
+	hit = map_get(&dt->results, &k);
+	if (!hit) {
+		hit = resolve_through(dt, p, off, any_element, size);
+		map_put(&dt->results, &k, hit);
+	}
+	/* the object is p[0], or the element when which one is unknown */
+	element_of(p, off, any_element, &index, &in_element);
+	return hit_out(hit, addr - (any_element ? in_element : (uint64_t)off), out);
 }
 
 enum data_types_miss data_types_in_register(struct data_types *dt,
@@ -990,28 +1705,12 @@ enum data_types_miss data_types_in_register(struct data_types *dt,
 					    int64_t base_off, uint64_t addr,
 					    struct data_attribution *out)
 {
-	struct dt_module *m = module_get(dt, mod);
-	const struct reg_var *rv;
-	struct data_attribution *hit;
-	struct key k;
+	const struct dt_pointer *p;
+	enum data_types_miss miss;
 
 	attribution_clear(out);
-	if (!m)
-		return DT_NO_DWARF;
-	if (dwarf_reg < 0)
-		return DT_NO_VARIABLE;
-	rv = reg_var_get(dt, m, pc - bias, dwarf_reg);
-	if (rv->miss != DT_HIT)
-		return rv->miss;
-	/* Below the pointer: container_of() and friends; not worth a guess. */
-	if (base_off < 0)
-		return DT_NO_VARIABLE;
-	k = (struct key){ KEY_REGISTER | m->serial, pc - bias,
-			  (uint64_t)dwarf_reg, (uint64_t)base_off };
-	hit = map_get(&dt->results, &k);
-	if (!hit) {
-		hit = resolve_pointee(dt, m, rv, (uint64_t)base_off);
-		map_put(&dt->results, &k, hit);
-	}
-	return hit_out(hit, addr - (uint64_t)base_off, out);
+	miss = data_types_register_pointer(dt, mod, bias, pc, dwarf_reg, &p);
+	if (miss != DT_HIT)
+		return miss;
+	return data_types_through_pointer(dt, p, base_off, false, addr, 0, out);
 }

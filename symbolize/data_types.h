@@ -2,12 +2,16 @@
  *
  * Two ways in, both per libdwfl module:
  *  - data_types_global(): addr lies inside a global/static variable
- *    (DW_TAG_variable with a DW_OP_addr location);
+ *    (DW_TAG_variable with a DW_OP_addr location), or inside an ELF data
+ *    symbol a declaration of the same name describes (copy relocations);
  *  - data_types_in_register(): at code address pc, the memory operand's
  *    base register (DWARF number) holds a variable or parameter whose type
  *    is a pointer; the access is base_off bytes from the pointer's value.
- *    This is the approach of `perf annotate --data-type`.
- * Either way the offset is resolved through the type to a member path,
+ *    This is the approach of `perf annotate --data-type`;
+ *  - dt_pointer chains (below): when no variable is in the register, the
+ *    pointer is followed back to the global, or the member of another
+ *    typed object, it was loaded from (detector/pointer_origin.h).
+ * Every way, the offset is resolved through the type to a member path,
  * arrays and nested structs included: "[1]", ".secondary_super_cache",
  * "[3].hits", ".inner.a[2]".
  *
@@ -70,6 +74,8 @@ enum data_types_miss {
 	DT_NO_VARIABLE,           /* no variable at addr / no variable in that register at pc */
 	DT_NOT_POINTER,           /* variable in register is not a pointer */
 	DT_NO_TYPE,               /* pointee type incomplete or void */
+	DT_NO_ORIGIN,             /* no variable in the base register, and no
+	                             load of it found (detector/pointer_origin.h) */
 	DT__COUNT
 };
 const char *data_types_miss_name(enum data_types_miss m);
@@ -77,14 +83,85 @@ const char *data_types_miss_name(enum data_types_miss m);
 struct data_types *data_types_new(void);
 void data_types_free(struct data_types *dt);
 
-/* addr and pc are absolute; bias is the module's load bias. */
+/* addr and pc are absolute; bias is the module's load bias.  size is the
+ * access's, in bytes (0: unknown): where members overlap (unions, C++
+ * empty bases) it picks the member the access fits best. */
 enum data_types_miss data_types_global(struct data_types *dt,
 				       struct Dwfl_Module *mod, uint64_t bias,
 				       uint64_t addr, struct data_attribution *out);
+enum data_types_miss data_types_global_access(struct data_types *dt,
+					      struct Dwfl_Module *mod, uint64_t bias,
+					      uint64_t addr, unsigned size,
+					      struct data_attribution *out);
+/*
+ * A copy relocation puts a library's variable in the executable's .bss:
+ * the executable's DWARF only declares it (data_types_global_access reads
+ * such a declaration when it has the type), the library's defines it.
+ * addr lies in a data symbol of data_mod; this answers with the variable
+ * of that symbol's name as other_mod's DWARF knows it (typically the
+ * module of the code making the access).
+ */
+enum data_types_miss data_types_global_elsewhere(struct data_types *dt,
+						 struct Dwfl_Module *data_mod,
+						 uint64_t addr, unsigned size,
+						 struct Dwfl_Module *other_mod,
+						 struct data_attribution *out);
 enum data_types_miss data_types_in_register(struct data_types *dt,
 					    struct Dwfl_Module *mod, uint64_t bias,
 					    uint64_t pc, int dwarf_reg,
 					    int64_t base_off, uint64_t addr,
 					    struct data_attribution *out);
+
+/*
+ * Pointers, for following a pointer from where it was loaded when no
+ * variable describes the register an access goes through (the
+ * instruction-level part is detector/pointer_origin.h).  A dt_pointer is
+ * a pointer whose target type DWARF gives: a variable in a register, the
+ * address of a global or of a variable on the stack (an array decays to
+ * its first element, as in C), or a pointer loaded from a member of what
+ * another dt_pointer points to.
+ * Owned by dt, and equal pointers are the same object.
+ *
+ * off counts bytes from where the pointer points, so off >= sizeof the
+ * target is p[i].  any_element: an unknown multiple of the target's size
+ * was added to the pointer (an index register, a join in the code), so
+ * only the offset modulo that size is known; negative offsets are then
+ * fine, otherwise they are refused (container_of() is not worth a guess).
+ */
+struct dt_pointer;
+
+/* The pointer a DWARF variable in dwarf_reg holds at pc (as above). */
+enum data_types_miss data_types_register_pointer(struct data_types *dt,
+						 struct Dwfl_Module *mod, uint64_t bias,
+						 uint64_t pc, int dwarf_reg,
+						 const struct dt_pointer **out);
+/* The address of the global variable holding addr; *off is addr's
+ * offset from where that pointer points. */
+enum data_types_miss data_types_global_address(struct data_types *dt,
+					       struct Dwfl_Module *mod, uint64_t bias,
+					       uint64_t addr,
+					       const struct dt_pointer **out,
+					       int64_t *off);
+/* The variable whose storage holds the stack slot at dwarf_reg + off just
+ * before pc (dwarf_reg: the stack or frame pointer; DW_OP_fbreg, the
+ * frame base through the CFI, or DW_OP_bregN locations): its address,
+ * and *ptr_off, the slot's offset from it. */
+enum data_types_miss data_types_stack_address(struct data_types *dt,
+					      struct Dwfl_Module *mod, uint64_t bias,
+					      uint64_t pc, int dwarf_reg, int64_t off,
+					      const struct dt_pointer **out,
+					      int64_t *ptr_off);
+/* The pointer a load of 8 bytes at p + off reads: p's target must have a
+ * pointer member starting there (DT_NOT_POINTER otherwise). */
+enum data_types_miss data_types_member_pointer(struct data_types *dt,
+					       const struct dt_pointer *p,
+					       int64_t off, bool any_element,
+					       const struct dt_pointer **out);
+/* An access of size bytes (0: unknown) at addr, which is p + off. */
+enum data_types_miss data_types_through_pointer(struct data_types *dt,
+						const struct dt_pointer *p,
+						int64_t off, bool any_element,
+						uint64_t addr, unsigned size,
+						struct data_attribution *out);
 
 #endif

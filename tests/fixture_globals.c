@@ -56,6 +56,96 @@ typedef struct {
 
 Klass klass_c1, klass_i1, klass_i2;
 
+/* Overlapping members: which one an access means depends on its size. */
+struct half {
+	long packets;           /*  0  8 */
+	long bytes;             /*  8  8 */
+};
+
+union tag {
+	long raw;               /*  0  8 */
+	struct {
+		int lo, hi;     /*  0  4, 4  4 */
+	} parts;
+};
+
+struct conn {
+	int fd;                 /*  0  4 */
+	union tag tag;          /*  8  8 */
+	struct half rx;         /* 16 16 */
+	struct half tx;         /* 32 16 */
+};                              /* size 48 */
+
+struct conn conn_global;
+
+/* A library's type the user sees whole (std::atomic<long> holds _M_i):
+ * its one member's name is reserved. */
+typedef struct {
+	long __value;           /*  0  8 */
+} opaque_count_t;
+
+/* Several reserved members: which one is hit matters (a lock word). */
+typedef struct {
+	int __lock;             /*  0  4 */
+	int __owner;            /*  4  4 */
+} opaque_lock_t;
+
+struct counted {
+	opaque_count_t hits;    /*  0  8 */
+	long misses;            /*  8  8 */
+	opaque_lock_t lk;       /* 16  8 */
+} counted_global;
+
+/* Heap objects no variable describes at the access: the pointer is
+ * reloaded from a global, or from a member, in each iteration. */
+static struct conn *conn_ptr;
+
+struct stats_vec {
+	struct stats *start;    /*  0  8, as std::vector's _M_start */
+	struct stats *finish;   /*  8  8 */
+};
+
+struct stats_vec stats_vec;
+
+__attribute__((noinline)) void conn_rx(long n)
+{
+	for (long i = 0; i < n; i++) {
+		conn_ptr->rx.packets++;
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
+/* Unoptimised, as in a debug build: the local pointer lives on the stack
+ * and is reloaded from there for each access. */
+#if defined(__clang__)
+#define UNOPTIMISED __attribute__((noinline, optnone))
+#else
+#define UNOPTIMISED __attribute__((noinline, optimize("O0")))
+#endif
+
+UNOPTIMISED void conn_rx_debug(long n)
+{
+	struct conn *cc = conn_ptr;
+
+	for (long i = 0; i < n; i++)
+		cc->rx.packets++;
+}
+
+/* The loop walks a pointer (p++ at its end) that no variable names. */
+__attribute__((noinline)) void vec_sweep(long n)
+{
+	for (long i = 0; i < n; i++)
+		stats_vec.start[i].misses++;
+}
+
+__attribute__((noinline)) void vec_bump(long n, int id)
+{
+	for (long i = 0; i < n; i++) {
+		stats_vec.start[id].writes++;
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
 __attribute__((noinline)) void bump(struct stats *s)
 {
 	s->writes++;
@@ -119,6 +209,9 @@ int main(int argc, char **argv)
 	supers->data[1] = &klass_i2;
 	klass_c1.secondary_supers = supers;
 	klass_c1.name = build_tag;
+	conn_ptr = &conn_global;
+	stats_vec.start = per_thread;
+	stats_vec.finish = per_thread + 4;
 
 	for (int i = 0; i < n; i++) {
 		counters[i & 3]++;
@@ -127,6 +220,10 @@ int main(int argc, char **argv)
 		is_subtype(&klass_c1, (i & 1) ? &klass_i1 : &klass_i2);
 		count_hit();
 	}
+	conn_rx(n);
+	conn_rx_debug(n);
+	vec_bump(n, 1);
+	vec_sweep(4);
 	zero_word(&per_thread[0].misses);
 	sum = sum_stats(per_thread, 4);
 	printf("%ld %ld %d %d\n", sum, counters[1], outers[1].in.a[2], count_hit());

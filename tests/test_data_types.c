@@ -239,11 +239,63 @@ static void test_typedef_struct(struct data_types *dt, struct fixture *fx)
 	CHECK_STR(a.layout ? a.layout->name : NULL, "Klass", "primary_supers layout");
 }
 
+/* union tag { long raw; struct { int lo, hi; } parts; } at offset 8. */
+static void test_union_member_by_size(struct data_types *dt, struct fixture *fx)
+{
+	uint64_t conn = symbol(fx, "conn_global", NULL);
+	struct data_attribution a;
+
+	CHECK(conn, "symbol conn_global");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, conn + 12, 4, &a),
+		     DT_HIT, "4 bytes at 12");
+	CHECK_STR(a.path, ".tag.parts.hi", "a 4-byte store at 12 is parts.hi, not raw");
+	CHECK_EQ_U64(a.member_offset, 12, "parts.hi offset");
+	CHECK_EQ_U64(a.member_size, 4, "parts.hi size");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, conn + 8, 4, &a),
+		     DT_HIT, "4 bytes at 8");
+	CHECK_STR(a.path, ".tag.parts.lo", "4 bytes at 8: the exact fit");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, conn + 8, 8, &a),
+		     DT_HIT, "8 bytes at 8");
+	CHECK_STR(a.path, ".tag.raw", "8 bytes at 8: raw fits exactly");
+	CHECK_EQ_U64(a.member_size, 8, "raw size");
+	/* size unknown: the first member, as before */
+	CHECK_EQ_U64(data_types_global(dt, fx->mod, fx->bias, conn + 12, &a), DT_HIT,
+		     "conn_global + 12");
+	CHECK_STR(a.path, ".tag.raw", "unknown size: the first member");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, conn + 16, 8, &a),
+		     DT_HIT, "rx.packets");
+	CHECK_STR(a.path, ".rx.packets", "no overlap, nothing to choose");
+}
+
+/* counted_global.hits is an opaque_count_t whose only member, __value,
+ * is the implementation's: the access is to hits, in struct counted.
+ * lk has two such members, and keeps its path. */
+static void test_library_internals(struct data_types *dt, struct fixture *fx)
+{
+	uint64_t counted = symbol(fx, "counted_global", NULL);
+	struct data_attribution a;
+
+	CHECK(counted, "symbol counted_global");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, counted, 8, &a),
+		     DT_HIT, "counted_global.hits");
+	CHECK_STR(a.path, ".hits", "not .hits.__value");
+	CHECK_EQ_U64(a.member_size, 8, "hits size");
+	CHECK_STR(a.layout ? a.layout->name : NULL, "struct counted",
+		  "the layout is the user's struct");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, counted + 8, 8, &a),
+		     DT_HIT, "counted_global.misses");
+	CHECK_STR(a.path, ".misses", "an ordinary member");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, counted + 20, 4, &a),
+		     DT_HIT, "counted_global.lk.__owner");
+	CHECK_STR(a.path, ".lk.__owner", "two reserved members: the one hit is named");
+}
+
 static void test_static_and_misses(struct data_types *dt, struct fixture *fx)
 {
 	static const char *const ours[] = {
 		"build_tag", "counters", "outers", "per_thread",
-		"klass_c1", "klass_i1", "klass_i2", "hits",
+		"klass_c1", "klass_i1", "klass_i2", "hits", "conn_global",
+		"stats_vec", "counted_global",
 	};
 	uint64_t hits = symbol(fx, "hits", NULL), size;
 	struct data_attribution a;
@@ -385,6 +437,131 @@ static void test_pointer_params(struct data_types *dt, struct fixture *fx)
 	CHECK_EQ_U64(miss, DT_NO_TYPE, "zero_word rdi miss");
 }
 
+/* conn_ptr (struct conn *) and stats_vec.start (struct stats *): pointers
+ * no register variable holds, followed from the globals they are loaded
+ * from, as detector/pointer_origin.c does. */
+static void test_pointer_chains(struct data_types *dt, struct fixture *fx)
+{
+	const uint64_t obj = 0x7f0000002000ULL;
+	uint64_t conn_ptr = symbol(fx, "conn_ptr", NULL);
+	uint64_t vec = symbol(fx, "stats_vec", NULL);
+	uint64_t per_thread = symbol(fx, "per_thread", NULL);
+	const struct dt_pointer *g, *p, *again;
+	struct data_attribution a;
+	int64_t off;
+
+	CHECK(conn_ptr && vec && per_thread, "symbols conn_ptr, stats_vec, per_thread");
+	CHECK_EQ_U64(data_types_global_address(dt, fx->mod, fx->bias, conn_ptr, &g, &off),
+		     DT_HIT, "&conn_ptr");
+	CHECK_EQ_U64(off, 0, "conn_ptr offset");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, off, false, &p), DT_HIT,
+		     "the pointer stored in conn_ptr");
+	CHECK_EQ_U64(data_types_through_pointer(dt, p, 16, false, obj + 16, 8, &a), DT_HIT,
+		     "conn_ptr->rx.packets");
+	CHECK_STR(a.variable, "conn_ptr", "named by the global it was loaded from");
+	CHECK_STR(a.type_name, "struct conn", "conn type");
+	CHECK_STR(a.path, ".rx.packets", "conn path");
+	CHECK(a.via_pointer, "conn via pointer");
+	CHECK_EQ_U64(a.object_start, obj, "conn object_start");
+	CHECK_STR(a.layout ? a.layout->name : NULL, "struct half", "conn layout");
+	CHECK_EQ_U64(a.layout_start, obj + 16, "rx instance");
+	CHECK_EQ_U64(data_types_through_pointer(dt, p, 12, false, obj + 12, 4, &a), DT_HIT,
+		     "conn_ptr->tag.parts.hi");
+	CHECK_STR(a.path, ".tag.parts.hi", "through a pointer, the union member fits too");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, 0, false, &again), DT_HIT, "again");
+	CHECK(again == p, "pointers are cached and shared");
+
+	/* stats_vec.start[id].writes: lea stats_vec; mov (%rcx),%rdx; add %rsi,%rdx */
+	CHECK_EQ_U64(data_types_global_address(dt, fx->mod, fx->bias, vec, &g, &off),
+		     DT_HIT, "&stats_vec");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, 0, false, &p), DT_HIT,
+		     "stats_vec.start");
+	CHECK_EQ_U64(data_types_through_pointer(dt, p, SIZEOF_STATS + 8, true,
+						obj + SIZEOF_STATS + 8, 8, &a),
+		     DT_HIT, "some element's writes");
+	CHECK_STR(a.variable, "stats_vec.start", "member pointer name");
+	CHECK_STR(a.type_name, "struct stats", "element type");
+	CHECK_STR(a.path, ".writes", "an unknown element has no index");
+	CHECK_EQ_U64(a.element_index, (uint64_t)-1, "index unknown");
+	CHECK_EQ_U64(a.object_start, obj + SIZEOF_STATS, "the object is the element");
+	CHECK_EQ_U64(a.layout_start, obj + SIZEOF_STATS, "element instance");
+	CHECK_EQ_U64(data_types_through_pointer(dt, p, 8 - SIZEOF_STATS, true, obj + 8, 8, &a),
+		     DT_HIT, "below the pointer, some element");
+	CHECK_STR(a.path, ".writes", "negative offsets are modulo the element too");
+	CHECK_EQ_U64(data_types_through_pointer(dt, p, -8, false, obj, 8, &a),
+		     DT_NO_VARIABLE, "below a known pointer: not guessed");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, 4, false, &again), DT_NOT_POINTER,
+		     "a load from inside a pointer member");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, 16, false, &again), DT_NO_VARIABLE,
+		     "past stats_vec");
+
+	/* An array decays to a pointer to its first element. */
+	CHECK_EQ_U64(data_types_global_address(dt, fx->mod, fx->bias, per_thread + 40, &g,
+					       &off), DT_HIT, "&per_thread[1].writes");
+	CHECK_EQ_U64(off, 40, "per_thread offset");
+	CHECK_EQ_U64(data_types_through_pointer(dt, g, off, false, per_thread + 40, 8, &a),
+		     DT_HIT, "per_thread[1].writes");
+	CHECK_STR(a.path, "[1].writes", "decayed array path");
+	CHECK_EQ_U64(a.object_start, per_thread, "decayed array object");
+	CHECK_EQ_U64(data_types_member_pointer(dt, g, 8, false, &again), DT_NOT_POINTER,
+		     "writes is a long");
+	CHECK_EQ_U64(data_types_member_pointer(dt, NULL, 0, false, &again), DT_NO_VARIABLE,
+		     "no pointer");
+}
+
+/*
+ * tests/fixture_copyreloc uses cache_metrics of tests/libfixture_metrics.so
+ * directly: the linker copied it into the program's .bss.  The program's
+ * DWARF declares it (with its type), the library's defines it.
+ */
+static void test_copy_relocation(const char *top)
+{
+	/* its own: a data_types must not outlive the Dwfl it has read */
+	struct data_types *dt = data_types_new();
+	char *exe_path = xasprintf("%s/tests/fixture_copyreloc", top);
+	char *lib_path = xasprintf("%s/tests/libfixture_metrics.so", top);
+	struct fixture exe = { 0 }, lib = { 0 };
+	struct data_attribution a;
+	uint64_t metrics;
+
+	exe.dwfl = dwfl_begin(&offline_callbacks);
+	exe.mod = exe.dwfl ? dwfl_report_offline(exe.dwfl, "exe", exe_path, -1) : NULL;
+	lib.mod = exe.mod ? dwfl_report_offline(exe.dwfl, "lib", lib_path, -1) : NULL;
+	if (exe.dwfl)
+		dwfl_report_end(exe.dwfl, NULL, NULL);
+	CHECK(exe.mod && lib.mod, "open %s and %s", exe_path, lib_path);
+	if (!exe.mod || !lib.mod)
+		goto out;
+	exe.dw = dwfl_module_getdwarf(exe.mod, &exe.bias);
+	metrics = symbol(&exe, "cache_metrics", NULL);
+	if (!metrics) {
+		printf("# no copy relocation in %s: the compiler used the GOT\n", exe_path);
+		goto out;
+	}
+	CHECK_EQ_U64(data_types_global_access(dt, exe.mod, exe.bias, metrics + 8, 8, &a),
+		     DT_HIT, "the copy, by the program's declaration");
+	CHECK_STR(a.variable, "cache_metrics", "declared variable");
+	CHECK_STR(a.type_name, "struct metrics", "declared type");
+	CHECK_STR(a.path, ".misses", "declared member");
+	CHECK_EQ_U64(a.object_start, metrics, "the copy's address");
+	CHECK_STR(a.layout ? a.layout->name : NULL, "struct metrics", "copy layout");
+
+	CHECK_EQ_U64(data_types_global_elsewhere(dt, exe.mod, metrics + 16, 8, lib.mod, &a),
+		     DT_HIT, "the copy, by the library's definition");
+	CHECK_STR(a.variable, "cache_metrics", "defined variable");
+	CHECK_STR(a.path, ".evictions", "defined member");
+	CHECK_EQ_U64(a.object_start, metrics, "the copy, not the library's own");
+	CHECK_EQ_U64(data_types_global_elsewhere(dt, exe.mod, symbol(&exe, "main", NULL), 8,
+						 lib.mod, &a),
+		     DT_NO_VARIABLE, "code is no data symbol");
+out:
+	data_types_free(dt);
+	if (exe.dwfl)
+		dwfl_end(exe.dwfl);
+	free(exe_path);
+	free(lib_path);
+}
+
 static void test_uncovered_code(struct data_types *dt, struct fixture *fx)
 {
 	uint64_t start = symbol(fx, "_start", NULL);
@@ -421,10 +598,14 @@ int main(int argc, char **argv)
 	test_scalar_array(dt, &fx);
 	test_nested(dt, &fx);
 	test_typedef_struct(dt, &fx);
+	test_union_member_by_size(dt, &fx);
+	test_library_internals(dt, &fx);
 	test_static_and_misses(dt, &fx);
 	test_pointer_params(dt, &fx);
+	test_pointer_chains(dt, &fx);
 	test_uncovered_code(dt, &fx);
 	data_types_free(dt);
+	test_copy_relocation(top ? top : ".");
 
 	dwfl_end(fx.dwfl);
 	free(path);

@@ -332,6 +332,91 @@ static void test_insn_walk(struct decoder *d)
 	CHECK(!decoder_insn(d, (const uint8_t[]){ 0x06 }, 1, IP, &ii), "(bad) 06");
 }
 
+/* DWARF numbers */
+enum { D_RAX = 0, D_RDX = 1, D_RCX = 2, D_RBX = 3, D_RSI = 4, D_RDI = 5,
+       D_RBP = 6, D_RSP = 7 };
+
+struct flow_case {
+	const char *what;
+	uint8_t code[DECODE_MAX_INSN];
+	size_t len;
+	int reg;
+	enum reg_flow_kind kind;
+	int src_reg;                 /* FLOW_COPY, FLOW_ADD_REG */
+	int64_t imm;                 /* FLOW_ADD_IMM */
+	struct mem_ref mem;          /* FLOW_LOAD, FLOW_ADDRESS, FLOW_ADD_LOAD */
+};
+
+#define NO_MEM { -1, -1, 0, 0, false }
+
+static const struct flow_case flow_cases[] = {
+	{ "mov rdx,[rip+0x2f71]", CODE(0x48, 0x8b, 0x15, 0x71, 0x2f, 0x00, 0x00), D_RDX,
+	  FLOW_LOAD, -1, 0, { -1, -1, 0, IP + 7 + 0x2f71, true } },
+	{ "mov rdx,[rcx]", CODE(0x48, 0x8b, 0x11), D_RDX,
+	  FLOW_LOAD, -1, 0, { D_RCX, -1, 1, 0, false } },
+	{ "mov rdx,[rcx] for rcx", CODE(0x48, 0x8b, 0x11), D_RCX,
+	  FLOW_NONE, -1, 0, NO_MEM },
+	{ "add rdx,rsi", CODE(0x48, 0x01, 0xf2), D_RDX, FLOW_ADD_REG, D_RSI, 0, NO_MEM },
+	{ "add rdx,rsi for rsi", CODE(0x48, 0x01, 0xf2), D_RSI, FLOW_NONE, -1, 0, NO_MEM },
+	{ "lea rbp,[rbx+8]", CODE(0x48, 0x8d, 0x6b, 0x08), D_RBP,
+	  FLOW_ADDRESS, -1, 0, { D_RBX, -1, 1, 8, false } },
+	{ "add rbx,[rbp+0]", CODE(0x48, 0x03, 0x5d, 0x00), D_RBX,
+	  FLOW_ADD_LOAD, -1, 0, { D_RBP, -1, 1, 0, false } },
+	{ "add rax,0x10", CODE(0x48, 0x83, 0xc0, 0x10), D_RAX, FLOW_ADD_IMM, -1, 16, NO_MEM },
+	{ "sub rax,0x10", CODE(0x48, 0x83, 0xe8, 0x10), D_RAX, FLOW_ADD_IMM, -1, -16, NO_MEM },
+	{ "mov rbp,rdi", CODE(0x48, 0x89, 0xfd), D_RBP, FLOW_COPY, D_RDI, 0, NO_MEM },
+	{ "mov eax,edx", CODE(0x89, 0xd0), D_RAX, FLOW_OTHER, -1, 0, NO_MEM },
+	{ "mov edx,[rcx]", CODE(0x8b, 0x11), D_RDX, FLOW_OTHER, -1, 0, NO_MEM },
+	{ "call: rax is clobbered", CODE(0xe8, 0xfb, 0x00, 0x00, 0x00), D_RAX,
+	  FLOW_OTHER, -1, 0, NO_MEM },
+	{ "call: rbx is kept", CODE(0xe8, 0xfb, 0x00, 0x00, 0x00), D_RBX,
+	  FLOW_NONE, -1, 0, NO_MEM },
+	{ "mov rax,[rax+rdx*8]", CODE(0x48, 0x8b, 0x04, 0xd0), D_RAX,
+	  FLOW_LOAD, -1, 0, { D_RAX, D_RDX, 8, 0, false } },
+	{ "mov rax,[rsp+0x10]", CODE(0x48, 0x8b, 0x44, 0x24, 0x10), D_RAX,
+	  FLOW_LOAD, -1, 0, { D_RSP, -1, 1, 0x10, false } },
+	{ "mov rax,[0x404040+rdx*8]", CODE(0x48, 0x8b, 0x04, 0xd5, 0x40, 0x40, 0x40, 0x00),
+	  D_RAX, FLOW_LOAD, -1, 0, { -1, D_RDX, 8, 0x404040, true } },
+	{ "mov rax,fs:0x28", CODE(0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0x00, 0x00, 0x00),
+	  D_RAX, FLOW_OTHER, -1, 0, NO_MEM },
+	{ "cmovne rax,rbx", CODE(0x48, 0x0f, 0x45, 0xc3), D_RAX, FLOW_OTHER, -1, 0, NO_MEM },
+	{ "addq [rdx+0x10],1", CODE(0x48, 0x83, 0x42, 0x10, 0x01), D_RDX,
+	  FLOW_NONE, -1, 0, NO_MEM },
+};
+
+static void test_reg_flow(struct decoder *d)
+{
+	struct reg_flow f;
+
+	for (size_t i = 0; i < sizeof(flow_cases) / sizeof(flow_cases[0]); i++) {
+		const struct flow_case *c = &flow_cases[i];
+
+		if (!decoder_reg_flow(d, c->code, c->len, IP, c->reg, &f)) {
+			CHECK(0, "%s: does not decode", c->what);
+			continue;
+		}
+		CHECK(f.kind == c->kind, "%s: kind %d, want %d", c->what, f.kind, c->kind);
+		if (f.kind != c->kind)
+			continue;
+		if (c->kind == FLOW_COPY || c->kind == FLOW_ADD_REG)
+			CHECK(f.src_reg == c->src_reg, "%s: src %d", c->what, f.src_reg);
+		if (c->kind == FLOW_ADD_IMM)
+			CHECK(f.imm == c->imm, "%s: imm %" PRId64, c->what, f.imm);
+		if (c->kind != FLOW_LOAD && c->kind != FLOW_ADDRESS && c->kind != FLOW_ADD_LOAD)
+			continue;
+		CHECK(f.mem.base_reg == c->mem.base_reg, "%s: base %d", c->what, f.mem.base_reg);
+		CHECK(f.mem.index_reg == c->mem.index_reg, "%s: index %d", c->what,
+		      f.mem.index_reg);
+		if (c->mem.index_reg >= 0)
+			CHECK(f.mem.scale == c->mem.scale, "%s: scale %u", c->what, f.mem.scale);
+		CHECK(f.mem.disp == c->mem.disp, "%s: disp 0x%" PRIx64, c->what,
+		      (uint64_t)f.mem.disp);
+		CHECK(f.mem.absolute == c->mem.absolute, "%s: absolute %d", c->what,
+		      f.mem.absolute);
+	}
+	CHECK(!decoder_reg_flow(d, (const uint8_t[]){ 0x06 }, 1, IP, D_RAX, &f), "(bad) 06");
+}
+
 static void test_status_names(void)
 {
 	CHECK_STR(decode_status_name(DECODE_OK), "ok", "ok");
@@ -355,6 +440,7 @@ int main(void)
 	test_empty_input(d);
 	test_insn_cases(d);
 	test_insn_walk(d);
+	test_reg_flow(d);
 	test_status_names();
 	decoder_free(d);
 	return test_done();
