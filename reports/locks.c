@@ -146,6 +146,27 @@ static const char *internals_type(const char *after, bool *lock)
 	return NULL;
 }
 
+/* The access went through __align or __size (an 8-byte word at the
+ * mutex's start picks __align), which say nothing of the lock's type:
+ * the union holding them is the lock when its __data is a lock's
+ * internals ("struct __pthread_mutex_s"); its typedef name is gone. */
+static void lock_from_union(const struct data_attribution *a, struct lock_ref *out)
+{
+	const struct type_layout *lay = a->layout;
+	const char *usual;
+
+	for (unsigned i = 0; lay && i < lay->n_members; i++) {
+		const struct type_member *m = &lay->members[i];
+
+		if (!m->name || strcmp(m->name, "__data") || !(usual = lock_type(m->type_name)))
+			continue;
+		out->type_name = usual;
+		out->start = a->layout_start;
+		out->size = lay->size;
+		return;
+	}
+}
+
 /* The path enters a pthread type's internals: the lock is what holds
  * __data (or __size, __align: the other members of the same unions). */
 static bool lock_by_internals(const struct data_attribution *a,
@@ -177,6 +198,8 @@ static bool lock_by_internals(const struct data_attribution *a,
 			 * is not the pthread type inside it, nor is it named */
 			if (len != (size_t)(p - path))
 				out->type_name = NULL;
+			else if (!out->type_name || !out->size)
+				lock_from_union(a, out);
 			out->name = path_name(a, path, len);
 			return true;
 		}
