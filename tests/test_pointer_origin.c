@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "elf_fixture.h"
 #include "util.h"
 #include "detector/decode.h"
 #include "detector/line_table.h"
@@ -29,52 +30,13 @@
 #define T1 101
 #define T2 102
 #define LOAD_BASE 0x555555554000ULL
-#define PAGE 0x1000ULL
 #define HEAP 0x7f0000100000ULL
 #define REG_VALUE 0x7f0000001000ULL   /* every register, to decode with */
 
-struct elf_file {
-	int fd;
-	Elf *elf;
-};
-
-static bool elf_file_open(struct elf_file *f, const char *path)
-{
-	elf_version(EV_CURRENT);
-	f->fd = open(path, O_RDONLY);
-	f->elf = f->fd < 0 ? NULL : elf_begin(f->fd, ELF_C_READ, NULL);
-	return f->elf;
-}
-
-static void elf_file_close(struct elf_file *f)
-{
-	elf_end(f->elf);
-	if (f->fd >= 0)
-		close(f->fd);
-}
-
-/* Each PT_LOAD segment, page by page, at LOAD_BASE (as test_report.c). */
+/* The fixture's segments at LOAD_BASE. */
 static void map_segments(struct elf_file *f, struct symbolizer *sym, const char *path)
 {
-	size_t n = 0;
-
-	elf_getphdrnum(f->elf, &n);
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		uint64_t page, end;
-		uint32_t prot = 0;
-
-		if (!gelf_getphdr(f->elf, i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		prot |= ph.p_flags & PF_R ? PROT_READ : 0;
-		prot |= ph.p_flags & PF_W ? PROT_WRITE : 0;
-		prot |= ph.p_flags & PF_X ? PROT_EXEC : 0;
-		page = ph.p_vaddr & ~(PAGE - 1);
-		end = ph.p_vaddr + ph.p_memsz;
-		for (; page < end; page += PAGE)
-			symbolizer_add_mapping(sym, PID, LOAD_BASE + page, PAGE,
-					       ph.p_offset - ph.p_vaddr + page, prot, path);
-	}
+	elf_fixture_map(f, sym, PID, LOAD_BASE, path);
 }
 
 /* The first instruction of fn that writes memory through a register
