@@ -15,6 +15,7 @@
 
 #include "advice.h"
 #include "../common/util.h"
+#include "../symbolize/data_types.h"
 
 #define MAX_NAMED      3   /* names in a sentence before "and N more" */
 #define ELIDE_MEMBERS 32   /* bigger structs show only the line's surroundings */
@@ -547,8 +548,10 @@ static void find_nesting(struct advisor *adv)
 			       &len) < 2 || !outer)
 			continue;
 		adv->nested = true;
-		adv->nested_title = xasprintf("struct <type of %.*s>",
-					      (int)len, outer);
+		/* the members' struct by its name where it has one */
+		adv->nested_title = l->struct_name && !strstr(l->struct_name, "{...}") ?
+				    xstrdup(l->struct_name) :
+				    xasprintf("struct <type of %.*s>", (int)len, outer);
 		return;
 	}
 }
@@ -1601,6 +1604,17 @@ static void advise_scalar(struct advisor *adv)
 	free(decl);
 }
 
+/* Only a binary without DWARF is helped by "build with -g". */
+static void say_why_untyped(struct strbuf *sb, const struct report_line *l)
+{
+	const char *why = l->untyped_why;
+
+	if (!why || !strcmp(why, data_types_miss_name(DT_NO_DWARF)))
+		strbuf_addf(sb, " (no type information for a layout: build with -g)");
+	else
+		strbuf_addf(sb, " (no type information for a layout: %s)", why);
+}
+
 /* No layout to work with: say which bytes to separate. */
 static void advise_untyped(struct advisor *adv)
 {
@@ -1626,8 +1640,7 @@ static void advise_untyped(struct advisor *adv)
 	if (add_range_names(&victims, adv, range_victim))
 		strbuf_addf(&sb, ", away from %s", victims.buf);
 	if (!l->type_name)
-		strbuf_addf(&sb, " (no type information for a layout: "
-			    "build with -g)");
+		say_why_untyped(&sb, l);
 	say_true_sharing_remains(&sb, adv);
 	l->advice.summary = strbuf_detach(&sb);
 	strbuf_release(&writers);

@@ -586,6 +586,15 @@ static void test_untyped(void)
 	CHECK(!l.advice.layout_now && !l.advice.layout_proposed,
 	      "untyped: no layouts");
 	advice_free(&l.advice);
+
+	/* a -g binary whose pointer could not be followed: not "build with -g" */
+	l.untyped_why = "no variable or load found for the base register";
+	advice_for_line(&l, true);
+	CHECK_STR(l.advice.summary,
+		  "move line offset 0 to a 64-byte line of its own, away from "
+		  "line offset 16 (no type information for a layout: no variable or "
+		  "load found for the base register)", "untyped summary, with DWARF");
+	advice_free(&l.advice);
 }
 
 /* How report_build gives an array of scalars: one member per element. */
@@ -844,6 +853,14 @@ static void test_nested(void)
 		  "nested summary");
 	CHECK(starts_with(l.advice.layout_now, "struct <type of in> {"),
 	      "nested title: %s", l.advice.layout_now);
+	advice_free(&l.advice);
+
+	/* the members' struct by its name, when DWARF gives one */
+	l.struct_name = "struct inner";
+	advice_for_line(&l, false);
+	CHECK(starts_with(l.advice.layout_now, "struct inner {"),
+	      "nested title by name: %s", l.advice.layout_now);
+	l.struct_name = NULL;
 	CHECK(l.advice.layout_now && strstr(l.advice.layout_now,
 		"(this instance starts at line offset 4)"),
 	      "nested instance found from b: %s", l.advice.layout_now);
