@@ -35,6 +35,7 @@
  */
 #include "symbolize/data_types.h"
 #include "symbolize/dwarf_type.h"
+#include "symbolize/symbolizer.h"
 #include "util.h"
 
 #include <elfutils/libdwfl.h>
@@ -1316,9 +1317,19 @@ static int code_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *chain,
 	return n;
 }
 
-/* Innermost scope first; a pointer wins over any other variable in the
- * register.  Misses are ordered from vague to specific in the enum, and the
- * most specific one seen is reported. */
+/* Code inlined from a library header (std::atomic's fetch_add): its
+ * variables (the atomic's "this") say less than the caller's (the Stats&
+ * it was called on). */
+static bool inlined_from_system(Dwarf_Die *scope)
+{
+	return dwarf_tag(scope) == DW_TAG_inlined_subroutine &&
+	       symbolizer_system_source(dwarf_decl_file(scope));
+}
+
+/* Innermost scope first, but a library's inlined code after its user's; a
+ * pointer wins over any other variable in the register.  Misses are
+ * ordered from vague to specific in the enum, and the most specific one
+ * seen is reported. */
 static void find_reg_var(struct data_types *dt, struct dt_module *m,
 			 Dwarf_Addr pc, int reg, struct ptr_lookup *rv)
 {
@@ -1336,8 +1347,11 @@ static void find_reg_var(struct data_types *dt, struct dt_module *m,
 	rv->miss = DT_NO_VARIABLE;
 	unit_die = unit->die;
 	n = code_scopes(&unit_die, pc, scopes, 0, MAX_DEPTH);
+	for (int pass = 0; pass < 2; pass++)
 	for (int i = n - 1; i >= 0; i--) {
-		if (dwarf_child(&scopes[i], &child) != 0)
+		/* pass 0: the user's scopes; pass 1: the library's */
+		if (inlined_from_system(&scopes[i]) != (pass == 1) ||
+		    dwarf_child(&scopes[i], &child) != 0)
 			continue;
 		do {
 			int tag = dwarf_tag(&child);

@@ -1241,10 +1241,7 @@ static Dwarf_Die *module_cu(Dwfl_Module *mod,
 
 static const char *absolute_source(struct symbolizer *s, Dwarf_Die *cudie, const char *file);
 
-/* A header of the compiler or the C/C++ library: an access there (an
- * inlined std::atomic::fetch_add, a glibc inline) is the user's code that
- * called it, for every reader of the report. */
-static bool is_system_source(const char *file)
+bool symbolizer_system_source(const char *file)
 {
 	static const char *const prefixes[] = {
 		"/usr/include/", "/usr/local/include/", "/usr/lib/gcc/", "/usr/lib/llvm",
@@ -1288,7 +1285,7 @@ static void hoist_out_of_system_headers(struct symbolizer *s, Dwarf_Die *cudie,
 		if (dwarf_tag(&chain[j]) != DW_TAG_inlined_subroutine)
 			continue;
 		file = call_site_file(s, cudie, &chain[j]);
-		if (!file || is_system_source(file) ||
+		if (!file || symbolizer_system_source(file) ||
 		    dwarf_formudata(dwarf_attr(&chain[j], DW_AT_call_line, &attr), &line))
 			continue;
 		for (k = j + 1; k < n && !is_function_scope(&chain[k]); k++)
@@ -1332,7 +1329,7 @@ static void lookup_inline_chain(struct symbolizer *s, Dwarf_Die *cudie,
 					break;
 				}
 			}
-			if (is_system_source(out->file))
+			if (symbolizer_system_source(out->file))
 				hoist_out_of_system_headers(s, cudie, chain, nc, out);
 			free(chain);
 		}

@@ -60,6 +60,11 @@ struct data_symbol {
 	enum mapping_kind kind;
 };
 
+/* A header of the compiler or the C/C++ library (/usr/include, gcc's and
+ * clang's own, libstdc++): code inlined from there (std::atomic's
+ * fetch_add) is the user's code that called it, for every reader. */
+bool symbolizer_system_source(const char *file);
+
 struct symbolizer *symbolizer_new(void);
 void symbolizer_free(struct symbolizer *s);
 

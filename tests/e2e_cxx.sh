@@ -1,8 +1,13 @@
 #!/bin/sh
-# C++ at -O2: std::atomic's fetch_add is inlined from <atomic>, so the
-# sampled instruction's line is in a libstdc++ header.  The report must
-# still send the reader to the user's line (the call site in worker), with
-# the library function as "via".
+# C++ at -O2, as programs are written without contend in mind.
+# 1. std::atomic's fetch_add is inlined from <atomic>, so the sampled
+#    instruction's line is in a libstdc++ header.  The report must still
+#    send the reader to the user's line (the call site in worker), with the
+#    library function as "via".
+# 2. Per-thread stats in a std::vector<Stats>: heap elements reached
+#    through _M_start, with no variable in the base register at the access.
+#    The members must be named (Stats::requests, Stats::bytes) through the
+#    load that set the register.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -60,4 +65,57 @@ if not sites or bad:
              % [(s["function"], s["file"], s["line"], s.get("via")) for s in bad or sites])
 print("ok std::atomic fetch_add: %d sites at worker ticket.cpp:13 (via %s)"
       % (len(sites), sites[0]["via"]))
+EOP
+[ $? -eq 0 ] || exit 1
+
+cat >"$tmp/stats.cpp" <<'EOC'
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+struct Stats {
+	std::atomic<long> requests{0};
+	std::atomic<long> bytes{0};
+};
+
+static void worker(std::vector<Stats> &st, int id, long iters)
+{
+	Stats &s = st[id];
+
+	for (long k = 0; k < iters; k++) {
+		s.requests.fetch_add(1, std::memory_order_relaxed);
+		s.bytes.fetch_add(k & 127, std::memory_order_relaxed);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	long iters = argc > 1 ? atol(argv[1]) : 10000000;
+	std::vector<Stats> stats(4);
+	std::vector<std::thread> th;
+
+	for (int i = 0; i < 4; i++)
+		th.emplace_back(worker, std::ref(stats), i, iters);
+	for (auto &t : th)
+		t.join();
+	printf("requests %ld\n", stats[0].requests.load() + stats[3].requests.load());
+}
+EOC
+c++ -O2 -g -pthread -o "$tmp/stats" "$tmp/stats.cpp" || { echo "FAIL: cannot compile"; exit 1; }
+"$contend" run --format json -o "$tmp/s.json" -- "$tmp/stats" >/dev/null 2>"$tmp/err" ||
+	{ echo "FAIL: contend exited $?:"; cat "$tmp/err"; exit 1; }
+python3 - "$tmp/s.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+if not r["lines"]:
+    sys.exit("FAIL: nothing reported for std::vector<Stats>")
+l = r["lines"][0]
+members = sorted({(g.get("member") or "?").split(".")[-1] for g in l["ranges"]})
+if l["kind"] != "false" or (l.get("type") or "").replace("struct ", "") not in ("Stats", "Stats[4]") \
+        or not {"requests", "bytes"} <= set(members):
+    sys.exit("FAIL: std::vector<Stats>: kind %s, type %s, members %s, typed %s/%s"
+             % (l["kind"], l.get("type"), members, l.get("typed"), l.get("untyped")))
+print("ok std::vector<Stats>: false sharing of %s, members %s" % (l.get("type"), members))
 EOP
