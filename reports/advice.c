@@ -1876,6 +1876,37 @@ static void advise_member_elements(struct advisor *adv)
 	free(owned);
 }
 
+/* s with every from replaced by to; s is freed. */
+static char *replace_all(char *s, const char *from, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = s, *hit;
+
+	if (!s || !strstr(s, from))
+		return s;
+	while ((hit = strstr(p, from))) {
+		strbuf_add(&sb, p, (size_t)(hit - p));
+		strbuf_add(&sb, to, strlen(to));
+		p = hit + strlen(from);
+	}
+	strbuf_add(&sb, p, strlen(p));
+	free(s);
+	return strbuf_detach(&sb);
+}
+
+/* The advice is written in C; a C++ program wants alignas, and its new
+ * aligns over-aligned types by itself (C++17). */
+static void respell_for_cxx(struct report_advice *a)
+{
+	char **texts[] = { &a->summary, &a->layout_now, &a->layout_proposed };
+
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		*texts[i] = replace_all(*texts[i], "_Alignas(", "alignas(");
+		*texts[i] = replace_all(*texts[i], "/* malloc aligns to 16 bytes only: allocate with ",
+					"/* new aligns it (C++17); malloc to 16 bytes only: use ");
+	}
+}
+
 void advice_for_line(struct report_line *line, bool heap_object)
 {
 	struct advisor adv;
@@ -1913,6 +1944,8 @@ void advice_for_line(struct report_line *line, bool heap_object)
 	else
 		advise_untyped(&adv);
 
+	if (line->cxx)
+		respell_for_cxx(&line->advice);
 	free(note);
 	advisor_release(&adv);
 }

@@ -177,6 +177,7 @@ struct report_line {
 	struct report_lock lock;
 	char *struct_name;           /* of the struct the members are, which may
 	                                be nested in the object: "struct half" */
+	bool cxx;                    /* the type is C++'s: advice spells alignas */
 	struct report_advice advice;
 	double predicted_gain;       /* speedup of the proposed fix (gain.h), 0 if n/a */
 	double predicted_gain_all;   /* ... if every contended range were fixed */

@@ -453,6 +453,24 @@ static void layout_fill_members(struct data_types *dt, Dwarf_Die *s,
 	free(tmp);
 }
 
+static bool in_cxx_unit(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return false;
+	switch (dwarf_srclang(&cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case 0x2a:              /* DW_LANG_C_plus_plus_17 (DWARF 6) */
+	case 0x2b:              /* DW_LANG_C_plus_plus_20 */
+		return true;
+	}
+	return false;
+}
+
 /* The layout of a struct/union (type already peeled), or of a scalar
  * element type (members empty).  name_hint names anonymous structs. */
 static const struct type_layout *layout_get(struct data_types *dt,
@@ -468,6 +486,7 @@ static const struct type_layout *layout_get(struct data_types *dt,
 		return &le->pub;
 	le = xcalloc(1, sizeof(*le));
 	le->pub.size = type_size(type);
+	le->pub.cxx = in_cxx_unit(type);
 	if (is_aggregate(dwarf_tag(type))) {
 		le->pub.name = !dwarf_diename(type) && name_hint ?
 			       intern(dt, name_hint) : type_name(dt, type);

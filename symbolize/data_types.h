@@ -50,6 +50,7 @@ struct type_layout {
 	uint64_t align;           /* alignment of the type (from DWARF, else guessed) */
 	struct type_member *members;
 	unsigned n_members;
+	bool cxx;                 /* from a C++ unit: advice in C++ spelling */
 };
 
 struct data_attribution {

@@ -514,6 +514,18 @@ static void test_per_thread_stats(void)
 		"/* one element of stats (struct stats[4]) */\n"
 		"struct stats {"), "stats layout_now: %s", l.advice.layout_now);
 	advice_free(&l.advice);
+
+	/* the same from C++: alignas, and new aligns it */
+	l.cxx = true;
+	advice_for_line(&l, true);
+	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
+		"\talignas(64) long reads;  /*     0     8 */\n") &&
+	      !strstr(l.advice.layout_proposed, "_Alignas"),
+	      "C++: alignas: %s", l.advice.layout_proposed);
+	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
+		"/* new aligns it (C++17); malloc to 16 bytes only: use aligned_alloc("),
+	      "C++: new aligns: %s", l.advice.layout_proposed);
+	advice_free(&l.advice);
 }
 
 static void test_true_sharing(void)
