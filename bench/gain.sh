@@ -33,6 +33,17 @@ for c in "false_sharing_counters --iters 300000000" "heap_per_thread_stats --ite
 	awk -v p="$p" -v m="$m" -v n="$name" 'BEGIN{printf "| %s | --padded | %.2fx | %.2fx | %+.0f%% |\n", n, p, m, 100*(p-m)/m}'
 done
 
+# true sharing: per-thread counters would each run at one thread's speed,
+# so the fixed time of 2 threads is the time of 1 doing the same adds
+: >"$tmp/p"; : >"$tmp/a"; : >"$tmp/b"
+for ((i = 0; i < runs; i++)); do
+	predicted predicted_gain "$tc/true_sharing_counter" -t 2 --iters 30000000 >>"$tmp/p"
+	wall "$tc/true_sharing_counter" -t 2 --iters 30000000 >>"$tmp/a"
+	wall "$tc/true_sharing_counter" -t 1 --iters 30000000 >>"$tmp/b"
+done
+p=$(median <"$tmp/p"); m=$(awk -v a="$(median <"$tmp/a")" -v b="$(median <"$tmp/b")" 'BEGIN{print a/b}')
+awk -v p="$p" -v m="$m" 'BEGIN{printf "| true_sharing_counter | per-thread counters (-t 1 speed) | %.2fx | %.2fx | %+.0f%% |\n", p, m, 100*(p-m)/m}'
+
 : >"$tmp/p"; : >"$tmp/p2"; : >"$tmp/a"; : >"$tmp/b"; : >"$tmp/c"
 for ((i = 0; i < runs; i++)); do
 	predicted predicted_gain "$tc/klass_secondary_supers" --seconds 1 >>"$tmp/p"

@@ -157,8 +157,9 @@ static double residual(const struct line *l, const struct line_cell *c,
 		r = GAIN_L1_CYCLES / ((double)c->weight / (double)c->weighted);
 		return r > 1 ? 1 : r;
 	}
-	/* a locked RMW needs the line itself, at once */
-	if (c->kind == ACCESS_STORE || (c->kind != ACCESS_ATOMIC && reads_own_word(l, c)))
+	if (c->kind == ACCESS_ATOMIC)
+		return GAIN_RESIDUAL_ATOMIC;
+	if (c->kind == ACCESS_STORE || reads_own_word(l, c))
 		return commits_in_bursts(l, c, q) ? GAIN_RESIDUAL_BURST : GAIN_RESIDUAL_STORE;
 	return GAIN_RESIDUAL_LOAD;
 }

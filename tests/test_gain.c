@@ -73,7 +73,7 @@ static void test_residuals(void)
 	ranges_by_offset(l, range);
 	gain_saved(l, range, 2, NULL, saved);
 	CHECK(near(saved[0], 100 * (1 - GAIN_RESIDUAL_LOAD)), "loads: %f", saved[0]);
-	CHECK(near(saved[1], 100 * (1 - GAIN_RESIDUAL_STORE) + 10 * (1 - GAIN_RESIDUAL_LOAD)),
+	CHECK(near(saved[1], 100 * (1 - GAIN_RESIDUAL_STORE) + 10 * (1 - GAIN_RESIDUAL_ATOMIC)),
 	      "stores and a locked op: %f", saved[1]);
 	line_table_free(t);
 
