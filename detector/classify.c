@@ -51,6 +51,11 @@ struct usage {
 	uint64_t concurrent;
 	uint64_t writes;        /* all write samples, concurrent or not */
 	bool writer;            /* counts as a writer of the range (above the noise) */
+	bool toucher;           /* counts as touching it (above the noise) */
+	uint64_t first, last;   /* the thread's span on the line (line_thread) */
+	bool span_known;
+	bool in_turn;           /* the range's sampled threads never overlap:
+	                           an unsampled one (watched) joins no one */
 };
 
 /* Who takes part in one range: counts and one representative of each. */
@@ -115,6 +120,77 @@ static unsigned range_index(const struct range_verdict *r, unsigned n,
 	return hit - r;
 }
 
+static int cmp_thread_tid(const void *a, const void *b)
+{
+	const struct line_thread *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+struct span {
+	uint64_t first, last;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Two or more sampled threads, each gone from the range before the next
+ * came: a pool's workers taking a slot in turn.  Usages u[0, n) are one
+ * range's. */
+static bool range_in_turn(const struct usage *u, unsigned n)
+{
+	struct span *s = xcalloc(n ? n : 1, sizeof(*s));
+	unsigned known = 0;
+	bool in_turn = true;
+
+	for (unsigned i = 0; i < n; i++)
+		if (u[i].span_known)
+			s[known++] = (struct span){ u[i].first, u[i].last };
+	qsort(s, known, sizeof(*s), cmp_span);
+	for (unsigned i = 1; i < known && in_turn; i++)
+		in_turn = s[i].first > s[i - 1].last;
+	free(s);
+	return in_turn && known >= 2;
+}
+
+static void mark_in_turn(struct usage *u, unsigned n)
+{
+	for (unsigned i = 0, j; i < n; i = j) {
+		bool in_turn;
+
+		for (j = i; j < n && u[j].range == u[i].range; j++)
+			;
+		in_turn = range_in_turn(u + i, j - i);
+		for (unsigned k = i; k < j; k++)
+			u[k].in_turn = in_turn;
+	}
+}
+
+/* Each usage's thread span, from the line's threads. */
+static void add_spans(const struct line *l, struct usage *u, unsigned n)
+{
+	struct line_thread *t = xcalloc(l->n_threads ? l->n_threads : 1, sizeof(*t));
+
+	memcpy(t, l->threads, l->n_threads * sizeof(*t));
+	qsort(t, l->n_threads, sizeof(*t), cmp_thread_tid);
+	for (unsigned i = 0; i < n; i++) {
+		struct line_thread key = { .tid = u[i].tid };
+		const struct line_thread *hit = bsearch(&key, t, l->n_threads, sizeof(*t),
+							cmp_thread_tid);
+
+		if (hit && (hit->first_time || hit->last_time)) {
+			u[i].first = hit->first_time;
+			u[i].last = hit->last_time;
+			u[i].span_known = true;
+		}
+	}
+	free(t);
+}
+
 /*
  * Per-range sample counts (noise included: they describe what happened),
  * and the (thread, range) usages, merged over code sites and kinds.
@@ -150,6 +226,8 @@ static unsigned collect_usage(const struct line *l, struct range_verdict *r,
 			u[n++] = u[i];
 		}
 	}
+	add_spans(l, u, n);
+	mark_in_turn(u, n);
 	*out = u;
 	return n;
 }
@@ -205,6 +283,7 @@ static void count_participants(struct usage *u, unsigned n_usage,
 			(u[i].concurrent && pp->n_minor >= 2 && pp->minor >= threshold);
 
 		if (significant) {
+			u[i].toucher = true;
 			pp->n_touch++;
 			pp->toucher = u[i].tid;
 			threads[n_threads++] = u[i].tid;
@@ -239,6 +318,37 @@ static bool different_threads(const struct participants *w,
 	if (!w->n_write || !a->n_touch)
 		return false;
 	return w->n_write > 1 || a->n_touch > 1 || w->writer != a->toucher;
+}
+
+static bool spans_meet(const struct usage *x, const struct usage *y)
+{
+	if (!x->span_known)
+		return !x->in_turn;     /* not known: as its range's others do */
+	if (!y->span_known)
+		return !y->in_turn;
+	return x->first <= y->last && y->first <= x->last;
+}
+
+/*
+ * ...and were both on the line at some time?  Successive workers of a
+ * pool that write one slot in turn (each joined before the next starts)
+ * share it with no one: their sample spans on the line never meet, though
+ * the concurrency window may have joined the last samples of one to the
+ * first of the next.  Usually the first pair checked answers.
+ */
+static bool threads_meet(const struct usage *u, const struct participants *p,
+			 unsigned w, unsigned a)
+{
+	if (!different_threads(&p[w], &p[a]))
+		return false;
+	for (unsigned i = p[w].first; i < p[w].first + p[w].n_usage; i++) {
+		if (!u[i].writer)
+			continue;
+		for (unsigned j = p[a].first; j < p[a].first + p[a].n_usage; j++)
+			if (u[j].toucher && u[j].tid != u[i].tid && spans_meet(&u[i], &u[j]))
+				return true;
+	}
+	return false;
 }
 
 /*
@@ -287,7 +397,7 @@ static enum sharing_kind pair_ranges(struct range_verdict *r,
 
 	for (unsigned w = 0; w < n; w++) {
 		for (unsigned a = 0; a < n; a++) {
-			if (!different_threads(&p[w], &p[a]))
+			if (!threads_meet(u, p, w, a))
 				continue;
 			if (overlap(&r[w], &r[a])) {
 				r[w].true_shared = r[a].true_shared = true;

@@ -44,6 +44,12 @@ static uint64_t instance_key(const struct line *l)
 	h = hash_u64(h ^ (c ? c->ip : 0));
 	for (unsigned i = 0; i < n; i++)
 		h = hash_u64(h ^ tids[i]);
+	/* Fewer than two threads each with a share of it (a pool's many
+	 * short-lived workers): no set of threads to recognise the structure
+	 * by, and pooled, different workers' slots would read as one shared
+	 * field.  Such a line stands alone. */
+	if (n < 2)
+		h = hash_u64(h ^ l->addr);
 	free(tids);
 	return h;
 }
@@ -118,6 +124,10 @@ static void add_thread(struct line *m, const struct line_thread *t)
 		if (d->tid == t->tid) {
 			d->count += t->count;
 			d->concurrent += t->concurrent;
+			if (t->first_time < d->first_time)
+				d->first_time = t->first_time;
+			if (t->last_time > d->last_time)
+				d->last_time = t->last_time;
 			return;
 		}
 	}

@@ -473,9 +473,12 @@ static struct line_thread *touch_thread(struct line_rec *r,
 		self = &l->threads[l->n_threads++];
 		memset(self, 0, sizeof(*self));
 		self->tid = s->tid;
+		self->first_time = s->time;
 		self->last_time = s->time;
 		self->last_writes = writes;
 		note_recent(r, s->tid, s->time);
+	} else if (s->time < self->first_time) {
+		self->first_time = s->time;
 	} else if (s->time >= self->last_time) {
 		/* a late sample says nothing about the latest access */
 		self->last_time = s->time;

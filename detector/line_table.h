@@ -65,7 +65,9 @@ struct line_cell {
 
 struct line_thread {
 	uint32_t tid;
-	uint64_t last_time;
+	uint64_t first_time;     /* its first and last sample on the line: two */
+	uint64_t last_time;      /* threads whose spans never meet never contend;
+	                            both 0: unknown (watched, never sampled) */
 	uint8_t last_writes;     /* last access wrote */
 	uint8_t has_written;
 	uint64_t last_write_time;  /* time of its last write, if has_written */

@@ -560,6 +560,21 @@ static void threads_from_cells(struct line *l)
 	}
 }
 
+/* The sampled threads' spans on the line (classify.h: threads whose spans
+ * never meet never contend); a thread only the watch saw has none. */
+static void keep_spans(const struct line *sampled, struct line *out)
+{
+	for (unsigned i = 0; i < out->n_threads; i++) {
+		for (unsigned k = 0; k < sampled->n_threads; k++) {
+			if (sampled->threads[k].tid != out->threads[i].tid)
+				continue;
+			out->threads[i].first_time = sampled->threads[k].first_time;
+			out->threads[i].last_time = sampled->threads[k].last_time;
+			break;
+		}
+	}
+}
+
 bool watch_merge_line(const struct line *sampled, const struct watch_word_result *const *words,
 		      unsigned n, unsigned line_size, struct line *out)
 {
@@ -624,6 +639,7 @@ bool watch_merge_line(const struct line *sampled, const struct watch_word_result
 		add_merged(out, &m.cells[i], scale);
 	free(m.cells);
 	threads_from_cells(out);
+	keep_spans(sampled, out);
 	return true;
 }
 

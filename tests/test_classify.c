@@ -362,6 +362,47 @@ static void test_own_ranges(void)
 	line_table_free(t);
 }
 
+/*
+ * A pool's workers taking one slot in turn -- each joined before the next
+ * starts -- write the same bytes, but never at the same time: their spans
+ * on the line never meet, so no true sharing, though the concurrency
+ * window joins one worker's last samples to the next one's first.  Two
+ * workers at once on two slots are false sharing.
+ */
+static void test_workers_in_turn(void)
+{
+	struct line_table *t = line_table_new(64, 3 * MS);
+	struct line_verdict v;
+
+	for (unsigned w = 0; w < 20; w++) {
+		/* workers 100+w and 200+w: slots 0 and 8, 10 ms, together */
+		struct actor pair[2] = {
+			{ 100 + w, 0, 8, ACCESS_RMW }, { 200 + w, 8, 8, ACCESS_RMW },
+		};
+
+		play(t, pair, 2, 10, w * 11 * MS);
+	}
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "false", "workers in turn: only the pairs' false sharing");
+	for (unsigned i = 0; i < v.n_ranges; i++)
+		CHECK(!v.ranges[i].true_shared, "slot %u not true-shared", v.ranges[i].offset);
+	line_verdict_release(&v);
+	line_table_free(t);
+
+	/* one worker at a time, alone on the line: nothing at all */
+	t = line_table_new(64, 3 * MS);
+	for (unsigned w = 0; w < 20; w++) {
+		struct actor one = { 100 + w, 0, 8, ACCESS_RMW };
+
+		play(t, &one, 1, 10, w * 11 * MS);
+	}
+	classify(t, &v);
+	CHECK_STR(sharing_kind_id(v.kind), "none", "workers in turn alone");
+	CHECK(!v.contended, "not contended");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
 /* One stray write by a third thread onto a counter is noise. */
 static void test_noise(void)
 {
@@ -374,6 +415,8 @@ static void test_noise(void)
 	struct line_verdict v;
 
 	line_table_add(t, &stray);
+	/* the counters' threads run on past it: the stray meets them */
+	play(t, counters, 2, 10, 1001 * MS);
 	classify(t, &v);
 	CHECK_STR(sharing_kind_id(v.kind), "false", "kind with a stray sample");
 	CHECK(v.contended, "contended");
@@ -481,6 +524,7 @@ int main(void)
 	test_one_thread();
 	test_own_ranges();
 	test_noise();
+	test_workers_in_turn();
 	test_thread_churn();
 	test_below_min_score();
 	test_below_min_concurrent();

@@ -133,9 +133,33 @@ static void test_concurrency_bounds(void)
 	instance_line_free(lines[1]);
 }
 
+/* Two slots, each written in turn by a pool's 40 short-lived workers: no
+ * thread has a share of either line, so there is no thread set to know
+ * the structure by; pooled, two workers' slots would read as one field. */
+static void test_no_thread_set(void)
+{
+	struct line_cell a[40], b[40];
+	struct line *lines[2];
+	struct instance_group *g;
+	size_t n;
+
+	for (unsigned i = 0; i < 40; i++) {
+		a[i] = cell(100 + 2 * i, 0x700, 0, ACCESS_RMW, 2, 2);
+		b[i] = cell(101 + 2 * i, 0x700, 0, ACCESS_RMW, 2, 2);
+	}
+	lines[0] = make_line(0x10000, a, 40);
+	lines[1] = make_line(0x10040, b, 40);
+	n = instance_groups(lines, 2, &g);
+	CHECK_EQ_U64(n, 2, "two lines, each alone");
+	instance_groups_free(g, n);
+	instance_line_free(lines[0]);
+	instance_line_free(lines[1]);
+}
+
 int main(void)
 {
 	test_grouping();
 	test_concurrency_bounds();
+	test_no_thread_set();
 	return test_done();
 }
