@@ -117,12 +117,18 @@ static void tidset_release(struct tidset *s)
 	s->n = s->alloc = 0;
 }
 
+#define MAX_TIDS 6     /* a pool's 290 workers: "..., 106 and 284 more" */
+
 /* "thread 101" / "threads 101, 102" */
 static void add_threads(struct strbuf *sb, const struct tidset *s)
 {
+	unsigned shown = s->n > MAX_TIDS + 1 ? MAX_TIDS : s->n;
+
 	strbuf_addf(sb, "thread%s ", s->n == 1 ? "" : "s");
-	for (unsigned i = 0; i < s->n; i++)
+	for (unsigned i = 0; i < shown; i++)
 		strbuf_addf(sb, "%s%" PRIu32, i ? ", " : "", s->tid[i]);
+	if (shown < s->n)
+		strbuf_addf(sb, " and %u more", s->n - shown);
 }
 
 /* "a", "a and b", "a, b and c", "a, b, c and 2 more" */
@@ -631,10 +637,17 @@ static bool elements_contend(const struct advisor *adv, int m)
  * part them, padding the member's elements can.  -1 if none. */
 static int split_array_member(const struct advisor *adv)
 {
+	const struct report_line *l = adv->line;
+	uint64_t all = 0;
 	int best = -1;
 
+	for (unsigned i = 0; i < l->n_ranges; i++)
+		all += l->ranges[i].reads + l->ranges[i].writes;
+	/* a member the line's contention hardly touches (a ring's slot or
+	 * two beside its head and tail) is not what to pad: at least a
+	 * tenth of the line's samples */
 	for (unsigned m = 0; m < adv->n_members; m++)
-		if (elements_contend(adv, (int)m) &&
+		if (adv->mi[m].samples * 10 >= all && elements_contend(adv, (int)m) &&
 		    (best < 0 || adv->mi[m].samples > adv->mi[best].samples))
 			best = (int)m;
 	return best;
@@ -1399,66 +1412,109 @@ static char *range_name(const struct advisor *adv, unsigned i)
 	return xasprintf("line offset %u", r->offset);
 }
 
-/* "threads 101, 102 write the same bytes of x" over the true-shared
- * ranges; false if there are none. */
-static bool say_true_sharing(struct strbuf *sb, const struct advisor *adv)
+/* True-shared ranges with the same writers and readers, said together. */
+struct sharing_clause {
+	struct tidset writers, readers;   /* readers: that do not write it */
+	char **name;
+	unsigned n_name;
+};
+
+static void clause_add(struct sharing_clause **c, unsigned *n, struct tidset *w,
+		       struct tidset *r, char *name)
+{
+	unsigned k;
+
+	for (k = 0; k < *n; k++)
+		if (tidset_equal(&(*c)[k].writers, w) && tidset_equal(&(*c)[k].readers, r))
+			break;
+	if (k == *n) {
+		*c = xrealloc(*c, (*n + 1) * sizeof(**c));
+		memset(&(*c)[k], 0, sizeof(**c));
+		(*c)[k].writers = *w;
+		(*c)[k].readers = *r;
+		(*n)++;
+	} else {
+		tidset_release(w);
+		tidset_release(r);
+	}
+	for (unsigned j = 0; j < (*c)[k].n_name; j++) {
+		if (!strcmp((*c)[k].name[j], name)) {
+			free(name);
+			return;
+		}
+	}
+	(*c)[k].name = xrealloc((*c)[k].name, ((*c)[k].n_name + 1) * sizeof(char *));
+	(*c)[k].name[(*c)[k].n_name++] = name;
+}
+
+/*
+ * "threads 101, 102 write the same bytes of x", or for a value one thread
+ * publishes to others, "thread 101 writes head while thread 102 reads
+ * it", over the true-shared ranges; false if there are none.
+ * *multi_writer: some range has two or more writers.
+ */
+static bool say_true_sharing(struct strbuf *sb, const struct advisor *adv,
+			     bool *multi_writer)
 {
 	const struct report_line *l = adv->line;
-	struct tidset writers = { 0 }, readers = { 0 };
-	char **name = xcalloc(l->n_ranges ? l->n_ranges : 1, sizeof(*name));
-	unsigned n = 0;
+	struct sharing_clause *c = NULL;
+	unsigned n = 0, said = 0;
 
+	*multi_writer = false;
 	for (unsigned i = 0; i < l->n_ranges; i++) {
 		const struct report_range *r = &l->ranges[i];
-		char *nm;
-		unsigned j;
+		struct tidset w = { 0 }, rd = { 0 };
 
 		if (!r->true_shared)
 			continue;
 		for (unsigned t = 0; t < r->n_threads; t++)
 			if (r->threads[t].writes)
-				tidset_add(&writers, r->threads[t].tid);
-		nm = range_name(adv, i);
-		for (j = 0; j < n && strcmp(name[j], nm); j++)
-			;
-		if (j < n)
-			free(nm);
-		else
-			name[n++] = nm;
+				tidset_add(&w, r->threads[t].tid);
+		for (unsigned t = 0; t < r->n_threads; t++)
+			if (r->threads[t].reads && !tidset_has(&w, r->threads[t].tid))
+				tidset_add(&rd, r->threads[t].tid);
+		*multi_writer |= w.n != 1;
+		clause_add(&c, &n, &w, &rd, range_name(adv, i));
 	}
-	/* readers: those that only read */
-	for (unsigned i = 0; i < l->n_ranges; i++) {
-		const struct report_range *r = &l->ranges[i];
+	for (unsigned k = 0; k < n; k++) {
+		const struct sharing_clause *cl = &c[k];
 
-		for (unsigned t = 0; r->true_shared && t < r->n_threads; t++)
-			if (r->threads[t].reads &&
-			    !tidset_has(&writers, r->threads[t].tid))
-				tidset_add(&readers, r->threads[t].tid);
+		if (cl->writers.n == 1 && !cl->readers.n)
+			continue;       /* nobody else touches it */
+		strbuf_addf(sb, "%s", said++ ? "; " : "");
+		if (cl->writers.n == 1) {
+			add_threads(sb, &cl->writers);
+			strbuf_addf(sb, " writes ");
+			add_names(sb, (const char *const *)cl->name, cl->n_name);
+			strbuf_addf(sb, " while ");
+			add_threads(sb, &cl->readers);
+			strbuf_addf(sb, " read%s %s", cl->readers.n == 1 ? "s" : "",
+				    cl->n_name > 1 ? "them" : "it");
+		} else {
+			if (cl->writers.n)
+				add_threads(sb, &cl->writers);
+			else
+				strbuf_addf(sb, "threads");
+			strbuf_addf(sb, " write the same bytes of ");
+			add_names(sb, (const char *const *)cl->name, cl->n_name);
+		}
 	}
-
-	if (n && writers.n == 1 && readers.n) {
-		add_threads(sb, &writers);
-		strbuf_addf(sb, " writes ");
-		add_names(sb, (const char *const *)name, n);
-		strbuf_addf(sb, " while ");
-		add_threads(sb, &readers);
-		strbuf_addf(sb, " read%s it", readers.n == 1 ? "s" : "");
-	} else if (n) {
-		if (writers.n)
-			add_threads(sb, &writers);
-		else
-			strbuf_addf(sb, "threads");
-		strbuf_addf(sb, " write%s the same bytes of ",
-			    writers.n == 1 ? "s" : "");
-		add_names(sb, (const char *const *)name, n);
+	for (unsigned k = 0; k < n; k++) {
+		for (unsigned j = 0; j < c[k].n_name; j++)
+			free(c[k].name[j]);
+		free(c[k].name);
+		tidset_release(&c[k].writers);
+		tidset_release(&c[k].readers);
 	}
-	for (unsigned i = 0; i < n; i++)
-		free(name[i]);
-	free(name);
-	tidset_release(&writers);
-	tidset_release(&readers);
-	return n > 0;
+	free(c);
+	return said > 0;
 }
+
+/* One thread publishes, others read: no copies to sum, the readers need
+ * the value; what helps is reading and publishing less often. */
+static const char publish_remedies[] =
+	"read the other thread's value less often (keep a local copy, re-read "
+	"it only when that runs out) or publish in batches";
 
 /* Mixed sharing: padding fixes the victims, not the true sharing. */
 static void say_true_sharing_remains(struct strbuf *sb,
@@ -1466,9 +1522,11 @@ static void say_true_sharing_remains(struct strbuf *sb,
 {
 	struct strbuf why = STRBUF_INIT;
 
-	if (adv->line->kind == SHARING_MIXED && say_true_sharing(&why, adv))
+	bool multi_writer;
+
+	if (adv->line->kind == SHARING_MIXED && say_true_sharing(&why, adv, &multi_writer))
 		strbuf_addf(sb, "; padding does not fix the true sharing (%s): %s",
-			    why.buf, remedies);
+			    why.buf, multi_writer ? remedies : publish_remedies);
 	strbuf_release(&why);
 }
 
@@ -1478,10 +1536,12 @@ static void advise_true_sharing(struct advisor *adv)
 {
 	struct strbuf sb = STRBUF_INIT;
 
+	bool multi_writer = true;
+
 	strbuf_addf(&sb, "padding cannot help: ");
-	if (!say_true_sharing(&sb, adv))
+	if (!say_true_sharing(&sb, adv, &multi_writer))
 		strbuf_addf(&sb, "threads write the same bytes of %s", adv->what);
-	strbuf_addf(&sb, "; %s", remedies);
+	strbuf_addf(&sb, "; %s", multi_writer ? remedies : publish_remedies);
 	adv->line->advice.summary = strbuf_detach(&sb);
 }
 

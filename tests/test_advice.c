@@ -575,6 +575,36 @@ static void test_true_sharing(void)
 }
 
 /* No type at all: name the bytes. */
+/* A ring's head and tail: each written by one thread, read by the other.
+ * Padding parts them; what stays is one thread publishing to another,
+ * not threads writing the same bytes, and "per-thread copies" would not
+ * do for a queue index. */
+static void test_publish(void)
+{
+	struct report_thread th[] = { { .tid = 1, .writes = 30 }, { .tid = 2, .reads = 30 } };
+	struct report_thread tt[] = { { .tid = 1, .reads = 30 }, { .tid = 2, .writes = 30 } };
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "rb.head", .true_shared = true,
+		  .false_writer = true, .false_victim = true, .reads = 30, .writes = 30,
+		  .threads = th, .n_threads = 2 },
+		{ .offset = 8, .size = 8, .member = "rb.tail", .true_shared = true,
+		  .false_writer = true, .false_victim = true, .reads = 30, .writes = 30,
+		  .threads = tt, .n_threads = 2 },
+	};
+	struct report_line l = {
+		.addr = 0x6000, .line_size = 64, .kind = SHARING_TRUE,
+		.object = "rb", .ranges = r, .n_ranges = 2,
+	};
+
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.summary,
+		  "padding cannot help: thread 1 writes rb.head while thread 2 reads it; "
+		  "thread 2 writes rb.tail while thread 1 reads it; read the other thread's "
+		  "value less often (keep a local copy, re-read it only when that runs "
+		  "out) or publish in batches", "publish summary");
+	advice_free(&l.advice);
+}
+
 static void test_untyped(void)
 {
 	struct report_thread t1[] = { { .tid = 1, .writes = 10 } };
@@ -1013,6 +1043,7 @@ int main(void)
 	test_per_thread_stats();
 	test_true_sharing();
 	test_untyped();
+	test_publish();
 	test_element_members();
 	test_heap_neighbour();
 	test_member_array_slots();
