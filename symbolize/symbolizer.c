@@ -1508,8 +1508,17 @@ static struct addr_info *answer(struct symbolizer *s, pid_t pid, uint64_t addr,
 		found = lookup_data(s, p, addr, &ai->data);
 		break;
 	}
-	if (found)
+	if (found) {
 		ai->found |= what;
+	} else {
+		/* JIT code: a JVM writes its perf map at exit
+		 * (-XX:+DumpPerfMapAtExit), after sites were first looked up
+		 * during the run; ask again next time */
+		const struct mapping *m = maps_find(&p->maps, addr);
+
+		if (m && m->kind == MAPPING_ANON)
+			ai->done &= ~what;
+	}
 	return ai;
 }
 
