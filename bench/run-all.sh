@@ -20,7 +20,7 @@ start=$(date +%s)
 	echo; echo "## Analysis speed and memory (bench/analysis)"; echo
 	"$top_builddir/bench/analysis" 100
 	echo; echo "## What false sharing costs, by loop shape (bench/store-queue, median of 3)"; echo
-	"$top_builddir/bench/store-queue" 30000000 3
+	"$top_builddir/bench/store-queue" 20000000 3
 	echo; echo "## Predicted vs measured gain (bench/gain.sh)"; echo
 	"$here/gain.sh" 3
 	echo; echo "## Klass variants (bench/klass.sh, median of 3)"; echo
