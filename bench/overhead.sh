@@ -17,8 +17,8 @@ freq=$("$contend" run --help | sed -n 's/.*default \([0-9]*\)).*/\1/p' | head -1
 cases=(
 	"false_sharing_counters --padded --iters 2500000000"
 	"false_sharing_counters --iters 300000000"
-	"heap_per_thread_stats --padded --iters 1200000000"
-	"heap_per_thread_stats"
+	"heap_per_thread_stats --padded --iters 1000000000"
+	"heap_per_thread_stats --iters 320000000"
 	"no_sharing --iters 600000000"
 	"phased --phases 6"
 	"thread_churn --seconds 1.5"

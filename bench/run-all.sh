@@ -24,7 +24,7 @@ start=$(date +%s)
 	echo; echo "## Predicted vs measured gain (bench/gain.sh)"; echo
 	"$here/gain.sh" 3
 	echo; echo "## Klass variants (bench/klass.sh, median of 3)"; echo
-	RUNS=3 "$here/klass.sh"
+	RUNS=3 "$here/klass.sh" --seconds 1
 	echo; echo "## Accuracy (bench/accuracy.sh, 20 runs)"; echo
 	"$here/accuracy.sh" 20
 	echo
