@@ -1015,11 +1015,16 @@ static bool contending_pair(const struct advisor *adv, int *a, int *b)
 		if (*a < 0 || mi[i].samples > mi[*a].samples)
 			*a = (int)i;
 	}
-	for (unsigned i = 0; *a >= 0 && i < adv->n_members; i++) {
-		if (!mi[i].on_line || (int)i == *a || !mi[i].false_victim)
-			continue;
-		if (*b < 0 || mi[i].samples > mi[*b].samples)
-			*b = (int)i;
+	/* its victim: one another writer group disturbs, not a field the
+	 * same thread writes beside it (rx_bytes beside rx_packets) */
+	for (int pass = 0; pass < 2 && *a >= 0 && *b < 0; pass++) {
+		for (unsigned i = 0; i < adv->n_members; i++) {
+			if (!mi[i].on_line || (int)i == *a || !mi[i].false_victim ||
+			    (!pass && mi[i].group >= 0 && mi[i].group == mi[*a].group))
+				continue;
+			if (*b < 0 || mi[i].samples > mi[*b].samples)
+				*b = (int)i;
+		}
 	}
 	return *b >= 0;
 }

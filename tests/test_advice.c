@@ -296,6 +296,40 @@ static void test_pair(void)
 	advice_free(&l.advice);
 }
 
+/* bigstruct: thread 1 writes rx_packets and rx_bytes together, thread 2
+ * tx_packets.  The placement note is about rx against tx: rx_bytes beside
+ * rx_packets is no pair, though tx's writes make it a victim too. */
+static void test_placement_pair(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 120 } };
+	struct report_thread t1b[] = { { .tid = 1, .writes = 100 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 80 } };
+	struct report_member m[] = {
+		{ "rx_packets", "long", 0, 8, .writes = 120, .writers = TIDS(1), .n_writers = 1 },
+		{ "rx_bytes", "long", 8, 8, .writes = 100, .writers = TIDS(1), .n_writers = 1 },
+		{ "tx_packets", "long", 24, 8, .writes = 80, .writers = TIDS(2), .n_writers = 1 },
+	};
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "c->rx_packets", .false_writer = true,
+		  .false_victim = true, .writes = 120, .threads = t1, .n_threads = 1 },
+		{ .offset = 8, .size = 8, .member = "c->rx_bytes", .false_writer = true,
+		  .false_victim = true, .writes = 100, .threads = t1b, .n_threads = 1 },
+		{ .offset = 24, .size = 8, .member = "c->tx_packets", .false_writer = true,
+		  .false_victim = true, .writes = 80, .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x2000, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "c", .type_name = "struct conn", .object_start = 0x2000,
+		.ranges = r, .n_ranges = 3, .members = m, .n_members = 3,
+		.struct_size = 32, .struct_align = 8,
+	};
+
+	advice_for_line(&l, false);
+	CHECK(l.advice.layout_now && strstr(l.advice.layout_now, "rx_packets and tx_packets share"),
+	      "the pair is rx against tx: %s", l.advice.layout_now);
+	advice_free(&l.advice);
+}
+
 static void test_counters(void)
 {
 	struct report_thread t1[] = { { .tid = 1, .reads = 50, .writes = 50 } };
@@ -1037,6 +1071,7 @@ int main(void)
 	test_klass();
 	test_klass_offset_24();
 	test_pair();
+	test_placement_pair();
 	test_counters();
 	test_array_of_rows();
 	test_element_sizes();
