@@ -763,6 +763,7 @@ struct layout {
 	bool placed;                  /* the instance's place in a line is known */
 	uint64_t line_off;            /*   and this is its offset in the line */
 	bool annotate;                /* W:/R: and share of samples */
+	bool cxx;                     /* alignas, not _Alignas */
 	uint64_t samples;             /* all member samples, for the share */
 	struct slot *slot;
 	unsigned n;
@@ -827,7 +828,8 @@ static struct decl *make_decls(const struct layout *lay, unsigned L,
 				  &type, &decl);
 		d[i].declarator = xasprintf("%s;", decl);
 		d[i].type = lay->slot[i].line_aligned ?
-			xasprintf("_Alignas(%u) %s", L, type) : xstrdup(type);
+			xasprintf("%s(%u) %s", lay->cxx ? "alignas" : "_Alignas", L, type) :
+			xstrdup(type);
 		free(type);
 		free(decl);
 		if ((n = (int)strlen(d[i].type)) > *tw)
@@ -951,6 +953,7 @@ static char *layout_now(struct advisor *adv, const char *note)
 	char *owned = NULL;
 
 	lay.title = layout_title(adv, &owned);
+	lay.cxx = l->cxx;
 	lay.size = adv->elem_size;
 	lay.align = l->struct_align;
 	lay.placed = adv->inst != 0;
@@ -1280,6 +1283,7 @@ static void print_proposal(struct strbuf *sb, struct advisor *adv,
 	int last_group = -1;
 
 	lay.title = layout_title(adv, &owned);
+	lay.cxx = adv->line->cxx;
 	lay.size = p->size;
 	lay.align = p->align;
 	lay.placed = true;          /* _Alignas puts it at a line's start */

@@ -553,7 +553,8 @@ static void test_per_thread_stats(void)
 	l.cxx = true;
 	advice_for_line(&l, true);
 	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
-		"\talignas(64) long reads;  /*     0     8 */\n") &&
+		"\talignas(64) long reads;  /*     0     8 */\n"
+		"\tlong             writes; /*     8     8 */\n") &&
 	      !strstr(l.advice.layout_proposed, "_Alignas"),
 	      "C++: alignas: %s", l.advice.layout_proposed);
 	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
