@@ -1294,10 +1294,20 @@ static void line_threads(const struct line *l, struct report_line *rl)
 }
 
 /* The code the gain model looks at (gain_queue_new's callbacks). */
+struct stream_answer {
+	uint32_t pid;
+	uint64_t ip;
+	enum store_stream st;
+};
+
 struct code_view {
 	struct symbolizer *sym;
 	struct decoder *dec;       /* NULL if Capstone would not open */
 	unsigned line_size;
+	/* the gain model asks per cell, and again for its queue: a function
+	 * is decoded once per code address, not per question */
+	struct stream_answer *answers;
+	size_t n_answers, alloc_answers;
 };
 
 #define STREAM_MAX_FUNCTION (256 * 1024)   /* bytes decoded per function, at most */
@@ -1315,9 +1325,8 @@ static bool function_bounds(void *ctx, uint32_t pid, uint64_t ip,
 	return true;
 }
 
-static enum store_stream stream_at(void *ctx, uint32_t pid, uint64_t ip)
+static enum store_stream decode_stream(struct code_view *cv, uint32_t pid, uint64_t ip)
 {
-	struct code_view *cv = ctx;
 	enum store_stream st = STORE_STREAM_UNKNOWN;
 	uint64_t start, end;
 	uint8_t *code;
@@ -1329,6 +1338,20 @@ static enum store_stream stream_at(void *ctx, uint32_t pid, uint64_t ip)
 	if (symbolizer_read(cv->sym, pid, start, code, end - start) == end - start)
 		st = store_stream_of(cv->dec, code, end - start, start, ip, cv->line_size);
 	free(code);
+	return st;
+}
+
+static enum store_stream stream_at(void *ctx, uint32_t pid, uint64_t ip)
+{
+	struct code_view *cv = ctx;
+	enum store_stream st;
+
+	for (size_t i = 0; i < cv->n_answers; i++)
+		if (cv->answers[i].pid == pid && cv->answers[i].ip == ip)
+			return cv->answers[i].st;
+	st = decode_stream(cv, pid, ip);
+	ALLOC_GROW(cv->answers, cv->n_answers + 1, cv->alloc_answers);
+	cv->answers[cv->n_answers++] = (struct stream_answer){ pid, ip, st };
 	return st;
 }
 
@@ -1497,6 +1520,7 @@ struct report *report_build(const struct report_header *hdr,
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
 	gain_queue_free(b.queue);
 	decoder_free(cv.dec);
+	free(cv.answers);
 	pointer_origins_free(b.origins);
 
 	for (size_t i = 0; i < n_contended; i++) {
