@@ -55,7 +55,7 @@ static void run(uint64_t samples, unsigned lines, unsigned sites, unsigned threa
 {
 	struct line_table *t = line_table_new(64, 10000000);
 	struct classify_config cfg;
-	struct report_header hdr = { .command = "synthetic", .backend = "soft" };
+	struct run_facts hdr = { .command = "synthetic", .backend = "soft" };
 	struct report *r;
 	struct access_sample s = { .pid = 1, .size = 8, .base_reg = -1 };
 	double t0, t1, t2;

@@ -1,4 +1,4 @@
-#include "util.h"
+#include "common/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,4 +140,11 @@ void strbuf_release(struct strbuf *sb)
 	free(sb->buf);
 	sb->buf = NULL;
 	sb->len = sb->alloc = 0;
+}
+
+void named_counts_free(struct named_count *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		free(c[i].what);
+	free(c);
 }

@@ -54,6 +54,14 @@ char *strbuf_detach(struct strbuf *sb);   /* caller frees; never NULL */
 void strbuf_release(struct strbuf *sb);
 static inline const char *strbuf_str(const struct strbuf *sb) { return sb->buf ? sb->buf : ""; }
 
+/* A count with a reason: samples dropped and why, accesses left untyped
+ * and why.  named_counts_free() frees the names and the array. */
+struct named_count {
+	char *what;                   /* "prev is branch target", "stack", ... */
+	uint64_t n;
+};
+void named_counts_free(struct named_count *c, unsigned n);
+
 /* 64-bit mix for hash tables. */
 static inline uint64_t hash_u64(uint64_t x)
 {

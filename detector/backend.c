@@ -1,12 +1,12 @@
 /* backend.c - which backend a session runs, and its events on a target. */
-#include "backend.h"
+#include "detector/backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "soft.h"
-#include "util.h"
+#include "detector/soft.h"
+#include "common/util.h"
 
 static const char *const soft_method = "cpu-clock samples + instruction decoding";
 

@@ -16,8 +16,8 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
-#include "hw_backend.h"
-#include "perf_session.h"
+#include "detector/hw_backend.h"
+#include "detector/perf_session.h"
 
 struct backend_choice {
 	enum backend_id id;                 /* the backend that runs */

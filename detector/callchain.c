@@ -4,13 +4,13 @@
  * (offset, length) in it, and its id is its index + 1.  An open-addressing
  * hash of ids finds an existing chain by content.
  */
-#include "callchain.h"
+#include "detector/callchain.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "common/util.h"
 
 struct chain {
 	uint64_t hash;

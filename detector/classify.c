@@ -7,12 +7,12 @@
  * into mixed sharing.  Noise is judged per (thread, range) rather than per
  * cell so that a range reached from many code sites is not lost piecemeal.
  */
-#include "classify.h"
+#include "detector/classify.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "common/util.h"
 
 const char *sharing_kind_name(enum sharing_kind k)
 {

@@ -28,7 +28,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "line_table.h"
+#include "detector/line_table.h"
 
 enum sharing_kind {
 	SHARING_NONE = 0,

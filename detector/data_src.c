@@ -7,7 +7,7 @@
  * cache, 1 hop"), and mem_lvl_num + mem_remote + mem_hops.  Kernels fill
  * either or both; the number wins when it says something.
  */
-#include "data_src.h"
+#include "detector/data_src.h"
 
 #include <stdio.h>
 #include <string.h>

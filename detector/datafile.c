@@ -6,7 +6,7 @@
  * against the format before reading the payload and grows its buffer only
  * as bytes actually arrive, so a hostile size costs nothing.
  */
-#include "datafile.h"
+#include "detector/datafile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
-#include "reports/report.h"
+#include "common/util.h"
+#include "detector/run_facts.h"
 
 static const char magic[8] = "CONTEND";   /* with its NUL: 8 bytes */
 
@@ -284,7 +284,7 @@ uint64_t datafile_writer_samples(const struct datafile_writer *w)
 	return w->samples;
 }
 
-static uint32_t summary_flags(const struct report_header *s)
+static uint32_t summary_flags(const struct run_facts *s)
 {
 	uint32_t flags = s->mem_info ? SUMMARY_MEM_INFO : 0;
 
@@ -295,7 +295,7 @@ static uint32_t summary_flags(const struct report_header *s)
 	return flags;
 }
 
-int datafile_writer_finish(struct datafile_writer *w, const struct report_header *s)
+int datafile_writer_finish(struct datafile_writer *w, const struct run_facts *s)
 {
 	struct bytes *b = &w->rec;
 	unsigned n_dropped = s->n_dropped < DROPPED_MAX ? s->n_dropped : DROPPED_MAX;
@@ -346,8 +346,8 @@ struct datafile_reader {
 	uint64_t records;
 	uint32_t chains;                /* chain records read: ids 1..chains */
 	/* the summary, owned */
-	struct report_header summary;
-	struct report_count *dropped;
+	struct run_facts summary;
+	struct named_count *dropped;
 	unsigned n_dropped;
 	char *command, *backend, *backend_note;
 	char name[DATAFILE_PATH_MAX + 1];   /* NUL-terminated copies for callbacks */
@@ -590,7 +590,7 @@ static int parse_chain(struct cursor *c, uint32_t expect_id, uint32_t *id, uint6
 
 static int parse_summary(struct datafile_reader *r, struct cursor *c, struct strbuf *err)
 {
-	struct report_header *s = &r->summary;
+	struct run_facts *s = &r->summary;
 	uint32_t n_dropped, flags;
 
 	s->duration = get_f64(c);
@@ -621,7 +621,7 @@ static int parse_summary(struct datafile_reader *r, struct cursor *c, struct str
 		return -1;
 	r->dropped = xcalloc(n_dropped ? n_dropped : 1, sizeof(*r->dropped));
 	for (; r->n_dropped < n_dropped; r->n_dropped++) {
-		struct report_count *d = &r->dropped[r->n_dropped];
+		struct named_count *d = &r->dropped[r->n_dropped];
 		d->n = get_u64(c);
 		if (!(d->what = get_text(c, TEXT_MAX, "drop reason", err)))
 			return -1;
@@ -737,7 +737,7 @@ int datafile_reader_run(struct datafile_reader *r, const struct datafile_callbac
 	return 0;
 }
 
-const struct report_header *datafile_reader_summary(const struct datafile_reader *r)
+const struct run_facts *datafile_reader_summary(const struct datafile_reader *r)
 {
 	return r->command ? &r->summary : NULL;
 }

@@ -19,9 +19,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sample.h"
+#include "detector/sample.h"
 
-struct report_header;
+struct run_facts;
 struct strbuf;
 
 #define DATAFILE_VERSION 1
@@ -63,7 +63,7 @@ uint64_t datafile_writer_samples(const struct datafile_writer *w);
 /* Writes the summary (the session's report header; its freq is ignored),
  * flushes f and frees w.  Returns 0, or -1 with errno set if any write
  * failed.  The caller closes f. */
-int datafile_writer_finish(struct datafile_writer *w, const struct report_header *summary);
+int datafile_writer_finish(struct datafile_writer *w, const struct run_facts *summary);
 /* Frees w without writing a summary: the file stays incomplete. */
 void datafile_writer_free(struct datafile_writer *w);
 
@@ -91,7 +91,7 @@ int datafile_reader_run(struct datafile_reader *r, const struct datafile_callbac
 			struct strbuf *err);
 /* The summary as a report header (with the header's freq); valid after a
  * successful run, until the reader is freed. */
-const struct report_header *datafile_reader_summary(const struct datafile_reader *r);
+const struct run_facts *datafile_reader_summary(const struct datafile_reader *r);
 void datafile_reader_free(struct datafile_reader *r);
 
 /* --- build-ids ---------------------------------------------------------- */

@@ -6,7 +6,7 @@
  * PMU's format files.  Nothing here knows about sessions: backend.c picks
  * a backend and opens its events on a target.
  */
-#include "hw_backend.h"
+#include "detector/hw_backend.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,10 +18,9 @@
 #include <unistd.h>
 #include <perfmon/pfmlib_perf_event.h>
 
-#include "data_src.h"
-#include "decode.h"
-#include "util.h"
-#include "reports/report.h"
+#include "detector/data_src.h"
+#include "symbolize/decode.h"
+#include "common/util.h"
 #include "symbolize/symbolizer.h"
 
 #define EVENT_SOURCE "/sys/bus/event_source/devices"
@@ -733,13 +732,13 @@ bool hw_backend_access(struct hw_backend *hb, const struct perf_sample *ps,
 uint64_t hw_backend_samples_seen(const struct hw_backend *hb) { return hb->seen; }
 uint64_t hw_backend_samples_decoded(const struct hw_backend *hb) { return hb->decoded; }
 
-unsigned hw_backend_drop_counts(const struct hw_backend *hb, struct report_count **out)
+unsigned hw_backend_drop_counts(const struct hw_backend *hb, struct named_count **out)
 {
 	static const char *const names[DROP__COUNT] = {
 		[DROP_NO_ADDRESS] = "no data address",
 		[DROP_KERNEL] = "kernel address",
 	};
-	struct report_count *c = xcalloc(DROP__COUNT, sizeof(*c));
+	struct named_count *c = xcalloc(DROP__COUNT, sizeof(*c));
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < DROP__COUNT; i++) {

@@ -29,8 +29,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
-#include "perf_session.h"
-#include "sample.h"
+#include "detector/perf_session.h"
+#include "detector/sample.h"
 
 enum backend_id {
 	BACKEND_PEBS,
@@ -88,7 +88,7 @@ unsigned hw_probe(enum backend_id id, const struct hw_host *h,
 /* --- samples ------------------------------------------------------------ */
 
 struct symbolizer;
-struct report_count;
+struct named_count;
 struct hw_backend;
 
 /* sym may be NULL: then the access size and kind come from the data source
@@ -107,7 +107,7 @@ bool hw_backend_access(struct hw_backend *hb, const struct perf_sample *ps,
 		       struct access_sample *out);
 uint64_t hw_backend_samples_seen(const struct hw_backend *hb);
 uint64_t hw_backend_samples_decoded(const struct hw_backend *hb);
-/* Reasons samples were dropped; caller frees with report_counts_free(). */
-unsigned hw_backend_drop_counts(const struct hw_backend *hb, struct report_count **out);
+/* Reasons samples were dropped; caller frees with named_counts_free(). */
+unsigned hw_backend_drop_counts(const struct hw_backend *hb, struct named_count **out);
 
 #endif

@@ -1,9 +1,9 @@
-#include "instances.h"
+#include "detector/instances.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "common/util.h"
 
 /* A thread takes part in a line when it has at least this share of it. */
 #define MEMBER_SHARE 0.05

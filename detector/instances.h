@@ -25,7 +25,7 @@
 #define CONTEND_INSTANCES_H
 
 #include <stddef.h>
-#include "line_table.h"
+#include "detector/line_table.h"
 
 struct instance_group {
 	struct line **lines;      /* the instances, hottest first */

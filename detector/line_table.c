@@ -31,15 +31,15 @@
  * gets more, and reallocation is a good part of the cost of a sample that
  * adds one: cells grow 1, 4, 16, then double, threads 1, 4, then double.
  */
-#include "line_table.h"
+#include "detector/line_table.h"
 
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "data_src.h"
-#include "util.h"
+#include "detector/data_src.h"
+#include "common/util.h"
 
 #define MIN_LINE_SIZE 8
 #define MAX_LINE_SIZE 256     /* offsets must fit line_cell.offset */

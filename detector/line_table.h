@@ -35,7 +35,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "sample.h"
+#include "detector/sample.h"
 
 #define LINE_CELL_CHAINS 4
 

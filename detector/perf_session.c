@@ -1,4 +1,4 @@
-#include "perf_session.h"
+#include "detector/perf_session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "common/util.h"
 
 struct ring {
 	int fd;                   /* the event whose buffer this is */

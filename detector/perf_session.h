@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
-#include "decode.h"
+#include "symbolize/decode.h"
 
 struct perf_sample {
 	uint64_t ip;

@@ -10,18 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum access_kind {
-	ACCESS_LOAD = 0,
-	ACCESS_STORE = 1,
-	ACCESS_RMW = 2,      /* read-modify-write, not locked (add %rax,(mem)) */
-	ACCESS_ATOMIC = 3,   /* locked RMW, xchg with memory, cmpxchg */
-};
-
-/* What an access does, for classification: an RMW both reads and writes.
- * Counted, it is one access, a write (reports/report.h). */
-static inline int access_kind_writes(int kind) { return kind != ACCESS_LOAD; }
-static inline int access_kind_reads(int kind) { return kind != ACCESS_STORE; }
-const char *access_kind_name(int kind);   /* "load", "store", "rmw", "atomic" */
+#include "common/access.h"
 
 /* Could a user-space access (x86-64, 47-bit) touch this address?  Backends
  * drop samples whose computed or sampled address is not one: the null page,

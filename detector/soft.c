@@ -1,12 +1,11 @@
-#include "soft.h"
+#include "detector/soft.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode.h"
-#include "util.h"
+#include "symbolize/decode.h"
+#include "common/util.h"
 #include "symbolize/symbolizer.h"
-#include "reports/report.h"
 
 /* x86-64 perf user registers: AX..SS and R8..R15 (DS/ES/FS/GS are not
  * sampled in 64-bit mode and the kernel rejects the mask if asked). */
@@ -317,14 +316,14 @@ static const char *drop_name(unsigned i)
 
 static int cmp_count(const void *a, const void *b)
 {
-	const struct report_count *x = a, *y = b;
+	const struct named_count *x = a, *y = b;
 	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
 }
 
-unsigned soft_drop_counts(const struct soft *s, struct report_count **out)
+unsigned soft_drop_counts(const struct soft *s, struct named_count **out)
 {
 	unsigned n = 0;
-	struct report_count *c = xcalloc(DROP__COUNT, sizeof(*c));
+	struct named_count *c = xcalloc(DROP__COUNT, sizeof(*c));
 	for (unsigned i = 0; i < DROP__COUNT; i++) {
 		if (!s->drops[i])
 			continue;
@@ -335,11 +334,4 @@ unsigned soft_drop_counts(const struct soft *s, struct report_count **out)
 	qsort(c, n, sizeof(*c), cmp_count);
 	*out = c;
 	return n;
-}
-
-void report_counts_free(struct report_count *c, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		free(c[i].what);
-	free(c);
 }

@@ -16,11 +16,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
-#include "perf_session.h"
-#include "sample.h"
+#include "detector/perf_session.h"
+#include "detector/sample.h"
 
 struct symbolizer;
-struct report_count;
+struct named_count;
 struct soft;
 
 struct soft *soft_new(struct symbolizer *sym);
@@ -35,8 +35,7 @@ bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sam
 uint64_t soft_samples_seen(const struct soft *s);
 uint64_t soft_samples_decoded(const struct soft *s);
 /* Reasons samples were dropped, largest first; caller frees with
- * report_counts_free(). */
-unsigned soft_drop_counts(const struct soft *s, struct report_count **out);
-void report_counts_free(struct report_count *c, unsigned n);
+ * named_counts_free(). */
+unsigned soft_drop_counts(const struct soft *s, struct named_count **out);
 
 #endif

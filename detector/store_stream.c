@@ -1,9 +1,9 @@
-#include "store_stream.h"
+#include "detector/store_stream.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "util.h"
+#include "common/util.h"
 
 struct swept {
 	uint64_t ip;

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode.h"
+#include "symbolize/decode.h"
 
 enum store_stream {
 	STORE_STREAM_UNKNOWN,     /* not decodable, or ip is no instruction start */

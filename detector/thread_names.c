@@ -1,9 +1,9 @@
-#include "thread_names.h"
+#include "detector/thread_names.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "util.h"
+#include "common/util.h"
 
 void thread_names_set(struct thread_names *t, uint32_t tid, const char *comm)
 {

@@ -8,8 +8,8 @@
  * inherit): an inherited event folds a new thread's count into its
  * creator's, and cannot be mmapped without a CPU.
  */
-#include "procfs.h"
-#include "watch.h"
+#include "common/procfs.h"
+#include "detector/watch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,8 +27,8 @@
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 
-#include "perf_session.h"
-#include "util.h"
+#include "detector/perf_session.h"
+#include "common/util.h"
 
 #define RING_PAGES 4              /* data pages per thread: ~500 records */
 #define POLL_MS 5                 /* and look for new threads as often */

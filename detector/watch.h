@@ -50,8 +50,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "classify.h"
-#include "line_table.h"
+#include "detector/classify.h"
+#include "detector/line_table.h"
 
 #define WATCH_WORD 8                  /* bytes per watchpoint */
 #define WATCH_SLOTS 4                 /* debug registers per thread (x86) */
@@ -255,8 +255,6 @@ bool watch_merge_line(const struct line *sampled, const struct watch_word_result
 /* ---- confirmation of a sampling session ----------------------------------- */
 
 struct confirm;
-struct report;
-struct symbolizer;
 
 struct confirm *confirm_new(const struct watch_config *wcfg,
 			    const struct classify_config *ccfg, unsigned line_size);
@@ -273,12 +271,9 @@ void confirm_tick(struct confirm *c, struct line_table *lines, double elapsed);
  * watched takes the exact evidence (watch_merge_line), so the report's
  * classification knows the writers that sampling missed. */
 void confirm_merge_evidence(struct confirm *c, struct line_table *lines);
-void confirm_fill_report(struct confirm *c, struct report *r, struct symbolizer *sym);
+/* The watch a confirmation runs its windows with (NULL for NULL). */
+struct watch *confirm_watch(const struct confirm *c);
 /* Windows run so far (0 for NULL): were watchpoints ever armed? */
 unsigned confirm_windows_run(const struct confirm *c);
-
-/* The report lines of a standalone watch: one per watched line. */
-void watch_report_lines(struct watch *w, unsigned line_size, struct report *r,
-			struct symbolizer *sym);
 
 #endif

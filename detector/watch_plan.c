@@ -5,13 +5,13 @@
  * and turning exact counts into line-table evidence for classification.
  * No system calls here: everything is unit-tested (tests/test_watch.c).
  */
-#include "watch.h"
+#include "detector/watch.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "common/util.h"
 
 void watch_config_default(struct watch_config *c)
 {

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advice.h"
-#include "../common/util.h"
-#include "../symbolize/data_types.h"
+#include "reports/advice.h"
+#include "common/util.h"
+#include "symbolize/data_types.h"
 
 #define MAX_NAMED      3   /* names in a sentence before "and N more" */
 #define ELIDE_MEMBERS 32   /* bigger structs show only the line's surroundings */

@@ -15,7 +15,7 @@
 #ifndef CONTEND_ADVICE_H
 #define CONTEND_ADVICE_H
 
-#include "report.h"
+#include "reports/report.h"
 
 void advice_for_line(struct report_line *line, bool heap_object);
 

@@ -7,7 +7,7 @@
  * The first half builds and walks the marks (annotate.h, shared with the
  * HTML page); the second half is the --annotate text.
  */
-#include "annotate.h"
+#include "reports/annotate.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "util.h"
+#include "common/util.h"
 
 #define TAB_WIDTH 8
 #define MAX_MEMBER_WIDTH 20

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "report.h"
+#include "reports/report.h"
 
 #define ANNOTATE_CONTEXT 3
 

@@ -1,8 +1,8 @@
-#include "gain.h"
+#include "reports/gain.h"
 
 #include <stdlib.h>
 
-#include "util.h"
+#include "common/util.h"
 
 /* ------------------------------------------------------------------ */
 /* queued stores */

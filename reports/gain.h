@@ -41,9 +41,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "report.h"
-#include "../detector/line_table.h"
-#include "../detector/store_stream.h"
+#include "reports/report.h"
+#include "detector/line_table.h"
+#include "detector/store_stream.h"
 
 #define GAIN_RESIDUAL_LOAD 0.02    /* ~1.5 ns L1 hit / ~75 ns transfer */
 #define GAIN_RESIDUAL_STORE 0.18

@@ -7,7 +7,7 @@
  * string from the report goes through esc(): a member, a path or a
  * command line may hold any character.
  */
-#include "report.h"
+#include "reports/report.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "annotate.h"
+#include "reports/annotate.h"
 #include "config.h"
-#include "util.h"
+#include "common/util.h"
 
 #define MAX_THREADS_SHOWN 8     /* per range in the access table */
 #define MAX_SITES_SHOWN 4       /* per range */

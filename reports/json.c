@@ -4,13 +4,13 @@
  * only say what goes where.  Small leaf objects (threads, sites, members)
  * are written on one line so that a long report stays readable.
  */
-#include "report.h"
+#include "reports/report.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
-#include "util.h"
+#include "common/util.h"
 
 #define JSON_MAX_DEPTH 16
 
@@ -227,7 +227,7 @@ static void json_addr(struct json *j, const char *key, uint64_t addr)
 /* ------------------------------------------------------------------ */
 
 static void counts_json(struct json *j, const char *key,
-			const struct report_count *c, unsigned n)
+			const struct named_count *c, unsigned n)
 {
 	json_object(j, key, true);
 	for (unsigned i = 0; i < n; i++)

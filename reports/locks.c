@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "locks.h"
-#include "../common/util.h"
+#include "reports/locks.h"
+#include "common/util.h"
 
 /* Types that are locks, as DWARF may name them, and the name users know. */
 static const struct {

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../symbolize/data_types.h"
+#include "symbolize/data_types.h"
 
 struct lock_ref {
 	char *name;                   /* "g.lock", "*mutex" */

@@ -21,17 +21,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "../detector/classify.h"
-#include "../detector/line_table.h"
+#include "detector/classify.h"
+#include "detector/line_table.h"
+#include "detector/run_facts.h"
 
 struct symbolizer;
 struct data_types;
 struct callchains;
-
-struct report_count {
-	char *what;                   /* "prev is branch target", "stack", ... */
-	uint64_t n;
-};
 
 /* What a hardware backend said about the samples (data_src.h); all 0
  * with soft.  Printed when the report's mem_info is set. */
@@ -194,11 +190,6 @@ struct report_line {
 /* How the session saw its target: launched by contend (its exit status is
  * known) or attached to (contend detaches; it may have exited meanwhile,
  * with a status only its parent can know). */
-enum target_state {
-	TARGET_LAUNCHED = 0,
-	TARGET_ATTACHED_RUNNING,     /* left running at detach */
-	TARGET_ATTACHED_EXITED,      /* exited while sampled */
-};
 
 struct report {
 	char *command;
@@ -212,10 +203,10 @@ struct report {
 	int target_status;           /* exit status, or -signal, of a launched target */
 	uint64_t samples;            /* all samples taken */
 	uint64_t decoded;            /* access samples that reached the line table */
-	struct report_count *dropped;
+	struct named_count *dropped;
 	unsigned n_dropped;
 	uint64_t typed, untyped;     /* over accesses on reported lines */
-	struct report_count *untyped_why;
+	struct named_count *untyped_why;
 	unsigned n_untyped_why;
 	struct report_line *lines;   /* ranked, contended only, at most top */
 	unsigned n_lines;
@@ -224,22 +215,8 @@ struct report {
 	double watch_armed_s;        /* their armed time, all together */
 };
 
-struct report_header {               /* filled by the session */
-	const char *command;
-	const char *backend;
-	const char *backend_note;
-	bool mem_info;               /* hardware data sources: print HITM, latency */
-	unsigned freq;
-	double duration;
-	enum target_state target;
-	int target_status;           /* TARGET_LAUNCHED only */
-	uint64_t samples, decoded;
-	const struct report_count *dropped;
-	unsigned n_dropped;
-	const struct callchains *chains;   /* the ids in the line table, or NULL */
-};
 
-struct report *report_build(const struct report_header *hdr,
+struct report *report_build(const struct run_facts *hdr,
 			    struct line_table *lines,
 			    const struct classify_config *cfg, unsigned top,
 			    struct symbolizer *sym, struct data_types *dt);

@@ -7,23 +7,23 @@
  * which is which.  The line, each range and the struct layout then take
  * the attribution that covers the most samples.
  */
-#include "report.h"
+#include "reports/report.h"
 
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "advice.h"
-#include "gain.h"
-#include "locks.h"
-#include "util.h"
-#include "../detector/callchain.h"
-#include "../detector/decode.h"
-#include "../detector/instances.h"
-#include "../detector/pointer_origin.h"
-#include "../symbolize/data_types.h"
-#include "../symbolize/symbolizer.h"
+#include "reports/advice.h"
+#include "reports/gain.h"
+#include "reports/locks.h"
+#include "common/util.h"
+#include "detector/callchain.h"
+#include "symbolize/decode.h"
+#include "detector/instances.h"
+#include "symbolize/pointer_origin.h"
+#include "symbolize/data_types.h"
+#include "symbolize/symbolizer.h"
 
 /* untyped_by_reason when no type lookup was asked for (no sym or dt). */
 #define NO_TYPE_LOOKUP "no type lookup"
@@ -179,14 +179,14 @@ static struct report_thread *thread_tally_finish(struct thread_tally *t, unsigne
 
 static int cmp_count(const void *a, const void *b)
 {
-	const struct report_count *x = a, *y = b;
+	const struct named_count *x = a, *y = b;
 
 	if (x->n != y->n)
 		return x->n > y->n ? -1 : 1;
 	return strcmp(x->what, y->what);
 }
 
-static void copy_header(struct report *r, const struct report_header *hdr)
+static void copy_header(struct report *r, const struct run_facts *hdr)
 {
 	r->command = strdup_or_null(hdr->command);
 	r->backend = strdup_or_null(hdr->backend);
@@ -1484,7 +1484,7 @@ static struct candidate *contended_lines(struct line_table *lines, uint64_t tota
 	return c;
 }
 
-struct report *report_build(const struct report_header *hdr,
+struct report *report_build(const struct run_facts *hdr,
 			    struct line_table *lines,
 			    const struct classify_config *cfg, unsigned top,
 			    struct symbolizer *sym, struct data_types *dt)
@@ -1535,7 +1535,7 @@ struct report *report_build(const struct report_header *hdr,
 
 /* ------------------------------------------------------------------ */
 
-static void free_counts(struct report_count *c, unsigned n)
+static void free_counts(struct named_count *c, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
 		free(c[i].what);

@@ -6,14 +6,14 @@
  * is wider than TEXT_WIDTH columns except the layouts the advice wrote.
  * The JSON report has everything this one leaves out.
  */
-#include "report.h"
+#include "reports/report.h"
 
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "common/util.h"
 
 #define TEXT_WIDTH 100
 #define MAX_SITES 4             /* per range */
@@ -96,7 +96,7 @@ static void wrap_item(struct wrap *w, const char *item)
 	w->col += fprintf(w->out, "%s", item);
 }
 
-static void wrap_count(struct wrap *w, const struct report_count *c)
+static void wrap_count(struct wrap *w, const struct named_count *c)
 {
 	char *item = xasprintf("%s %" PRIu64, c->what, c->n);
 

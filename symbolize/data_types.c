@@ -36,7 +36,7 @@
 #include "symbolize/data_types.h"
 #include "symbolize/dwarf_type.h"
 #include "symbolize/symbolizer.h"
-#include "util.h"
+#include "common/util.h"
 
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>

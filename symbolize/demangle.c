@@ -11,8 +11,8 @@
 
 #include <bfd.h>
 
-#include "demangle.h"
-#include "util.h"
+#include "symbolize/demangle.h"
+#include "common/util.h"
 
 /* From libiberty's demangle.h, which binutils-dev does not install. */
 #ifndef DMGL_PARAMS

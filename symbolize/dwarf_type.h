@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <elfutils/libdw.h>
 
-#include "util.h"
+#include "common/util.h"
 
 /* Bound on type nesting and typedef chains; also stops cycles in bad DWARF. */
 #define DWARF_TYPE_MAX_DEPTH 32

@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "demangle.h"
-#include "symbolizer.h"
-#include "util.h"
+#include "symbolize/demangle.h"
+#include "symbolize/symbolizer.h"
+#include "common/util.h"
 
 /* Files kept open for symbolizer_read; past this many, all are closed
  * and reopened on demand.  libdwfl holds its own descriptors. */

@@ -20,7 +20,7 @@
  * two disagree (dlclose, then something else mapped there; exec) the
  * unwinding session is stale and is built anew.
  */
-#include "unwind.h"
+#include "symbolize/unwind.h"
 
 #include <asm/perf_regs.h>
 #include <dwarf.h>
@@ -30,8 +30,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "symbolizer.h"
-#include "util.h"
+#include "symbolize/symbolizer.h"
+#include "common/util.h"
 
 /* DWARF registers 0..16 of the x86-64 psABI (rip is 16), in perf's numbering. */
 static const uint8_t perf_reg_of_dwarf[] = {

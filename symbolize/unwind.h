@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "detector/decode.h"
+#include "symbolize/decode.h"
 
 struct symbolizer;
 struct unwinder;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "common/util.h"
 #include "detector/datafile.h"
 #include "detector/line_table.h"
 #include "detector/thread_names.h"
@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r)
 		ok = datafile_reader_run(r, &cb, &err);
 	if (ok == 0) {
-		const struct report_header *h = datafile_reader_summary(r);
+		const struct run_facts *h = datafile_reader_summary(r);
 		size_t n = strlen(h->command) + strlen(h->backend);
 		for (unsigned i = 0; i < h->n_dropped; i++)
 			n += strlen(h->dropped[i].what);

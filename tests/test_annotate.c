@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 #include "reports/report.h"
 
 #define SOURCE_LINES 30

@@ -1,6 +1,6 @@
 #include "detector/callchain.h"
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 
 static void test_intern(void)
 {

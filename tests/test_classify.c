@@ -1,6 +1,6 @@
 #include "detector/classify.h"
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 
 #define MS 1000000ULL
 #define PID 42

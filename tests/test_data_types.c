@@ -7,7 +7,7 @@
  */
 #include "symbolize/data_types.h"
 #include "tests/tap.h"
-#include "util.h"
+#include "common/util.h"
 
 #include <elfutils/libdwfl.h>
 #include <unistd.h>

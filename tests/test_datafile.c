@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 #include "detector/datafile.h"
 #include "reports/report.h"
 
@@ -109,12 +109,12 @@ static struct datafile_mmap mmap1(void)
 	return m;
 }
 
-static const struct report_count drops[] = {
+static const struct named_count drops[] = {
 	{ (char *)"no memory operand", 120 },
 	{ (char *)"stack", 80 },
 };
 
-static const struct report_header summary1 = {
+static const struct run_facts summary1 = {
 	.command = "testcases/false_sharing_counters -t 2",
 	.backend = "soft",
 	.backend_note = "cpu-clock samples + instruction decoding",
@@ -162,7 +162,7 @@ static FILE *open_bytes(const void *p, size_t len)
 
 /* Reads the bytes; returns 0 or -1 with the reason in err. */
 static int read_bytes(const void *p, size_t len, struct got *g, struct strbuf *err,
-		      struct report_header *summary)
+		      struct run_facts *summary)
 {
 	FILE *f = open_bytes(p, len);
 	struct datafile_callbacks cb = { g, got_access, got_mmap, got_comm, got_chain };
@@ -201,7 +201,7 @@ static void test_round_trip(void)
 	size_t len;
 	char *buf = write_small(&len, true);
 	struct strbuf err = STRBUF_INIT;
-	struct report_header s;
+	struct run_facts s;
 	struct got g;
 	static const unsigned order[] = { 3, 2, 2, 4, 1, 3, 1 };
 	struct datafile_mmap m = mmap1();
@@ -404,7 +404,7 @@ static void test_minimal_and_header(void)
 {
 	struct bytes f;
 	struct strbuf err = STRBUF_INIT;
-	struct report_header s;
+	struct run_facts s;
 	struct got g;
 
 	header(&f, 1, 24, 1000);

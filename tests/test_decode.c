@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "tap.h"
-#include "detector/decode.h"
+#include "symbolize/decode.h"
 #include "detector/sample.h"
 
 #define IP 0x401000ULL

@@ -7,7 +7,7 @@
 #include "detector/line_table.h"
 #include "reports/gain.h"
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 
 #define MS 1000000ULL
 #define PID 7

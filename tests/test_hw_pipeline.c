@@ -13,11 +13,11 @@
 #include <sys/stat.h>
 
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 #include "detector/data_src.h"
 #include "detector/hw_backend.h"
 #include "detector/line_table.h"
-#include "detector/soft.h"          /* report_counts_free */
+#include "detector/soft.h"          /* named_counts_free */
 #include "reports/report.h"
 
 #define PID 100
@@ -212,7 +212,7 @@ static void test_pebs(const struct perf_event_attr *loads, const struct perf_eve
 	struct line_table *lines = line_table_new(64, 10 * 1000000ULL);
 	struct hw_backend *hb = hw_backend_new(NULL);
 	struct classify_config cfg;
-	struct report_header hdr = { .backend = "pebs", .backend_note = "test", .freq = 1000,
+	struct run_facts hdr = { .backend = "pebs", .backend_note = "test", .freq = 1000,
 				     .mem_info = true };
 	const struct rec t1_hitm = { T1, IP1, LINE + 0, 200, HITM_LOCAL };
 	const struct rec t2_hitm = { T2, IP2, LINE + 8, 400, HITM_REMOTE };
@@ -310,12 +310,12 @@ static void test_ibs(const struct perf_event_attr *ibs)
 	struct line_table *lines = line_table_new(64, 10 * 1000000ULL);
 	struct hw_backend *hb = hw_backend_new(NULL);
 	struct classify_config cfg;
-	struct report_header hdr = { .backend = "ibs", .freq = 1000, .mem_info = true };
+	struct run_facts hdr = { .backend = "ibs", .freq = 1000, .mem_info = true };
 	const struct rec t1 = { T1, IP1, LINE + 0, 150, HITM_LOCAL };
 	const struct rec t2 = { T2, IP2, LINE + 8, 150, HITM_LOCAL };
 	const struct rec kernel = { T1, KERNEL_IP, LINE, 10, L1_HIT };
 	const struct rec no_addr = { T2, IP2, 0, 0, S(OP, NA) };
-	struct report_count *drops;
+	struct named_count *drops;
 	unsigned n_drops;
 	struct report *r;
 
@@ -333,7 +333,7 @@ static void test_ibs(const struct perf_event_attr *ibs)
 	n_drops = hw_backend_drop_counts(hb, &drops);
 	CHECK(n_drops == 2 && !strcmp(drops[0].what, "no data address") && drops[0].n == 3 &&
 	      !strcmp(drops[1].what, "kernel address") && drops[1].n == 3, "ibs drops");
-	report_counts_free(drops, n_drops);
+	named_counts_free(drops, n_drops);
 
 	classify_config_default(&cfg);
 	hdr.samples = hw_backend_samples_seen(hb);
@@ -393,7 +393,7 @@ static void test_soft_unchanged(void)
 {
 	struct line_table *lines = line_table_new(64, 10 * 1000000ULL);
 	struct classify_config cfg;
-	struct report_header hdr = { .backend = "soft", .freq = 1000 };
+	struct run_facts hdr = { .backend = "soft", .freq = 1000 };
 	struct report *r;
 	char *text;
 

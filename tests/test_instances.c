@@ -3,7 +3,7 @@
  * instance with the most concurrent samples. */
 #include "detector/instances.h"
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 
 static struct line_cell cell(uint32_t tid, uint64_t ip, unsigned offset, int kind,
 			     uint64_t count, uint64_t concurrent)

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "tap.h"
-#include "util.h"
-#include "detector/json_read.h"
+#include "common/util.h"
+#include "common/json_read.h"
 
 static const char report[] =
 	"{\n"

@@ -1,7 +1,7 @@
 #include "detector/data_src.h"
 #include "detector/line_table.h"
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 
 #define MS 1000000ULL
 #define PID 42

@@ -17,10 +17,10 @@
 
 #include "tap.h"
 #include "elf_fixture.h"
-#include "util.h"
-#include "detector/decode.h"
+#include "common/util.h"
+#include "symbolize/decode.h"
 #include "detector/line_table.h"
-#include "detector/pointer_origin.h"
+#include "symbolize/pointer_origin.h"
 #include "detector/sample.h"
 #include "reports/report.h"
 #include "symbolize/data_types.h"
@@ -178,7 +178,7 @@ static void test_loop_join(struct pointer_origins *po, struct symbolizer *sym)
 static void test_report_types(struct symbolizer *sym, struct data_types *dt)
 {
 	struct line_table *t = line_table_new(64, 100000);
-	struct report_header header = { .command = "fixture", .backend = "soft" };
+	struct run_facts header = { .command = "fixture", .backend = "soft" };
 	struct classify_config cfg;
 	struct access_site s;
 	struct report *r;

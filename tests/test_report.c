@@ -17,7 +17,7 @@
 
 #include "tap.h"
 #include "elf_fixture.h"
-#include "util.h"
+#include "common/util.h"
 #include "detector/callchain.h"
 #include "detector/line_table.h"
 #include "reports/report.h"
@@ -67,7 +67,7 @@ static void add_private(struct line_table *t, int n)
 		add(t, T1, IP1, PRIV_LINE + 24, ACCESS_STORE);
 }
 
-static const struct report_header header = {
+static const struct run_facts header = {
 	.command = "prog \"a b\"\nnext\x01 caf\xc3\xa9 \xff",
 	.backend = "soft",
 	.backend_note = "no hardware PMU: cpu-clock sampling + instruction decoding",
@@ -75,7 +75,7 @@ static const struct report_header header = {
 	.duration = 1.5,
 	.samples = 300,
 	.decoded = 250,
-	.dropped = (const struct report_count[]) {
+	.dropped = (const struct named_count[]) {
 		{ "stack", 20 }, { "no memory operand", 30 },
 	},
 	.n_dropped = 2,
@@ -540,7 +540,7 @@ static void test_pairs_and_chains(void)
 	struct line_table *t = line_table_new(64, 100000);
 	struct callchains *chains = callchains_new();
 	uint64_t callers[] = { 0x500000, 0x500100 };
-	struct report_header hdr = header;
+	struct run_facts hdr = header;
 	struct classify_config cfg;
 	const struct report_line *l;
 	const struct report_site *site;

@@ -3,7 +3,7 @@
  * is beside the bytes.  The five loops are the shapes bench/store-queue.c
  * times. */
 #include "tap.h"
-#include "detector/decode.h"
+#include "symbolize/decode.h"
 #include "detector/store_stream.h"
 
 #define BASE 0x401000ULL

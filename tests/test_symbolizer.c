@@ -14,7 +14,7 @@
 #include "symbolize/demangle.h"
 #include "symbolize/symbolizer.h"
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 
 #define FAKE_PID 999999
 #define FAKE_CHILD 999998

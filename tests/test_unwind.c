@@ -4,7 +4,7 @@
 #include "symbolize/symbolizer.h"
 #include "symbolize/unwind.h"
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 
 #define SP0 0x7ffd0000ULL
 #define REG_BIT(r) (1ULL << PERF_REG_X86_##r)

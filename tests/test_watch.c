@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "tap.h"
-#include "util.h"
+#include "common/util.h"
 #include "detector/watch.h"
 
 static struct line_cell cell(uint32_t tid, unsigned offset, unsigned size, int kind,

@@ -24,10 +24,10 @@
  * different types on two paths to the same access where no variable says
  * so.
  */
-#include "detector/pointer_origin.h"
-#include "detector/decode.h"
+#include "symbolize/pointer_origin.h"
+#include "symbolize/decode.h"
 #include "symbolize/symbolizer.h"
-#include "util.h"
+#include "common/util.h"
 
 #include <stdlib.h>
 #include <string.h>

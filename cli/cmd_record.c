@@ -18,11 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "datafile.h"
-#include "options.h"
-#include "session.h"
-#include "util.h"
+#include "cli/commands.h"
+#include "detector/datafile.h"
+#include "cli/options.h"
+#include "cli/session.h"
+#include "common/util.h"
 #include "reports/report.h"
 
 #define DEFAULT_DATA_FILE "contend.data"
@@ -237,7 +237,7 @@ static void write_live_report(const struct report *r, const char *path)
 static int on_report(void *ctx, const struct report *r, const struct options *opt)
 {
 	struct recorder *rec = ctx;
-	struct report_header summary = {
+	struct run_facts summary = {
 		.command = r->command, .backend = r->backend, .backend_note = r->backend_note,
 		.duration = r->duration, .target = r->target, .target_status = r->target_status,
 		.samples = r->samples, .decoded = r->decoded,

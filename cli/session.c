@@ -1,4 +1,4 @@
-#include "session.h"
+#include "cli/session.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,17 +13,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "callchain.h"
-#include "launch.h"
-#include "line_table.h"
-#include "perf_session.h"
-#include "procfs.h"
-#include "soft.h"
-#include "thread_names.h"
-#include "util.h"
-#include "watch.h"
+#include "detector/backend.h"
+#include "detector/callchain.h"
+#include "cli/launch.h"
+#include "detector/line_table.h"
+#include "detector/perf_session.h"
+#include "common/procfs.h"
+#include "detector/soft.h"
+#include "detector/thread_names.h"
+#include "common/util.h"
+#include "detector/watch.h"
 #include "reports/report.h"
+#include "reports/watch_report.h"
 #include "symbolize/data_types.h"
 #include "symbolize/symbolizer.h"
 #include "symbolize/unwind.h"
@@ -206,7 +207,7 @@ static void name_threads(struct report_thread *t, unsigned n, const struct threa
 	}
 }
 
-static int output_report(const struct options *opt, const struct report_header *hdr,
+static int output_report(const struct options *opt, const struct run_facts *hdr,
 			 struct line_table *lines, struct symbolizer *sym,
 			 const struct thread_names *names, const struct session_hooks *hooks,
 			 struct confirm *confirm)
@@ -262,7 +263,7 @@ done:
 	return ret;
 }
 
-int session_output(const struct options *opt, const struct report_header *hdr,
+int session_output(const struct options *opt, const struct run_facts *hdr,
 		   struct line_table *lines, struct symbolizer *sym,
 		   const struct thread_names *names, const struct session_hooks *hooks)
 {
@@ -341,8 +342,8 @@ static void session_init(struct session *s, const struct options *opt,
 static int finish_session(struct session *s, const char *command, double duration,
 			  enum target_state target, int target_status)
 {
-	struct report_header hdr = { 0 };
-	struct report_count *dropped = NULL;
+	struct run_facts hdr = { 0 };
+	struct named_count *dropped = NULL;
 	unsigned n_dropped;
 	char *note = backend_note(&s->backend);
 	int ret;
@@ -371,7 +372,7 @@ static int finish_session(struct session *s, const char *command, double duratio
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
 	ret = output_report(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm);
-	report_counts_free(dropped, n_dropped);
+	named_counts_free(dropped, n_dropped);
 	free(note);
 	return ret;
 }

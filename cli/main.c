@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "options.h"
-#include "session.h"
-#include "util.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/session.h"
+#include "common/util.h"
 
 static int cmd_run(int argc, char **argv)
 {

@@ -17,14 +17,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "callchain.h"
-#include "commands.h"
-#include "datafile.h"
-#include "line_table.h"
-#include "options.h"
-#include "session.h"
-#include "thread_names.h"
-#include "util.h"
+#include "detector/callchain.h"
+#include "cli/commands.h"
+#include "detector/datafile.h"
+#include "detector/line_table.h"
+#include "cli/options.h"
+#include "cli/session.h"
+#include "detector/thread_names.h"
+#include "common/util.h"
 #include "reports/report.h"
 #include "symbolize/symbolizer.h"
 
@@ -385,7 +385,7 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 		.ctx = &rp, .access = on_access, .mmap = on_mmap, .comm = on_comm,
 		.chain = on_chain,
 	};
-	struct report_header hdr;
+	struct run_facts hdr;
 	struct strbuf err = STRBUF_INIT;
 	struct datafile_reader *r = NULL;
 	struct symbolizer *sym;

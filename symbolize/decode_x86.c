@@ -8,15 +8,15 @@
  * with an immediate as read+write, rotates, setcc and cmpxchg as reads.
  * access_kind() corrects them; tests/test_decode.c pins the cases down.
  */
-#include "decode.h"
+#include "symbolize/decode.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <asm/perf_regs.h>
 #include <capstone/capstone.h>
 
-#include "sample.h"
-#include "util.h"
+#include "common/access.h"
+#include "common/util.h"
 
 struct decoder {
 	csh cs;

@@ -1,12 +1,12 @@
 /* json_read.c - recursive descent over RFC 8259, depth-limited. */
-#include "json_read.h"
+#include "common/json_read.h"
 
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "common/util.h"
 
 struct parser {
 	const char *s;

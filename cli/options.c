@@ -1,11 +1,11 @@
-#include "options.h"
+#include "cli/options.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "common/util.h"
 
 static const char usage_run[] =
 	"usage: contend run [options] -- CMD [ARGS...]\n"

@@ -19,12 +19,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "options.h"
-#include "sample.h"
+#include "cli/options.h"
+#include "detector/sample.h"
 
 struct line_table;
 struct report;
-struct report_header;
+struct run_facts;
 struct symbolizer;
 struct thread_names;
 
@@ -56,7 +56,7 @@ uint64_t session_window_ns(const struct options *opt, unsigned freq);
 /* Build the report from a filled line table and output it as opt says
  * (or hand it to hooks->report).  Used by the sessions and by commands
  * that read recorded data.  names may be NULL.  Returns the exit status. */
-int session_output(const struct options *opt, const struct report_header *hdr,
+int session_output(const struct options *opt, const struct run_facts *hdr,
 		   struct line_table *lines, struct symbolizer *sym,
 		   const struct thread_names *names, const struct session_hooks *hooks);
 

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
-#include "classify.h"
+#include "detector/classify.h"
 
 enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
 

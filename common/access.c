@@ -1,4 +1,4 @@
-#include "sample.h"
+#include "common/access.h"
 
 const char *access_kind_name(int kind)
 {

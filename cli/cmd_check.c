@@ -19,12 +19,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "classify.h"
-#include "commands.h"
-#include "json_read.h"
-#include "options.h"
-#include "session.h"
-#include "util.h"
+#include "detector/classify.h"
+#include "cli/commands.h"
+#include "common/json_read.h"
+#include "cli/options.h"
+#include "cli/session.h"
+#include "common/util.h"
 #include "reports/report.h"
 
 #define BASELINE_MAX_BYTES (256u << 20)

@@ -1,11 +1,11 @@
-#include "procfs.h"
+#include "common/procfs.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "common/util.h"
 
 bool process_alive(pid_t pid)
 {

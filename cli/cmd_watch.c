@@ -19,12 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "thread_names.h"
-#include "util.h"
-#include "procfs.h"
-#include "watch.h"
+#include "cli/commands.h"
+#include "detector/thread_names.h"
+#include "common/util.h"
+#include "common/procfs.h"
+#include "detector/watch.h"
 #include "reports/report.h"
+#include "reports/watch_report.h"
 #include "symbolize/symbolizer.h"
 
 static const char usage_watch[] =

@@ -1,4 +1,4 @@
-#include "launch.h"
+#include "cli/launch.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "commands.h"
-#include "options.h"
-#include "util.h"
+#include "detector/backend.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "common/util.h"
 
 static void print_host(const struct hw_host *h)
 {

@@ -1,0 +1,38 @@
+/* run_facts.h - what a sampling run knows about itself, besides its lines.
+ *
+ * The session fills one (command, backend, rate, duration, how the target
+ * ended, samples taken and dropped); the data file stores it; report_build()
+ * copies it into the report's header.  Strings and arrays are borrowed.
+ */
+#ifndef CONTEND_RUN_FACTS_H
+#define CONTEND_RUN_FACTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/util.h"
+
+struct callchains;
+
+enum target_state {
+	TARGET_LAUNCHED = 0,
+	TARGET_ATTACHED_RUNNING,     /* left running at detach */
+	TARGET_ATTACHED_EXITED,      /* exited while sampled */
+};
+
+struct run_facts {
+	const char *command;
+	const char *backend;
+	const char *backend_note;
+	bool mem_info;               /* hardware data sources: print HITM, latency */
+	unsigned freq;
+	double duration;
+	enum target_state target;
+	int target_status;           /* TARGET_LAUNCHED only */
+	uint64_t samples, decoded;
+	const struct named_count *dropped;
+	unsigned n_dropped;
+	const struct callchains *chains;   /* the ids in the line table, or NULL */
+};
+
+#endif

@@ -1,0 +1,21 @@
+/* watch_report.h - watch results on the report model.
+ *
+ * confirm_fill_report(): after report_build(), the exact counts of a
+ * sampling session's confirmation (detector/watch.h) on its lines.
+ * watch_report_lines(): the report lines of a standalone `contend watch`,
+ * one per watched line.  Both symbolize trap sites and words with sym
+ * (may be NULL: addresses only).
+ */
+#ifndef CONTEND_WATCH_REPORT_H
+#define CONTEND_WATCH_REPORT_H
+
+struct confirm;
+struct report;
+struct symbolizer;
+struct watch;
+
+void confirm_fill_report(struct confirm *c, struct report *r, struct symbolizer *sym);
+void watch_report_lines(struct watch *w, unsigned line_size, struct report *r,
+			struct symbolizer *sym);
+
+#endif
