@@ -1,0 +1,110 @@
+/* Unit tests for common/hashmap.c: fixed-size keys across growth,
+ * caller-matched keys with colliding hashes, iteration, the string set. */
+#include "common/hashmap.h"
+#include "tests/tap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct pid_addr {
+	uint32_t pid, pad;
+	uint64_t addr;
+};
+
+static void test_keyed(void)
+{
+	struct hashmap m = HASHMAP_INIT(sizeof(struct pid_addr));
+	unsigned missing = 0, wrong = 0, seen = 0;
+	size_t pos = 0;
+	const void *key;
+	void *val;
+
+	CHECK(hashmap_get(&m, &(struct pid_addr){ 1, 0, 64 }) == NULL, "empty map finds nothing");
+	for (uint64_t i = 0; i < 5000; i++) {
+		struct pid_addr k = { (uint32_t)(i % 3), 0, i * 64 };
+
+		CHECK(hashmap_put(&m, &k, (void *)(uintptr_t)(i + 1)) == NULL, "fresh key %" PRIu64, i);
+	}
+	CHECK_EQ_U64(hashmap_count(&m), 5000, "count after 5000 puts");
+	for (uint64_t i = 0; i < 5000; i++) {
+		struct pid_addr k = { (uint32_t)(i % 3), 0, i * 64 };
+		void *v = hashmap_get(&m, &k);
+
+		if (!v)
+			missing++;
+		else if ((uintptr_t)v != i + 1)
+			wrong++;
+	}
+	CHECK_EQ_U64(missing, 0, "every key found after growth");
+	CHECK_EQ_U64(wrong, 0, "every key keeps its value");
+	CHECK(hashmap_get(&m, &(struct pid_addr){ 1, 0, 0 }) == NULL,
+	      "same address, other pid: absent");
+	CHECK((uintptr_t)hashmap_put(&m, &(struct pid_addr){ 0, 0, 0 }, (void *)7) == 1,
+	      "put on a present key returns the old value");
+	CHECK_EQ_U64(hashmap_count(&m), 5000, "replacing does not add");
+	while (hashmap_next(&m, &pos, &key, &val))
+		seen++;
+	CHECK_EQ_U64(seen, 5000, "iteration visits every entry once");
+	hashmap_clear(&m, NULL);
+	CHECK_EQ_U64(hashmap_count(&m), 0, "clear empties");
+	CHECK(hashmap_get(&m, &(struct pid_addr){ 0, 0, 0 }) == NULL, "cleared key absent");
+	hashmap_release(&m, NULL);
+}
+
+struct entry {
+	const char *name;
+	int n;
+};
+
+static bool entry_match(const void *val, const void *key)
+{
+	return !strcmp(((const struct entry *)val)->name, key);
+}
+
+static void test_matched(void)
+{
+	struct hashmap m = HASHMAP_INIT(0);
+	struct entry a = { "alpha", 1 }, b = { "beta", 2 }, c = { "gamma", 3 };
+
+	/* one hash for all three: probing must tell them apart by match */
+	hashmap_add(&m, 42, &a);
+	hashmap_add(&m, 42, &b);
+	hashmap_add(&m, 42, &c);
+	CHECK(hashmap_lookup(&m, 42, entry_match, "beta") == &b, "collision resolved by match");
+	CHECK(hashmap_lookup(&m, 42, entry_match, "gamma") == &c, "third of a chain");
+	CHECK(hashmap_lookup(&m, 43, entry_match, "beta") == NULL, "other hash: absent");
+	CHECK(hashmap_lookup(&m, 42, entry_match, "delta") == NULL, "absent key");
+	for (int i = 0; i < 100; i++)
+		hashmap_add(&m, (uint64_t)i * 1000, &a);
+	CHECK(hashmap_lookup(&m, 42, entry_match, "beta") == &b, "found after growth");
+	hashmap_release(&m, NULL);
+}
+
+static void test_strset(void)
+{
+	struct strset s = STRSET_INIT;
+	char buf[16];
+	const char *x = strset_intern(&s, "worker"), *y;
+
+	strcpy(buf, "worker");
+	y = strset_intern(&s, buf);
+	CHECK(x == y, "one copy of equal strings");
+	CHECK(x != buf, "interned string is a copy");
+	CHECK(strset_own(&s, strdup("worker")) == x, "own of a present string frees it, returns the copy");
+	CHECK(strset_has(&s, "worker") && !strset_has(&s, "main"), "has");
+	for (int i = 0; i < 1000; i++) {
+		snprintf(buf, sizeof(buf), "s%d", i);
+		strset_intern(&s, buf);
+	}
+	CHECK(strset_intern(&s, "worker") == x, "stable across growth");
+	CHECK_EQ_U64(hashmap_count(&s.map), 1001, "1001 distinct strings");
+	strset_release(&s);
+}
+
+int main(void)
+{
+	test_keyed();
+	test_matched();
+	test_strset();
+	return test_done();
+}
