@@ -439,7 +439,7 @@ static void test_pointer_params(struct data_types *dt, struct fixture *fx)
 
 /* conn_ptr (struct conn *) and stats_vec.start (struct stats *): pointers
  * no register variable holds, followed from the globals they are loaded
- * from, as detector/pointer_origin.c does. */
+ * from, as symbolize/pointer_origin.c does. */
 static void test_pointer_chains(struct data_types *dt, struct fixture *fx)
 {
 	const uint64_t obj = 0x7f0000002000ULL;
