@@ -10,9 +10,11 @@
  *                      padding and size, drawn as rows of the new layout;
  *   advice.c           the prose: which kind of advice, its sentences and
  *                      notes; advice_text.c writes any layout's rows as C.
- * Contract: advisor_init() leaves every field below filled and never
- * changes the line but for line->advice, which only advice.c writes; rows
- * hold copies of what they print, so they outlive the advisor.
+ * Contract: advisor_init() fills every field of the advisor and never
+ * changes the line; only line->advice is written, by advice.c and by the
+ * layout builders into the layout it hands them.  A layout's rows hold
+ * copies of what they print, so they outlive the advisor and the line's
+ * members; advice_release() frees them.
  */
 #ifndef CONTEND_ADVICE_INTERNAL_H
 #define CONTEND_ADVICE_INTERNAL_H
@@ -163,8 +165,6 @@ char *group_comment(const struct advisor *adv, int g);
 /* "Klass *[8]", "name" -> type "Klass *", declarator "name[8]" */
 void split_declaration(const char *type, const char *name,
 		       char **type_out, char **decl_out);
-/* s with every from replaced by to; s is freed. */
-char *replace_all(char *s, const char *from, const char *to);
 /* The C in a layout's strings spelled for C++ (alignas, new). */
 char *respell_for_cxx(char *s);
 void layout_respell_for_cxx(struct report_layout *lay);

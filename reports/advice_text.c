@@ -251,7 +251,7 @@ char *advice_layout_text(const struct report_layout *lay)
 /* ---- C++ --------------------------------------------------------------- */
 
 /* s with every from replaced by to; s is freed. */
-char *replace_all(char *s, const char *from, const char *to)
+static char *replace_all(char *s, const char *from, const char *to)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *p = s, *hit;
