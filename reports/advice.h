@@ -11,6 +11,11 @@
  * Placement note: over the start offsets the type's alignment allows
  * (16 for malloc'd memory), in how many do the contending members share a
  * line of line_size bytes.
+ *
+ * Both layouts are data first (line->advice.current and .proposed: rows
+ * of member, offset, size, alignment, padding, writers and readers);
+ * every format prints them with advice_layout_text(), and the text fields
+ * layout_now/layout_proposed are that text, kept for one release.
  */
 #ifndef CONTEND_ADVICE_H
 #define CONTEND_ADVICE_H
@@ -18,6 +23,14 @@
 #include "reports/report.h"
 
 void advice_for_line(struct report_line *line, bool heap_object);
+
+/* A layout as C: pahole-style with offsets, holes and line boundaries,
+ * or the bare C of a padded element; NULL if there is no layout (no
+ * title).  The caller frees it. */
+char *advice_layout_text(const struct report_layout *lay);
+/* Frees what the advice owns and zeroes it. */
+void advice_release(struct report_advice *a);
+void advice_layout_release(struct report_layout *lay);
 
 /* Count start placements (multiples of align within one line) where bytes
  * [a_off, a_off+a_size) and [b_off, b_off+b_size) of an object land on the

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/advice.h"
 #include "reports/annotate.h"
 #include "config.h"
 #include "common/util.h"
@@ -648,13 +649,20 @@ static void print_pairs(const struct report_line *l, FILE *out)
 	fputs("</tbody></table>\n", out);
 }
 
-static void print_layout(const char *title, const char *text, FILE *out)
+/* A layout of the advice, printed from its rows; nothing if none. */
+static void print_layout(const char *title, const struct report_layout *lay,
+			 FILE *out)
 {
+	char *text = advice_layout_text(lay);
+
+	if (!text)
+		return;
 	fputs("<div><h4>", out);
 	esc(out, title);
 	fputs("</h4><pre>", out);
 	esc(out, text);
 	fputs("</pre></div>\n", out);
+	free(text);
 }
 
 static void print_advice(const struct report_line *l, FILE *out)
@@ -666,12 +674,10 @@ static void print_advice(const struct report_line *l, FILE *out)
 	fputs("<h3>Advice</h3>\n<p class=\"advice\">", out);
 	esc(out, a->summary);
 	fputs("</p>\n", out);
-	if (a->layout_now || a->layout_proposed) {
+	if (a->current.title || a->proposed.title) {
 		fputs("<div class=\"layouts\">\n", out);
-		if (a->layout_now)
-			print_layout("layout now", a->layout_now, out);
-		if (a->layout_proposed)
-			print_layout("proposed", a->layout_proposed, out);
+		print_layout("layout now", &a->current, out);
+		print_layout("proposed", &a->proposed, out);
 		fputs("</div>\n", out);
 	}
 	if (a->cost_bytes || a->placements_total) {

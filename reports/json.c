@@ -8,9 +8,11 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "reports/advice.h"
 
 #define JSON_MAX_DEPTH 16
 
@@ -376,6 +378,67 @@ static void member_json(struct json *j, const struct report_member *m)
 	json_close(j);
 }
 
+/* A layout's C text (deprecated fields: the rows below say it all). */
+static void layout_text_json(struct json *j, const char *key,
+			     const struct report_layout *lay)
+{
+	char *text = advice_layout_text(lay);
+
+	json_str(j, key, text);
+	free(text);
+}
+
+/* One member of a layout.  The current layout's rows say who writes and
+ * reads each member; the proposal's, where it moves and what padding
+ * goes before it. */
+static void layout_row_json(struct json *j, const struct report_layout *lay,
+			    const struct report_layout_row *row, bool current)
+{
+	json_object(j, NULL, true);
+	json_str(j, "member", row->member);
+	json_str(j, "type", row->type_name);
+	json_u64(j, "offset", row->offset);
+	json_u64(j, "size", row->size);
+	json_u64(j, "align", row->align);
+	json_u64(j, "padding_before", row->padding_before);
+	if (row->line >= 0)
+		json_i64(j, "line", row->line);
+	else
+		json_null(j, "line");
+	if (current) {
+		tids_json(j, "writers", row->writers, row->n_writers);
+		tids_json(j, "readers", row->readers, row->n_readers);
+		json_u64(j, "accesses", row->accesses);
+		json_double(j, "share", lay->accesses ? row->share : 0);
+	} else {
+		json_bool(j, "line_aligned", row->line_aligned);
+	}
+	json_close(j);
+}
+
+static void layout_json(struct json *j, const char *key,
+			const struct report_layout *lay, bool current)
+{
+	if (!lay->title) {
+		json_null(j, key);
+		return;
+	}
+	json_object(j, key, false);
+	json_str(j, "title", lay->title);
+	json_u64(j, "size", lay->size);
+	json_u64(j, "align", lay->align);
+	if (lay->placed)
+		json_u64(j, "line_offset", lay->line_offset);
+	else
+		json_null(j, "line_offset");
+	json_u64(j, "tail_padding", lay->tail_padding);
+	json_array(j, "members", false);
+	for (unsigned i = 0; i < lay->n_rows; i++)
+		layout_row_json(j, lay, &lay->rows[i], current);
+	json_close(j);
+	json_close(j);
+}
+
 static void advice_json(struct json *j, const struct report_advice *a)
 {
 	if (!a->summary) {
@@ -384,11 +447,21 @@ static void advice_json(struct json *j, const struct report_advice *a)
 	}
 	json_object(j, "advice", false);
 	json_str(j, "summary", a->summary);
-	json_str(j, "layout_now", a->layout_now);
-	json_str(j, "layout_proposed", a->layout_proposed);
+	layout_text_json(j, "layout_now", &a->current);
+	layout_text_json(j, "layout_proposed", &a->proposed);
 	json_i64(j, "cost_bytes", a->cost_bytes);
 	json_u64(j, "placements_sharing", a->placements_sharing);
 	json_u64(j, "placements_total", a->placements_total);
+	layout_json(j, "layout_current", &a->current, true);
+	layout_json(j, "layout_padded", &a->proposed, false);
+	if (a->placements_total) {
+		json_object(j, "placements", true);
+		json_u64(j, "sharing", a->placements_sharing);
+		json_u64(j, "total", a->placements_total);
+		json_close(j);
+	} else {
+		json_null(j, "placements");
+	}
 	json_close(j);
 }
 

@@ -89,8 +89,61 @@ struct report_member {              /* a member of the contended struct */
 	unsigned n_writers, n_readers;
 };
 
+/*
+ * A struct layout as rows (advice.h): what a tool applying the fix reads.
+ * Offsets are in the struct (or the array element) as laid out; a row's
+ * padding_before is the hole between it and the end of the rows before
+ * it.  Alignments are upper bounds where the compiler's are unknown (a
+ * member's divides its offset, its size and the struct's), so a proposal
+ * never claims less padding than it needs.
+ */
+struct report_layout_row {
+	char *member;                /* "secondary_super_cache", NULL: anonymous */
+	char *type_name;             /* as declared: "Klass *[8]", NULL: unknown */
+	uint64_t offset, size, align;
+	uint64_t padding_before;     /* hole before it, bytes */
+	long line;                   /* its first byte's cache line, from the one
+	                                the instance starts in; -1: unknown */
+	bool line_aligned;           /* proposed: starts a line (_Alignas) */
+	bool hidden;                 /* elided from the printed layout */
+	char *comment;               /* a comment printed before it, or NULL */
+	uint32_t *writers, *readers; /* current: tids, as the member's */
+	unsigned n_writers, n_readers;
+	uint64_t accesses;           /* current: sampled reads + writes */
+	double share;                /* accesses / all rows' accesses, 0..1 */
+};
+
+enum report_layout_style {
+	LAYOUT_PAHOLE,               /* offsets, sizes, holes, line boundaries */
+	LAYOUT_PLAIN,                /* bare C: a padded element or variable */
+};
+
+struct report_layout {
+	enum report_layout_style style;
+	char *title;                 /* "struct Klass", NULL: no layout */
+	uint64_t size, align;
+	uint64_t tail_padding;       /* bytes after the last row */
+	unsigned line_size;
+	bool placed;                 /* where it starts in a line is known */
+	uint64_t line_offset;        /*   and this is that offset */
+	bool annotated;              /* rows carry writers/readers/share */
+	bool cxx;                    /* spell alignas, not _Alignas */
+	bool pad_member;             /* plain: spell the tail as char pad[N] */
+	uint64_t accesses;           /* all rows' accesses */
+	char *before;                /* comment lines before the C, or NULL */
+	char *declares;              /* plain: "} counter;", NULL: "};" */
+	char *closing_comment;       /* plain: on the closing line, or NULL */
+	char *after;                 /* comment lines after it (notes, cost) */
+	struct report_layout_row *rows;
+	unsigned n_rows;
+};
+
 struct report_advice {
 	char *summary;               /* one sentence: what to do */
+	struct report_layout current;    /* title NULL if no struct layout */
+	struct report_layout proposed;   /* title NULL if none (true sharing) */
+	/* Deprecated: the two layouts as text (advice_layout_text() of the
+	 * above), kept for the JSON fields of the same name for one release. */
 	char *layout_now;            /* pahole-style current layout, or NULL */
 	char *layout_proposed;       /* C to write, or NULL (true sharing) */
 	long cost_bytes;             /* size growth of the proposal, 0 if none */

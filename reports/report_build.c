@@ -1627,9 +1627,7 @@ static void free_line(struct report_line *rl)
 		free(rl->members[i].readers);
 	}
 	free(rl->members);
-	free(rl->advice.summary);
-	free(rl->advice.layout_now);
-	free(rl->advice.layout_proposed);
+	advice_release(&rl->advice);
 	for (unsigned i = 0; i < rl->n_pairs; i++) {
 		free_pair_side(&rl->pairs[i].a);
 		free_pair_side(&rl->pairs[i].b);

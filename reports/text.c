@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "reports/advice.h"
 
 #define TEXT_WIDTH 100
 #define MAX_SITES 4             /* per range */
@@ -801,6 +802,17 @@ static void print_block(const char *title, const char *text, FILE *out)
 	}
 }
 
+/* A layout of the advice, printed from its rows. */
+static void print_layout_block(const char *title,
+			       const struct report_layout *lay, FILE *out)
+{
+	char *text = advice_layout_text(lay);
+
+	if (text)
+		print_block(title, text, out);
+	free(text);
+}
+
 static void print_advice(const struct report_line *l, FILE *out)
 {
 	const struct report_advice *a = &l->advice;
@@ -811,10 +823,8 @@ static void print_advice(const struct report_line *l, FILE *out)
 	w.col = fprintf(out, INDENT "advice: ");
 	wrap_words(&w, a->summary);
 	fputc('\n', out);
-	if (a->layout_now)
-		print_block("layout now:", a->layout_now, out);
-	if (a->layout_proposed)
-		print_block("proposed:", a->layout_proposed, out);
+	print_layout_block("layout now:", &a->current, out);
+	print_layout_block("proposed:", &a->proposed, out);
 	if (a->cost_bytes)
 		fprintf(out, INDENT "cost: %+ld bytes\n", a->cost_bytes);
 	if (l->predicted_gain > 1.005) {

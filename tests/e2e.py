@@ -31,7 +31,14 @@ and checks the JSON report (docs/json-schema.md):
               "file": "x.c",            ... in a file whose path ends so
               "min_typed_rate": 0.9,    line typed / (typed + untyped)
               "alignment_note": { "placements_sharing": 7,
-                                  "placements_total": 8 } } ],
+                                  "placements_total": 8 },
+              "advice_layouts": {                  the advice's layout rows
+                "current": { "line_offset": 24,    layout_current's fields ...
+                  "members": [ { "member": "secondary_super_cache",
+                                 "offset": 32, "size": 8 } ] },  ... and rows
+                "padded": null,                    layout_padded is null
+                "own_line": ["v"] } } ],           in layout_padded, no other
+                                                   member shares its lines
           "forbid_other_lines": true }  no line beyond the expected ones
       ] }
 
@@ -64,7 +71,9 @@ RUN_KEYS = {"name", "args", "repeat", "contend_args", "timeout", "expect",
             "forbid_other_lines"}
 EXPECT_KEYS = {"kind", "object", "type", "members", "true_shared_members",
                "false_victim_members", "only_members", "min_writer_threads",
-               "function", "file", "min_typed_rate", "alignment_note"}
+               "function", "file", "min_typed_rate", "alignment_note",
+               "advice_layouts"}
+LAYOUT_KEYS = {"current", "padded", "own_line"}
 KINDS = {"false", "true", "mixed"}
 
 
@@ -189,6 +198,68 @@ def check_line(exp, line):
         for field, want in exp["alignment_note"].items():
             if advice.get(field) != want:
                 differ("advice." + field, want, advice.get(field))
+    if "advice_layouts" in exp:
+        problems += check_layouts(exp["advice_layouts"], line)
+    return problems
+
+
+def check_layout(field, want, got):
+    """How a layout (advice.layout_current/_padded) differs from want: its
+    fields, and for each wanted row the fields of the row of that member."""
+    if want is None:
+        return [] if got is None else ["%s: expected null" % field]
+    if got is None:
+        return ["%s: expected a layout, got null" % field]
+    problems = []
+    for key, value in want.items():
+        if key != "members":
+            if got.get(key) != value:
+                problems.append("%s.%s: expected %r, got %r"
+                                % (field, key, value, got.get(key)))
+            continue
+        for row in value:
+            have = [r for r in got.get("members") or []
+                    if r.get("member") == row["member"]]
+            if not have:
+                problems.append("%s: no member %s" % (field, row["member"]))
+                continue
+            for key2, value2 in row.items():
+                if have[0].get(key2) != value2:
+                    problems.append("%s %s.%s: expected %r, got %r"
+                                    % (field, row["member"], key2, value2,
+                                       have[0].get(key2)))
+    return problems
+
+
+def lines_of(row, line_size):
+    first = row["offset"] // line_size
+    return set(range(first, (row["offset"] + max(row["size"], 1) - 1)
+                     // line_size + 1))
+
+
+def check_layouts(exp, line):
+    """advice_layouts: the rows of the advice's layouts."""
+    advice = line.get("advice") or {}
+    problems = []
+    for key, field in (("current", "layout_current"),
+                       ("padded", "layout_padded")):
+        if key in exp:
+            problems += check_layout("advice." + field, exp[key],
+                                     advice.get(field))
+    padded = advice.get("layout_padded") or {}
+    rows = padded.get("members") or []
+    line_size = line.get("line_size") or 64
+    for name in exp.get("own_line", []):
+        mine = [r for r in rows if r.get("member") == name]
+        if not mine:
+            problems.append("own_line: no member %s in advice.layout_padded"
+                            % name)
+            continue
+        taken = lines_of(mine[0], line_size)
+        for r in rows:
+            if r is not mine[0] and lines_of(r, line_size) & taken:
+                problems.append("own_line: %s shares a line with %s in "
+                                "advice.layout_padded" % (name, r.get("member")))
     return problems
 
 
@@ -348,6 +419,17 @@ def validate(expected, path):
             if "kind" in exp and exp["kind"] not in KINDS:
                 bad("run %s: kind %r is not one of %s"
                     % (name, exp["kind"], sorted(KINDS)))
+            layouts = exp.get("advice_layouts", {})
+            if not isinstance(layouts, dict) or set(layouts) - LAYOUT_KEYS:
+                bad("run %s: advice_layouts takes only %s"
+                    % (name, sorted(LAYOUT_KEYS)))
+            for key in ("current", "padded"):
+                want = layouts.get(key)
+                if want is not None and (not isinstance(want, dict) or any(
+                        not isinstance(r, dict) or "member" not in r
+                        for r in want.get("members", []))):
+                    bad("run %s: advice_layouts.%s: an object whose members "
+                        "each name a member" % (name, key))
             for key in ("members", "true_shared_members",
                         "false_victim_members", "only_members"):
                 if any(not isinstance(p, str) or not p.lstrip(".")

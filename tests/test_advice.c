@@ -75,10 +75,7 @@ static struct report_line klass_line(uint64_t object_start)
 
 static void advice_free(struct report_advice *a)
 {
-	free(a->summary);
-	free(a->layout_now);
-	free(a->layout_proposed);
-	memset(a, 0, sizeof(*a));
+	advice_release(a);
 }
 
 static bool starts_with(const char *s, const char *prefix)
@@ -1066,6 +1063,155 @@ static void test_bad_input(void)
 	advice_free(&l.advice);
 }
 
+/* ---- the layouts as rows ------------------------------------------------ */
+
+static const struct report_layout_row *row_named(const struct report_layout *lay,
+						 const char *member)
+{
+	for (unsigned i = 0; i < lay->n_rows; i++)
+		if (lay->rows[i].member && !strcmp(lay->rows[i].member, member))
+			return &lay->rows[i];
+	return NULL;
+}
+
+static bool tids_are(const uint32_t *tid, unsigned n, uint32_t a, uint32_t b)
+{
+	return n == 2 && tid[0] == a && tid[1] == b;
+}
+
+/* The rows say what the text says: testcases/klass_secondary_supers.c's
+ * Klass, the cache moved to a line of its own. */
+static void test_klass_rows(void)
+{
+	struct report_line l = klass_line(0x10000);
+	const struct report_layout *now = &l.advice.current;
+	const struct report_layout *fix = &l.advice.proposed;
+	const struct report_layout_row *r;
+	char *text;
+
+	advice_for_line(&l, false);
+	CHECK_STR(now->title, "struct Klass", "current title");
+	CHECK_EQ_U64(now->n_rows, ARRAY_SIZE(klass_members), "a row per member");
+	CHECK_EQ_U64(now->size, 208, "current size");
+	CHECK(now->placed && now->line_offset == 0, "current placed at 0");
+
+	r = row_named(now, "secondary_super_cache");
+	CHECK(r != NULL, "current row secondary_super_cache");
+	if (r) {
+		CHECK_EQ_U64(r->offset, 32, "cache offset");
+		CHECK_EQ_U64(r->size, 8, "cache size");
+		CHECK_EQ_U64(r->align, 8, "cache align");
+		CHECK_EQ_U64(r->padding_before, 0, "cache padding");
+		CHECK_EQ_U64((uint64_t)r->line, 0, "cache on line 0");
+		CHECK(tids_are(r->writers, r->n_writers, 101, 102), "cache writers");
+		CHECK(tids_are(r->readers, r->n_readers, 101, 102), "cache readers");
+		CHECK_EQ_U64(r->accesses, 800, "cache accesses");
+		CHECK(r->share > 0.79 && r->share < 0.80, "cache share %g", r->share);
+	}
+	r = row_named(now, "primary_supers");
+	CHECK(r && r->offset == 48 && r->size == 64 && r->line == 0,
+	      "primary_supers [48, 112) from line 0");
+	r = row_named(now, "archived_mirror_index");
+	CHECK(r && r->offset == 184 && r->padding_before == 4 && r->line == 2,
+	      "the 4-byte hole before archived_mirror_index");
+	CHECK_EQ_U64(now->tail_padding, 0, "no tail padding now");
+	CHECK_EQ_U64(l.advice.placements_sharing, 7, "placements sharing");
+	CHECK_EQ_U64(l.advice.placements_total, 8, "placements total");
+
+	CHECK_STR(fix->title, "struct Klass", "proposed title");
+	CHECK_EQ_U64(fix->size, 320, "proposed size");
+	CHECK_EQ_U64(fix->align, 64, "proposed align");
+	CHECK_EQ_U64(fix->tail_padding, 56, "proposed tail padding");
+	r = row_named(fix, "secondary_super_cache");
+	CHECK(r != NULL, "proposed row secondary_super_cache");
+	if (r) {
+		CHECK_EQ_U64(r->offset, 256, "cache moved to 256");
+		CHECK_EQ_U64(r->size, 8, "cache size kept");
+		CHECK_EQ_U64(r->align, 64, "cache line-aligned");
+		CHECK(r->line_aligned, "cache _Alignas(64)");
+		CHECK_EQ_U64(r->padding_before, 56, "56 bytes before the cache");
+		CHECK_EQ_U64((uint64_t)r->line, 4, "cache on line 4");
+		CHECK_STR(r->comment, "a line of its own: written by threads 101, 102",
+			  "cache group comment");
+	}
+	/* alone on its line: every other member ends before it */
+	for (unsigned i = 0; i < fix->n_rows; i++) {
+		const struct report_layout_row *o = &fix->rows[i];
+
+		if (o != r && o->offset + o->size > 256)
+			CHECK(false, "%s shares the cache's line", o->member);
+	}
+	r = row_named(fix, "secondary_supers");
+	CHECK(r && r->offset == 32 && r->size == 8 && r->padding_before == 0 &&
+	      !r->line_aligned, "secondary_supers closes up to 32");
+	r = row_named(fix, "itable_start");
+	CHECK(r && r->offset == 192, "the rest keeps its order: itable_start at 192");
+	CHECK_EQ_U64(l.advice.cost_bytes, 112, "cost from the rows' size");
+
+	/* the text is the rows printed */
+	text = advice_layout_text(fix);
+	CHECK_STR(text, l.advice.layout_proposed, "proposed text from the rows");
+	free(text);
+	text = advice_layout_text(now);
+	CHECK_STR(text, l.advice.layout_now, "current text from the rows");
+	free(text);
+	advice_free(&l.advice);
+}
+
+/* testcases/false_sharing_counters.c: volatile long counters[64], one per
+ * thread; the element padded to a line. */
+static void test_counters_rows(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 90 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 90 } };
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "counters[0]", .false_writer = true,
+		  .false_victim = true, .writes = 90, .threads = t1, .n_threads = 1 },
+		{ .offset = 8, .size = 8, .member = "counters[1]", .false_writer = true,
+		  .false_victim = true, .writes = 90, .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x4000, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "counters", .type_name = "volatile long[64]",
+		.object_start = 0x4000, .ranges = r, .n_ranges = 2,
+		.struct_size = 8, .struct_align = 8,
+	};
+	const struct report_layout *fix = &l.advice.proposed;
+	const struct report_layout_row *v;
+
+	advice_for_line(&l, false);
+	CHECK(!l.advice.current.title && !l.advice.current.n_rows,
+	      "no current layout for an array of scalars");
+	CHECK_STR(fix->title, "struct padded_volatile_long", "element title");
+	CHECK_EQ_U64(fix->n_rows, 1, "one member: v");
+	v = row_named(fix, "v");
+	CHECK(v != NULL, "row v");
+	if (v) {
+		CHECK_STR(v->type_name, "volatile long", "v's type");
+		CHECK_EQ_U64(v->offset, 0, "v at 0");
+		CHECK_EQ_U64(v->size, 8, "v 8 bytes");
+		CHECK_EQ_U64(v->align, 64, "v aligned to the line");
+		CHECK(v->line_aligned, "v _Alignas(64)");
+		CHECK_EQ_U64(v->padding_before, 0, "nothing before v");
+	}
+	CHECK_EQ_U64(fix->size, 64, "element size");
+	CHECK_EQ_U64(fix->align, 64, "element align");
+	CHECK_EQ_U64(fix->tail_padding, 56, "56 bytes of padding after v");
+	CHECK_EQ_U64(l.advice.cost_bytes, 64 * 56, "cost");
+	CHECK_EQ_U64(l.advice.placements_total, 0, "no placement note");
+	advice_free(&l.advice);
+
+	/* C++ spells the rows' C, not the rows */
+	l.cxx = true;
+	advice_for_line(&l, false);
+	CHECK(fix->rows && fix->rows[0].align == 64 && fix->tail_padding == 56,
+	      "C++: same rows");
+	CHECK(l.advice.layout_proposed &&
+	      strstr(l.advice.layout_proposed, "\talignas(64) volatile long v;\n"),
+	      "C++: alignas: %s", l.advice.layout_proposed);
+	advice_free(&l.advice);
+}
+
 int main(void)
 {
 	test_placements();
@@ -1088,5 +1234,7 @@ int main(void)
 	test_big_struct();
 	test_scalar();
 	test_bad_input();
+	test_klass_rows();
+	test_counters_rows();
 	return test_done();
 }

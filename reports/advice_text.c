@@ -1,0 +1,326 @@
+/* advice_text.c - a layout's rows as C text.
+ *
+ * Two styles (report.h): pahole's view of a struct, with each member's
+ * offset and size, holes, cacheline boundaries and (for the current
+ * layout) the threads writing and reading it; and the bare C of a padded
+ * element or variable.  Everything printed comes from the rows and the
+ * layout's fields, so the text and the data cannot disagree.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/advice_internal.h"
+
+/* Split a C type for a declaration of name: "Klass *[8]" -> type "Klass *",
+ * declarator "name[8]"; "void (*)(int)" -> "void", "(*name)(int)";
+ * "struct { long v[2]; }[4]" -> "struct { long v[2]; }", "name[4]" (what
+ * is inside a struct body declares its own members). */
+void split_declaration(const char *type, const char *name,
+		       char **type_out, char **decl_out)
+{
+	const char *body_end = strrchr(type, '}');
+	const char *rest = body_end ? body_end : type;
+	const char *fp = strstr(rest, "(*)");
+	const char *arr = strchr(rest, '[');
+	const char *cut = fp ? fp : arr;
+	size_t n;
+
+	if (!cut) {
+		*type_out = xstrdup(type);
+		*decl_out = xstrdup(name);
+		return;
+	}
+	n = (size_t)(cut - type);
+	while (n && type[n - 1] == ' ')
+		n--;
+	*type_out = xasprintf("%.*s", (int)n, type);
+	if (fp)
+		*decl_out = xasprintf("(*%s)%s", name, fp + 3);
+	else
+		*decl_out = xasprintf("%s%s", name, arr);
+}
+
+/* ---- pahole-style layouts --------------------------------------------- */
+
+struct decl {
+	char *type, *declarator;
+};
+
+static const char *alignas_word(const struct report_layout *lay)
+{
+	return lay->cxx ? "alignas" : "_Alignas";
+}
+
+static void print_annotation(struct strbuf *sb, const struct report_layout *lay,
+			     const struct report_layout_row *row)
+{
+	if (!lay->annotated || (!row->accesses && !row->n_writers &&
+				!row->n_readers))
+		return;
+	if (row->n_writers) {
+		strbuf_addf(sb, "  W:");
+		for (unsigned i = 0; i < row->n_writers; i++)
+			strbuf_addf(sb, " %" PRIu32, row->writers[i]);
+	}
+	if (row->n_readers) {
+		strbuf_addf(sb, "  R:");
+		for (unsigned i = 0; i < row->n_readers; i++)
+			strbuf_addf(sb, " %" PRIu32, row->readers[i]);
+	}
+	/* from the counts, not row->share: the percentage rounds as ever */
+	if (lay->accesses)
+		strbuf_addf(sb, "  %.0f%%",
+			    100.0 * (double)row->accesses /
+			    (double)lay->accesses);
+}
+
+/* Cacheline boundary k of an instance that starts line_off bytes into a
+ * line lies at struct offset k * L - line_off; this is the last one at or
+ * before off (0: none). */
+static uint64_t last_boundary(uint64_t off, unsigned L, uint64_t line_off)
+{
+	return (off + line_off) / L;
+}
+
+/* Each row as type and declarator ("Klass *", "primary_supers[8];"),
+ * with the widths of the two columns. */
+static struct decl *make_decls(const struct report_layout *lay, int *tw,
+			       int *nw)
+{
+	struct decl *d = xcalloc(lay->n_rows ? lay->n_rows : 1, sizeof(*d));
+
+	*tw = *nw = 0;
+	for (unsigned i = 0; i < lay->n_rows; i++) {
+		const struct report_layout_row *row = &lay->rows[i];
+		char *type, *decl;
+		int n;
+
+		split_declaration(row->type_name ? row->type_name : "?",
+				  row->member ? row->member : "<anonymous>",
+				  &type, &decl);
+		d[i].declarator = xasprintf("%s;", decl);
+		d[i].type = row->line_aligned ?
+			xasprintf("%s(%u) %s", alignas_word(lay), lay->line_size,
+				  type) :
+			xstrdup(type);
+		free(type);
+		free(decl);
+		if ((n = (int)strlen(d[i].type)) > *tw)
+			*tw = n;
+		if ((n = (int)strlen(d[i].declarator)) > *nw)
+			*nw = n;
+	}
+	return d;
+}
+
+static void free_decls(struct decl *d, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		free(d[i].type);
+		free(d[i].declarator);
+	}
+	free(d);
+}
+
+static void print_elided(struct strbuf *sb, unsigned *hidden)
+{
+	if (*hidden)
+		strbuf_addf(sb, "\t/* ... %u member%s not shown ... */\n",
+			    *hidden, *hidden == 1 ? "" : "s");
+	*hidden = 0;
+}
+
+/* pahole's view: members with offset and size, holes, line boundaries. */
+static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
+{
+	unsigned L = lay->line_size;
+	int tw, nw;
+	struct decl *d = make_decls(lay, &tw, &nw);
+	uint64_t end = 0, k = 1;      /* next boundary to print */
+	unsigned hidden = 0;
+	char *head = xasprintf("%s {", lay->title);
+
+	strbuf_addf(sb, "%-*s /* size %" PRIu64 ", align %" PRIu64,
+		    8 + tw + 1 + nw, head, lay->size, lay->align);
+	if (!lay->placed)
+		strbuf_addf(sb, " (where it starts in a line is unknown)");
+	else if (lay->line_offset)
+		strbuf_addf(sb, " (this instance starts at line offset %"
+			    PRIu64 ")", lay->line_offset);
+	strbuf_addf(sb, " */\n");
+	free(head);
+
+	for (unsigned i = 0; i < lay->n_rows; i++) {
+		const struct report_layout_row *row = &lay->rows[i];
+		uint64_t off = row->offset, b;
+
+		if (row->hidden) {
+			hidden++;
+			if (off + row->size > end)
+				end = off + row->size;
+			continue;
+		}
+		if (hidden) {
+			print_elided(sb, &hidden);
+			/* boundaries inside the elided run go with it */
+			if (end && last_boundary(end - 1, L, lay->line_offset) >= k)
+				k = last_boundary(end - 1, L, lay->line_offset) + 1;
+		}
+		if (row->padding_before)
+			strbuf_addf(sb, "\t/* XXX %" PRIu64 " bytes hole */\n",
+				    row->padding_before);
+		/* like pahole, only the last boundary crossed is shown */
+		if (lay->placed && last_boundary(off, L, lay->line_offset) >= k) {
+			k = last_boundary(off, L, lay->line_offset);
+			b = k * L - lay->line_offset;
+			strbuf_addf(sb, "\t/* --- cacheline %" PRIu64
+				    " boundary (%" PRIu64 " bytes)", k, b);
+			if (b < off)
+				strbuf_addf(sb, " was %" PRIu64 " bytes ago",
+					    off - b);
+			strbuf_addf(sb, " --- */\n");
+			k++;
+		}
+		if (row->comment)
+			strbuf_addf(sb, "\t/* %s */\n", row->comment);
+		strbuf_addf(sb, "\t%-*s %-*s /* %5" PRIu64 " %5" PRIu64 " */",
+			    tw, d[i].type, nw, d[i].declarator, off, row->size);
+		print_annotation(sb, lay, row);
+		strbuf_addch(sb, '\n');
+		if (off + row->size > end)
+			end = off + row->size;
+	}
+	print_elided(sb, &hidden);
+	if (lay->tail_padding)
+		strbuf_addf(sb, "\t/* XXX %" PRIu64 " bytes tail padding */\n",
+			    lay->tail_padding);
+	strbuf_addf(sb, "};\n");
+	free_decls(d, lay->n_rows);
+}
+
+/* ---- bare C ------------------------------------------------------------ */
+
+/* "struct padded_long {\n\t_Alignas(64) long v;\n\tchar pad[56];\n};" */
+static void print_plain(struct strbuf *sb, const struct report_layout *lay)
+{
+	strbuf_addf(sb, "%s {\n", lay->title);
+	for (unsigned i = 0; i < lay->n_rows; i++) {
+		const struct report_layout_row *row = &lay->rows[i];
+		char *type, *decl;
+
+		split_declaration(row->type_name ? row->type_name : "?",
+				  row->member ? row->member : "<anonymous>",
+				  &type, &decl);
+		strbuf_addf(sb, "\t");
+		if (row->line_aligned)
+			strbuf_addf(sb, "%s(%u) ", alignas_word(lay),
+				    lay->line_size);
+		strbuf_addf(sb, "%s %s;\n", type, decl);
+		free(type);
+		free(decl);
+	}
+	if (lay->pad_member && lay->tail_padding)
+		strbuf_addf(sb, "\tchar pad[%" PRIu64 "];\n", lay->tail_padding);
+	strbuf_addf(sb, "}");
+	if (lay->declares)
+		strbuf_addf(sb, " %s", lay->declares);
+	strbuf_addf(sb, ";");
+	if (lay->closing_comment)
+		strbuf_addf(sb, "\t%s", lay->closing_comment);
+	strbuf_addch(sb, '\n');
+}
+
+char *advice_layout_text(const struct report_layout *lay)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!lay->title)
+		return NULL;
+	if (lay->before)
+		strbuf_addf(&sb, "%s", lay->before);
+	if (lay->style == LAYOUT_PLAIN)
+		print_plain(&sb, lay);
+	else
+		print_pahole(&sb, lay);
+	if (lay->after)
+		strbuf_addf(&sb, "%s", lay->after);
+	return strbuf_detach(&sb);
+}
+
+/* ---- C++ --------------------------------------------------------------- */
+
+/* s with every from replaced by to; s is freed. */
+static char *replace_all(char *s, const char *from, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = s, *hit;
+
+	if (!s || !strstr(s, from))
+		return s;
+	while ((hit = strstr(p, from))) {
+		strbuf_add(&sb, p, (size_t)(hit - p));
+		strbuf_add(&sb, to, strlen(to));
+		p = hit + strlen(from);
+	}
+	strbuf_add(&sb, p, strlen(p));
+	free(s);
+	return strbuf_detach(&sb);
+}
+
+/* The advice is written in C; a C++ program wants alignas, and its new
+ * aligns over-aligned types by itself (C++17). */
+char *respell_for_cxx(char *s)
+{
+	s = replace_all(s, "_Alignas(", "alignas(");
+	return replace_all(s, "/* malloc aligns to 16 bytes only: allocate with ",
+			   "/* new aligns it (C++17); malloc to 16 bytes only: use ");
+}
+
+/* Every string a layout prints, so that the text reads as if respelled
+ * whole (a padded member's type carries _Alignas). */
+void layout_respell_for_cxx(struct report_layout *lay)
+{
+	char **texts[] = { &lay->title, &lay->before, &lay->declares,
+			   &lay->closing_comment, &lay->after };
+
+	lay->cxx = true;
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++)
+		*texts[i] = respell_for_cxx(*texts[i]);
+	for (unsigned i = 0; i < lay->n_rows; i++) {
+		lay->rows[i].type_name = respell_for_cxx(lay->rows[i].type_name);
+		lay->rows[i].comment = respell_for_cxx(lay->rows[i].comment);
+	}
+}
+
+/* ---- ownership --------------------------------------------------------- */
+
+void advice_layout_release(struct report_layout *lay)
+{
+	for (unsigned i = 0; i < lay->n_rows; i++) {
+		struct report_layout_row *row = &lay->rows[i];
+
+		free(row->member);
+		free(row->type_name);
+		free(row->comment);
+		free(row->writers);
+		free(row->readers);
+	}
+	free(lay->rows);
+	free(lay->title);
+	free(lay->before);
+	free(lay->declares);
+	free(lay->closing_comment);
+	free(lay->after);
+	memset(lay, 0, sizeof(*lay));
+}
+
+void advice_release(struct report_advice *a)
+{
+	free(a->summary);
+	free(a->layout_now);
+	free(a->layout_proposed);
+	advice_layout_release(&a->current);
+	advice_layout_release(&a->proposed);
+	memset(a, 0, sizeof(*a));
+}
