@@ -36,6 +36,7 @@
 #include "symbolize/data_types.h"
 #include "symbolize/dwarf_type.h"
 #include "symbolize/symbolizer.h"
+#include "common/hashmap.h"
 #include "common/util.h"
 
 #include <elfutils/libdwfl.h>
@@ -48,128 +49,10 @@
 #define MAX_DEPTH DWARF_TYPE_MAX_DEPTH
 #define MAX_DIMS 16
 
-/* ---- a small open-addressing map keyed by five words ---------------- */
-
+/* Every cache is keyed by five words (see KEY_*); no padding to zero. */
 struct key {
 	uint64_t a, b, c, d, e;
 };
-
-struct slot {
-	struct key key;
-	void *val;                 /* NULL: empty */
-};
-
-struct map {
-	struct slot *slots;
-	size_t used, cap;          /* cap is a power of two */
-};
-
-static uint64_t key_hash(const struct key *k)
-{
-	return hash_u64(k->a ^ hash_u64(k->b ^ hash_u64(k->c ^
-					   hash_u64(k->d ^ hash_u64(k->e)))));
-}
-
-static struct slot *map_slot(struct map *m, const struct key *k)
-{
-	size_t i = key_hash(k) & (m->cap - 1);
-
-	while (m->slots[i].val && memcmp(&m->slots[i].key, k, sizeof(*k)))
-		i = (i + 1) & (m->cap - 1);
-	return &m->slots[i];
-}
-
-static void *map_get(struct map *m, const struct key *k)
-{
-	return m->cap ? map_slot(m, k)->val : NULL;
-}
-
-static void map_put(struct map *m, const struct key *k, void *val)
-{
-	struct slot *s;
-
-	if ((m->used + 1) * 2 > m->cap) {
-		struct slot *old = m->slots;
-		size_t old_cap = m->cap;
-
-		m->cap = old_cap ? old_cap * 2 : 64;
-		m->slots = xcalloc(m->cap, sizeof(*m->slots));
-		for (size_t i = 0; i < old_cap; i++)
-			if (old[i].val)
-				*map_slot(m, &old[i].key) = old[i];
-		free(old);
-	}
-	s = map_slot(m, k);
-	if (!s->val)
-		m->used++;
-	s->key = *k;
-	s->val = val;
-}
-
-static void map_free(struct map *m, void (*free_val)(void *))
-{
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->slots[i].val)
-			free_val(m->slots[i].val);
-	free(m->slots);
-	memset(m, 0, sizeof(*m));
-}
-
-/* ---- interned strings ------------------------------------------------ */
-
-struct strset {
-	char **slots;
-	size_t used, cap;
-};
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
-}
-
-static char **strset_slot(struct strset *set, const char *s)
-{
-	size_t i = str_hash(s) & (set->cap - 1);
-
-	while (set->slots[i] && strcmp(set->slots[i], s))
-		i = (i + 1) & (set->cap - 1);
-	return &set->slots[i];
-}
-
-static const char *strset_intern(struct strset *set, const char *s)
-{
-	char **slot;
-
-	if ((set->used + 1) * 2 > set->cap) {
-		char **old = set->slots;
-		size_t old_cap = set->cap;
-
-		set->cap = old_cap ? old_cap * 2 : 256;
-		set->slots = xcalloc(set->cap, sizeof(*set->slots));
-		for (size_t i = 0; i < old_cap; i++)
-			if (old[i])
-				*strset_slot(set, old[i]) = old[i];
-		free(old);
-	}
-	slot = strset_slot(set, s);
-	if (!*slot) {
-		*slot = xstrdup(s);
-		set->used++;
-	}
-	return *slot;
-}
-
-static void strset_free(struct strset *set)
-{
-	for (size_t i = 0; i < set->cap; i++)
-		free(set->slots[i]);
-	free(set->slots);
-	memset(set, 0, sizeof(*set));
-}
 
 /* ---- the object ------------------------------------------------------ */
 
@@ -232,14 +115,14 @@ struct layout_entry {
 };
 
 struct data_types {
-	struct map modules;        /* (Dwfl_Module *, Dwarf *) -> dt_module */
-	struct map results;        /* (kind|serial or pointer, address or offset,
+	struct hashmap modules;        /* (Dwfl_Module *, Dwarf *) -> dt_module */
+	struct hashmap results;        /* (kind|serial or pointer, address or offset,
 	                              ..., size) -> hit, its addresses relative
 	                              to the object */
-	struct map lookups;        /* (kind|serial or pointer, pc or offset, ...)
+	struct hashmap lookups;        /* (kind|serial or pointer, pc or offset, ...)
 	                              -> ptr_lookup */
-	struct map pointers;       /* (serial, DIE address, name, flags) -> dt_pointer */
-	struct map layouts;        /* (serial, DIE address) -> layout_entry */
+	struct hashmap pointers;       /* (serial, DIE address, name, flags) -> dt_pointer */
+	struct hashmap layouts;        /* (serial, DIE address) -> layout_entry */
 	struct strset strings;
 	uint64_t n_modules;
 };
@@ -273,7 +156,14 @@ const char *data_types_miss_name(enum data_types_miss m)
 
 struct data_types *data_types_new(void)
 {
-	return xcalloc(1, sizeof(struct data_types));
+	struct data_types *dt = xcalloc(1, sizeof(*dt));
+
+	hashmap_init(&dt->modules, sizeof(struct key));
+	hashmap_init(&dt->results, sizeof(struct key));
+	hashmap_init(&dt->lookups, sizeof(struct key));
+	hashmap_init(&dt->pointers, sizeof(struct key));
+	hashmap_init(&dt->layouts, sizeof(struct key));
+	return dt;
 }
 
 static void free_module(void *p)
@@ -300,12 +190,12 @@ void data_types_free(struct data_types *dt)
 {
 	if (!dt)
 		return;
-	map_free(&dt->modules, free_module);
-	map_free(&dt->results, free);
-	map_free(&dt->lookups, free);
-	map_free(&dt->pointers, free);
-	map_free(&dt->layouts, free_layout);
-	strset_free(&dt->strings);
+	hashmap_release(&dt->modules, free_module);
+	hashmap_release(&dt->results, free);
+	hashmap_release(&dt->lookups, free);
+	hashmap_release(&dt->pointers, free);
+	hashmap_release(&dt->layouts, free_layout);
+	strset_release(&dt->strings);
 	free(dt);
 }
 
@@ -319,12 +209,12 @@ static struct dt_module *module_get(struct data_types *dt, Dwfl_Module *mod)
 
 	if (!dw)
 		return NULL;
-	m = map_get(&dt->modules, &k);
+	m = hashmap_get(&dt->modules, &k);
 	if (!m) {
 		m = xcalloc(1, sizeof(*m));
 		m->dw = dw;
 		m->serial = dt->n_modules++;
-		map_put(&dt->modules, &k, m);
+		hashmap_put(&dt->modules, &k, m);
 	}
 	return m;
 }
@@ -479,7 +369,7 @@ static const struct type_layout *layout_get(struct data_types *dt,
 					    const char *name_hint)
 {
 	struct key k = { m->serial, (uintptr_t)type->addr, 0, 0 };
-	struct layout_entry *le = map_get(&dt->layouts, &k);
+	struct layout_entry *le = hashmap_get(&dt->layouts, &k);
 	Dwarf_Word explicit;
 
 	if (le)
@@ -497,7 +387,7 @@ static const struct type_layout *layout_get(struct data_types *dt,
 		le->pub.name = type_name(dt, type);
 		le->pub.align = type_align(type, 0);
 	}
-	map_put(&dt->layouts, &k, le);
+	hashmap_put(&dt->layouts, &k, le);
 	return &le->pub;
 }
 
@@ -1075,7 +965,7 @@ static enum data_types_miss named_global(struct data_types *dt, struct dt_module
 	/* by name and offset: the same address may be another process's */
 	struct key k = { KEY_NAMED | m->serial, (uintptr_t)intern(dt, name),
 			 addr - object_start, size, 0 };
-	struct data_attribution *hit = map_get(&dt->results, &k);
+	struct data_attribution *hit = hashmap_get(&dt->results, &k);
 
 	if (!hit) {
 		struct resolution r = { .whole_internals = true, .path = STRBUF_INIT };
@@ -1092,7 +982,7 @@ static enum data_types_miss named_global(struct data_types *dt, struct dt_module
 		resolve_offset(dt, m, &type, addr - object_start, size, false, &r);
 		hit = hit_new(dt, die_name(&var), &type, &r);
 		strbuf_release(&r.path);
-		map_put(&dt->results, &k, hit);
+		hashmap_put(&dt->results, &k, hit);
 	}
 	return hit_out(hit, object_start, out);
 }
@@ -1147,7 +1037,7 @@ enum data_types_miss data_types_global_access(struct data_types *dt,
 		       DT_NO_VARIABLE;
 	}
 	k = (struct key){ KEY_GLOBAL | m->serial, addr, 0, 0, size };
-	hit = map_get(&dt->results, &k);
+	hit = hashmap_get(&dt->results, &k);
 	if (!hit) {
 		struct resolution r = { .whole_internals = true, .path = STRBUF_INIT };
 		Dwarf_Die var = v->die, type;
@@ -1156,7 +1046,7 @@ enum data_types_miss data_types_global_access(struct data_types *dt,
 		resolve_offset(dt, m, &type, addr - bias - v->start, size, false, &r);
 		hit = hit_new(dt, die_name(&var), &type, &r);
 		strbuf_release(&r.path);
-		map_put(&dt->results, &k, hit);
+		hashmap_put(&dt->results, &k, hit);
 	}
 	return hit_out(hit, v->start + bias, out);
 }
@@ -1171,12 +1061,12 @@ static const struct dt_pointer *pointer_get(struct data_types *dt,
 	const char *iname = intern(dt, name);
 	struct key k = { m->serial, (uintptr_t)object->addr, (uintptr_t)iname,
 			 is_address, decayed };
-	struct dt_pointer *p = map_get(&dt->pointers, &k);
+	struct dt_pointer *p = hashmap_get(&dt->pointers, &k);
 
 	if (!p) {
 		p = xcalloc(1, sizeof(*p));
 		*p = (struct dt_pointer){ m, *object, iname, is_address, decayed };
-		map_put(&dt->pointers, &k, p);
+		hashmap_put(&dt->pointers, &k, p);
 	}
 	return p;
 }
@@ -1401,12 +1291,12 @@ static const struct ptr_lookup *reg_var_get(struct data_types *dt,
 					    Dwarf_Addr pc, int reg)
 {
 	struct key k = { KEY_REGISTER | m->serial, pc, (uint64_t)reg, 0, 0 };
-	struct ptr_lookup *rv = map_get(&dt->lookups, &k);
+	struct ptr_lookup *rv = hashmap_get(&dt->lookups, &k);
 
 	if (!rv) {
 		rv = xcalloc(1, sizeof(*rv));
 		find_reg_var(dt, m, pc, reg, rv);
-		map_put(&dt->lookups, &k, rv);
+		hashmap_put(&dt->lookups, &k, rv);
 	}
 	return rv;
 }
@@ -1621,11 +1511,11 @@ enum data_types_miss data_types_stack_address(struct data_types *dt,
 		index_module(m);
 	k = (struct key){ KEY_STACK | m->serial, pc - bias, (uint64_t)dwarf_reg,
 			  (uint64_t)off, 0 };
-	l = map_get(&dt->lookups, &k);
+	l = hashmap_get(&dt->lookups, &k);
 	if (!l) {
 		l = xcalloc(1, sizeof(*l));
 		find_stack_var(dt, m, mod, bias, pc, dwarf_reg, off, l);
-		map_put(&dt->lookups, &k, l);
+		hashmap_put(&dt->lookups, &k, l);
 	}
 	*out = l->ptr;
 	*ptr_off = l->off;
@@ -1670,11 +1560,11 @@ enum data_types_miss data_types_member_pointer(struct data_types *dt,
 	*out = NULL;
 	if (!p || out_of_reach(p, off, any_element))
 		return DT_NO_VARIABLE;
-	l = map_get(&dt->lookups, &k);
+	l = hashmap_get(&dt->lookups, &k);
 	if (!l) {
 		l = xcalloc(1, sizeof(*l));
 		lookup_member_pointer(dt, p, off, any_element, l);
-		map_put(&dt->lookups, &k, l);
+		hashmap_put(&dt->lookups, &k, l);
 	}
 	*out = l->ptr;
 	return l->miss;
@@ -1722,10 +1612,10 @@ enum data_types_miss data_types_through_pointer(struct data_types *dt,
 	attribution_clear(out);
 	if (!p || out_of_reach(p, off, any_element))
 		return DT_NO_VARIABLE;
-	hit = map_get(&dt->results, &k);
+	hit = hashmap_get(&dt->results, &k);
 	if (!hit) {
 		hit = resolve_through(dt, p, off, any_element, size);
-		map_put(&dt->results, &k, hit);
+		hashmap_put(&dt->results, &k, hit);
 	}
 	/* the object is p[0], or the element when which one is unknown */
 	element_of(p, off, any_element, &index, &in_element);

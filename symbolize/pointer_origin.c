@@ -27,6 +27,7 @@
 #include "symbolize/pointer_origin.h"
 #include "symbolize/decode.h"
 #include "symbolize/symbolizer.h"
+#include "common/hashmap.h"
 #include "common/util.h"
 
 #include <stdlib.h>
@@ -63,10 +64,10 @@ struct origin {
 	bool any_element;
 };
 
-struct cached_origin {
-	const void *mod;           /* NULL: empty slot */
+/* The cache's key; a hashmap key, so no padding. */
+struct origin_key {
+	const void *mod;
 	uint64_t pc, reg;          /* pc relative to the module's bias */
-	struct origin o;
 };
 
 struct pointer_origins {
@@ -74,8 +75,7 @@ struct pointer_origins {
 	struct data_types *dt;
 	struct decoder *dec;
 	struct function_code fn;   /* the last function decoded */
-	struct cached_origin *cache;
-	size_t cache_used, cache_cap;
+	struct hashmap cache;      /* origin_key -> struct origin */
 };
 
 struct pointer_origins *pointer_origins_new(struct symbolizer *sym,
@@ -90,6 +90,7 @@ struct pointer_origins *pointer_origins_new(struct symbolizer *sym,
 	po->sym = sym;
 	po->dt = dt;
 	po->dec = dec;
+	hashmap_init(&po->cache, sizeof(struct origin_key));
 	return po;
 }
 
@@ -107,53 +108,28 @@ void pointer_origins_free(struct pointer_origins *po)
 		return;
 	decoder_free(po->dec);
 	function_release(&po->fn);
-	free(po->cache);
+	hashmap_release(&po->cache, free);
 	free(po);
 }
 
 /* ---- the cache ------------------------------------------------------------- */
 
-static size_t cache_slot(const struct pointer_origins *po, const void *mod,
-			 uint64_t pc, uint64_t reg)
-{
-	size_t i = hash_u64((uintptr_t)mod ^ hash_u64(pc ^ hash_u64(reg))) &
-		   (po->cache_cap - 1);
-
-	while (po->cache[i].mod &&
-	       (po->cache[i].mod != mod || po->cache[i].pc != pc || po->cache[i].reg != reg))
-		i = (i + 1) & (po->cache_cap - 1);
-	return i;
-}
-
 static const struct origin *cache_get(const struct pointer_origins *po,
 				      const void *mod, uint64_t pc, int reg)
 {
-	size_t i;
+	struct origin_key k = { mod, pc, (uint64_t)reg };
 
-	if (!po->cache_cap)
-		return NULL;
-	i = cache_slot(po, mod, pc, (uint64_t)reg);
-	return po->cache[i].mod ? &po->cache[i].o : NULL;
+	return hashmap_get(&po->cache, &k);
 }
 
 static void cache_put(struct pointer_origins *po, const void *mod, uint64_t pc,
 		      int reg, const struct origin *o)
 {
-	if ((po->cache_used + 1) * 2 > po->cache_cap) {
-		struct cached_origin *old = po->cache;
-		size_t old_cap = po->cache_cap;
+	struct origin_key k = { mod, pc, (uint64_t)reg };
+	struct origin *copy = xmalloc(sizeof(*copy));
 
-		po->cache_cap = old_cap ? old_cap * 2 : 64;
-		po->cache = xcalloc(po->cache_cap, sizeof(*po->cache));
-		for (size_t i = 0; i < old_cap; i++)
-			if (old[i].mod)
-				po->cache[cache_slot(po, old[i].mod, old[i].pc,
-						     old[i].reg)] = old[i];
-		free(old);
-	}
-	po->cache[cache_slot(po, mod, pc, (uint64_t)reg)] =
-		(struct cached_origin){ mod, pc, (uint64_t)reg, *o };
-	po->cache_used++;
+	*copy = *o;
+	free(hashmap_put(&po->cache, &k, copy));
 }
 
 /* ---- the function's code ------------------------------------------------------ */

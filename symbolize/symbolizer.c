@@ -20,150 +20,15 @@
 
 #include "symbolize/demangle.h"
 #include "symbolize/symbolizer.h"
+#include "common/hashmap.h"
 #include "common/util.h"
 
 /* Files kept open for symbolizer_read; past this many, all are closed
  * and reopened on demand.  libdwfl holds its own descriptors. */
 #define FD_CACHE_MAX 64
 
-/* ---- open-addressing hash map, u64 key -> pointer ---------------------- */
-
-struct u64map {
-	uint64_t *keys;
-	void **vals;			/* NULL marks a free slot */
-	size_t nr, cap;			/* cap: 0 or a power of two */
-};
-
-static size_t u64map_find(const struct u64map *h, uint64_t key)
-{
-	size_t mask = h->cap - 1, i = hash_u64(key) & mask;
-
-	while (h->vals[i] && h->keys[i] != key)
-		i = (i + 1) & mask;
-	return i;
-}
-
-static void *u64map_get(const struct u64map *h, uint64_t key)
-{
-	return h->cap ? h->vals[u64map_find(h, key)] : NULL;
-}
-
-static void u64map_put(struct u64map *h, uint64_t key, void *val)
-{
-	size_t i;
-
-	if (2 * (h->nr + 1) > h->cap) {
-		struct u64map old = *h;
-
-		h->cap = old.cap ? 2 * old.cap : 16;
-		h->keys = xcalloc(h->cap, sizeof(*h->keys));
-		h->vals = xcalloc(h->cap, sizeof(*h->vals));
-		for (i = 0; i < old.cap; i++) {
-			if (old.vals[i]) {
-				size_t j = u64map_find(h, old.keys[i]);
-
-				h->keys[j] = old.keys[i];
-				h->vals[j] = old.vals[i];
-			}
-		}
-		free(old.keys);
-		free(old.vals);
-	}
-	i = u64map_find(h, key);
-	if (!h->vals[i])
-		h->nr++;
-	h->keys[i] = key;
-	h->vals[i] = val;
-}
-
-/* Frees every value with free() and empties the map, keeping its storage. */
-static void u64map_clear(struct u64map *h)
-{
-	for (size_t i = 0; i < h->cap; i++) {
-		free(h->vals[i]);
-		h->vals[i] = NULL;
-	}
-	h->nr = 0;
-}
-
-static void u64map_release(struct u64map *h)
-{
-	u64map_clear(h);
-	free(h->keys);
-	free(h->vals);
-	memset(h, 0, sizeof(*h));
-}
-
-/* ---- string pool: every string the symbolizer hands out ---------------- */
-
-struct strpool {
-	char **slots;
-	size_t nr, cap;
-};
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
-}
-
-static size_t strpool_find(const struct strpool *sp, const char *s)
-{
-	size_t mask = sp->cap - 1, i = hash_str(s) & mask;
-
-	while (sp->slots[i] && strcmp(sp->slots[i], s))
-		i = (i + 1) & mask;
-	return i;
-}
-
-/* Takes ownership of the malloc'd str. */
-static const char *strpool_own(struct strpool *sp, char *str)
-{
-	size_t i;
-
-	if (2 * (sp->nr + 1) > sp->cap) {
-		struct strpool old = *sp;
-
-		sp->cap = old.cap ? 2 * old.cap : 256;
-		sp->slots = xcalloc(sp->cap, sizeof(*sp->slots));
-		for (i = 0; i < old.cap; i++)
-			if (old.slots[i])
-				sp->slots[strpool_find(sp, old.slots[i])] = old.slots[i];
-		free(old.slots);
-	}
-	i = strpool_find(sp, str);
-	if (sp->slots[i]) {
-		free(str);
-		return sp->slots[i];
-	}
-	sp->nr++;
-	return sp->slots[i] = str;
-}
-
-static const char *strpool_add(struct strpool *sp, const char *str)
-{
-	size_t i;
-
-	if (!str)
-		return NULL;
-	if (sp->cap) {
-		i = strpool_find(sp, str);
-		if (sp->slots[i])
-			return sp->slots[i];
-	}
-	return strpool_own(sp, xstrdup(str));
-}
-
-static void strpool_release(struct strpool *sp)
-{
-	for (size_t i = 0; i < sp->cap; i++)
-		free(sp->slots[i]);
-	free(sp->slots);
-	memset(sp, 0, sizeof(*sp));
-}
+/* Every string the symbolizer hands out, NULL passing through. */
+static const char *intern_str(struct symbolizer *s, const char *str);
 
 /* ---- state ------------------------------------------------------------- */
 
@@ -262,14 +127,14 @@ struct proc {
 	Dwfl *dwfl;			/* NULL until the first report */
 	struct module_ref *mods;
 	size_t nr_mods, alloc_mods;
-	struct u64map cache;		/* addr -> struct addr_info */
+	struct hashmap cache;		/* u64 addr -> struct addr_info */
 	struct jit_map jit;
 };
 
 struct symbolizer {
-	struct u64map procs;		/* pid -> struct proc */
-	struct u64map files;		/* interned path -> struct elf_file */
-	struct strpool strings;
+	struct hashmap procs;		/* u64 pid -> struct proc */
+	struct hashmap files;		/* interned path pointer -> struct elf_file */
+	struct strset strings;
 	/* Sessions replaced after exec or a remapping.  They live until
 	 * symbolizer_free() because callers may hold their Dwfl_Module
 	 * pointers (data_types caches by module). */
@@ -291,6 +156,8 @@ struct symbolizer *symbolizer_new(void)
 	long page = sysconf(_SC_PAGESIZE);
 
 	s->page_size = page > 0 ? (uint64_t)page : 4096;
+	hashmap_init(&s->procs, sizeof(uint64_t));
+	hashmap_init(&s->files, sizeof(const char *));
 	elf_version(EV_CURRENT);
 	return s;
 }
@@ -304,47 +171,54 @@ static void file_close(struct symbolizer *s, struct elf_file *f)
 	}
 }
 
-static void proc_free(struct proc *p)
+static void proc_free(void *v)
 {
+	struct proc *p = v;
+
 	free(p->maps.v);
 	free(p->mods);
 	if (p->dwfl)
 		dwfl_end(p->dwfl);
-	u64map_release(&p->cache);
+	hashmap_release(&p->cache, free);
 	free(p->jit.syms);
+	free(p);
+}
+
+static void elf_file_free(void *v)
+{
+	struct elf_file *f = v;
+
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->segs);
+	free(f->syms.v);
+	free(f->cus.ranges);
+	free(f);
 }
 
 void symbolizer_free(struct symbolizer *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	for (i = 0; i < s->procs.cap; i++)
-		if (s->procs.vals[i])
-			proc_free(s->procs.vals[i]);
-	u64map_release(&s->procs);
-	for (i = 0; i < s->files.cap; i++) {
-		struct elf_file *f = s->files.vals[i];
-
-		if (f) {
-			file_close(s, f);
-			free(f->segs);
-			free(f->syms.v);
-			free(f->cus.ranges);
-		}
-	}
-	u64map_release(&s->files);
-	for (i = 0; i < s->nr_retired; i++)
+	hashmap_release(&s->procs, proc_free);
+	hashmap_release(&s->files, elf_file_free);
+	for (size_t i = 0; i < s->nr_retired; i++)
 		dwfl_end(s->retired[i]);
 	free(s->retired);
-	strpool_release(&s->strings);
+	strset_release(&s->strings);
 	free(s);
+}
+
+static const char *intern_str(struct symbolizer *s, const char *str)
+{
+	return str ? strset_intern(&s->strings, str) : NULL;
 }
 
 static struct proc *proc_get(struct symbolizer *s, pid_t pid)
 {
-	return u64map_get(&s->procs, (uint64_t)pid);
+	uint64_t key = (uint64_t)pid;
+
+	return hashmap_get(&s->procs, &key);
 }
 
 static struct proc *proc_get_or_new(struct symbolizer *s, pid_t pid)
@@ -355,7 +229,8 @@ static struct proc *proc_get_or_new(struct symbolizer *s, pid_t pid)
 		p = xcalloc(1, sizeof(*p));
 		p->pid = pid;
 		p->jit.size = -1;
-		u64map_put(&s->procs, (uint64_t)pid, p);
+		hashmap_init(&p->cache, sizeof(uint64_t));
+		hashmap_put(&s->procs, &(uint64_t){ (uint64_t)pid }, p);
 	}
 	return p;
 }
@@ -472,9 +347,9 @@ static struct mapping make_mapping(struct symbolizer *s, uint64_t start,
 	};
 
 	if (m.kind == MAPPING_ANON && (!filename || !*filename || !strcmp(filename, "//anon")))
-		m.name = strpool_add(&s->strings, "[anon]");
+		m.name = intern_str(s, "[anon]");
 	else
-		m.name = strpool_add(&s->strings, filename);
+		m.name = intern_str(s, filename);
 	return m;
 }
 
@@ -522,22 +397,23 @@ static bool mapping_changed(uint64_t addr, const void *ctx)
 static void cache_forget(struct proc *p, bool (*stale)(uint64_t, const void *),
 			 const void *ctx)
 {
-	struct u64map kept = { 0 };
+	struct hashmap kept = HASHMAP_INIT(sizeof(uint64_t));
+	const void *key;
+	size_t pos = 0;
+	void *ai;
 
-	if (!p->cache.nr)
+	if (!hashmap_count(&p->cache))
 		return;
-	for (size_t i = 0; i < p->cache.cap; i++) {
-		void *ai = p->cache.vals[i];
+	while (hashmap_next(&p->cache, &pos, &key, &ai)) {
+		uint64_t addr;
 
-		if (!ai)
-			continue;
-		if (stale(p->cache.keys[i], ctx))
+		memcpy(&addr, key, sizeof(addr));
+		if (stale(addr, ctx))
 			free(ai);
 		else
-			u64map_put(&kept, p->cache.keys[i], ai);
-		p->cache.vals[i] = NULL;
+			hashmap_put(&kept, &addr, ai);
 	}
-	u64map_release(&p->cache);
+	hashmap_release(&p->cache, NULL);
 	p->cache = kept;
 }
 
@@ -663,7 +539,7 @@ void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child)
 		c->maps.nr = pp->maps.nr;
 	}
 	proc_retire_dwfl(s, c);
-	u64map_clear(&c->cache);
+	hashmap_clear(&c->cache, free);
 }
 
 void symbolizer_exec(struct symbolizer *s, pid_t pid)
@@ -674,7 +550,7 @@ void symbolizer_exec(struct symbolizer *s, pid_t pid)
 		return;
 	p->maps.nr = 0;
 	proc_retire_dwfl(s, p);
-	u64map_clear(&p->cache);
+	hashmap_clear(&p->cache, free);
 	p->jit.nr = 0;
 	p->jit.size = -1;
 }
@@ -691,22 +567,24 @@ const struct mapping *symbolizer_find_mapping(struct symbolizer *s, pid_t pid,
 
 static struct elf_file *file_get(struct symbolizer *s, const char *path)
 {
-	struct elf_file *f = u64map_get(&s->files, (uintptr_t)path);
+	struct elf_file *f = hashmap_get(&s->files, &path);
 
 	if (!f) {
 		f = xcalloc(1, sizeof(*f));
 		f->path = path;
 		f->fd = -1;
-		u64map_put(&s->files, (uintptr_t)path, f);
+		hashmap_put(&s->files, &path, f);
 	}
 	return f;
 }
 
 static void close_all_files(struct symbolizer *s)
 {
-	for (size_t i = 0; i < s->files.cap; i++)
-		if (s->files.vals[i])
-			file_close(s, s->files.vals[i]);
+	size_t pos = 0;
+	void *f;
+
+	while (hashmap_next(&s->files, &pos, NULL, &f))
+		file_close(s, f);
 }
 
 static int file_fd(struct symbolizer *s, struct elf_file *f)
@@ -1022,7 +900,7 @@ static const struct sym *module_sym(Dwfl_Module *mod, uint64_t addr,
 
 static const char *intern_demangled(struct symbolizer *s, const char *name)
 {
-	return name ? strpool_own(&s->strings, demangle(name)) : NULL;
+	return name ? strset_own(&s->strings, demangle(name)) : NULL;
 }
 
 /* ---- JIT symbols ------------------------------------------------------- */
@@ -1166,7 +1044,7 @@ static const char *die_function_name(struct symbolizer *s, Dwarf_Die *die)
 		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
 	if (name)
 		return intern_demangled(s, name);
-	return strpool_add(&s->strings, dwarf_diename(die));
+	return intern_str(s, dwarf_diename(die));
 }
 
 static bool is_function_scope(Dwarf_Die *die)
@@ -1381,13 +1259,13 @@ static const char *absolute_source(struct symbolizer *s, Dwarf_Die *cudie, const
 	const char *ret;
 
 	if (!file || file[0] == '/')
-		return strpool_add(&s->strings, file);
+		return intern_str(s, file);
 	dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr));
 	if (!dir || dir[0] != '/')
-		return strpool_add(&s->strings, file);
+		return intern_str(s, file);
 	joined = xasprintf("%s/%s", dir, file);
 	normalize_path(joined);
-	ret = strpool_add(&s->strings, joined);
+	ret = intern_str(s, joined);
 	free(joined);
 	return ret;
 }
@@ -1415,7 +1293,7 @@ static const char *module_basename(struct symbolizer *s, const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
-	return strpool_add(&s->strings, slash ? slash + 1 : path);
+	return intern_str(s, slash ? slash + 1 : path);
 }
 
 static bool lookup_source(struct symbolizer *s, struct proc *p, uint64_t addr,
@@ -1489,10 +1367,10 @@ static struct addr_info *answer(struct symbolizer *s, pid_t pid, uint64_t addr,
 
 	if (!p || !p->maps.nr)
 		return NULL;
-	ai = u64map_get(&p->cache, addr);
+	ai = hashmap_get(&p->cache, &addr);
 	if (!ai) {
 		ai = xcalloc(1, sizeof(*ai));
-		u64map_put(&p->cache, addr, ai);
+		hashmap_put(&p->cache, &addr, ai);
 	}
 	if (ai->done & what)
 		return ai;
