@@ -21,6 +21,7 @@
 #include "symbolize/demangle.h"
 #include "symbolize/symbolizer.h"
 #include "common/hashmap.h"
+#include "common/procfs.h"
 #include "common/util.h"
 
 /* Files kept open for symbolizer_read; past this many, all are closed
@@ -440,35 +441,6 @@ void symbolizer_add_mapping(struct symbolizer *s, pid_t pid, uint64_t start,
 	cache_forget(p, addr_in_span, span);
 }
 
-/* One line of /proc/PID/maps:
- * "7f0c1a2b3000-7f0c1a2d5000 r-xp 00022000 08:01 1835 /usr/lib/x86_64-linux-gnu/libc.so.6" */
-static bool parse_maps_line(struct symbolizer *s, char *line, struct mapping *m)
-{
-	uint64_t start, end, pgoff;
-	char perms[5];
-	uint32_t prot = 0;
-	int name_at = 0;
-	char *name;
-	size_t len;
-
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*s %*s %n",
-		   &start, &end, perms, &pgoff, &name_at) < 4 || !name_at ||
-	    end <= start)
-		return false;
-	if (perms[0] == 'r')
-		prot |= PROT_READ;
-	if (perms[1] == 'w')
-		prot |= PROT_WRITE;
-	if (perms[2] == 'x')
-		prot |= PROT_EXEC;
-	name = line + name_at;
-	len = strlen(name);
-	while (len && (name[len - 1] == '\n' || name[len - 1] == ' '))
-		name[--len] = '\0';
-	*m = make_mapping(s, start, end, pgoff, prot, name);
-	return true;
-}
-
 static bool maptable_equal(const struct maptable *a, const struct maptable *b)
 {
 	if (a->nr != b->nr)
@@ -494,9 +466,16 @@ int symbolizer_load_proc_maps(struct symbolizer *s, pid_t pid)
 	fp = fopen(path, "re");
 	if (!fp)
 		return -1;
-	while (getline(&line, &alloc, fp) > 0)
-		if (parse_maps_line(s, line, &m))
-			maps_insert(&fresh, &m, &span[0], &span[1]);
+	while (getline(&line, &alloc, fp) > 0) {
+		uint64_t start, end, pgoff;
+		const char *name;
+		uint32_t prot;
+
+		if (!parse_maps_line(line, &start, &end, &pgoff, &prot, &name))
+			continue;
+		m = make_mapping(s, start, end, pgoff, prot, name);
+		maps_insert(&fresh, &m, &span[0], &span[1]);
+	}
 	free(line);
 	fclose(fp);
 	/* A process that has exited but is not reaped yet (a zombie) has an
