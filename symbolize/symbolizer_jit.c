@@ -12,7 +12,6 @@
 #include "symbolize/symbolizer_internal.h"
 #include "common/util.h"
 
-
 static int jit_sym_cmp(const void *a, const void *b)
 {
 	const struct jit_sym *x = a, *y = b;
