@@ -81,7 +81,7 @@ struct pointer_origins {
 struct pointer_origins *pointer_origins_new(struct symbolizer *sym,
 					    struct data_types *dt)
 {
-	struct decoder *dec = decoder_new_x86_64();
+	struct decoder *dec = decoder_new_native();
 	struct pointer_origins *po;
 
 	if (!dec)
