@@ -8,6 +8,7 @@
 #include "symbolize/dwarf_type.h"
 #include "symbolize/symbolizer.h"
 #include "common/hashmap.h"
+#include "common/sorted.h"
 #include "common/util.h"
 
 #include <elfutils/libdwfl.h>
@@ -157,16 +158,8 @@ static void sort_ranges(struct range *r, size_t *n)
 
 const struct range *dt_range_at(const struct range *r, size_t n, uint64_t a)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = FIRST_ABOVE(r, n, start, a);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r[mid].start <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo && a < r[lo - 1].end ? &r[lo - 1] : NULL;
 }
 

@@ -9,6 +9,7 @@
 
 #include "symbolize/symbolizer.h"
 #include "symbolize/symbolizer_internal.h"
+#include "common/sorted.h"
 #include "common/util.h"
 
 /* The name a function DIE (subprogram or inlined instance) goes by: the
@@ -71,7 +72,7 @@ static Dwarf_Die *module_cu(Dwfl_Module *mod,
 	Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, bias);
 	struct elf_file *f = module_file(mod);
 	struct cu_index *ci;
-	size_t lo = 0, hi;
+	size_t lo;
 	Dwarf *dw;
 
 	if (cudie || !f)
@@ -82,15 +83,7 @@ static Dwarf_Die *module_cu(Dwfl_Module *mod,
 	ci = &f->cus;
 	if (!ci->built)
 		cu_index_build(ci, dw);
-	hi = ci->nr;
-	while (lo < hi) {		/* first range starting above addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ci->ranges[mid].low <= addr - *bias)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = FIRST_ABOVE(ci->ranges, ci->nr, low, addr - *bias);
 	if (!lo || addr - *bias >= ci->ranges[lo - 1].high)
 		return NULL;
 	return dwarf_offdie(dw, ci->ranges[lo - 1].die_off, mem);

@@ -16,6 +16,7 @@
 #include "symbolize/symbolizer.h"
 #include "symbolize/symbolizer_internal.h"
 #include "common/hashmap.h"
+#include "common/sorted.h"
 #include "common/util.h"
 
 /* Files kept open for symbolizer_read; past this many, all are closed
@@ -326,16 +327,8 @@ static bool sym_contains(const struct sym *e, uint64_t a)
  * the closest sizeless one below it. */
 static const struct sym *sym_lookup(const struct sym_table *t, uint64_t a)
 {
-	size_t lo = 0, hi = t->nr;
+	size_t lo = FIRST_ABOVE(t->v, t->nr, start, a);
 
-	while (lo < hi) {		/* first symbol starting above a */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].start <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t k = lo; k-- > 0 && lo - k <= SYM_NESTING;)
 		if (!t->v[k].sizeless && sym_contains(&t->v[k], a))
 			return &t->v[k];

@@ -10,6 +10,7 @@
 
 #include "symbolize/symbolizer.h"
 #include "symbolize/symbolizer_internal.h"
+#include "common/sorted.h"
 #include "common/util.h"
 
 static int jit_sym_cmp(const void *a, const void *b)
@@ -80,18 +81,10 @@ bool jit_lookup(struct symbolizer *s, struct proc *p, uint64_t addr,
 		       struct func_info *out)
 {
 	struct jit_map *j = &p->jit;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	jit_map_refresh(s, p);
-	hi = j->nr;
-	while (lo < hi) {		/* first symbol starting above addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (j->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = FIRST_ABOVE(j->syms, j->nr, start, addr);
 	if (!lo || addr >= j->syms[lo - 1].end)
 		return false;
 	out->name = j->syms[lo - 1].name;

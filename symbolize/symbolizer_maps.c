@@ -10,6 +10,7 @@
 #include "symbolize/symbolizer_internal.h"
 #include "common/hashmap.h"
 #include "common/procfs.h"
+#include "common/sorted.h"
 #include "common/util.h"
 
 /* ---- mapping table ----------------------------------------------------- */
@@ -40,17 +41,7 @@ static enum mapping_kind classify(const char *name)
 /* Index of the first mapping that ends after addr. */
 static size_t maps_lower(const struct maptable *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->v[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return FIRST_ABOVE(t->v, t->nr, end, addr);
 }
 
 /* Index of the mapping holding addr, or t->nr. */
