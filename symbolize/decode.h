@@ -72,6 +72,7 @@ struct decode_arch {
 	const uint8_t *perf_reg_of_dwarf;      /* DWARF register n -> perf number, */
 	unsigned n_dwarf_regs;                 /* ... for n below this (<= DECODE_MAX_REGS) */
 	int perf_ip, perf_sp, perf_fp;         /* what frame-pointer unwinding reads */
+	int dwarf_sp, dwarf_fp;                /* the same, DWARF-numbered */
 };
 /* NULL for an architecture without a decoder. */
 const struct decode_arch *decode_arch_for_machine(unsigned elf_machine);

@@ -167,6 +167,8 @@ const struct decode_arch decode_arch_x86_64 = {
 	.perf_ip = PERF_REG_X86_IP,
 	.perf_sp = PERF_REG_X86_SP,
 	.perf_fp = PERF_REG_X86_BP,
+	.dwarf_sp = 7,
+	.dwarf_fp = 6,
 };
 
 /* DWARF x86-64 numbering of a general-purpose perf register, -1 for others. */

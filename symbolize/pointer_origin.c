@@ -36,8 +36,6 @@
 #define MAX_FUNCTION_BYTES (256 * 1024)
 #define MAX_SCAN_BACK 64           /* instructions searched for the writer */
 #define MAX_HOPS 8                 /* registers traced for one access */
-#define DWARF_RBP 6
-#define DWARF_RSP 7
 
 /* A direct branch inside the function. */
 struct branch {
@@ -74,6 +72,7 @@ struct pointer_origins {
 	struct symbolizer *sym;
 	struct data_types *dt;
 	struct decoder *dec;
+	const struct decode_arch *arch;   /* of dec: its stack registers */
 	struct function_code fn;   /* the last function decoded */
 	struct hashmap cache;      /* origin_key -> struct origin */
 };
@@ -90,6 +89,7 @@ struct pointer_origins *pointer_origins_new(struct symbolizer *sym,
 	po->sym = sym;
 	po->dt = dt;
 	po->dec = dec;
+	po->arch = decode_arch_native();
 	hashmap_init(&po->cache, sizeof(struct origin_key));
 	return po;
 }
@@ -316,15 +316,16 @@ static struct origin stack_origin(struct trace *t, uint64_t pc, const struct mem
  * stack variable's, or a traced register's moved by the displacement. */
 static struct origin address_origin(struct trace *t, uint64_t pc, const struct mem_ref *mem)
 {
+	const struct decode_arch *arch = t->po->arch;
 	bool indexed = mem->index_reg >= 0;
 	struct origin o;
 
 	if (mem->absolute)
 		return global_origin(t, (uint64_t)mem->disp, indexed);
 	/* rbp is the frame pointer, or at -O2 maybe just another register */
-	if (mem->base_reg == DWARF_RSP || mem->base_reg == DWARF_RBP) {
+	if (mem->base_reg == arch->dwarf_sp || mem->base_reg == arch->dwarf_fp) {
 		o = stack_origin(t, pc, mem);
-		if (o.miss == DT_HIT || mem->base_reg == DWARF_RSP)
+		if (o.miss == DT_HIT || mem->base_reg == arch->dwarf_sp)
 			return o;
 	}
 	o = register_origin(t, pc, mem->base_reg);
@@ -389,7 +390,7 @@ static struct origin register_origin(struct trace *t, uint64_t pc, int reg)
 	bool join;
 	long at, w;
 
-	if (reg < 0 || reg == DWARF_RSP)
+	if (reg < 0 || reg == t->po->arch->dwarf_sp)
 		return missed(DT_NO_ORIGIN);
 	o.miss = data_types_register_pointer(t->po->dt, t->mod, t->bias, pc, reg, &o.ptr);
 	if (o.miss != DT_NO_VARIABLE)

@@ -19,6 +19,8 @@ static void test_x86_64_row(void)
 	CHECK_EQ_U64(arch->perf_reg_of_dwarf[7], PERF_REG_X86_SP, "DWARF 7 is rsp");
 	CHECK_EQ_U64(arch->perf_reg_of_dwarf[16], PERF_REG_X86_IP, "DWARF 16 is rip");
 	CHECK_EQ_U64(arch->perf_fp, PERF_REG_X86_BP, "frame pointer is rbp");
+	CHECK_EQ_U64(arch->perf_reg_of_dwarf[arch->dwarf_sp], arch->perf_sp, "dwarf_sp is perf_sp");
+	CHECK_EQ_U64(arch->perf_reg_of_dwarf[arch->dwarf_fp], arch->perf_fp, "dwarf_fp is perf_fp");
 	CHECK(d != NULL, "its decoder opens");
 	CHECK(decoder_unavailable(EM_X86_64) == NULL, "no reason against x86-64");
 	decoder_free(d);
