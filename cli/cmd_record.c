@@ -22,6 +22,7 @@
 #include "detector/datafile.h"
 #include "cli/options.h"
 #include "cli/session.h"
+#include "common/procfs.h"
 #include "common/util.h"
 #include "reports/report.h"
 
@@ -129,26 +130,6 @@ static bool read_maps(pid_t pid, struct strbuf *out)
 		strbuf_add(out, buf, n);
 	fclose(f);
 	return out->len > 0;
-}
-
-/* One /proc/PID/maps line, parsed as the symbolizer parses it. */
-static bool parse_maps_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
-			    uint32_t *prot, const char **name)
-{
-	char perms[5];
-	int name_at = 0;
-	size_t len;
-
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*s %*s %n",
-		   start, end, perms, pgoff, &name_at) < 4 || !name_at || *end <= *start)
-		return false;
-	*prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-		(perms[2] == 'x' ? PROT_EXEC : 0);
-	*name = line + name_at;
-	len = strlen(*name);
-	while (len && (line[name_at + len - 1] == ' '))
-		line[name_at + --len] = '\0';
-	return true;
 }
 
 /* Store the process's mappings if they changed since the last snapshot;

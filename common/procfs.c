@@ -1,9 +1,11 @@
 #include "common/procfs.h"
 
 #include <dirent.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/util.h"
 
@@ -84,4 +86,23 @@ uid_t process_uid(pid_t pid)
 			break;
 	fclose(f);
 	return (uid_t)uid;
+}
+
+bool parse_maps_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
+		     uint32_t *prot, const char **name)
+{
+	char perms[5];
+	int name_at = 0;
+	size_t len;
+
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*s %*s %n",
+		   start, end, perms, pgoff, &name_at) < 4 || !name_at || *end <= *start)
+		return false;
+	*prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+		(perms[2] == 'x' ? PROT_EXEC : 0);
+	len = strlen(line + name_at);
+	while (len && (line[name_at + len - 1] == '\n' || line[name_at + len - 1] == ' '))
+		line[name_at + --len] = '\0';
+	*name = line + name_at;
+	return true;
 }

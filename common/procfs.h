@@ -7,6 +7,7 @@
 #define CONTEND_PROCFS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Is the process there, and not a zombie? */
@@ -19,5 +20,13 @@ char *process_cmdline(pid_t pid);
 pid_t *process_tasks(pid_t pid, unsigned *n);
 /* Effective uid of the owner, (uid_t)-1 if unknown. */
 uid_t process_uid(pid_t pid);
+
+/* One line of /proc/PID/maps,
+ * "7f0c1a2b3000-7f0c1a2d5000 r-xp 00022000 08:01 1835 /usr/lib/libc.so.6":
+ * its range, file offset, PROT_* bits and name ("" for anonymous memory).
+ * The name points into line, whose trailing newline and spaces are cut.
+ * False for a line that is no mapping. */
+bool parse_maps_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
+		     uint32_t *prot, const char **name);
 
 #endif

@@ -31,7 +31,6 @@
 #define HW_SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
 			PERF_SAMPLE_REGS_USER | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC)
-#define X86_64_REGS_MASK 0xff0fffULL    /* as soft.c: AX..SS, R8..R15 */
 
 /* Cores whose load-latency event must be grouped under mem-loads-aux,
  * as libpfm4 names them (the kernel says the same with the sysfs alias). */
@@ -314,7 +313,7 @@ static void hw_attr_defaults(struct perf_event_attr *attr, unsigned freq)
 {
 	attr->size = sizeof(*attr);
 	attr->sample_type = HW_SAMPLE_TYPE;
-	attr->sample_regs_user = X86_64_REGS_MASK;
+	attr->sample_regs_user = decode_native_regs_mask();
 	attr->freq = 1;
 	attr->sample_freq = freq ? freq : 1;
 	attr->disabled = 1;
@@ -645,7 +644,7 @@ struct hw_backend *hw_backend_new(struct symbolizer *sym)
 
 	hb->sym = sym;
 	if (sym)
-		hb->dec = decoder_new_x86_64();   /* NULL elsewhere: sizes stay unknown */
+		hb->dec = decoder_new_native();   /* NULL elsewhere: sizes stay unknown */
 	return hb;
 }
 

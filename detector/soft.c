@@ -7,9 +7,6 @@
 #include "common/util.h"
 #include "symbolize/symbolizer.h"
 
-/* x86-64 perf user registers: AX..SS and R8..R15 (DS/ES/FS/GS are not
- * sampled in 64-bit mode and the kernel rejects the mask if asked). */
-#define X86_64_REGS_MASK 0xff0fffULL
 #define MAX_FUNC_BYTES (1u << 20)
 
 enum soft_drop {
@@ -54,7 +51,7 @@ void soft_event_attr(struct perf_event_attr *attr, unsigned freq, bool callchain
 	attr->sample_period = 1000000000ULL / (freq ? freq : 1);
 	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER;
-	attr->sample_regs_user = X86_64_REGS_MASK;
+	attr->sample_regs_user = decode_native_regs_mask();
 	if (callchain) {
 		attr->sample_type |= PERF_SAMPLE_STACK_USER;
 		attr->sample_stack_user = 16384;
@@ -78,7 +75,7 @@ struct soft *soft_new(struct symbolizer *sym)
 {
 	struct soft *s = xcalloc(1, sizeof(*s));
 	s->sym = sym;
-	s->dec = decoder_new_x86_64();
+	s->dec = decoder_new_native();
 	if (!s->dec)
 		die("cannot initialise the x86-64 decoder (Capstone)");
 	return s;

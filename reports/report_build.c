@@ -1511,7 +1511,7 @@ struct report *report_build(const struct run_facts *hdr,
 	r->n_lines = n;
 	cv.line_size = r->line_size;
 	if (n && sym) {
-		cv.dec = decoder_new_x86_64();
+		cv.dec = decoder_new_native();
 		b.queue = gain_queue_new(lines, function_bounds, stream_at, &cv);
 	}
 	if (n && sym && dt)

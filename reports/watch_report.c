@@ -178,7 +178,7 @@ static void fill_line(struct watch *w, struct report_line *rl, struct symbolizer
 static void fill_lines(struct watch *w, struct report *r, struct symbolizer *sym)
 {
 	struct data_types *dt = sym ? data_types_new() : NULL;
-	struct decoder *dec = sym ? decoder_new_x86_64() : NULL;
+	struct decoder *dec = sym ? decoder_new_native() : NULL;
 
 	r->watch_windows = watch_windows_run(w);
 	r->watch_armed_s = watch_armed_s(w);

@@ -2,9 +2,11 @@
  *
  * A decoder turns the bytes of one instruction plus a register set into the
  * memory access that instruction makes: effective address, size and kind.
- * It is architecture-neutral at this interface; decode_x86.c implements
- * x86-64 with Capstone.  Registers use perf's numbering for the architecture
- * (for x86-64, enum perf_event_x86_regs: AX=0 ... SS=11, R8=16 ... R15=23).
+ * It is architecture-neutral at this interface: decode.c holds one row per
+ * architecture (struct decode_arch), and each row's file implements it;
+ * decode_x86.c does x86-64 with Capstone.  Registers use perf's numbering
+ * for the architecture (for x86-64, enum perf_event_x86_regs: AX=0 ...
+ * SS=11, R8=16 ... R15=23).
  *
  * Two uses:
  *  - decoder_insn(): length and control-flow facts, for walking a function
@@ -17,6 +19,7 @@
 #ifndef CONTEND_DECODE_H
 #define CONTEND_DECODE_H
 
+#include <elf.h>                 /* EM_*, for decoder_new_for_machine() */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,7 +63,28 @@ struct decoded_access {
 
 struct decoder;
 
-struct decoder *decoder_new_x86_64(void);   /* NULL if Capstone fails to open */
+/* An architecture: its decoder and the register facts that go with it. */
+struct decode_arch {
+	unsigned elf_machine;                  /* EM_* */
+	const char *name;
+	struct decoder *(*new_decoder)(void);  /* NULL if the disassembler fails */
+	uint64_t perf_regs_mask;               /* user registers to sample */
+	const uint8_t *perf_reg_of_dwarf;      /* DWARF register n -> perf number, */
+	unsigned n_dwarf_regs;                 /* ... for n below this (<= DECODE_MAX_REGS) */
+	int perf_ip, perf_sp, perf_fp;         /* what frame-pointer unwinding reads */
+	int dwarf_sp, dwarf_fp;                /* the same, DWARF-numbered */
+};
+/* NULL for an architecture without a decoder. */
+const struct decode_arch *decode_arch_for_machine(unsigned elf_machine);
+const struct decode_arch *decode_arch_native(void);    /* of this build */
+/* The user registers to sample here (perf_regs_mask), 0 if unknown. */
+uint64_t decode_native_regs_mask(void);
+
+/* NULL for an architecture without a decoder, or if its disassembler
+ * fails to open; decoder_unavailable() says which (NULL: neither). */
+struct decoder *decoder_new_for_machine(unsigned elf_machine);
+struct decoder *decoder_new_native(void);
+const char *decoder_unavailable(unsigned elf_machine);
 void decoder_free(struct decoder *d);
 
 /* Decode one instruction at code[0..len) that lives at address ip.

@@ -23,7 +23,7 @@ struct decoder {
 	cs_insn *insn;   /* reused by every call (cs_disasm_iter) */
 };
 
-struct decoder *decoder_new_x86_64(void)
+static struct decoder *decoder_new_x86_64(void)
 {
 	struct decoder *d = xcalloc(1, sizeof(*d));
 
@@ -141,25 +141,43 @@ static int perf_reg(unsigned int reg)
 	return -1;
 }
 
+/* The x86-64 psABI's DWARF registers 0..16 (rip is 16) in perf's
+ * numbering: the one x86 register table, for the decoder, the unwinder and
+ * pointer tracing alike. */
+static const uint8_t perf_reg_of_dwarf[] = {
+	PERF_REG_X86_AX, PERF_REG_X86_DX, PERF_REG_X86_CX, PERF_REG_X86_BX,
+	PERF_REG_X86_SI, PERF_REG_X86_DI, PERF_REG_X86_BP, PERF_REG_X86_SP,
+	PERF_REG_X86_R8, PERF_REG_X86_R9, PERF_REG_X86_R10, PERF_REG_X86_R11,
+	PERF_REG_X86_R12, PERF_REG_X86_R13, PERF_REG_X86_R14, PERF_REG_X86_R15,
+	PERF_REG_X86_IP,
+};
+#define DWARF_GPRS 16            /* rip is no general-purpose register */
+
+/* The user registers perf samples: AX..SS and R8..R15 (not DS..GS, which
+ * are not sampled in 64-bit mode and the kernel rejects the mask if asked). */
+#define X86_64_REGS_MASK 0xff0fffULL
+
+const struct decode_arch decode_arch_x86_64 = {
+	.elf_machine = EM_X86_64,
+	.name = "x86-64",
+	.new_decoder = decoder_new_x86_64,
+	.perf_regs_mask = X86_64_REGS_MASK,
+	.perf_reg_of_dwarf = perf_reg_of_dwarf,
+	.n_dwarf_regs = ARRAY_SIZE(perf_reg_of_dwarf),
+	.perf_ip = PERF_REG_X86_IP,
+	.perf_sp = PERF_REG_X86_SP,
+	.perf_fp = PERF_REG_X86_BP,
+	.dwarf_sp = 7,
+	.dwarf_fp = 6,
+};
+
 /* DWARF x86-64 numbering of a general-purpose perf register, -1 for others. */
 static int dwarf_reg(int perf)
 {
-	static const int8_t dwarf[PERF_REG_X86_64_MAX] = {
-		[PERF_REG_X86_AX] = 0, [PERF_REG_X86_DX] = 1,
-		[PERF_REG_X86_CX] = 2, [PERF_REG_X86_BX] = 3,
-		[PERF_REG_X86_SI] = 4, [PERF_REG_X86_DI] = 5,
-		[PERF_REG_X86_BP] = 6, [PERF_REG_X86_SP] = 7,
-		[PERF_REG_X86_IP] = -1, [PERF_REG_X86_FLAGS] = -1,
-		[PERF_REG_X86_CS] = -1, [PERF_REG_X86_SS] = -1,
-		[PERF_REG_X86_DS] = -1, [PERF_REG_X86_ES] = -1,
-		[PERF_REG_X86_FS] = -1, [PERF_REG_X86_GS] = -1,
-		[PERF_REG_X86_R8] = 8, [PERF_REG_X86_R9] = 9,
-		[PERF_REG_X86_R10] = 10, [PERF_REG_X86_R11] = 11,
-		[PERF_REG_X86_R12] = 12, [PERF_REG_X86_R13] = 13,
-		[PERF_REG_X86_R14] = 14, [PERF_REG_X86_R15] = 15,
-	};
-
-	return perf >= 0 && perf < PERF_REG_X86_64_MAX ? dwarf[perf] : -1;
+	for (int dwarf = 0; dwarf < DWARF_GPRS; dwarf++)
+		if (perf_reg_of_dwarf[dwarf] == perf)
+			return dwarf;
+	return -1;
 }
 
 static enum decode_status reg_value(const struct regs *regs, unsigned int reg,

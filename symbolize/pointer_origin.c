@@ -27,6 +27,7 @@
 #include "symbolize/pointer_origin.h"
 #include "symbolize/decode.h"
 #include "symbolize/symbolizer.h"
+#include "common/hashmap.h"
 #include "common/util.h"
 
 #include <stdlib.h>
@@ -35,8 +36,6 @@
 #define MAX_FUNCTION_BYTES (256 * 1024)
 #define MAX_SCAN_BACK 64           /* instructions searched for the writer */
 #define MAX_HOPS 8                 /* registers traced for one access */
-#define DWARF_RBP 6
-#define DWARF_RSP 7
 
 /* A direct branch inside the function. */
 struct branch {
@@ -63,25 +62,25 @@ struct origin {
 	bool any_element;
 };
 
-struct cached_origin {
-	const void *mod;           /* NULL: empty slot */
+/* The cache's key; a hashmap key, so no padding. */
+struct origin_key {
+	const void *mod;
 	uint64_t pc, reg;          /* pc relative to the module's bias */
-	struct origin o;
 };
 
 struct pointer_origins {
 	struct symbolizer *sym;
 	struct data_types *dt;
 	struct decoder *dec;
+	const struct decode_arch *arch;   /* of dec: its stack registers */
 	struct function_code fn;   /* the last function decoded */
-	struct cached_origin *cache;
-	size_t cache_used, cache_cap;
+	struct hashmap cache;      /* origin_key -> struct origin */
 };
 
 struct pointer_origins *pointer_origins_new(struct symbolizer *sym,
 					    struct data_types *dt)
 {
-	struct decoder *dec = decoder_new_x86_64();
+	struct decoder *dec = decoder_new_native();
 	struct pointer_origins *po;
 
 	if (!dec)
@@ -90,6 +89,8 @@ struct pointer_origins *pointer_origins_new(struct symbolizer *sym,
 	po->sym = sym;
 	po->dt = dt;
 	po->dec = dec;
+	po->arch = decode_arch_native();
+	hashmap_init(&po->cache, sizeof(struct origin_key));
 	return po;
 }
 
@@ -107,53 +108,28 @@ void pointer_origins_free(struct pointer_origins *po)
 		return;
 	decoder_free(po->dec);
 	function_release(&po->fn);
-	free(po->cache);
+	hashmap_release(&po->cache, free);
 	free(po);
 }
 
 /* ---- the cache ------------------------------------------------------------- */
 
-static size_t cache_slot(const struct pointer_origins *po, const void *mod,
-			 uint64_t pc, uint64_t reg)
-{
-	size_t i = hash_u64((uintptr_t)mod ^ hash_u64(pc ^ hash_u64(reg))) &
-		   (po->cache_cap - 1);
-
-	while (po->cache[i].mod &&
-	       (po->cache[i].mod != mod || po->cache[i].pc != pc || po->cache[i].reg != reg))
-		i = (i + 1) & (po->cache_cap - 1);
-	return i;
-}
-
 static const struct origin *cache_get(const struct pointer_origins *po,
 				      const void *mod, uint64_t pc, int reg)
 {
-	size_t i;
+	struct origin_key k = { mod, pc, (uint64_t)reg };
 
-	if (!po->cache_cap)
-		return NULL;
-	i = cache_slot(po, mod, pc, (uint64_t)reg);
-	return po->cache[i].mod ? &po->cache[i].o : NULL;
+	return hashmap_get(&po->cache, &k);
 }
 
 static void cache_put(struct pointer_origins *po, const void *mod, uint64_t pc,
 		      int reg, const struct origin *o)
 {
-	if ((po->cache_used + 1) * 2 > po->cache_cap) {
-		struct cached_origin *old = po->cache;
-		size_t old_cap = po->cache_cap;
+	struct origin_key k = { mod, pc, (uint64_t)reg };
+	struct origin *copy = xmalloc(sizeof(*copy));
 
-		po->cache_cap = old_cap ? old_cap * 2 : 64;
-		po->cache = xcalloc(po->cache_cap, sizeof(*po->cache));
-		for (size_t i = 0; i < old_cap; i++)
-			if (old[i].mod)
-				po->cache[cache_slot(po, old[i].mod, old[i].pc,
-						     old[i].reg)] = old[i];
-		free(old);
-	}
-	po->cache[cache_slot(po, mod, pc, (uint64_t)reg)] =
-		(struct cached_origin){ mod, pc, (uint64_t)reg, *o };
-	po->cache_used++;
+	*copy = *o;
+	free(hashmap_put(&po->cache, &k, copy));
 }
 
 /* ---- the function's code ------------------------------------------------------ */
@@ -340,15 +316,16 @@ static struct origin stack_origin(struct trace *t, uint64_t pc, const struct mem
  * stack variable's, or a traced register's moved by the displacement. */
 static struct origin address_origin(struct trace *t, uint64_t pc, const struct mem_ref *mem)
 {
+	const struct decode_arch *arch = t->po->arch;
 	bool indexed = mem->index_reg >= 0;
 	struct origin o;
 
 	if (mem->absolute)
 		return global_origin(t, (uint64_t)mem->disp, indexed);
 	/* rbp is the frame pointer, or at -O2 maybe just another register */
-	if (mem->base_reg == DWARF_RSP || mem->base_reg == DWARF_RBP) {
+	if (mem->base_reg == arch->dwarf_sp || mem->base_reg == arch->dwarf_fp) {
 		o = stack_origin(t, pc, mem);
-		if (o.miss == DT_HIT || mem->base_reg == DWARF_RSP)
+		if (o.miss == DT_HIT || mem->base_reg == arch->dwarf_sp)
 			return o;
 	}
 	o = register_origin(t, pc, mem->base_reg);
@@ -413,7 +390,7 @@ static struct origin register_origin(struct trace *t, uint64_t pc, int reg)
 	bool join;
 	long at, w;
 
-	if (reg < 0 || reg == DWARF_RSP)
+	if (reg < 0 || reg == t->po->arch->dwarf_sp)
 		return missed(DT_NO_ORIGIN);
 	o.miss = data_types_register_pointer(t->po->dt, t->mod, t->bias, pc, reg, &o.ptr);
 	if (o.miss != DT_NO_VARIABLE)

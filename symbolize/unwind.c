@@ -22,7 +22,6 @@
  */
 #include "symbolize/unwind.h"
 
-#include <asm/perf_regs.h>
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
@@ -30,17 +29,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "symbolize/decode.h"
 #include "symbolize/symbolizer.h"
 #include "common/util.h"
-
-/* DWARF registers 0..16 of the x86-64 psABI (rip is 16), in perf's numbering. */
-static const uint8_t perf_reg_of_dwarf[] = {
-	PERF_REG_X86_AX, PERF_REG_X86_DX, PERF_REG_X86_CX, PERF_REG_X86_BX,
-	PERF_REG_X86_SI, PERF_REG_X86_DI, PERF_REG_X86_BP, PERF_REG_X86_SP,
-	PERF_REG_X86_R8, PERF_REG_X86_R9, PERF_REG_X86_R10, PERF_REG_X86_R11,
-	PERF_REG_X86_R12, PERF_REG_X86_R13, PERF_REG_X86_R14, PERF_REG_X86_R15,
-	PERF_REG_X86_IP,
-};
 
 struct unwind_proc {
 	pid_t pid;
@@ -62,6 +53,7 @@ struct unwind_sample {
 
 struct unwinder {
 	struct symbolizer *sym;
+	const struct decode_arch *arch;   /* NULL: no unwinding here */
 	struct unwind_proc *procs;
 	size_t n_procs, alloc_procs;
 	struct unwind_sample cur;
@@ -79,6 +71,7 @@ struct unwinder *unwinder_new(struct symbolizer *sym)
 	struct unwinder *u = xcalloc(1, sizeof(*u));
 
 	u->sym = sym;
+	u->arch = decode_arch_native();
 	return u;
 }
 
@@ -133,10 +126,15 @@ static uint64_t reg(const struct regs *regs, int perf_reg)
 unsigned unwind_frame_pointers(const struct regs *regs, const uint8_t *stack,
 			       size_t stack_size, uint64_t *pcs, unsigned max)
 {
-	uint64_t sp = reg(regs, PERF_REG_X86_SP), fp = reg(regs, PERF_REG_X86_BP);
-	uint64_t need = 1ULL << PERF_REG_X86_SP | 1ULL << PERF_REG_X86_BP;
+	const struct decode_arch *arch = decode_arch_native();
+	uint64_t sp, fp, need;
 	unsigned n = 0;
 
+	if (!arch)
+		return 0;
+	sp = reg(regs, arch->perf_sp);
+	fp = reg(regs, arch->perf_fp);
+	need = 1ULL << arch->perf_sp | 1ULL << arch->perf_fp;
 	if ((regs->mask & need) != need || stack_size < 16)
 		return 0;
 	while (n < max) {
@@ -236,7 +234,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 {
 	struct unwinder *u = arg;
 	const struct unwind_sample *s = &u->cur;
-	uint64_t sp = reg(s->regs, PERF_REG_X86_SP);
+	uint64_t sp = reg(s->regs, u->arch->perf_sp);
 	const struct mapping *m;
 
 	if (addr >= sp && s->stack_size >= sizeof(*result) &&
@@ -253,11 +251,12 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct unwinder *u = arg;
-	Dwarf_Word dwarf_regs[ARRAY_SIZE(perf_reg_of_dwarf)];
+	const struct decode_arch *arch = u->arch;
+	Dwarf_Word dwarf_regs[DECODE_MAX_REGS];
 
-	for (size_t i = 0; i < ARRAY_SIZE(perf_reg_of_dwarf); i++)
-		dwarf_regs[i] = reg(u->cur.regs, perf_reg_of_dwarf[i]);
-	return dwfl_thread_state_registers(thread, 0, ARRAY_SIZE(dwarf_regs), dwarf_regs);
+	for (unsigned i = 0; i < arch->n_dwarf_regs; i++)
+		dwarf_regs[i] = reg(u->cur.regs, arch->perf_reg_of_dwarf[i]);
+	return dwfl_thread_state_registers(thread, 0, arch->n_dwarf_regs, dwarf_regs);
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
@@ -293,7 +292,7 @@ static unsigned unwind_cfi(struct unwinder *u, pid_t pid, const struct regs *reg
 			   uint64_t *pcs, unsigned max)
 {
 	struct unwind_proc *p = proc_get(u, pid);
-	uint64_t ip = reg(regs, PERF_REG_X86_IP);
+	uint64_t ip = reg(regs, u->arch->perf_ip);
 
 	/* once more with a new session if the one we had went stale */
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -325,9 +324,12 @@ unsigned unwind_callers(struct unwinder *u, pid_t pid, const struct regs *regs,
 			const uint8_t *stack, size_t stack_size,
 			uint64_t *pcs, unsigned max)
 {
-	uint64_t need = 1ULL << PERF_REG_X86_IP | 1ULL << PERF_REG_X86_SP;
+	uint64_t need;
 	unsigned n;
 
+	if (!u->arch)
+		return 0;
+	need = 1ULL << u->arch->perf_ip | 1ULL << u->arch->perf_sp;
 	if (!max || !stack || !stack_size || (regs->mask & need) != need)
 		return 0;
 	/* libdwfl walks frame pointers itself through code it has no CFI for */

@@ -430,7 +430,7 @@ static void test_status_names(void)
 
 int main(void)
 {
-	struct decoder *d = decoder_new_x86_64();
+	struct decoder *d = decoder_new_for_machine(EM_X86_64);
 
 	if (!d)
 		return test_skip("Capstone cannot open x86-64");

@@ -51,7 +51,7 @@ struct access_site {
 
 static bool find_access(struct symbolizer *sym, const char *fn, struct access_site *out)
 {
-	struct decoder *d = decoder_new_x86_64();
+	struct decoder *d = decoder_new_for_machine(EM_X86_64);
 	struct data_symbol ds;
 	struct func_info fi;
 	struct regs regs = { .mask = 0 };

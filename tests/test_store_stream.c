@@ -59,7 +59,7 @@ static enum store_stream at(struct decoder *d, uint64_t start, uint64_t end, uin
 
 int main(void)
 {
-	struct decoder *d = decoder_new_x86_64();
+	struct decoder *d = decoder_new_for_machine(EM_X86_64);
 
 	if (!d)
 		return test_skip("Capstone would not open");

@@ -1,0 +1,94 @@
+/* symbolizer_jit.c - function names of JIT code from /tmp/perf-PID.map,
+ * reread whenever the file changed.
+ */
+#include <elfutils/libdwfl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "symbolize/symbolizer.h"
+#include "symbolize/symbolizer_internal.h"
+#include "common/sorted.h"
+#include "common/util.h"
+
+static int jit_sym_cmp(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* (Re)load /tmp/perf-PID.map when it changed since the last look: JITs
+ * append to it while the program runs. */
+static void jit_map_refresh(struct symbolizer *s, struct proc *p)
+{
+	struct jit_map *j = &p->jit;
+	char path[64], *line = NULL;
+	size_t alloc = 0, n = 0;
+	struct stat st;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)p->pid);
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		j->nr = 0;
+		j->size = -1;
+		return;
+	}
+	if (st.st_size == j->size && st.st_mtim.tv_sec == j->mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == j->mtime.tv_nsec)
+		return;
+	fp = fopen(path, "re");
+	if (!fp)
+		return;
+	j->nr = 0;
+	while (getline(&line, &alloc, fp) > 0) {
+		uint64_t start, size;
+		int name_at = 0;
+		size_t len;
+
+		if (sscanf(line, "%" SCNx64 " %" SCNx64 " %n", &start, &size,
+			   &name_at) < 2 || !name_at || !size)
+			continue;
+		len = strcspn(line + name_at, "\n");
+		line[name_at + len] = '\0';
+		ALLOC_GROW(j->syms, j->nr + 1, j->alloc);
+		j->syms[j->nr++] = (struct jit_sym){
+			.start = start, .end = start + size, .seq = n++,
+			.name = intern_demangled(s, line + name_at),
+		};
+	}
+	free(line);
+	fclose(fp);
+	j->size = st.st_size;
+	j->mtime = st.st_mtim;
+
+	/* Code recompiled at the same address: keep the newest entry. */
+	qsort(j->syms, j->nr, sizeof(*j->syms), jit_sym_cmp);
+	n = 0;
+	for (size_t i = 0; i < j->nr; i++) {
+		if (n && j->syms[n - 1].start == j->syms[i].start)
+			n--;
+		j->syms[n++] = j->syms[i];
+	}
+	j->nr = n;
+}
+
+bool jit_lookup(struct symbolizer *s, struct proc *p, uint64_t addr,
+		       struct func_info *out)
+{
+	struct jit_map *j = &p->jit;
+	size_t lo;
+
+	jit_map_refresh(s, p);
+	lo = FIRST_ABOVE(j->syms, j->nr, start, addr);
+	if (!lo || addr >= j->syms[lo - 1].end)
+		return false;
+	out->name = j->syms[lo - 1].name;
+	out->start = j->syms[lo - 1].start;
+	out->end = j->syms[lo - 1].end;
+	return true;
+}

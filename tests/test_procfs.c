@@ -1,0 +1,58 @@
+/* Unit tests for common/procfs.c's /proc/PID/maps line parser, which the
+ * symbolizer and contend record share. */
+#include "common/procfs.h"
+#include "tests/tap.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+static void test_file_line(void)
+{
+	char line[] = "7f0c1a2b3000-7f0c1a2d5000 r-xp 00022000 08:01 1835    /usr/lib/libc.so.6  \n";
+	uint64_t start, end, pgoff;
+	const char *name;
+	uint32_t prot;
+
+	CHECK(parse_maps_line(line, &start, &end, &pgoff, &prot, &name), "a file mapping parses");
+	CHECK_EQ_U64(start, 0x7f0c1a2b3000, "start");
+	CHECK_EQ_U64(end, 0x7f0c1a2d5000, "end");
+	CHECK_EQ_U64(pgoff, 0x22000, "file offset");
+	CHECK_EQ_U64(prot, PROT_READ | PROT_EXEC, "r-x");
+	CHECK_STR(name, "/usr/lib/libc.so.6", "name without padding or newline");
+}
+
+static void test_anon_line(void)
+{
+	char line[] = "00400000-00401000 rw-p 00000000 00:00 0 \n";
+	char pseudo[] = "7ffd1000-7ffd2000 rw-p 00000000 00:00 0                          [stack]";
+	uint64_t start, end, pgoff;
+	const char *name;
+	uint32_t prot;
+
+	CHECK(parse_maps_line(line, &start, &end, &pgoff, &prot, &name), "anonymous parses");
+	CHECK_EQ_U64(prot, PROT_READ | PROT_WRITE, "rw-");
+	CHECK_STR(name, "", "anonymous: empty name");
+	CHECK(parse_maps_line(pseudo, &start, &end, &pgoff, &prot, &name), "[stack] parses");
+	CHECK_STR(name, "[stack]", "pseudo file name");
+}
+
+static void test_bad_lines(void)
+{
+	char empty[] = "", reversed[] = "2000-1000 r--p 00000000 00:00 0 x\n";
+	char cut[] = "1000-2000 r--p 00000000";
+	uint64_t start, end, pgoff;
+	const char *name;
+	uint32_t prot;
+
+	CHECK(!parse_maps_line(empty, &start, &end, &pgoff, &prot, &name), "empty line");
+	CHECK(!parse_maps_line(reversed, &start, &end, &pgoff, &prot, &name), "end before start");
+	CHECK(!parse_maps_line(cut, &start, &end, &pgoff, &prot, &name), "no device or inode");
+}
+
+int main(void)
+{
+	test_file_line();
+	test_anon_line();
+	test_bad_lines();
+	return test_done();
+}
