@@ -439,13 +439,6 @@ static int cmp_site(const void *a, const void *b)
 	return (x->site.ip > y->site.ip) - (x->site.ip < y->site.ip);
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
 static void symbolize_site(struct build *b, uint32_t pid, struct report_site *s)
 {
 	struct source_loc loc;
