@@ -24,7 +24,8 @@ struct candidate {
 
 struct thread_tally {
 	struct report_thread *v;
-	unsigned n, alloc;
+	unsigned n;
+	size_t alloc;
 };
 
 struct chain_tally {
@@ -57,22 +58,28 @@ static void mem_add(struct report_mem *m, const struct line_cell *c)
 	m->weighted += c->weighted;
 }
 
-static void thread_tally_add(struct thread_tally *t, const struct line_cell *c)
+struct report_thread *report_thread_of(struct report_thread **threads, unsigned *n,
+				       size_t *alloc, uint32_t tid)
 {
 	unsigned i;
 
-	for (i = 0; i < t->n; i++)
-		if (t->v[i].tid == c->tid)
-			break;
-	if (i == t->n) {
-		ALLOC_GROW(t->v, i + 1, t->alloc);
-		memset(&t->v[i], 0, sizeof(t->v[i]));
-		t->v[i].tid = c->tid;
-		t->n++;
-	}
-	t->v[i].reads += cell_reads(c);
-	t->v[i].writes += cell_writes(c);
-	mem_add(&t->v[i].mem, c);
+	for (i = 0; i < *n; i++)
+		if ((*threads)[i].tid == tid)
+			return &(*threads)[i];
+	ALLOC_GROW(*threads, i + 1, *alloc);
+	memset(&(*threads)[i], 0, sizeof((*threads)[i]));
+	(*threads)[i].tid = tid;
+	(*n)++;
+	return &(*threads)[i];
+}
+
+static void thread_tally_add(struct thread_tally *t, const struct line_cell *c)
+{
+	struct report_thread *th = report_thread_of(&t->v, &t->n, &t->alloc, c->tid);
+
+	th->reads += cell_reads(c);
+	th->writes += cell_writes(c);
+	mem_add(&th->mem, c);
 }
 
 /* Threads sorted by tid, handed over to the model. */
@@ -509,13 +516,6 @@ struct report *report_build(const struct run_facts *hdr,
 
 /* ------------------------------------------------------------------ */
 
-static void free_counts(struct named_count *c, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		free(c[i].what);
-	free(c);
-}
-
 static void free_threads(struct report_thread *t, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -538,22 +538,25 @@ static void free_site(struct report_site *s)
 	free(s->chains);
 }
 
+static void free_sites(struct report_site *s, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		free_site(&s[i]);
+	free(s);
+}
+
 static void free_range(struct report_range *rr)
 {
 	free(rr->member);
 	free_threads(rr->threads, rr->n_threads);
-	for (unsigned i = 0; i < rr->n_sites; i++)
-		free_site(&rr->sites[i]);
-	free(rr->sites);
+	free_sites(rr->sites, rr->n_sites);
 }
 
 static void free_watch_word(struct report_watch_word *ww)
 {
 	free(ww->member);
 	free_threads(ww->threads, ww->n_threads);
-	for (unsigned i = 0; i < ww->n_sites; i++)
-		free_site(&ww->sites[i]);
-	free(ww->sites);
+	free_sites(ww->sites, ww->n_sites);
 }
 
 static void free_pair_side(struct report_pair_side *side)
@@ -618,8 +621,8 @@ void report_free(struct report *r)
 	free(r->command);
 	free(r->backend);
 	free(r->backend_note);
-	free_counts(r->dropped, r->n_dropped);
-	free_counts(r->untyped_why, r->n_untyped_why);
+	named_counts_free(r->dropped, r->n_dropped);
+	named_counts_free(r->untyped_why, r->n_untyped_why);
 	for (unsigned i = 0; i < r->n_lines; i++)
 		free_line(&r->lines[i]);
 	free(r->lines);

@@ -178,19 +178,11 @@ static void line_threads(struct report_line *rl)
 		const struct report_watch_word *ww = &rl->words[i];
 
 		for (unsigned k = 0; k < ww->n_threads; k++) {
-			unsigned t;
+			struct report_thread *t = report_thread_of(&rl->threads, &rl->n_threads,
+								   &alloc, ww->threads[k].tid);
 
-			for (t = 0; t < rl->n_threads; t++)
-				if (rl->threads[t].tid == ww->threads[k].tid)
-					break;
-			if (t == rl->n_threads) {
-				ALLOC_GROW(rl->threads, t + 1, alloc);
-				memset(&rl->threads[t], 0, sizeof(rl->threads[t]));
-				rl->threads[t].tid = ww->threads[k].tid;
-				rl->n_threads++;
-			}
-			rl->threads[t].reads += ww->threads[k].reads;
-			rl->threads[t].writes += ww->threads[k].writes;
+			t->reads += ww->threads[k].reads;
+			t->writes += ww->threads[k].writes;
 		}
 	}
 }
