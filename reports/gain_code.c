@@ -11,6 +11,7 @@
 #include "symbolize/decode.h"
 #include "symbolize/symbolizer.h"
 
+/* What the function around one code address stores. */
 struct stream_answer {
 	uint32_t pid;
 	uint64_t ip;
@@ -71,7 +72,6 @@ static enum store_stream stream_at(void *ctx, uint32_t pid, uint64_t ip)
 	cv->answers[cv->n_answers++] = (struct stream_answer){ pid, ip, st };
 	return st;
 }
-
 
 struct code_view *code_view_new(struct symbolizer *sym, unsigned line_size)
 {

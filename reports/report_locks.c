@@ -144,4 +144,3 @@ void name_lock(const struct line *l, const struct lock_ref *lock,
 	rl->lock.addr = lock->start;
 	rl->lock.size = lock->size;
 }
-

@@ -35,7 +35,6 @@ static void count_untyped(struct build *b, const char *why, uint64_t n)
 	r->n_untyped_why++;
 }
 
-
 /* ------------------------------------------------------------------ */
 /* type attribution */
 
@@ -188,7 +187,6 @@ char *member_name(const struct data_attribution *a)
 	return xstrdup(path[0] == '.' ? path + 1 : path);
 }
 
-
 /*
  * A range no typed cell names may still lie in the line's struct (written
  * by code without debug info): name it by the layout's member when the
@@ -213,7 +211,6 @@ char *member_from_layout(const struct data_attribution *inst, uint64_t addr,
 	}
 	return NULL;
 }
-
 
 /* ------------------------------------------------------------------ */
 /* members of the contended struct */
@@ -360,4 +357,3 @@ build_members(const struct line *l, const struct cell_attr *attrs,
 		element_members(l, attrs, inst, rl);
 	return inst;
 }
-

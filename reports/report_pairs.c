@@ -315,4 +315,3 @@ void build_pairs(struct build *b, const struct line *l,
 	free(u);
 	free(sites.v);
 }
-
