@@ -148,3 +148,10 @@ void named_counts_free(struct named_count *c, unsigned n)
 		free(c[i].what);
 	free(c);
 }
+
+const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}

@@ -4,6 +4,7 @@
  * (environment or usage error) unless die_status was changed; error() and
  * warning() print and return.  x*alloc never return NULL (they die).
  * strbuf owns a NUL-terminated heap string; strbuf_release frees it.
+ * basename_of() names a file by its last path component.
  */
 #ifndef CONTEND_UTIL_H
 #define CONTEND_UTIL_H
@@ -61,6 +62,11 @@ struct named_count {
 	uint64_t n;
 };
 void named_counts_free(struct named_count *c, unsigned n);
+
+/* The last component of path: "b" of "a/b".  A path that ends in '/'
+ * ("/", "/x/y/") or has no '/' comes back whole.  Never NULL; points
+ * into path. */
+const char *basename_of(const char *path);
 
 /* 64-bit mix for hash tables. */
 static inline uint64_t hash_u64(uint64_t x)

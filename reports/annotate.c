@@ -24,13 +24,6 @@
 #define MAX_PARTNER_WIDTH 34
 #define MAX_TIDS 2              /* listed in a margin, then "+N" */
 
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {
 	return a > b ? a : b;

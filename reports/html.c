@@ -131,13 +131,6 @@ static double percent(uint64_t part, uint64_t all)
 	return all ? 100.0 * (double)part / (double)all : 0.0;
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash && slash[1] ? slash + 1 : path;
-}
-
 /* "FALSE SHARING" in a coloured pill. */
 static void badge(FILE *out, enum sharing_kind kind)
 {

@@ -274,6 +274,11 @@ struct report *report_build(const struct run_facts *hdr,
 			    const struct classify_config *cfg, unsigned top,
 			    struct symbolizer *sym, struct data_types *dt);
 void report_free(struct report *r);
+/* tid's entry in a growing array of threads (*n of them, room for
+ * *alloc), appended zeroed if new: for builders of lines, ranges and
+ * words that sum counts per thread.  Valid until the next call. */
+struct report_thread *report_thread_of(struct report_thread **threads, unsigned *n,
+				       size_t *alloc, uint32_t tid);
 /* After the exact counts of watched words are in (watch.h): a line whose
  * watched words all lie in its lock was confirmed as threads taking the
  * lock in turn, true sharing, whatever internals the words hold. */

@@ -9,13 +9,13 @@
 #include "reports/watch_report.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
 #include "detector/instances.h"
 #include "detector/watch.h"
+#include "reports/naming.h"
 #include "reports/report.h"
 #include "symbolize/data_types.h"
 #include "symbolize/decode.h"
@@ -48,31 +48,6 @@ static uint64_t access_ip(struct symbolizer *sym, struct decoder *dec, uint32_t 
 	}
 	free(code);
 	return off == ip - fi.start ? prev : ip;
-}
-
-static void symbolize_site(struct symbolizer *sym, uint32_t pid, struct report_site *s)
-{
-	struct source_loc loc;
-	const struct mapping *m;
-
-	if (symbolizer_source(sym, (pid_t)pid, s->ip, &loc)) {
-		s->function = loc.function ? xstrdup(loc.function) : NULL;
-		s->file = loc.file ? xstrdup(loc.file) : NULL;
-		s->line = loc.line;
-		s->inlined_into = loc.inlined_into ? xstrdup(loc.inlined_into) : NULL;
-		s->via = loc.via ? xstrdup(loc.via) : NULL;
-		s->module = loc.module ? xstrdup(loc.module) : NULL;
-		s->module_off = loc.module_off;
-		if (s->module)
-			return;
-	}
-	m = symbolizer_find_mapping(sym, (pid_t)pid, s->ip);
-	if (m && m->name) {
-		const char *slash = strrchr(m->name, '/');
-
-		s->module = xstrdup(slash && slash[1] ? slash + 1 : m->name);
-		s->module_off = s->ip - m->start + m->pgoff;
-	}
 }
 
 /* The name of the word: a sampled range inside it, else the global there. */
@@ -130,8 +105,7 @@ static void fill_word(const struct watch_word_result *wr, const struct report_li
 		s->ip = sym ? access_ip(sym, dec, wr->pid, wr->sites[i].ip) : wr->sites[i].ip;
 		s->reads = wr->sites[i].reads;
 		s->writes = wr->sites[i].writes;
-		if (sym)
-			symbolize_site(sym, wr->pid, s);
+		symbolize_site(sym, wr->pid, s);
 	}
 }
 
@@ -188,22 +162,6 @@ static void fill_lines(struct watch *w, struct report *r, struct symbolizer *sym
 	data_types_free(dt);
 }
 
-/* "counters+8", "[heap]+0x2a0", or the bare address. */
-static char *object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr)
-{
-	struct data_symbol ds;
-	const char *base;
-
-	if (!sym || !symbolizer_data_symbol(sym, (pid_t)pid, addr, &ds) || !ds.name)
-		return xasprintf("0x%" PRIx64, addr);
-	if (ds.is_symbol)
-		return addr == ds.start ? xstrdup(ds.name) :
-		       xasprintf("%s+%" PRIu64, ds.name, addr - ds.start);
-	base = strrchr(ds.name, '/');
-	return xasprintf("%s+0x%" PRIx64, base && base[1] ? base + 1 : ds.name,
-			 addr - ds.start);
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -220,19 +178,11 @@ static void line_threads(struct report_line *rl)
 		const struct report_watch_word *ww = &rl->words[i];
 
 		for (unsigned k = 0; k < ww->n_threads; k++) {
-			unsigned t;
+			struct report_thread *t = report_thread_of(&rl->threads, &rl->n_threads,
+								   &alloc, ww->threads[k].tid);
 
-			for (t = 0; t < rl->n_threads; t++)
-				if (rl->threads[t].tid == ww->threads[k].tid)
-					break;
-			if (t == rl->n_threads) {
-				ALLOC_GROW(rl->threads, t + 1, alloc);
-				memset(&rl->threads[t], 0, sizeof(rl->threads[t]));
-				rl->threads[t].tid = ww->threads[k].tid;
-				rl->n_threads++;
-			}
-			rl->threads[t].reads += ww->threads[k].reads;
-			rl->threads[t].writes += ww->threads[k].writes;
+			t->reads += ww->threads[k].reads;
+			t->writes += ww->threads[k].writes;
 		}
 	}
 }
@@ -270,7 +220,7 @@ void watch_report_lines(struct watch *w, unsigned line_size, struct report *r,
 
 		rl->kind = rl->watch_kind;
 		rl->object = object_name(sym, rl->pid, rl->addr +
-					 (rl->n_words ? rl->words[0].offset : 0));
+					 (rl->n_words ? rl->words[0].offset : 0), NULL);
 		line_threads(rl);
 	}
 	free(addrs);

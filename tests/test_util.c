@@ -47,8 +47,22 @@ static void test_alloc_grow(void)
 	free(p);
 }
 
+static void test_basename_of(void)
+{
+	CHECK_STR(basename_of(""), "", "empty path");
+	CHECK_STR(basename_of("/"), "/", "root stays whole");
+	CHECK_STR(basename_of("a"), "a", "no slash");
+	CHECK_STR(basename_of("a/b"), "b", "relative");
+	CHECK_STR(basename_of("/x/y"), "y", "absolute");
+	CHECK_STR(basename_of("/x/y/"), "/x/y/", "trailing slash keeps the path whole");
+	CHECK_STR(basename_of("//"), "//", "slashes only");
+	CHECK_STR(basename_of("/lib/x86_64-linux-gnu/libc.so.6"), "libc.so.6", "a library");
+	CHECK_STR(basename_of("[heap]"), "[heap]", "a pseudo mapping");
+}
+
 int main(void)
 {
+	test_basename_of();
 	test_strbuf();
 	test_alloc_grow();
 	CHECK(hash_u64(1) != hash_u64(2), "hash distinguishes");

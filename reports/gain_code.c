@@ -1,0 +1,101 @@
+/* gain_code.c - the code the gain model looks at (gain.h's callbacks).
+ *
+ * The gain model asks for the bounds of the function around a code
+ * address and for what that function stores (store_stream.h).  Answers
+ * come from the symbolizer's view of the code, decoded with Capstone;
+ * a function is decoded once per code address, not per question.
+ */
+#include "reports/report_build.h"
+
+#include "reports/gain.h"
+#include "symbolize/decode.h"
+#include "symbolize/symbolizer.h"
+
+/* What the function around one code address stores. */
+struct stream_answer {
+	uint32_t pid;
+	uint64_t ip;
+	enum store_stream st;
+};
+
+struct code_view {
+	struct symbolizer *sym;
+	struct decoder *dec;       /* NULL if Capstone would not open */
+	unsigned line_size;
+	/* the gain model asks per cell, and again for its queue: a function
+	 * is decoded once per code address, not per question */
+	struct stream_answer *answers;
+	size_t n_answers, alloc_answers;
+};
+
+#define STREAM_MAX_FUNCTION (256 * 1024)   /* bytes decoded per function, at most */
+
+static bool function_bounds(void *ctx, uint32_t pid, uint64_t ip,
+			    uint64_t *start, uint64_t *end)
+{
+	struct code_view *cv = ctx;
+	struct func_info fi;
+
+	if (!symbolizer_function(cv->sym, pid, ip, &fi))
+		return false;
+	*start = fi.start;
+	*end = fi.end;
+	return true;
+}
+
+static enum store_stream decode_stream(struct code_view *cv, uint32_t pid, uint64_t ip)
+{
+	enum store_stream st = STORE_STREAM_UNKNOWN;
+	uint64_t start, end;
+	uint8_t *code;
+
+	if (!cv->dec || !function_bounds(cv, pid, ip, &start, &end) ||
+	    ip < start || ip >= end || end - start > STREAM_MAX_FUNCTION)
+		return st;
+	code = xmalloc(end - start);
+	if (symbolizer_read(cv->sym, pid, start, code, end - start) == end - start)
+		st = store_stream_of(cv->dec, code, end - start, start, ip, cv->line_size);
+	free(code);
+	return st;
+}
+
+static enum store_stream stream_at(void *ctx, uint32_t pid, uint64_t ip)
+{
+	struct code_view *cv = ctx;
+	enum store_stream st;
+
+	for (size_t i = 0; i < cv->n_answers; i++)
+		if (cv->answers[i].pid == pid && cv->answers[i].ip == ip)
+			return cv->answers[i].st;
+	st = decode_stream(cv, pid, ip);
+	ALLOC_GROW(cv->answers, cv->n_answers + 1, cv->alloc_answers);
+	cv->answers[cv->n_answers++] = (struct stream_answer){ pid, ip, st };
+	return st;
+}
+
+struct code_view *code_view_new(struct symbolizer *sym, unsigned line_size)
+{
+	struct code_view *cv;
+
+	if (!sym)
+		return NULL;
+	cv = xcalloc(1, sizeof(*cv));
+	cv->sym = sym;
+	cv->line_size = line_size;
+	cv->dec = decoder_new_native();
+	return cv;
+}
+
+void code_view_free(struct code_view *cv)
+{
+	if (!cv)
+		return;
+	decoder_free(cv->dec);
+	free(cv->answers);
+	free(cv);
+}
+
+struct gain_queue *code_view_gain_queue(struct code_view *cv, struct line_table *lines)
+{
+	return cv ? gain_queue_new(lines, function_bounds, stream_at, cv) : NULL;
+}

@@ -1,0 +1,89 @@
+/* naming.c - code and data addresses named for the report model. */
+#include "reports/naming.h"
+
+#include <elfutils/libdwfl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/report.h"
+#include "common/util.h"
+#include "symbolize/symbolizer.h"
+
+static char *strdup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void symbolize_site(struct symbolizer *sym, uint32_t pid, struct report_site *s)
+{
+	struct source_loc loc;
+	const struct mapping *m;
+
+	if (!sym)
+		return;
+	if (symbolizer_source(sym, (pid_t)pid, s->ip, &loc)) {
+		s->function = strdup_or_null(loc.function);
+		s->file = strdup_or_null(loc.file);
+		s->line = loc.line;
+		s->inlined_into = strdup_or_null(loc.inlined_into);
+		s->via = strdup_or_null(loc.via);
+		s->module = strdup_or_null(loc.module);
+		s->module_off = loc.module_off;
+		if (s->module)
+			return;
+	}
+	/* no module from libdwfl (JIT code, say): the mapping still locates it */
+	m = symbolizer_find_mapping(sym, (pid_t)pid, s->ip);
+	if (m && m->name) {
+		s->module = xstrdup(basename_of(m->name));
+		s->module_off = s->ip - m->start + m->pgoff;
+	}
+}
+
+char *frame_name(struct symbolizer *sym, uint32_t pid, uint64_t pc)
+{
+	struct source_loc loc = { 0 };
+	const struct mapping *m = NULL;
+
+	if (sym && symbolizer_source(sym, (pid_t)pid, pc, &loc)) {
+		if (loc.function && loc.file && loc.line > 0)
+			return xasprintf("%s %s:%d", loc.function, basename_of(loc.file), loc.line);
+		if (loc.function)
+			return xstrdup(loc.function);
+	}
+	if (loc.module)
+		return xasprintf("%s+0x%" PRIx64, loc.module, loc.module_off);
+	if (sym)
+		m = symbolizer_find_mapping(sym, (pid_t)pid, pc);
+	if (m && m->name)
+		return xasprintf("%s+0x%" PRIx64, basename_of(m->name), pc - m->start + m->pgoff);
+	return xasprintf("0x%" PRIx64, pc);
+}
+
+char *object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, bool *heap)
+{
+	struct data_symbol ds;
+	struct Dwfl_Module *mod;
+	const char *file;
+	uint64_t off, bias;
+	bool heap_data;
+
+	if (!heap)
+		heap = &heap_data;
+	*heap = false;
+	if (!sym || !symbolizer_data_symbol(sym, (pid_t)pid, addr, &ds) || !ds.name)
+		return xasprintf("0x%" PRIx64, addr);
+	off = addr - ds.start;
+	if (ds.is_symbol)
+		return off ? xasprintf("%s+%" PRIu64, ds.name, off) : xstrdup(ds.name);
+	/* In a binary -- its .bss may spill past the file into an anonymous
+	 * mapping -- the binary's own address, as nm, objdump and the code
+	 * sites print them, not the offset into whichever mapping holds it. */
+	if ((ds.kind == MAPPING_FILE || ds.kind == MAPPING_ANON) &&
+	    (mod = symbolizer_module(sym, (pid_t)pid, addr, &bias)) &&
+	    (file = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL)))
+		return xasprintf("%s+0x%" PRIx64, basename_of(file), addr - bias);
+	*heap = ds.kind == MAPPING_HEAP || ds.kind == MAPPING_ANON;
+	return xasprintf("%s+0x%" PRIx64, basename_of(ds.name), off);
+}

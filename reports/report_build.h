@@ -1,0 +1,165 @@
+/* report_build.h - private to the pieces of report_build(); not an API.
+ *
+ * report_build.c ranks the contended lines and builds each one; it calls
+ * on report_objects.c (type attribution, the line's object and members),
+ * report_pairs.c (who contends with whom), report_locks.c (a lock on the
+ * line) and gain_code.c (the code the gain model decodes).  They share
+ * one struct build per report and one struct cell_attr per line cell.
+ * Everything returned is owned by the report model (report_free()).
+ */
+#ifndef CONTEND_REPORT_BUILD_H
+#define CONTEND_REPORT_BUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/report.h"
+#include "reports/locks.h"
+#include "common/util.h"
+#include "detector/classify.h"
+#include "detector/line_table.h"
+#include "symbolize/data_types.h"
+
+struct callchains;
+struct gain_queue;
+struct pointer_origins;
+struct symbolizer;
+
+/* The type attribution of one cell of a line, at the address it accessed. */
+struct cell_attr {
+	bool typed;
+	enum data_types_miss why;        /* when !typed and !why_here */
+	const char *why_here;            /* a reason no lookup could give */
+	struct data_attribution a;       /* when typed */
+};
+
+/* One report being built. */
+struct build {
+	struct report *r;
+	struct symbolizer *sym;
+	struct data_types *dt;
+	struct pointer_origins *origins;  /* NULL without sym and dt */
+	const struct callchains *chains;
+	const struct classify_config *cfg;
+	uint64_t total;          /* samples of the session, the scores' denominator */
+	struct gain_queue *queue;
+	size_t alloc_why;
+};
+
+/* Thread ids, grown here and handed to the model, which keeps no alloc
+ * counts. */
+struct tid_set {
+	uint32_t *v;
+	unsigned n, alloc;
+};
+
+static inline char *strdup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static inline bool str_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
+/* Accesses, counted once each (report.h): an RMW or atomic is a write,
+ * as the watchpoints count it, though it also reads (and classification,
+ * readers and writers lists treat it as both). */
+static inline uint64_t cell_reads(const struct line_cell *c)
+{
+	return access_kind_writes(c->kind) ? 0 : c->count;
+}
+
+static inline uint64_t cell_writes(const struct line_cell *c)
+{
+	return access_kind_writes(c->kind) ? c->count : 0;
+}
+
+/* qsort() wants a valid pointer even for no elements; arrays here may be NULL. */
+static inline void sort(void *base, size_t n, size_t size,
+			int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static inline int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static inline void tid_set_add(struct tid_set *s, uint32_t tid)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->v[i] == tid)
+			return;
+	ALLOC_GROW(s->v, s->n + 1, s->alloc);
+	s->v[s->n++] = tid;
+}
+
+/* --- report_objects.c: what data the line's cells touched --------------- */
+
+/* Types every cell (attrs[i] for cell i) and counts the line's typed and
+ * untyped samples, with the reasons for the untyped. */
+void attribute_line(struct build *b, const struct line *l, struct report_line *rl,
+		    struct cell_attr *attrs);
+
+typedef bool (*attr_eq_fn)(const struct data_attribution *, const struct data_attribution *);
+/* Both name the same object: the line's variable/type_name/object_start. */
+bool same_object(const struct data_attribution *x, const struct data_attribution *y);
+/* Both name the same member of it: a range's member. */
+bool same_member(const struct data_attribution *x, const struct data_attribution *y);
+/* Among the typed cells selected by mask (all if NULL), the attribution
+ * that the most samples share under eq; NULL if none is typed. */
+const struct data_attribution *most_sampled(const struct line *l,
+					    const struct cell_attr *attrs,
+					    const bool *mask, attr_eq_fn eq);
+/* "counters[1]", "klass_c1.secondary_super_cache", "*p"; caller frees. */
+char *member_name(const struct data_attribution *a);
+/* The member of inst's layout that holds [addr, addr + size), by name;
+ * NULL if none (or the layout is not the object itself). */
+char *member_from_layout(const struct data_attribution *inst, uint64_t addr,
+			 unsigned size);
+/* Fills the layout of the line's object obj; returns the instance used,
+ * or NULL.  in_lock[i]: cell i lies in a lock, whose insides are left out. */
+const struct data_attribution *build_members(const struct line *l,
+					     const struct cell_attr *attrs,
+					     const bool *in_lock,
+					     const struct data_attribution *obj,
+					     struct report_line *rl);
+
+/* --- report_pairs.c: who contends with whom ----------------------------- */
+
+/* rl->pairs from the line's cells and their verdict v. */
+void build_pairs(struct build *b, const struct line *l, const struct line_verdict *v,
+		 struct report_line *rl);
+
+/* --- report_locks.c: a lock on the line --------------------------------- */
+
+/* The lock that most of the line's samples touch (locks.h); false if none. */
+bool find_lock(const struct line *l, const struct cell_attr *attrs, struct lock_ref *lock);
+/* A copy of l on which every access to the lock covers all of its bytes
+ * on the line; in_lock[i] says which cells.  free_folded() frees it. */
+struct line *fold_lock(const struct line *l, unsigned line_size,
+		       const struct lock_ref *lock, bool *in_lock);
+void free_folded(struct line *f);
+/* Names the folded range and rl->lock after the lock. */
+void name_lock(const struct line *l, const struct lock_ref *lock, struct report_line *rl);
+
+/* --- gain_code.c: the code the gain model looks at ---------------------- */
+
+struct code_view;
+/* Reads and decodes sym's code; NULL without a symbolizer. */
+struct code_view *code_view_new(struct symbolizer *sym, unsigned line_size);
+void code_view_free(struct code_view *cv);
+/* gain_queue_new() over lines, with cv answering its questions about code. */
+struct gain_queue *code_view_gain_queue(struct code_view *cv, struct line_table *lines);
+
+#endif

@@ -1,0 +1,359 @@
+/* report_objects.c - what data a line's cells touched, and its layout.
+ *
+ * Every cell of a reported line gets a type attribution of its own, looked
+ * up at the exact address it accessed: a line often holds the tail of one
+ * object and the head of the next, and the cells that touch each tell
+ * which is which.  The line, each range and the struct layout then take
+ * the attribution that covers the most samples (most_sampled()).
+ */
+#include "reports/report_build.h"
+
+#include "symbolize/pointer_origin.h"
+#include "symbolize/symbolizer.h"
+
+/* untyped_by_reason when no type lookup was asked for (no sym or dt). */
+#define NO_TYPE_LOOKUP "no type lookup"
+/* ... when no lookup could run: the data is in no module's globals and
+ * the pointer to it is unknown, for want of the accessing code (watched
+ * hits no sample caught) or of a base register (an absolute address). */
+#define NO_CODE_ADDRESS "no code address"
+#define NO_POINTER_REGISTER "no pointer register"
+
+static void count_untyped(struct build *b, const char *why, uint64_t n)
+{
+	struct report *r = b->r;
+
+	for (unsigned i = 0; i < r->n_untyped_why; i++) {
+		if (!strcmp(r->untyped_why[i].what, why)) {
+			r->untyped_why[i].n += n;
+			return;
+		}
+	}
+	ALLOC_GROW(r->untyped_why, r->n_untyped_why + 1, b->alloc_why);
+	r->untyped_why[r->n_untyped_why].what = xstrdup(why);
+	r->untyped_why[r->n_untyped_why].n = n;
+	r->n_untyped_why++;
+}
+
+/* ------------------------------------------------------------------ */
+/* type attribution */
+
+/*
+ * A global variable at the accessed address wins: as the data's module
+ * describes it, else (a library's variable copied into the executable) as
+ * the accessing code's module does.  Otherwise the pointer held in the
+ * memory operand's base register at the accessing code (a variable there,
+ * else the load that set it: pointer_origin.h).  The reason kept for a
+ * miss is that of the last lookup tried: the pointer's, for heap data.
+ */
+static void attribute_cell(struct build *b, const struct line *l,
+			   const struct line_cell *c, struct cell_attr *out)
+{
+	uint64_t addr = l->addr + c->offset;
+	struct Dwfl_Module *data_mod, *code_mod;
+	uint64_t data_bias, code_bias;
+
+	memset(out, 0, sizeof(*out));
+	data_mod = symbolizer_module(b->sym, l->pid, addr, &data_bias);
+	code_mod = c->ip ? symbolizer_module(b->sym, l->pid, c->ip, &code_bias) : NULL;
+	if (!data_mod && (!c->ip || c->base_reg < 0)) {
+		/* heap data and no pointer to follow: say what was missing */
+		out->why_here = !c->ip ? NO_CODE_ADDRESS : NO_POINTER_REGISTER;
+		return;
+	}
+
+	out->why = data_mod || code_mod ? DT_NO_VARIABLE : DT_NO_DWARF;
+	if (data_mod)
+		out->why = data_types_global_access(b->dt, data_mod, data_bias, addr,
+						    c->size, &out->a);
+	if (out->why != DT_HIT && data_mod && code_mod && code_mod != data_mod &&
+	    data_types_global_elsewhere(b->dt, data_mod, addr, c->size, code_mod,
+					&out->a) == DT_HIT)
+		out->why = DT_HIT;
+	if (out->why != DT_HIT && code_mod && c->base_reg >= 0 && b->origins)
+		out->why = pointer_origin_access(b->origins, l->pid, c->ip, c->base_reg,
+						 c->base_off, addr, c->size, &out->a);
+	out->typed = out->why == DT_HIT;
+}
+
+void attribute_line(struct build *b, const struct line *l,
+			   struct report_line *rl, struct cell_attr *attrs)
+{
+	bool lookup = b->sym && b->dt;
+	uint64_t why[DT__COUNT] = { 0 }, most = 0;
+	const char *here = NULL;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+
+		if (lookup)
+			attribute_cell(b, l, c, &attrs[i]);
+		if (attrs[i].typed) {
+			rl->typed += c->count;
+			continue;
+		}
+		rl->untyped += c->count;
+		count_untyped(b, !lookup ? NO_TYPE_LOOKUP : attrs[i].why_here ? attrs[i].why_here :
+				 data_types_miss_name(attrs[i].why), c->count);
+		if (attrs[i].why_here)
+			here = attrs[i].why_here;
+		else if ((unsigned)attrs[i].why < DT__COUNT)
+			why[attrs[i].why] += c->count;
+	}
+	/* the line's own reason, for advice that must not say "build with
+	 * -g" of a binary that has its debug info */
+	if (rl->untyped && !lookup)
+		rl->untyped_why = NO_TYPE_LOOKUP;
+	else if (rl->untyped)
+		rl->untyped_why = here;
+	for (int w = 0; lookup && w < DT__COUNT; w++) {
+		if (why[w] > most) {
+			most = why[w];
+			rl->untyped_why = data_types_miss_name(w);
+		}
+	}
+	b->r->typed += rl->typed;
+	b->r->untyped += rl->untyped;
+}
+
+/* Both name the same object: the line's variable/type_name/object_start. */
+bool same_object(const struct data_attribution *x, const struct data_attribution *y)
+{
+	return x->object_start == y->object_start && x->via_pointer == y->via_pointer &&
+	       str_eq(x->variable, y->variable) && str_eq(x->type_name, y->type_name);
+}
+
+/* Both name the same member of it: a range's member. */
+bool same_member(const struct data_attribution *x, const struct data_attribution *y)
+{
+	return same_object(x, y) && str_eq(x->path, y->path);
+}
+
+static bool same_layout(const struct type_layout *x, const struct type_layout *y)
+{
+	if (!x || !y)
+		return x == y;
+	return x == y || (x->size == y->size && str_eq(x->name, y->name));
+}
+
+static bool same_instance(const struct data_attribution *x, const struct data_attribution *y)
+{
+	return same_layout(x->layout, y->layout) && x->layout_start == y->layout_start;
+}
+
+/*
+ * Among the typed cells selected by mask (all if NULL), the attribution
+ * that the most samples share under eq; NULL if none is typed.  Quadratic
+ * in the cells of one line, which stay few.
+ */
+const struct data_attribution *
+most_sampled(const struct line *l, const struct cell_attr *attrs,
+	     const bool *mask, attr_eq_fn eq)
+{
+	const struct data_attribution *best = NULL;
+	uint64_t best_n = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		uint64_t n = 0;
+
+		if (!attrs[i].typed || (mask && !mask[i]))
+			continue;
+		for (unsigned j = 0; j < l->n_cells; j++)
+			if (attrs[j].typed && (!mask || mask[j]) &&
+			    eq(&attrs[i].a, &attrs[j].a))
+				n += l->cells[j].count;
+		if (n > best_n) {
+			best = &attrs[i].a;
+			best_n = n;
+		}
+	}
+	return best;
+}
+
+/*
+ * "counters[1]", "klass_c1.secondary_super_cache" for globals; for an
+ * object reached through a pointer the path alone, as the pointer's name
+ * says little about the struct ("secondary_super_cache", "[2].hits"), or
+ * "*p" for the whole pointee.
+ */
+char *member_name(const struct data_attribution *a)
+{
+	const char *path = a->path ? a->path : "";
+
+	if (!a->via_pointer)
+		return xasprintf("%s%s", a->variable ? a->variable : "", path);
+	if (!*path)
+		return xasprintf("*%s", a->variable ? a->variable : "");
+	return xstrdup(path[0] == '.' ? path + 1 : path);
+}
+
+/*
+ * A range no typed cell names may still lie in the line's struct (written
+ * by code without debug info): name it by the layout's member when the
+ * struct is the object itself, so that no path prefix is missing.
+ */
+char *member_from_layout(const struct data_attribution *inst, uint64_t addr,
+				unsigned size)
+{
+	const struct type_layout *lay = inst ? inst->layout : NULL;
+
+	if (!lay || inst->layout_start != inst->object_start)
+		return NULL;
+	for (unsigned k = 0; k < lay->n_members; k++) {
+		const struct type_member *m = &lay->members[k];
+		uint64_t start = inst->layout_start + m->offset;
+
+		if (!m->name || addr < start || addr + size > start + m->size)
+			continue;
+		if (inst->via_pointer)
+			return xstrdup(m->name);
+		return xasprintf("%s.%s", inst->variable ? inst->variable : "", m->name);
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* members of the contended struct */
+
+struct member_acc {
+	struct tid_set writers, readers;
+};
+
+static void member_count(struct report_member *m, struct member_acc *acc,
+			 const struct line_cell *c)
+{
+	m->reads += cell_reads(c);
+	m->writes += cell_writes(c);
+	if (access_kind_writes(c->kind))
+		tid_set_add(&acc->writers, c->tid);
+	if (access_kind_reads(c->kind))
+		tid_set_add(&acc->readers, c->tid);
+}
+
+static void members_finish(struct report_line *rl, struct member_acc *acc)
+{
+	for (unsigned i = 0; i < rl->n_members; i++) {
+		struct report_member *m = &rl->members[i];
+
+		sort(acc[i].writers.v, acc[i].writers.n, sizeof(uint32_t), cmp_u32);
+		sort(acc[i].readers.v, acc[i].readers.n, sizeof(uint32_t), cmp_u32);
+		m->writers = acc[i].writers.v;
+		m->n_writers = acc[i].writers.n;
+		m->readers = acc[i].readers.v;
+		m->n_readers = acc[i].readers.n;
+	}
+	free(acc);
+}
+
+/*
+ * Members of the struct instance at inst->layout_start.  Every cell whose
+ * bytes land in the instance counts for the members they overlap, typed
+ * or not: the address alone says which member it is, also for code that
+ * has no debug info (JIT code, a stripped library).
+ */
+static void struct_members(const struct line *l, const struct data_attribution *inst,
+			   struct report_line *rl)
+{
+	const struct type_layout *lay = inst->layout;
+	struct member_acc *acc = xcalloc(lay->n_members, sizeof(*acc));
+
+	rl->members = xcalloc(lay->n_members, sizeof(*rl->members));
+	rl->n_members = lay->n_members;
+	for (unsigned k = 0; k < lay->n_members; k++) {
+		rl->members[k].name = strdup_or_null(lay->members[k].name);
+		rl->members[k].type_name = strdup_or_null(lay->members[k].type_name);
+		rl->members[k].offset = lay->members[k].offset;
+		rl->members[k].size = lay->members[k].size;
+	}
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+		uint64_t start = l->addr + c->offset, end = start + c->size;
+
+		for (unsigned k = 0; k < lay->n_members; k++) {
+			struct report_member *m = &rl->members[k];
+			uint64_t m_start = inst->layout_start + m->offset;
+
+			if (start < m_start + m->size && m_start < end)
+				member_count(m, &acc[k], c);
+		}
+	}
+	members_finish(rl, acc);
+}
+
+static int cmp_member(const void *a, const void *b)
+{
+	const struct report_member *x = a, *y = b;
+
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/*
+ * An array of scalars has no members: one per element of that array
+ * touched on the line, named like a range ("counters[1]").
+ */
+static void element_members(const struct line *l, const struct cell_attr *attrs,
+			    const struct data_attribution *obj, struct report_line *rl)
+{
+	const struct type_layout *lay = obj->layout;
+	struct member_acc *acc = NULL;
+	size_t alloc = 0, alloc_acc = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct data_attribution *a = &attrs[i].a;
+		uint64_t offset = a->layout_start - a->object_start;
+		unsigned k;
+
+		if (!attrs[i].typed || !same_object(a, obj) ||
+		    !same_layout(a->layout, lay) || a->layout_start < a->object_start)
+			continue;
+		for (k = 0; k < rl->n_members; k++)
+			if (rl->members[k].offset == offset)
+				break;
+		if (k == rl->n_members) {
+			struct report_member *m;
+
+			ALLOC_GROW(rl->members, k + 1, alloc);
+			ALLOC_GROW(acc, k + 1, alloc_acc);
+			m = &rl->members[k];
+			memset(m, 0, sizeof(*m));
+			memset(&acc[k], 0, sizeof(acc[k]));
+			m->name = member_name(a);
+			m->type_name = strdup_or_null(lay->name);
+			m->offset = offset;
+			m->size = lay->size;
+			rl->n_members++;
+		}
+		member_count(&rl->members[k], &acc[k], &l->cells[i]);
+	}
+	members_finish(rl, acc);
+	sort(rl->members, rl->n_members, sizeof(*rl->members), cmp_member);
+}
+
+/* Fills the layout of the line's object; returns the instance used, or NULL. */
+const struct data_attribution *
+build_members(const struct line *l, const struct cell_attr *attrs,
+	      const bool *in_lock, const struct data_attribution *obj,
+	      struct report_line *rl)
+{
+	bool *mask = xcalloc(l->n_cells, sizeof(*mask));
+	const struct data_attribution *inst;
+
+	/* the most sampled layout instance inside the line's object; not
+	 * a lock's insides, which are the library's to lay out */
+	for (unsigned i = 0; i < l->n_cells; i++)
+		mask[i] = attrs[i].typed && same_object(&attrs[i].a, obj) &&
+			  attrs[i].a.layout && !in_lock[i];
+	inst = most_sampled(l, attrs, mask, same_instance);
+	free(mask);
+	if (!inst)
+		return NULL;
+	rl->struct_size = inst->layout->size;
+	rl->struct_align = inst->layout->align;
+	rl->struct_name = strdup_or_null(inst->layout->name);
+	rl->cxx = inst->layout->cxx;
+	if (inst->layout->n_members)
+		struct_members(l, inst, rl);
+	else
+		element_members(l, attrs, inst, rl);
+	return inst;
+}
