@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "detector/backend.h"
@@ -43,7 +42,7 @@ struct session {
 	pid_t *pids;               /* processes seen (target and its children) */
 	size_t n_pids, alloc_pids;
 	uint64_t lost;
-	double last_maps;          /* now_s() of the last /proc/PID/maps read */
+	double last_maps;          /* monotonic_s() of the last /proc/PID/maps read */
 	struct confirm *confirm;   /* --confirm: watchpoints on the top lines */
 	bool note_forks;           /* attaching: collect the tasks that inherit events */
 	pid_t *forked;
@@ -51,13 +50,6 @@ struct session {
 };
 
 static volatile sig_atomic_t stop_requested;   /* attach: SIGINT, SIGTERM */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void note_pid(struct session *s, pid_t pid)
 {
@@ -176,7 +168,7 @@ static void on_lost(void *ctx, uint64_t n)
 
 static void refresh_maps(struct session *s, bool force)
 {
-	double t = now_s();
+	double t = monotonic_s();
 	if (!force && t - s->last_maps < 0.2)
 		return;
 	s->last_maps = t;
@@ -185,6 +177,28 @@ static void refresh_maps(struct session *s, bool force)
 	for (size_t i = 0; i < s->n_pids; i++)
 		if (process_alive(s->pids[i]))
 			symbolizer_load_proc_maps(s->sym, s->pids[i]);
+}
+
+static struct perf_callbacks session_callbacks(struct session *s)
+{
+	return (struct perf_callbacks){
+		.ctx = s, .sample = on_sample, .mmap = on_mmap, .comm = on_comm,
+		.fork = on_fork, .lost = on_lost,
+	};
+}
+
+/* One beat of a running session, run and attach alike: wait up to 100 ms
+ * for records, take them in, then let the hooks and --confirm look. */
+static void session_beat(struct session *s, struct event_set *es,
+			 const struct perf_callbacks *cb, pid_t pid, double t0)
+{
+	event_set_poll(es, 100);
+	event_set_drain(es, cb);
+	refresh_maps(s, false);
+	if (s->hooks && s->hooks->tick)
+		s->hooks->tick(s->hooks->ctx, s->lines, pid, monotonic_s() - t0);
+	if (s->confirm)
+		confirm_tick(s->confirm, s->lines, monotonic_s() - t0);
 }
 
 static char *join_command(char **argv)
@@ -201,9 +215,23 @@ static char *join_command(char **argv)
 static void name_threads(struct report_thread *t, unsigned n, const struct thread_names *names)
 {
 	for (unsigned i = 0; i < n; i++) {
-		const char *c = names ? thread_names_get(names, t[i].tid) : NULL;
+		const char *c = thread_names_get(names, t[i].tid);
 		if (c && !t[i].comm)
 			t[i].comm = xstrdup(c);
+	}
+}
+
+void session_name_threads(struct report *r, const struct thread_names *names)
+{
+	if (!names)
+		return;
+	for (unsigned i = 0; i < r->n_lines; i++) {
+		struct report_line *l = &r->lines[i];
+		name_threads(l->threads, l->n_threads, names);
+		for (unsigned g = 0; g < l->n_ranges; g++)
+			name_threads(l->ranges[g].threads, l->ranges[g].n_threads, names);
+		for (unsigned k = 0; k < l->n_words; k++)
+			name_threads(l->words[k].threads, l->words[k].n_threads, names);
 	}
 }
 
@@ -224,14 +252,7 @@ static int output_report(const struct options *opt, const struct run_facts *hdr,
 		confirm_fill_report(confirm, r, sym);
 		report_confirm_locks(r);
 	}
-	for (unsigned i = 0; i < r->n_lines; i++) {
-		struct report_line *l = &r->lines[i];
-		name_threads(l->threads, l->n_threads, names);
-		for (unsigned g = 0; g < l->n_ranges; g++)
-			name_threads(l->ranges[g].threads, l->ranges[g].n_threads, names);
-		for (unsigned k = 0; k < l->n_words; k++)
-			name_threads(l->words[k].threads, l->words[k].n_threads, names);
-	}
+	session_name_threads(r, names);
 	if (hooks && hooks->report) {
 		ret = hooks->report(hooks->ctx, r, opt);
 		goto done;
@@ -381,10 +402,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 {
 	struct session s;
 	struct perf_session_config pc = { 0 };
-	struct perf_callbacks cb = {
-		.ctx = &s, .sample = on_sample, .mmap = on_mmap, .comm = on_comm,
-		.fork = on_fork, .lost = on_lost,
-	};
+	struct perf_callbacks cb = session_callbacks(&s);
 	struct event_set *es;
 	struct launched child;
 	double t0, t1;
@@ -413,7 +431,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 
-	t0 = now_s();
+	t0 = monotonic_s();
 	if (launch_go(&child) < 0) {
 		int e = errno;
 		event_set_close(es);
@@ -425,13 +443,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	for (;;) {
 		pid_t w;
-		event_set_poll(es, 100);
-		event_set_drain(es, &cb);
-		refresh_maps(&s, false);
-		if (hooks && hooks->tick)
-			hooks->tick(hooks->ctx, s.lines, child.pid, now_s() - t0);
-		if (s.confirm)
-			confirm_tick(s.confirm, s.lines, now_s() - t0);
+		session_beat(&s, es, &cb, child.pid, t0);
 		w = waitpid(child.pid, &status, WNOHANG);
 		if (w == child.pid)
 			break;
@@ -440,7 +452,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 			break;
 		}
 	}
-	t1 = now_s();
+	t1 = monotonic_s();
 	event_set_drain(es, &cb);
 	event_set_close(es);
 
@@ -547,10 +559,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 {
 	struct session s;
 	struct perf_session_config pc = { 0 };
-	struct perf_callbacks cb = {
-		.ctx = &s, .sample = on_sample, .mmap = on_mmap, .comm = on_comm,
-		.fork = on_fork, .lost = on_lost,
-	};
+	struct perf_callbacks cb = session_callbacks(&s);
 	struct event_set *es;
 	pid_t *tids;
 	unsigned n_tids;
@@ -634,23 +643,17 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 		fprintf(stderr, "contend: sampling process %d (%s)%s\n", (int)opt->pid, command,
 			opt->duration > 0 ? "" : "; Ctrl-C to stop");
 
-	t0 = now_s();
+	t0 = monotonic_s();
 	while (!stop_requested) {
-		event_set_poll(es, 100);
-		event_set_drain(es, &cb);
-		refresh_maps(&s, false);
-		if (hooks && hooks->tick)
-			hooks->tick(hooks->ctx, s.lines, opt->pid, now_s() - t0);
-		if (s.confirm)
-			confirm_tick(s.confirm, s.lines, now_s() - t0);
-		if (opt->duration > 0 && now_s() - t0 >= opt->duration)
+		session_beat(&s, es, &cb, opt->pid, t0);
+		if (opt->duration > 0 && monotonic_s() - t0 >= opt->duration)
 			break;
 		if (!process_alive(opt->pid)) {
 			exited = true;
 			break;
 		}
 	}
-	t1 = now_s();
+	t1 = monotonic_s();
 	/* Detach: closing the events removes them from the target; it never
 	 * stopped and receives no signal. */
 	event_set_drain(es, &cb);

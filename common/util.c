@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int die_status = 2;
 bool warnings_quiet;
@@ -147,4 +148,12 @@ void named_counts_free(struct named_count *c, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		free(c[i].what);
 	free(c);
+}
+
+double monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }

@@ -62,6 +62,9 @@ struct named_count {
 };
 void named_counts_free(struct named_count *c, unsigned n);
 
+/* Seconds on CLOCK_MONOTONIC: for intervals and deadlines, never dates. */
+double monotonic_s(void);
+
 /* 64-bit mix for hash tables. */
 static inline uint64_t hash_u64(uint64_t x)
 {
