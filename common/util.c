@@ -150,6 +150,22 @@ void named_counts_free(struct named_count *c, unsigned n)
 	free(c);
 }
 
+unsigned named_counts_collect(const uint64_t *counts, unsigned n,
+			      const char *(*name)(unsigned i), struct named_count **out)
+{
+	struct named_count *c = xcalloc(n ? n : 1, sizeof(*c));
+	unsigned used = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!counts[i])
+			continue;
+		c[used].what = xstrdup(name(i));
+		c[used++].n = counts[i];
+	}
+	*out = c;
+	return used;
+}
+
 double monotonic_s(void)
 {
 	struct timespec ts;

@@ -712,13 +712,7 @@ bool hw_backend_access(struct hw_backend *hb, const struct perf_sample *ps,
 		hb->drops[DROP_KERNEL]++;
 		return false;
 	}
-	memset(out, 0, sizeof(*out));
-	out->time = ps->time;
-	out->pid = ps->pid;
-	out->tid = ps->tid;
-	out->cpu = ps->cpu;
-	out->ip = ps->ip;
-	out->addr = ps->addr;
+	access_sample_from_perf(out, ps, ps->ip, ps->addr);
 	out->size = 1;
 	out->kind = kind_from_data_src(ps->data_src);
 	out->base_reg = -1;
@@ -732,21 +726,16 @@ bool hw_backend_access(struct hw_backend *hb, const struct perf_sample *ps,
 uint64_t hw_backend_samples_seen(const struct hw_backend *hb) { return hb->seen; }
 uint64_t hw_backend_samples_decoded(const struct hw_backend *hb) { return hb->decoded; }
 
-unsigned hw_backend_drop_counts(const struct hw_backend *hb, struct named_count **out)
+static const char *drop_name(unsigned i)
 {
 	static const char *const names[DROP__COUNT] = {
 		[DROP_NO_ADDRESS] = "no data address",
 		[DROP_KERNEL] = "kernel address",
 	};
-	struct named_count *c = xcalloc(DROP__COUNT, sizeof(*c));
-	unsigned n = 0;
+	return names[i];
+}
 
-	for (unsigned i = 0; i < DROP__COUNT; i++) {
-		if (!hb->drops[i])
-			continue;
-		c[n].what = xstrdup(names[i]);
-		c[n++].n = hb->drops[i];
-	}
-	*out = c;
-	return n;
+unsigned hw_backend_drop_counts(const struct hw_backend *hb, struct named_count **out)
+{
+	return named_counts_collect(hb->drops, DROP__COUNT, drop_name, out);
 }

@@ -286,13 +286,7 @@ bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sam
 		s->drops[DROP_BAD_ADDRESS]++;
 		return false;
 	}
-	memset(out, 0, sizeof(*out));
-	out->time = ps->time;
-	out->pid = ps->pid;
-	out->tid = ps->tid;
-	out->cpu = ps->cpu;
-	out->ip = at;
-	out->addr = acc.addr;
+	access_sample_from_perf(out, ps, at, acc.addr);
 	out->size = acc.size ? acc.size : 1;
 	out->kind = acc.kind;
 	out->base_reg = acc.base_reg;
@@ -322,16 +316,8 @@ static int cmp_count(const void *a, const void *b)
 
 unsigned soft_drop_counts(const struct soft *s, struct named_count **out)
 {
-	unsigned n = 0;
-	struct named_count *c = xcalloc(DROP__COUNT, sizeof(*c));
-	for (unsigned i = 0; i < DROP__COUNT; i++) {
-		if (!s->drops[i])
-			continue;
-		c[n].what = xstrdup(drop_name(i));
-		c[n].n = s->drops[i];
-		n++;
-	}
-	qsort(c, n, sizeof(*c), cmp_count);
-	*out = c;
+	unsigned n = named_counts_collect(s->drops, DROP__COUNT, drop_name, out);
+
+	qsort(*out, n, sizeof(**out), cmp_count);
 	return n;
 }
