@@ -25,6 +25,7 @@
 #include "common/util.h"
 #include "common/procfs.h"
 #include "detector/watch.h"
+#include "reports/format.h"
 #include "reports/report.h"
 #include "reports/watch_report.h"
 #include "symbolize/symbolizer.h"
@@ -62,7 +63,8 @@ struct watch_opts {
 	double duration;
 	unsigned line_size;
 	const char *output;
-	bool json, quiet;
+	const struct report_format *format;
+	bool quiet;
 	struct watch_config cfg;
 	char **what;
 	int n_what;
@@ -113,6 +115,7 @@ static void parse(struct watch_opts *o, int argc, char **argv)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->format = report_format_find("text", FORMAT_FOR_WATCH);
 	o->line_size = 64;
 	watch_config_default(&o->cfg);
 	o->cfg.stop = &stop_requested;
@@ -140,9 +143,7 @@ static void parse(struct watch_opts *o, int argc, char **argv)
 			o->output = optarg;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
-				die("--format: '%s' is not one of: text, json", optarg);
-			o->json = !strcmp(optarg, "json");
+			o->format = options_format(optarg, FORMAT_FOR_WATCH);
 			break;
 		case 'q':
 			o->quiet = true;
@@ -330,10 +331,7 @@ static int output(const struct watch_opts *o, struct watch *w, struct symbolizer
 		ret = 2;
 		error("cannot write %s: %s", o->output, strerror(errno));
 	} else {
-		if (o->json)
-			report_print_json(r, out);
-		else
-			report_print_text(r, out);
+		o->format->print(r, out, NULL);
 		if (out != stdout && fclose(out) != 0) {
 			error("cannot write %s: %s", o->output, strerror(errno));
 			ret = 2;

@@ -22,6 +22,7 @@
 #include "detector/thread_names.h"
 #include "common/util.h"
 #include "detector/watch.h"
+#include "reports/format.h"
 #include "reports/report.h"
 #include "reports/watch_report.h"
 #include "symbolize/data_types.h"
@@ -265,14 +266,7 @@ static int output_report(const struct options *opt, const struct run_facts *hdr,
 			goto done;
 		}
 	}
-	if (opt->format == FORMAT_JSON)
-		report_print_json(r, out);
-	else if (opt->format == FORMAT_HTML)
-		report_print_html(r, out);
-	else if (opt->annotate)
-		report_print_annotate(r, out, opt->annotate_full);
-	else
-		report_print_text(r, out);
+	opt->format->print(r, out, &(struct format_flags){ .full = opt->annotate_full });
 	if (out != stdout && fclose(out) != 0) {
 		error("cannot write %s: %s", opt->output, strerror(errno));
 		ret = 2;
