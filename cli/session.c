@@ -18,7 +18,6 @@
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "common/procfs.h"
-#include "detector/soft.h"
 #include "detector/thread_names.h"
 #include "common/util.h"
 #include "detector/watch.h"
@@ -33,9 +32,8 @@ struct session {
 	const struct options *opt;
 	const struct session_hooks *hooks;
 	struct symbolizer *sym;
-	struct soft *soft;
-	struct backend_choice backend;
-	struct hw_backend *hw;     /* a hardware backend runs; else NULL */
+	struct backend_choice choice;  /* which backend, and why not the others */
+	struct backend backend;        /* the chosen one, running */
 	struct line_table *lines;
 	struct unwinder *unwinder; /* -g; else NULL */
 	struct callchains *chains;
@@ -87,7 +85,7 @@ static void on_sample(void *ctx, const struct perf_sample *ps)
 {
 	struct session *s = ctx;
 	struct access_sample a;
-	if (s->hw ? !hw_backend_access(s->hw, ps, &a) : !soft_access(s->soft, ps, &a))
+	if (!backend_access(&s->backend, ps, &a))
 		return;
 	if (s->unwinder)
 		a.chain_id = sample_chain(s, ps);
@@ -288,9 +286,8 @@ int session_output(const struct options *opt, const struct run_facts *hdr,
 static void session_release(struct session *s)
 {
 	line_table_free(s->lines);
-	soft_free(s->soft);
-	hw_backend_free(s->hw);
-	backend_choice_release(&s->backend);
+	backend_close(&s->backend);
+	backend_choice_release(&s->choice);
 	unwinder_free(s->unwinder);
 	callchains_free(s->chains);
 	symbolizer_free(s->sym);
@@ -323,11 +320,10 @@ static void choose_backend(struct session *s, const struct options *opt)
 	struct hw_host host;
 
 	hw_host_detect(&host, "");
-	if (!backend_choose(&req, &host, &s->backend))
+	if (!backend_choose(&req, &host, &s->choice))
 		die("the %s backend cannot run here: %s", opt->backend,
-		    s->backend.why_not[s->backend.id] ? s->backend.why_not[s->backend.id] : "?");
-	if (s->backend.id != BACKEND_SOFT)
-		s->hw = hw_backend_new(s->sym);
+		    s->choice.why_not[s->choice.id] ? s->choice.why_not[s->choice.id] : "?");
+	backend_open(&s->backend, &s->choice, s->sym);
 }
 
 static void session_init(struct session *s, const struct options *opt,
@@ -337,7 +333,6 @@ static void session_init(struct session *s, const struct options *opt,
 	s->opt = opt;
 	s->hooks = hooks;
 	s->sym = symbolizer_new();
-	s->soft = soft_new(s->sym);
 	choose_backend(s, opt);
 	s->lines = line_table_new(opt->line_size, session_window_ns(opt, opt->freq));
 	if (opt->callchain) {
@@ -360,22 +355,17 @@ static int finish_session(struct session *s, const char *command, double duratio
 	struct run_facts hdr = { 0 };
 	struct named_count *dropped = NULL;
 	unsigned n_dropped;
-	char *note = backend_note(&s->backend);
+	const struct backend_row *row = s->backend.row;
+	char *note = backend_note(&s->choice);
 	int ret;
 
-	if (s->hw) {
-		n_dropped = hw_backend_drop_counts(s->hw, &dropped);
-		hdr.samples = hw_backend_samples_seen(s->hw);
-		hdr.decoded = hw_backend_samples_decoded(s->hw);
-	} else {
-		n_dropped = soft_drop_counts(s->soft, &dropped);
-		hdr.samples = soft_samples_seen(s->soft);
-		hdr.decoded = soft_samples_decoded(s->soft);
-	}
+	n_dropped = row->drop_counts(s->backend.state, &dropped);
+	hdr.samples = row->samples_seen(s->backend.state);
+	hdr.decoded = row->samples_decoded(s->backend.state);
 	hdr.command = command;
-	hdr.backend = backend_name(s->backend.id);
+	hdr.backend = row->name;
 	hdr.backend_note = note;
-	hdr.mem_info = s->hw != NULL;
+	hdr.mem_info = row->mem_info;
 	hdr.freq = s->opt->freq;
 	hdr.duration = duration;
 	hdr.dropped = dropped;
@@ -414,7 +404,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	pc.pid = child.pid;
 	pc.buffer_pages = ring_pages(opt);
-	es = event_set_open(&s.backend, &pc, true);
+	es = event_set_open(&s.choice, &pc, true);
 	if (!es) {
 		launch_abort(&child);
 		session_release(&s);
@@ -595,7 +585,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	pc.n_tids = n_tids;
 	errno = 0;
 	s.note_forks = true;
-	es = event_set_open(&s.backend, &pc, false);
+	es = event_set_open(&s.choice, &pc, false);
 	if (!es) {
 		free(tids);
 		free(command);

@@ -7,6 +7,7 @@
  * a backend and opens its events on a target.
  */
 #include "detector/hw_backend.h"
+#include "detector/backend.h"   /* backend_name() */
 
 #include <dirent.h>
 #include <errno.h>
@@ -43,29 +44,6 @@ static const char *const aux_pmus[] = { "spr", "emr", "gnr", "adl_glc", "mtl_rwc
 #define SPE_LOAD_FILTER		(1ULL << 33)
 #define SPE_STORE_FILTER	(1ULL << 34)
 #define SPE_PERIOD		4096
-
-const char *backend_name(enum backend_id id)
-{
-	switch (id) {
-	case BACKEND_PEBS: return "pebs";
-	case BACKEND_IBS: return "ibs";
-	case BACKEND_SPE: return "spe";
-	case BACKEND_SOFT: return "soft";
-	case BACKEND__COUNT: break;
-	}
-	return "?";
-}
-
-bool backend_from_name(const char *name, enum backend_id *id)
-{
-	for (int i = 0; i < BACKEND__COUNT; i++) {
-		if (!strcmp(name, backend_name(i))) {
-			*id = i;
-			return true;
-		}
-	}
-	return false;
-}
 
 /* --- the host ----------------------------------------------------------- */
 
