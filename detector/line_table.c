@@ -7,19 +7,17 @@
  * overlaps them only when little does).
  *
  * Lines live in a dense array so that iterating over them is a plain loop;
- * an open-addressing hash maps (pid, line address) to an index in it.
+ * a hash map (common/hashmap.h) maps (pid, line address) to an index in
+ * it.  Its slots keep the whole hash, so a probe past another key rarely
+ * reads that key's line (another miss).
  *
- * Cells are found through an open-addressing index of their own line,
- * keyed by (tid, ip, offset, size, kind): a line touched by a thousand
- * threads from a few sites has thousands of cells, and a scan would not
- * keep up.  The index lives in the same allocation as the cells, after
- * them, with two entries per cell allocated: it grows when the cells do,
- * is rebuilt from cells just copied, costs no allocation of its own, and
- * goes away with the cells whoever frees them.  An entry carries high bits
- * of the key's hash besides the cell's number, so that a probe past
- * another key rarely reads that key's cell (another miss).  A table-wide
- * index would put sixteen bytes per cell far from anything else the
- * sample touches.
+ * A line with a few cells finds a sample's cell by scanning them: they are
+ * contiguous, and most lines never get more.  Past SCAN_CELLS the line gets
+ * a hash map of its own, keyed by (tid, ip, offset, size, kind), holding
+ * cell numbers: a line touched by a thousand threads from a few sites has
+ * thousands of cells, and a scan would not keep up.  Numbers, not
+ * pointers, so growing the cells leaves the map as it is.  A table-wide
+ * map would put its slots far from anything else the sample touches.
  *
  * Threads are a per-line array.  Whether an access is concurrent is
  * decided from the line's two latest threads and the thread's own record
@@ -39,18 +37,18 @@
 #include <string.h>
 
 #include "detector/data_src.h"
+#include "common/hashmap.h"
 #include "common/util.h"
 
 #define MIN_LINE_SIZE 8
 #define MAX_LINE_SIZE 256     /* offsets must fit line_cell.offset */
 #define NO_LINE UINT32_MAX
 
-/* Cell index entries per cell allocated: the index stays at most half
- * full, so probes are short. */
-#define INDEX_PER_CELL 2
+/* A line with up to this many cells is scanned; one with more has a cell
+ * map (the top of the file).  Four cells are the first block a line grows
+ * to after one. */
+#define SCAN_CELLS 4
 
-/* A line's cells are not grown past this: its index, a power of two, has
- * to fit 32-bit entries. */
 #define MAX_LINE_CELLS (1U << 30)
 
 /*
@@ -59,14 +57,17 @@
  */
 struct line_rec {
 	struct line line;
-	uint32_t *index;         /* cell_index(&line), or an empty one */
+	/* cell number + 1 by cell key once the line has more than SCAN_CELLS
+	 * cells, else empty.  Valid while the table alone changes the line's
+	 * cells (line_table.h).  In the record, not behind a pointer: a
+	 * sample's lookup would wait for one more load. */
+	struct hashmap cell_map;
 	/* The thread that accessed the line last and the one before it that
 	 * is not the same, with their last_time; the second counts once the
 	 * line has two threads.  Valid while the table alone changes the
 	 * line's threads (line_table.h). */
 	uint64_t recent_time[2];
 	uint32_t recent_tid[2];
-	uint32_t index_mask;     /* index_mask(&line) */
 };
 
 struct line_table {
@@ -77,15 +78,8 @@ struct line_table {
 	struct line_rec *lines;
 	size_t n_lines, alloc_lines;
 
-	uint32_t *line_slots;  /* index in lines[] + 1, 0 if empty */
-	size_t line_mask;
+	struct hashmap line_map;  /* index in lines[] + 1, by line_hash() */
 };
-
-/* The line hash is grown before it passes 70% load. */
-static bool over_load(size_t used, size_t mask)
-{
-	return (used + 1) * 10 > (mask + 1) * 7;
-}
 
 static uint64_t line_hash(uint32_t pid, uint64_t addr)
 {
@@ -103,63 +97,39 @@ static uint64_t cell_hash(uint32_t tid, uint64_t ip, unsigned offset,
 	return hash_u64(ip ^ (small * 0x9e3779b97f4a7c15ULL));
 }
 
-/*
- * A line's cell index: after its alloc_cells cells, in the same block,
- * INDEX_PER_CELL * alloc_cells entries (a power of two, mask + 1).  An
- * entry is 0 when empty, else (cell number + 1) in the bits under the mask
- * and the high half of the key's hash above them.  It stays valid only
- * while the table alone changes the line's cells (line_table.h).
- */
-static uint32_t *cell_index(const struct line *l)
+static inline void *number_val(size_t n)
 {
-	return (uint32_t *)(l->cells + l->alloc_cells);
+	return (void *)(uintptr_t)(n + 1);
 }
 
-static uint32_t index_mask(const struct line *l)
+static inline size_t val_number(const void *val)
 {
-	return INDEX_PER_CELL * l->alloc_cells - 1;
+	return (uintptr_t)val - 1;
 }
 
-/* The index of a line without cells: one empty entry, never written (the
- * first cell grows the line first). */
-static uint32_t no_cells_index[1];
-
-/* Put cell number n, whose key hashes to hash, into an index that does not
- * hold it and has room. */
-static void index_put(uint32_t *index, uint32_t mask, uint64_t hash, unsigned n)
+/* Make room for one more cell on a full line (see the top of the file). */
+static void grow_cells(struct line *l)
 {
-	size_t i = hash & mask;
-
-	while (index[i])
-		i = (i + 1) & mask;
-	index[i] = ((uint32_t)(hash >> 32) & ~mask) | (n + 1);
-}
-
-/*
- * Make room for one more cell on a full line: grow its block (see the top
- * of the file) and rebuild the index there, from the cells realloc() has
- * just copied.
- */
-static void grow_cells(struct line_rec *r)
-{
-	struct line *l = &r->line;
 	unsigned alloc;
 
 	if (l->alloc_cells >= MAX_LINE_CELLS)
 		die("line table: too many cells on one line");
 	alloc = l->alloc_cells == 0 ? 1 :
 		l->alloc_cells < 16 ? l->alloc_cells * 4 : l->alloc_cells * 2;
-	l->cells = xrealloc(l->cells, (size_t)alloc * (sizeof(*l->cells) +
-				INDEX_PER_CELL * sizeof(*r->index)));
+	l->cells = xrealloc(l->cells, (size_t)alloc * sizeof(*l->cells));
 	l->alloc_cells = alloc;
-	r->index = cell_index(l);
-	r->index_mask = index_mask(l);
-	memset(r->index, 0, ((size_t)r->index_mask + 1) * sizeof(*r->index));
+}
+
+/* The line outgrew scanning: map the cells it has. */
+static void map_cells(struct line_rec *r)
+{
+	const struct line *l = &r->line;
+
 	for (unsigned n = 0; n < l->n_cells; n++) {
 		const struct line_cell *c = &l->cells[n];
 
-		index_put(r->index, r->index_mask,
-			  cell_hash(c->tid, c->ip, c->offset, c->size, c->kind), n);
+		hashmap_add(&r->cell_map, cell_hash(c->tid, c->ip, c->offset, c->size, c->kind),
+			    number_val(n));
 	}
 }
 
@@ -188,8 +158,7 @@ struct line_table *line_table_new(unsigned line_size, uint64_t window_ns)
 	t = xcalloc(1, sizeof(*t));
 	t->line_size = line_size;
 	t->window_ns = window_ns;
-	t->line_mask = 63;
-	t->line_slots = xcalloc(t->line_mask + 1, sizeof(*t->line_slots));
+	hashmap_init(&t->line_map, 0);
 	return t;
 }
 
@@ -198,11 +167,14 @@ void line_table_free(struct line_table *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->n_lines; i++) {
-		free(t->lines[i].line.cells);      /* and the cell index */
-		free(t->lines[i].line.threads);
+		struct line_rec *r = &t->lines[i];
+
+		free(r->line.cells);
+		free(r->line.threads);
+		hashmap_release(&r->cell_map, NULL);
 	}
 	free(t->lines);
-	free(t->line_slots);
+	hashmap_release(&t->line_map, NULL);
 	free(t);
 }
 
@@ -226,76 +198,54 @@ struct line *line_table_line(struct line_table *t, size_t i)
 	return i < t->n_lines ? &t->lines[i].line : NULL;
 }
 
-/* The slot holding (pid, addr), or the empty slot where it belongs. */
-static uint32_t *line_slot(struct line_table *t, uint32_t pid, uint64_t addr)
+/* The record of line (pid, addr), whose line_hash() is hash, or NULL. */
+static struct line_rec *lookup_line(struct line_table *t, uint64_t hash,
+				    uint32_t pid, uint64_t addr)
 {
-	size_t i = line_hash(pid, addr) & t->line_mask;
+	size_t pos;
 
-	for (;; i = (i + 1) & t->line_mask) {
-		uint32_t *slot = &t->line_slots[i];
-		struct line *l;
+	for (void *v = hashmap_first_of(&t->line_map, hash, &pos); v;
+	     v = hashmap_next_of(&t->line_map, hash, &pos)) {
+		struct line_rec *r = &t->lines[val_number(v)];
 
-		if (!*slot)
-			return slot;
-		l = &t->lines[*slot - 1].line;
-		if (l->addr == addr && l->pid == pid)
-			return slot;
+		if (r->line.addr == addr && r->line.pid == pid)
+			return r;
 	}
-}
-
-static void grow_lines(struct line_table *t)
-{
-	free(t->line_slots);
-	t->line_mask = t->line_mask * 2 + 1;
-	t->line_slots = xcalloc(t->line_mask + 1, sizeof(*t->line_slots));
-	for (size_t i = 0; i < t->n_lines; i++)
-		*line_slot(t, t->lines[i].line.pid, t->lines[i].line.addr) = i + 1;
+	return NULL;
 }
 
 struct line *line_table_find(struct line_table *t, uint32_t pid, uint64_t addr)
 {
-	uint32_t *slot = line_slot(t, pid, addr & ~(uint64_t)(t->line_size - 1));
+	struct line_rec *r;
 
-	return *slot ? &t->lines[*slot - 1].line : NULL;
+	addr &= ~(uint64_t)(t->line_size - 1);
+	r = lookup_line(t, line_hash(pid, addr), pid, addr);
+	return r ? &r->line : NULL;
 }
 
-static struct line_rec *add_line(struct line_table *t, uint32_t pid,
-				 uint64_t addr)
+static struct line_rec *add_line(struct line_table *t, uint64_t hash,
+				 uint32_t pid, uint64_t addr)
 {
-	uint32_t *slot = line_slot(t, pid, addr);
 	struct line_rec *r;
 
 	if (t->n_lines >= NO_LINE)
 		die("line table: too many lines");
-	if (over_load(t->n_lines, t->line_mask)) {
-		grow_lines(t);
-		slot = line_slot(t, pid, addr);
-	}
 	ALLOC_GROW(t->lines, t->n_lines + 1, t->alloc_lines);
 	r = &t->lines[t->n_lines];
 	memset(r, 0, sizeof(*r));
 	r->line.pid = pid;
 	r->line.addr = addr;
-	r->index = no_cells_index;
-	*slot = ++t->n_lines;
+	hashmap_add(&t->line_map, hash, number_val(t->n_lines++));
 	return r;
 }
 
-/* line_slot() for the line of each sample, which is usually in the first
- * slot it could be in: that case inline, without a second loop. */
 static struct line_rec *find_or_add_line(struct line_table *t, uint32_t pid,
 					 uint64_t addr)
 {
-	uint32_t slot = t->line_slots[line_hash(pid, addr) & t->line_mask];
-	struct line_rec *r;
+	uint64_t hash = line_hash(pid, addr);
+	struct line_rec *r = lookup_line(t, hash, pid, addr);
 
-	if (slot) {
-		r = &t->lines[slot - 1];
-		if (r->line.addr == addr && r->line.pid == pid)
-			return r;
-	}
-	slot = *line_slot(t, pid, addr);
-	return slot ? &t->lines[slot - 1] : add_line(t, pid, addr);
+	return r ? r : add_line(t, hash, pid, addr);
 }
 
 /* One test, not five: this runs for every sample. */
@@ -312,22 +262,32 @@ static struct line_cell *find_or_add_cell(struct line_rec *r,
 					  const struct access_sample *s,
 					  unsigned offset, unsigned size)
 {
-	uint64_t hash = cell_hash(s->tid, s->ip, offset, size, s->kind);
-	uint32_t *index = r->index, mask = r->index_mask;
-	uint32_t tag = (uint32_t)(hash >> 32) & ~mask;
 	struct line *l = &r->line;
 	struct line_cell *c;
+	uint64_t hash = 0;
+	size_t pos;
 
-	for (size_t i = hash & mask; index[i]; i = (i + 1) & mask) {
-		if ((index[i] & ~mask) != tag)
-			continue;
-		c = &l->cells[(index[i] & mask) - 1];
-		if (same_cell(c, s, offset, size))
-			return c;
+	if (!r->cell_map.cap) {
+		for (unsigned n = 0; n < l->n_cells; n++)
+			if (same_cell(&l->cells[n], s, offset, size))
+				return &l->cells[n];
+		if (l->n_cells >= SCAN_CELLS) {
+			map_cells(r);
+			hash = cell_hash(s->tid, s->ip, offset, size, s->kind);
+		}
+	} else {
+		hash = cell_hash(s->tid, s->ip, offset, size, s->kind);
+		for (void *v = hashmap_first_of(&r->cell_map, hash, &pos); v;
+		     v = hashmap_next_of(&r->cell_map, hash, &pos)) {
+			c = &l->cells[val_number(v)];
+			if (same_cell(c, s, offset, size))
+				return c;
+		}
 	}
 	if (l->n_cells == l->alloc_cells)
-		grow_cells(r);
-	index_put(r->index, r->index_mask, hash, l->n_cells);
+		grow_cells(l);
+	if (r->cell_map.cap)
+		hashmap_add(&r->cell_map, hash, number_val(l->n_cells));
 	c = &l->cells[l->n_cells++];
 	*c = (struct line_cell){
 		.tid = s->tid,
