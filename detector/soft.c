@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "symbolize/decode.h"
+#include "common/hashmap.h"
 #include "common/util.h"
 #include "symbolize/symbolizer.h"
 
@@ -35,8 +36,7 @@ struct func_code {
 struct soft {
 	struct symbolizer *sym;
 	struct decoder *dec;
-	struct func_code **funcs;     /* open-addressing hash on (pid, start) */
-	size_t n_funcs, cap_funcs;
+	struct hashmap funcs;         /* struct func_code *, by func_hash() */
 	uint64_t seen, decoded;
 	uint64_t drops[DROP__COUNT];
 };
@@ -78,14 +78,17 @@ struct soft *soft_new(struct symbolizer *sym)
 {
 	struct soft *s = xcalloc(1, sizeof(*s));
 	s->sym = sym;
+	hashmap_init(&s->funcs, 0);
 	s->dec = decoder_new_x86_64();
 	if (!s->dec)
 		die("cannot initialise the x86-64 decoder (Capstone)");
 	return s;
 }
 
-static void func_code_free(struct func_code *f)
+static void func_code_free(void *p)
 {
+	struct func_code *f = p;
+
 	if (!f)
 		return;
 	free(f->bytes);
@@ -98,9 +101,7 @@ void soft_free(struct soft *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->cap_funcs; i++)
-		func_code_free(s->funcs[i]);
-	free(s->funcs);
+	hashmap_release(&s->funcs, func_code_free);
 	decoder_free(s->dec);
 	free(s);
 }
@@ -146,36 +147,26 @@ static struct func_code *func_code_build(struct soft *s, uint32_t pid,
 	return f;
 }
 
-static size_t func_slot(const struct soft *s, uint32_t pid, uint64_t start)
+static uint64_t func_hash(uint32_t pid, uint64_t start)
 {
-	size_t mask = s->cap_funcs - 1;
-	size_t i = hash_u64(start ^ ((uint64_t)pid << 48)) & mask;
-	while (s->funcs[i] && !(s->funcs[i]->pid == pid && s->funcs[i]->start == start))
-		i = (i + 1) & mask;
-	return i;
+	return hash_u64(start ^ ((uint64_t)pid << 48));
 }
 
+/* The function's decoded code, decoded on first use. */
 static struct func_code *func_code_get(struct soft *s, uint32_t pid,
 				       const struct func_info *fi)
 {
-	size_t i;
+	uint64_t hash = func_hash(pid, fi->start);
+	struct func_code *f;
+	size_t pos;
 
-	if (s->n_funcs * 10 >= s->cap_funcs * 7) {
-		struct func_code **old = s->funcs;
-		size_t old_cap = s->cap_funcs;
-		s->cap_funcs = old_cap ? old_cap * 2 : 256;
-		s->funcs = xcalloc(s->cap_funcs, sizeof(*s->funcs));
-		for (size_t j = 0; j < old_cap; j++)
-			if (old[j])
-				s->funcs[func_slot(s, old[j]->pid, old[j]->start)] = old[j];
-		free(old);
-	}
-	i = func_slot(s, pid, fi->start);
-	if (!s->funcs[i]) {
-		s->funcs[i] = func_code_build(s, pid, fi->start, fi->end);
-		s->n_funcs++;
-	}
-	return s->funcs[i];
+	for (f = hashmap_first_of(&s->funcs, hash, &pos); f;
+	     f = hashmap_next_of(&s->funcs, hash, &pos))
+		if (f->pid == pid && f->start == fi->start)
+			return f;
+	f = func_code_build(s, pid, fi->start, fi->end);
+	hashmap_add(&s->funcs, hash, f);
+	return f;
 }
 
 static bool u32_find(const uint32_t *a, unsigned n, uint32_t v, unsigned *idx)
