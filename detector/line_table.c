@@ -9,15 +9,22 @@
  * Lines live in a dense array so that iterating over them is a plain loop;
  * a hash map (common/hashmap.h) maps (pid, line address) to an index in
  * it.  Its slots keep the whole hash, so a probe past another key rarely
- * reads that key's line (another miss).
+ * reads that key's line.
  *
- * A line with a few cells finds a sample's cell by scanning them: they are
- * contiguous, and most lines never get more.  Past SCAN_CELLS the line gets
- * a hash map of its own, keyed by (tid, ip, offset, size, kind), holding
- * cell numbers: a line touched by a thousand threads from a few sites has
- * thousands of cells, and a scan would not keep up.  Numbers, not
- * pointers, so growing the cells leaves the map as it is.  A table-wide
- * map would put its slots far from anything else the sample touches.
+ * Cells are found through an open-addressing index of their own line,
+ * keyed by (tid, ip, offset, size, kind): a line touched by a thousand
+ * threads from a few sites has thousands of cells, and a scan would not
+ * keep up.  The index lives in the same allocation as the cells, after
+ * them, with two entries per cell allocated: it grows when the cells do,
+ * is rebuilt from cells just copied, costs no allocation of its own, and
+ * goes away with the cells whoever frees them.  An entry carries high bits
+ * of the key's hash besides the cell's number, so that a probe past
+ * another key rarely reads that key's cell (another miss).  A table-wide
+ * index would put sixteen bytes per cell far from anything else the
+ * sample touches.  That is also why this index is not a common/hashmap:
+ * its sixteen-byte slots, at most half full, made it eight times the size
+ * of these four-byte tagged entries, and measured (bench/analysis, 1000
+ * lines) a fifth slower per sample.
  *
  * Threads are a per-line array.  Whether an access is concurrent is
  * decided from the line's two latest threads and the thread's own record
@@ -44,11 +51,12 @@
 #define MAX_LINE_SIZE 256     /* offsets must fit line_cell.offset */
 #define NO_LINE UINT32_MAX
 
-/* A line with up to this many cells is scanned; one with more has a cell
- * map (the top of the file).  Four cells are the first block a line grows
- * to after one. */
-#define SCAN_CELLS 4
+/* Cell index entries per cell allocated: the index stays at most half
+ * full, so probes are short. */
+#define INDEX_PER_CELL 2
 
+/* A line's cells are not grown past this: its index, a power of two, has
+ * to fit 32-bit entries. */
 #define MAX_LINE_CELLS (1U << 30)
 
 /*
@@ -57,17 +65,14 @@
  */
 struct line_rec {
 	struct line line;
-	/* cell number + 1 by cell key once the line has more than SCAN_CELLS
-	 * cells, else empty.  Valid while the table alone changes the line's
-	 * cells (line_table.h).  In the record, not behind a pointer: a
-	 * sample's lookup would wait for one more load. */
-	struct hashmap cell_map;
+	uint32_t *index;         /* cell_index(&line), or an empty one */
 	/* The thread that accessed the line last and the one before it that
 	 * is not the same, with their last_time; the second counts once the
 	 * line has two threads.  Valid while the table alone changes the
 	 * line's threads (line_table.h). */
 	uint64_t recent_time[2];
 	uint32_t recent_tid[2];
+	uint32_t index_mask;     /* index_mask(&line) */
 };
 
 struct line_table {
@@ -97,39 +102,63 @@ static uint64_t cell_hash(uint32_t tid, uint64_t ip, unsigned offset,
 	return hash_u64(ip ^ (small * 0x9e3779b97f4a7c15ULL));
 }
 
-static inline void *number_val(size_t n)
+/*
+ * A line's cell index: after its alloc_cells cells, in the same block,
+ * INDEX_PER_CELL * alloc_cells entries (a power of two, mask + 1).  An
+ * entry is 0 when empty, else (cell number + 1) in the bits under the mask
+ * and the high half of the key's hash above them.  It stays valid only
+ * while the table alone changes the line's cells (line_table.h).
+ */
+static uint32_t *cell_index(const struct line *l)
 {
-	return (void *)(uintptr_t)(n + 1);
+	return (uint32_t *)(l->cells + l->alloc_cells);
 }
 
-static inline size_t val_number(const void *val)
+static uint32_t index_mask(const struct line *l)
 {
-	return (uintptr_t)val - 1;
+	return INDEX_PER_CELL * l->alloc_cells - 1;
 }
 
-/* Make room for one more cell on a full line (see the top of the file). */
-static void grow_cells(struct line *l)
+/* The index of a line without cells: one empty entry, never written (the
+ * first cell grows the line first). */
+static uint32_t no_cells_index[1];
+
+/* Put cell number n, whose key hashes to hash, into an index that does not
+ * hold it and has room. */
+static void index_put(uint32_t *index, uint32_t mask, uint64_t hash, unsigned n)
 {
+	size_t i = hash & mask;
+
+	while (index[i])
+		i = (i + 1) & mask;
+	index[i] = ((uint32_t)(hash >> 32) & ~mask) | (n + 1);
+}
+
+/*
+ * Make room for one more cell on a full line: grow its block (see the top
+ * of the file) and rebuild the index there, from the cells realloc() has
+ * just copied.
+ */
+static void grow_cells(struct line_rec *r)
+{
+	struct line *l = &r->line;
 	unsigned alloc;
 
 	if (l->alloc_cells >= MAX_LINE_CELLS)
 		die("line table: too many cells on one line");
 	alloc = l->alloc_cells == 0 ? 1 :
 		l->alloc_cells < 16 ? l->alloc_cells * 4 : l->alloc_cells * 2;
-	l->cells = xrealloc(l->cells, (size_t)alloc * sizeof(*l->cells));
+	l->cells = xrealloc(l->cells, (size_t)alloc * (sizeof(*l->cells) +
+				INDEX_PER_CELL * sizeof(*r->index)));
 	l->alloc_cells = alloc;
-}
-
-/* The line outgrew scanning: map the cells it has. */
-static void map_cells(struct line_rec *r)
-{
-	const struct line *l = &r->line;
-
+	r->index = cell_index(l);
+	r->index_mask = index_mask(l);
+	memset(r->index, 0, ((size_t)r->index_mask + 1) * sizeof(*r->index));
 	for (unsigned n = 0; n < l->n_cells; n++) {
 		const struct line_cell *c = &l->cells[n];
 
-		hashmap_add(&r->cell_map, cell_hash(c->tid, c->ip, c->offset, c->size, c->kind),
-			    number_val(n));
+		index_put(r->index, r->index_mask,
+			  cell_hash(c->tid, c->ip, c->offset, c->size, c->kind), n);
 	}
 }
 
@@ -167,11 +196,8 @@ void line_table_free(struct line_table *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->n_lines; i++) {
-		struct line_rec *r = &t->lines[i];
-
-		free(r->line.cells);
-		free(r->line.threads);
-		hashmap_release(&r->cell_map, NULL);
+		free(t->lines[i].line.cells);      /* and the cell index */
+		free(t->lines[i].line.threads);
 	}
 	free(t->lines);
 	hashmap_release(&t->line_map, NULL);
@@ -198,15 +224,16 @@ struct line *line_table_line(struct line_table *t, size_t i)
 	return i < t->n_lines ? &t->lines[i].line : NULL;
 }
 
-/* The record of line (pid, addr), whose line_hash() is hash, or NULL. */
-static struct line_rec *lookup_line(struct line_table *t, uint64_t hash,
-				    uint32_t pid, uint64_t addr)
+/* The record of line (pid, addr), whose line_hash() is hash, or NULL.
+ * Inline: every sample comes here, and the call was a tenth of the time. */
+static inline __attribute__((always_inline)) struct line_rec *
+lookup_line(struct line_table *t, uint64_t hash, uint32_t pid, uint64_t addr)
 {
 	size_t pos;
 
 	for (void *v = hashmap_first_of(&t->line_map, hash, &pos); v;
 	     v = hashmap_next_of(&t->line_map, hash, &pos)) {
-		struct line_rec *r = &t->lines[val_number(v)];
+		struct line_rec *r = &t->lines[(uintptr_t)v - 1];
 
 		if (r->line.addr == addr && r->line.pid == pid)
 			return r;
@@ -235,7 +262,9 @@ static struct line_rec *add_line(struct line_table *t, uint64_t hash,
 	memset(r, 0, sizeof(*r));
 	r->line.pid = pid;
 	r->line.addr = addr;
-	hashmap_add(&t->line_map, hash, number_val(t->n_lines++));
+	r->index = no_cells_index;
+	/* the index + 1: never NULL, and stays right as lines[] grows */
+	hashmap_add(&t->line_map, hash, (void *)(uintptr_t)++t->n_lines);
 	return r;
 }
 
@@ -262,32 +291,22 @@ static struct line_cell *find_or_add_cell(struct line_rec *r,
 					  const struct access_sample *s,
 					  unsigned offset, unsigned size)
 {
+	uint64_t hash = cell_hash(s->tid, s->ip, offset, size, s->kind);
+	uint32_t *index = r->index, mask = r->index_mask;
+	uint32_t tag = (uint32_t)(hash >> 32) & ~mask;
 	struct line *l = &r->line;
 	struct line_cell *c;
-	uint64_t hash = 0;
-	size_t pos;
 
-	if (!r->cell_map.cap) {
-		for (unsigned n = 0; n < l->n_cells; n++)
-			if (same_cell(&l->cells[n], s, offset, size))
-				return &l->cells[n];
-		if (l->n_cells >= SCAN_CELLS) {
-			map_cells(r);
-			hash = cell_hash(s->tid, s->ip, offset, size, s->kind);
-		}
-	} else {
-		hash = cell_hash(s->tid, s->ip, offset, size, s->kind);
-		for (void *v = hashmap_first_of(&r->cell_map, hash, &pos); v;
-		     v = hashmap_next_of(&r->cell_map, hash, &pos)) {
-			c = &l->cells[val_number(v)];
-			if (same_cell(c, s, offset, size))
-				return c;
-		}
+	for (size_t i = hash & mask; index[i]; i = (i + 1) & mask) {
+		if ((index[i] & ~mask) != tag)
+			continue;
+		c = &l->cells[(index[i] & mask) - 1];
+		if (same_cell(c, s, offset, size))
+			return c;
 	}
 	if (l->n_cells == l->alloc_cells)
-		grow_cells(l);
-	if (r->cell_map.cap)
-		hashmap_add(&r->cell_map, hash, number_val(l->n_cells));
+		grow_cells(r);
+	index_put(r->index, r->index_mask, hash, l->n_cells);
 	c = &l->cells[l->n_cells++];
 	*c = (struct line_cell){
 		.tid = s->tid,
