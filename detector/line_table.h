@@ -26,7 +26,7 @@
  * and a count may overstate by what the slot held before.
  *
  * A line's cells and threads are each one heap block that free() releases
- * (the table keeps its own index of a line's cells beside them).  A caller may
+ * (the cells' block also holds the table's index of them).  A caller may
  * replace them, as merging watched evidence does, only when nothing more
  * will be added to the table: the table keeps private data about both.
  */
