@@ -41,23 +41,30 @@ static void print_event(const struct hw_event *ev)
 	putchar('\n');
 }
 
-/* One hardware backend: its verdict, and the events it opens or would. */
-static void print_hardware(enum backend_id id, const struct hw_host *h,
-			   const struct hw_config *cfg, const struct backend_choice *c)
+/* One backend: its verdict, and the events it opens or would.  The
+ * fallback always runs and is said in words. */
+static void print_backend(const struct backend_row *row, const struct hw_host *h,
+			  const struct backend_request *req, const struct backend_choice *c)
 {
 	struct hw_event ev[HW_MAX_EVENTS];
 	char *why = NULL;
 	unsigned n;
 
-	if (c->id == id) {
-		printf("  %-5s yes\n", backend_name(id));
+	if (row->fallback) {
+		printf("  %-5s yes   %s\n", row->name, row->method);
+		return;
+	}
+	if (c->id == row->id) {
+		printf("  %-5s yes\n", row->name);
 		for (unsigned i = 0; i < c->n_events; i++)
 			print_event(&c->events[i]);
 		return;
 	}
-	printf("  %-5s no    %s\n", backend_name(id), c->why_not[id] ? c->why_not[id] : "");
+	printf("  %-5s no    %s\n", row->name, c->why_not[row->id] ? c->why_not[row->id] : "");
+	if (!row->encode)
+		return;
 	/* encodings that exist but cannot run are worth seeing too */
-	n = hw_encode(id, h, cfg, ev, &why);
+	n = row->encode(row, req, h, ev, &why);
 	free(why);
 	for (unsigned i = 0; i < n; i++)
 		print_event(&ev[i]);
@@ -81,9 +88,8 @@ int cmd_backends(int argc, char **argv)
 	backend_choose(&req, &host, &c);
 
 	print_host(&host);
-	for (int id = 0; id < BACKEND_SOFT; id++)
-		print_hardware(id, &host, &req.hw, &c);
-	printf("  %-5s yes   cpu-clock samples + instruction decoding\n", "soft");
+	for (int i = 0; i < BACKEND__COUNT; i++)
+		print_backend(backend_rows[i], &host, &req, &c);
 	note = backend_note(&c);
 	printf("\nauto: %s\n  (%s)\n", backend_name(c.id), note);
 	free(note);

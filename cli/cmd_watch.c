@@ -20,10 +20,12 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/session.h"
 #include "detector/thread_names.h"
 #include "common/util.h"
 #include "common/procfs.h"
 #include "detector/watch.h"
+#include "reports/format.h"
 #include "reports/report.h"
 #include "reports/watch_report.h"
 #include "symbolize/symbolizer.h"
@@ -61,7 +63,8 @@ struct watch_opts {
 	double duration;
 	unsigned line_size;
 	const char *output;
-	bool json, quiet;
+	const struct report_format *format;
+	bool quiet;
 	struct watch_config cfg;
 	char **what;
 	int n_what;
@@ -112,6 +115,7 @@ static void parse(struct watch_opts *o, int argc, char **argv)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->format = report_format_find("text", FORMAT_FOR_WATCH);
 	o->line_size = 64;
 	watch_config_default(&o->cfg);
 	o->cfg.stop = &stop_requested;
@@ -139,9 +143,7 @@ static void parse(struct watch_opts *o, int argc, char **argv)
 			o->output = optarg;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
-				die("--format: '%s' is not one of: text, json", optarg);
-			o->json = !strcmp(optarg, "json");
+			o->format = options_format(optarg, FORMAT_FOR_WATCH);
 			break;
 		case 'q':
 			o->quiet = true;
@@ -215,14 +217,6 @@ static unsigned collect_lines(const struct watch_opts *o, const uint64_t *addrs,
 	return n;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void nap(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
@@ -267,12 +261,12 @@ static bool one_window(const struct watch_opts *o, struct watch *w,
 static int run_windows(const struct watch_opts *o, struct watch *w,
 		       const struct watch_window *win, unsigned n_win, double *elapsed)
 {
-	double t0 = now_s();
+	double t0 = monotonic_s();
 	int ret = 0;
 
 	for (unsigned pass = 0; !stop_requested; pass++) {
 		for (unsigned i = 0; i < n_win && !stop_requested; i++) {
-			double t = now_s();
+			double t = monotonic_s();
 			bool last = o->duration <= 0 && i + 1 == n_win;
 
 			if (o->duration > 0 && t - t0 >= o->duration)
@@ -280,13 +274,13 @@ static int run_windows(const struct watch_opts *o, struct watch *w,
 			if (!one_window(o, w, &win[i], n_win, &ret))
 				goto done;
 			if (!last)
-				nap(watch_rest_s(now_s() - t, &o->cfg));
+				nap(watch_rest_s(monotonic_s() - t, &o->cfg));
 		}
 		if (o->duration <= 0)
 			break;
 	}
 done:
-	*elapsed = now_s() - t0;
+	*elapsed = monotonic_s() - t0;
 	return ret;
 }
 
@@ -319,16 +313,6 @@ static void read_thread_names(pid_t pid, struct thread_names *names)
 	closedir(d);
 }
 
-static void name_threads(struct report_thread *t, unsigned n, const struct thread_names *names)
-{
-	for (unsigned i = 0; i < n; i++) {
-		const char *comm = thread_names_get(names, t[i].tid);
-
-		if (comm && !t[i].comm)
-			t[i].comm = xstrdup(comm);
-	}
-}
-
 static int output(const struct watch_opts *o, struct watch *w, struct symbolizer *sym,
 		  const struct thread_names *names, char *command, double elapsed)
 {
@@ -342,21 +326,12 @@ static int output(const struct watch_opts *o, struct watch *w, struct symbolizer
 				  "access to the watched words while armed");
 	r->duration = elapsed;
 	watch_report_lines(w, o->line_size, r, sym);
-	for (unsigned i = 0; i < r->n_lines; i++) {
-		struct report_line *l = &r->lines[i];
-
-		name_threads(l->threads, l->n_threads, names);
-		for (unsigned k = 0; k < l->n_words; k++)
-			name_threads(l->words[k].threads, l->words[k].n_threads, names);
-	}
+	session_name_threads(r, names);
 	if (o->output && !(out = fopen(o->output, "w"))) {
 		ret = 2;
 		error("cannot write %s: %s", o->output, strerror(errno));
 	} else {
-		if (o->json)
-			report_print_json(r, out);
-		else
-			report_print_text(r, out);
+		o->format->print(r, out, NULL);
 		if (out != stdout && fclose(out) != 0) {
 			error("cannot write %s: %s", o->output, strerror(errno));
 			ret = 2;

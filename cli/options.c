@@ -139,6 +139,15 @@ void options_usage(const char *command, int status)
 	exit(status);
 }
 
+const struct report_format *options_format(const char *name, unsigned use)
+{
+	const struct report_format *f = report_format_find(name, use);
+
+	if (!f)
+		die("--format: '%s' is not one of: %s", name, report_format_names(use));
+	return f;
+}
+
 static unsigned parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi)
 {
 	char *end;
@@ -208,7 +217,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->command = argv[0];
 	o->freq = DEFAULT_FREQ;
-	o->format = FORMAT_TEXT;
+	o->format = report_format_find("text", FORMAT_FOR_REPORT);
 	o->top = 10;
 	o->line_size = 64;
 	o->confirm = true;      /* soft sampling sees few stores: watch the suspects */
@@ -226,14 +235,7 @@ void options_parse(struct options *o, int argc, char **argv)
 			o->output = optarg;
 			break;
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "text"))
-				o->format = FORMAT_TEXT;
-			else if (!strcmp(optarg, "json"))
-				o->format = FORMAT_JSON;
-			else if (!strcmp(optarg, "html"))
-				o->format = FORMAT_HTML;
-			else
-				die("--format: '%s' is not one of: text, json, html", optarg);
+			o->format = options_format(optarg, FORMAT_FOR_REPORT);
 			break;
 		case OPT_TOP:
 			o->top = parse_uint("--top", optarg, 0, 1000000);
@@ -316,6 +318,9 @@ void options_parse(struct options *o, int argc, char **argv)
 			options_usage(o->command, 2);
 		}
 	}
+	/* --annotate shapes the text report; --format json or html wins */
+	if (o->annotate && !strcmp(o->format->name, "text"))
+		o->format = report_format_find("annotate", 0);
 	if (optind < argc) {
 		o->argv = argv + optind;
 		o->argc = argc - optind;

@@ -10,8 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include "detector/classify.h"
-
-enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_HTML };
+#include "reports/format.h"
 
 enum fail_on { FAIL_ON_ANY, FAIL_ON_FALSE, FAIL_ON_TRUE };
 
@@ -23,7 +22,7 @@ struct options {
 	const char *command;         /* "run", "attach", ... */
 	unsigned freq;
 	const char *output;          /* -o, NULL = stdout */
-	enum output_format format;
+	const struct report_format *format;  /* --format, or annotate for --annotate */
 	unsigned top;                /* 0 = all */
 	unsigned line_size;
 	double window_ms;            /* interleaving window; 0 = from freq */
@@ -52,5 +51,9 @@ struct options {
 
 void options_parse(struct options *o, int argc, char **argv);
 void options_usage(const char *command, int status) __attribute__((noreturn));
+
+/* The format --format NAME asks for where use (format.h) says; dies
+ * naming the formats there are when there is none. */
+const struct report_format *options_format(const char *name, unsigned use);
 
 #endif

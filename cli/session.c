@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "detector/backend.h"
@@ -19,10 +18,10 @@
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "common/procfs.h"
-#include "detector/soft.h"
 #include "detector/thread_names.h"
 #include "common/util.h"
 #include "detector/watch.h"
+#include "reports/format.h"
 #include "reports/report.h"
 #include "reports/watch_report.h"
 #include "symbolize/data_types.h"
@@ -33,9 +32,8 @@ struct session {
 	const struct options *opt;
 	const struct session_hooks *hooks;
 	struct symbolizer *sym;
-	struct soft *soft;
-	struct backend_choice backend;
-	struct hw_backend *hw;     /* a hardware backend runs; else NULL */
+	struct backend_choice choice;  /* which backend, and why not the others */
+	struct backend backend;        /* the chosen one, running */
 	struct line_table *lines;
 	struct unwinder *unwinder; /* -g; else NULL */
 	struct callchains *chains;
@@ -43,7 +41,7 @@ struct session {
 	pid_t *pids;               /* processes seen (target and its children) */
 	size_t n_pids, alloc_pids;
 	uint64_t lost;
-	double last_maps;          /* now_s() of the last /proc/PID/maps read */
+	double last_maps;          /* monotonic_s() of the last /proc/PID/maps read */
 	struct confirm *confirm;   /* --confirm: watchpoints on the top lines */
 	bool note_forks;           /* attaching: collect the tasks that inherit events */
 	pid_t *forked;
@@ -51,13 +49,6 @@ struct session {
 };
 
 static volatile sig_atomic_t stop_requested;   /* attach: SIGINT, SIGTERM */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void note_pid(struct session *s, pid_t pid)
 {
@@ -94,7 +85,7 @@ static void on_sample(void *ctx, const struct perf_sample *ps)
 {
 	struct session *s = ctx;
 	struct access_sample a;
-	if (s->hw ? !hw_backend_access(s->hw, ps, &a) : !soft_access(s->soft, ps, &a))
+	if (!backend_access(&s->backend, ps, &a))
 		return;
 	if (s->unwinder)
 		a.chain_id = sample_chain(s, ps);
@@ -176,7 +167,7 @@ static void on_lost(void *ctx, uint64_t n)
 
 static void refresh_maps(struct session *s, bool force)
 {
-	double t = now_s();
+	double t = monotonic_s();
 	if (!force && t - s->last_maps < 0.2)
 		return;
 	s->last_maps = t;
@@ -185,6 +176,28 @@ static void refresh_maps(struct session *s, bool force)
 	for (size_t i = 0; i < s->n_pids; i++)
 		if (process_alive(s->pids[i]))
 			symbolizer_load_proc_maps(s->sym, s->pids[i]);
+}
+
+static struct perf_callbacks session_callbacks(struct session *s)
+{
+	return (struct perf_callbacks){
+		.ctx = s, .sample = on_sample, .mmap = on_mmap, .comm = on_comm,
+		.fork = on_fork, .lost = on_lost,
+	};
+}
+
+/* One beat of a running session, run and attach alike: wait up to 100 ms
+ * for records, take them in, then let the hooks and --confirm look. */
+static void session_beat(struct session *s, struct event_set *es,
+			 const struct perf_callbacks *cb, pid_t pid, double t0)
+{
+	event_set_poll(es, 100);
+	event_set_drain(es, cb);
+	refresh_maps(s, false);
+	if (s->hooks && s->hooks->tick)
+		s->hooks->tick(s->hooks->ctx, s->lines, pid, monotonic_s() - t0);
+	if (s->confirm)
+		confirm_tick(s->confirm, s->lines, monotonic_s() - t0);
 }
 
 static char *join_command(char **argv)
@@ -201,9 +214,23 @@ static char *join_command(char **argv)
 static void name_threads(struct report_thread *t, unsigned n, const struct thread_names *names)
 {
 	for (unsigned i = 0; i < n; i++) {
-		const char *c = names ? thread_names_get(names, t[i].tid) : NULL;
+		const char *c = thread_names_get(names, t[i].tid);
 		if (c && !t[i].comm)
 			t[i].comm = xstrdup(c);
+	}
+}
+
+void session_name_threads(struct report *r, const struct thread_names *names)
+{
+	if (!names)
+		return;
+	for (unsigned i = 0; i < r->n_lines; i++) {
+		struct report_line *l = &r->lines[i];
+		name_threads(l->threads, l->n_threads, names);
+		for (unsigned g = 0; g < l->n_ranges; g++)
+			name_threads(l->ranges[g].threads, l->ranges[g].n_threads, names);
+		for (unsigned k = 0; k < l->n_words; k++)
+			name_threads(l->words[k].threads, l->words[k].n_threads, names);
 	}
 }
 
@@ -224,14 +251,7 @@ static int output_report(const struct options *opt, const struct run_facts *hdr,
 		confirm_fill_report(confirm, r, sym);
 		report_confirm_locks(r);
 	}
-	for (unsigned i = 0; i < r->n_lines; i++) {
-		struct report_line *l = &r->lines[i];
-		name_threads(l->threads, l->n_threads, names);
-		for (unsigned g = 0; g < l->n_ranges; g++)
-			name_threads(l->ranges[g].threads, l->ranges[g].n_threads, names);
-		for (unsigned k = 0; k < l->n_words; k++)
-			name_threads(l->words[k].threads, l->words[k].n_threads, names);
-	}
+	session_name_threads(r, names);
 	if (hooks && hooks->report) {
 		ret = hooks->report(hooks->ctx, r, opt);
 		goto done;
@@ -244,14 +264,7 @@ static int output_report(const struct options *opt, const struct run_facts *hdr,
 			goto done;
 		}
 	}
-	if (opt->format == FORMAT_JSON)
-		report_print_json(r, out);
-	else if (opt->format == FORMAT_HTML)
-		report_print_html(r, out);
-	else if (opt->annotate)
-		report_print_annotate(r, out, opt->annotate_full);
-	else
-		report_print_text(r, out);
+	opt->format->print(r, out, &(struct format_flags){ .full = opt->annotate_full });
 	if (out != stdout && fclose(out) != 0) {
 		error("cannot write %s: %s", opt->output, strerror(errno));
 		ret = 2;
@@ -273,9 +286,8 @@ int session_output(const struct options *opt, const struct run_facts *hdr,
 static void session_release(struct session *s)
 {
 	line_table_free(s->lines);
-	soft_free(s->soft);
-	hw_backend_free(s->hw);
-	backend_choice_release(&s->backend);
+	backend_close(&s->backend);
+	backend_choice_release(&s->choice);
 	unwinder_free(s->unwinder);
 	callchains_free(s->chains);
 	symbolizer_free(s->sym);
@@ -308,11 +320,10 @@ static void choose_backend(struct session *s, const struct options *opt)
 	struct hw_host host;
 
 	hw_host_detect(&host, "");
-	if (!backend_choose(&req, &host, &s->backend))
+	if (!backend_choose(&req, &host, &s->choice))
 		die("the %s backend cannot run here: %s", opt->backend,
-		    s->backend.why_not[s->backend.id] ? s->backend.why_not[s->backend.id] : "?");
-	if (s->backend.id != BACKEND_SOFT)
-		s->hw = hw_backend_new(s->sym);
+		    s->choice.why_not[s->choice.id] ? s->choice.why_not[s->choice.id] : "?");
+	backend_open(&s->backend, &s->choice, s->sym);
 }
 
 static void session_init(struct session *s, const struct options *opt,
@@ -322,7 +333,6 @@ static void session_init(struct session *s, const struct options *opt,
 	s->opt = opt;
 	s->hooks = hooks;
 	s->sym = symbolizer_new();
-	s->soft = soft_new(s->sym);
 	choose_backend(s, opt);
 	s->lines = line_table_new(opt->line_size, session_window_ns(opt, opt->freq));
 	if (opt->callchain) {
@@ -345,22 +355,17 @@ static int finish_session(struct session *s, const char *command, double duratio
 	struct run_facts hdr = { 0 };
 	struct named_count *dropped = NULL;
 	unsigned n_dropped;
-	char *note = backend_note(&s->backend);
+	const struct backend_row *row = s->backend.row;
+	char *note = backend_note(&s->choice);
 	int ret;
 
-	if (s->hw) {
-		n_dropped = hw_backend_drop_counts(s->hw, &dropped);
-		hdr.samples = hw_backend_samples_seen(s->hw);
-		hdr.decoded = hw_backend_samples_decoded(s->hw);
-	} else {
-		n_dropped = soft_drop_counts(s->soft, &dropped);
-		hdr.samples = soft_samples_seen(s->soft);
-		hdr.decoded = soft_samples_decoded(s->soft);
-	}
+	n_dropped = row->drop_counts(s->backend.state, &dropped);
+	hdr.samples = row->samples_seen(s->backend.state);
+	hdr.decoded = row->samples_decoded(s->backend.state);
 	hdr.command = command;
-	hdr.backend = backend_name(s->backend.id);
+	hdr.backend = row->name;
 	hdr.backend_note = note;
-	hdr.mem_info = s->hw != NULL;
+	hdr.mem_info = row->mem_info;
 	hdr.freq = s->opt->freq;
 	hdr.duration = duration;
 	hdr.dropped = dropped;
@@ -381,10 +386,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 {
 	struct session s;
 	struct perf_session_config pc = { 0 };
-	struct perf_callbacks cb = {
-		.ctx = &s, .sample = on_sample, .mmap = on_mmap, .comm = on_comm,
-		.fork = on_fork, .lost = on_lost,
-	};
+	struct perf_callbacks cb = session_callbacks(&s);
 	struct event_set *es;
 	struct launched child;
 	double t0, t1;
@@ -402,7 +404,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	pc.pid = child.pid;
 	pc.buffer_pages = ring_pages(opt);
-	es = event_set_open(&s.backend, &pc, true);
+	es = event_set_open(&s.choice, &pc, true);
 	if (!es) {
 		launch_abort(&child);
 		session_release(&s);
@@ -413,7 +415,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGQUIT, SIG_IGN);
 
-	t0 = now_s();
+	t0 = monotonic_s();
 	if (launch_go(&child) < 0) {
 		int e = errno;
 		event_set_close(es);
@@ -425,13 +427,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	for (;;) {
 		pid_t w;
-		event_set_poll(es, 100);
-		event_set_drain(es, &cb);
-		refresh_maps(&s, false);
-		if (hooks && hooks->tick)
-			hooks->tick(hooks->ctx, s.lines, child.pid, now_s() - t0);
-		if (s.confirm)
-			confirm_tick(s.confirm, s.lines, now_s() - t0);
+		session_beat(&s, es, &cb, child.pid, t0);
 		w = waitpid(child.pid, &status, WNOHANG);
 		if (w == child.pid)
 			break;
@@ -440,7 +436,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 			break;
 		}
 	}
-	t1 = now_s();
+	t1 = monotonic_s();
 	event_set_drain(es, &cb);
 	event_set_close(es);
 
@@ -547,10 +543,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 {
 	struct session s;
 	struct perf_session_config pc = { 0 };
-	struct perf_callbacks cb = {
-		.ctx = &s, .sample = on_sample, .mmap = on_mmap, .comm = on_comm,
-		.fork = on_fork, .lost = on_lost,
-	};
+	struct perf_callbacks cb = session_callbacks(&s);
 	struct event_set *es;
 	pid_t *tids;
 	unsigned n_tids;
@@ -592,7 +585,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	pc.n_tids = n_tids;
 	errno = 0;
 	s.note_forks = true;
-	es = event_set_open(&s.backend, &pc, false);
+	es = event_set_open(&s.choice, &pc, false);
 	if (!es) {
 		free(tids);
 		free(command);
@@ -634,23 +627,17 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 		fprintf(stderr, "contend: sampling process %d (%s)%s\n", (int)opt->pid, command,
 			opt->duration > 0 ? "" : "; Ctrl-C to stop");
 
-	t0 = now_s();
+	t0 = monotonic_s();
 	while (!stop_requested) {
-		event_set_poll(es, 100);
-		event_set_drain(es, &cb);
-		refresh_maps(&s, false);
-		if (hooks && hooks->tick)
-			hooks->tick(hooks->ctx, s.lines, opt->pid, now_s() - t0);
-		if (s.confirm)
-			confirm_tick(s.confirm, s.lines, now_s() - t0);
-		if (opt->duration > 0 && now_s() - t0 >= opt->duration)
+		session_beat(&s, es, &cb, opt->pid, t0);
+		if (opt->duration > 0 && monotonic_s() - t0 >= opt->duration)
 			break;
 		if (!process_alive(opt->pid)) {
 			exited = true;
 			break;
 		}
 	}
-	t1 = now_s();
+	t1 = monotonic_s();
 	/* Detach: closing the events removes them from the target; it never
 	 * stopped and receives no signal. */
 	event_set_drain(es, &cb);

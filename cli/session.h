@@ -60,4 +60,8 @@ int session_output(const struct options *opt, const struct run_facts *hdr,
 		   struct line_table *lines, struct symbolizer *sym,
 		   const struct thread_names *names, const struct session_hooks *hooks);
 
+/* Give the report's threads (per line, range and word) the names known in
+ * names, where they have none yet.  names may be NULL. */
+void session_name_threads(struct report *r, const struct thread_names *names);
+
 #endif

@@ -43,6 +43,35 @@ void *hashmap_lookup(const struct hashmap *m, uint64_t hash,
 /* Adds val under hash; the caller knows no equal key is there. */
 void hashmap_add(struct hashmap *m, uint64_t hash, void *val);
 
+/* The values added under hash, one by one, for hot loops that match keys
+ * in line rather than through a call per candidate:
+ *	for (v = hashmap_first_of(m, hash, &pos); v; v = hashmap_next_of(m, hash, &pos))
+ * pos is the walk's state; the map must not change during the walk. */
+static inline void *hashmap_walk_(const struct hashmap *m, uint64_t hash, size_t i,
+				  size_t *pos)
+{
+	size_t mask = m->cap - 1;
+
+	/* under half full: an empty slot ends every walk */
+	for (; m->slots[i].val; i = (i + 1) & mask) {
+		if (m->slots[i].hash == hash) {
+			*pos = (i + 1) & mask;
+			return m->slots[i].val;
+		}
+	}
+	return NULL;
+}
+
+static inline void *hashmap_first_of(const struct hashmap *m, uint64_t hash, size_t *pos)
+{
+	return m->cap ? hashmap_walk_(m, hash, hash & (m->cap - 1), pos) : NULL;
+}
+
+static inline void *hashmap_next_of(const struct hashmap *m, uint64_t hash, size_t *pos)
+{
+	return hashmap_walk_(m, hash, *pos, pos);
+}
+
 /* Visits every entry: start with *pos = 0; key is NULL for key_size 0. */
 bool hashmap_next(const struct hashmap *m, size_t *pos, const void **key, void **val);
 static inline size_t hashmap_count(const struct hashmap *m) { return m->used; }

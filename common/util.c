@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int die_status = 2;
 bool warnings_quiet;
@@ -154,4 +155,28 @@ const char *basename_of(const char *path)
 	const char *slash = strrchr(path, '/');
 
 	return slash && slash[1] ? slash + 1 : path;
+}
+
+unsigned named_counts_collect(const uint64_t *counts, unsigned n,
+			      const char *(*name)(unsigned i), struct named_count **out)
+{
+	struct named_count *c = xcalloc(n ? n : 1, sizeof(*c));
+	unsigned used = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!counts[i])
+			continue;
+		c[used].what = xstrdup(name(i));
+		c[used++].n = counts[i];
+	}
+	*out = c;
+	return used;
+}
+
+double monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }

@@ -62,6 +62,13 @@ struct named_count {
 	uint64_t n;
 };
 void named_counts_free(struct named_count *c, unsigned n);
+/* The non-zero ones of counts[0..n), in index order, named by name(i);
+ * returns how many.  Caller frees *out with named_counts_free(). */
+unsigned named_counts_collect(const uint64_t *counts, unsigned n,
+			      const char *(*name)(unsigned i), struct named_count **out);
+
+/* Seconds on CLOCK_MONOTONIC: for intervals and deadlines, never dates. */
+double monotonic_s(void);
 
 /* The last component of path: "b" of "a/b".  A path that ends in '/'
  * ("/", "/x/y/") or has no '/' comes back whole.  Never NULL; points

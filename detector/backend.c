@@ -8,28 +8,131 @@
 #include "detector/soft.h"
 #include "common/util.h"
 
-static const char *const soft_method = "cpu-clock samples + instruction decoding";
+/* --- the rows ------------------------------------------------------------ */
 
-static void choose_soft(const struct backend_request *req, struct backend_choice *c)
+static unsigned hw_row_encode(const struct backend_row *row, const struct backend_request *req,
+			      const struct hw_host *h, struct hw_event *ev, char **why)
 {
-	c->id = BACKEND_SOFT;
-	c->n_events = 1;
-	soft_event_attr(&c->events[0].attr, req->freq, req->callchain);
-	snprintf(c->events[0].name, sizeof(c->events[0].name), "cpu-clock");
+	return hw_encode(row->id, h, &req->hw, ev, why);
 }
 
-static bool try_hardware(const struct backend_request *req, const struct hw_host *h,
-			 enum backend_id id, struct backend_choice *c)
+static unsigned hw_row_probe(const struct backend_row *row, const struct backend_request *req,
+			     const struct hw_host *h, struct hw_event *ev, char **why)
+{
+	return hw_probe(row->id, h, &req->hw, ev, why);
+}
+
+static void *hw_row_open(struct symbolizer *sym) { return hw_backend_new(sym); }
+
+static bool hw_row_access(void *state, const struct perf_sample *ps, struct access_sample *out)
+{
+	return hw_backend_access(state, ps, out);
+}
+
+static uint64_t hw_row_seen(const void *state) { return hw_backend_samples_seen(state); }
+static uint64_t hw_row_decoded(const void *state) { return hw_backend_samples_decoded(state); }
+
+static unsigned hw_row_drops(const void *state, struct named_count **out)
+{
+	return hw_backend_drop_counts(state, out);
+}
+
+static void hw_row_close(void *state) { hw_backend_free(state); }
+
+#define HW_ROW(id_, name_)                                                        \
+	{ .id = (id_), .name = (name_), .mem_info = true,                         \
+	  .encode = hw_row_encode, .probe = hw_row_probe, .open = hw_row_open,     \
+	  .access = hw_row_access, .samples_seen = hw_row_seen,                   \
+	  .samples_decoded = hw_row_decoded, .drop_counts = hw_row_drops,         \
+	  .close = hw_row_close }
+
+static const struct backend_row pebs_row = HW_ROW(BACKEND_PEBS, "pebs");
+static const struct backend_row ibs_row = HW_ROW(BACKEND_IBS, "ibs");
+static const struct backend_row spe_row = HW_ROW(BACKEND_SPE, "spe");
+
+/* soft always runs: its one event is the same everywhere */
+static unsigned soft_row_probe(const struct backend_row *row, const struct backend_request *req,
+			       const struct hw_host *h, struct hw_event *ev, char **why)
+{
+	(void)row;
+	(void)h;
+	*why = NULL;
+	memset(ev, 0, sizeof(*ev));
+	soft_event_attr(&ev->attr, req->freq, req->callchain);
+	snprintf(ev->name, sizeof(ev->name), "cpu-clock");
+	return 1;
+}
+
+static void *soft_row_open(struct symbolizer *sym) { return soft_new(sym); }
+
+static bool soft_row_access(void *state, const struct perf_sample *ps, struct access_sample *out)
+{
+	return soft_access(state, ps, out);
+}
+
+static uint64_t soft_row_seen(const void *state) { return soft_samples_seen(state); }
+static uint64_t soft_row_decoded(const void *state) { return soft_samples_decoded(state); }
+
+static unsigned soft_row_drops(const void *state, struct named_count **out)
+{
+	return soft_drop_counts(state, out);
+}
+
+static void soft_row_close(void *state) { soft_free(state); }
+
+static const struct backend_row soft_row = {
+	.id = BACKEND_SOFT, .name = "soft",
+	.method = "cpu-clock samples + instruction decoding",
+	.fallback = true,
+	.probe = soft_row_probe, .open = soft_row_open, .access = soft_row_access,
+	.samples_seen = soft_row_seen, .samples_decoded = soft_row_decoded,
+	.drop_counts = soft_row_drops, .close = soft_row_close,
+};
+
+/* auto's order: the hardware backends, then the fallback */
+const struct backend_row *const backend_rows[BACKEND__COUNT] = {
+	&pebs_row, &ibs_row, &spe_row, &soft_row,
+};
+
+const struct backend_row *backend_row(enum backend_id id)
+{
+	for (int i = 0; i < BACKEND__COUNT; i++)
+		if (backend_rows[i]->id == id)
+			return backend_rows[i];
+	return NULL;
+}
+
+const char *backend_name(enum backend_id id)
+{
+	const struct backend_row *row = backend_row(id);
+
+	return row ? row->name : "?";
+}
+
+bool backend_from_name(const char *name, enum backend_id *id)
+{
+	for (int i = 0; i < BACKEND__COUNT; i++) {
+		if (!strcmp(name, backend_rows[i]->name)) {
+			*id = backend_rows[i]->id;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* --- choosing --------------------------------------------------------------- */
+
+static bool try_row(const struct backend_request *req, const struct hw_host *h,
+		    const struct backend_row *row, struct backend_choice *c)
 {
 	char *why = NULL;
 
-	c->n_events = hw_probe(id, h, &req->hw, c->events, &why);
+	c->n_events = row->probe(row, req, h, c->events, &why);
 	if (c->n_events) {
-		c->id = id;
+		c->id = row->id;
 		return true;
 	}
-	c->n_events = 0;
-	c->why_not[id] = why;
+	c->why_not[row->id] = why;
 	return false;
 }
 
@@ -44,31 +147,29 @@ bool backend_choose(const struct backend_request *req, const struct hw_host *h,
 	if (strcmp(req->name, "auto")) {
 		if (!backend_from_name(req->name, &want))
 			return false;
-		if (want == BACKEND_SOFT) {
-			choose_soft(req, c);
-			return true;
-		}
 		c->id = want;
-		return try_hardware(req, h, want, c);
+		return try_row(req, h, backend_row(want), c);
 	}
 	c->automatic = true;
-	for (int id = 0; id < BACKEND_SOFT; id++) {
+	for (int i = 0; i < BACKEND__COUNT; i++) {
+		const struct backend_row *row = backend_rows[i];
 		struct backend_choice other;
 
 		if (!chosen) {
-			chosen = try_hardware(req, h, id, c);
+			chosen = try_row(req, h, row, c);
+			continue;
+		}
+		if (row->fallback) {
+			c->why_not[row->id] = xasprintf("%s runs instead", backend_name(c->id));
 			continue;
 		}
 		/* only the reason matters for the ones after the chosen one */
 		memset(&other, 0, sizeof(other));
-		if (try_hardware(req, h, id, &other))
-			other.why_not[id] = xasprintf("%s was chosen first", backend_name(c->id));
-		c->why_not[id] = other.why_not[id];
+		if (try_row(req, h, row, &other))
+			other.why_not[row->id] = xasprintf("%s was chosen first",
+							   backend_name(c->id));
+		c->why_not[row->id] = other.why_not[row->id];
 	}
-	if (chosen)
-		c->why_not[BACKEND_SOFT] = xasprintf("%s runs instead", backend_name(c->id));
-	else
-		choose_soft(req, c);
 	return true;
 }
 
@@ -82,20 +183,39 @@ void backend_choice_release(struct backend_choice *c)
 
 char *backend_note(const struct backend_choice *c)
 {
+	const struct backend_row *row = backend_row(c->id);
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_addf(&sb, "%s %s: ", c->automatic ? "auto chose" : "--backend",
 		    backend_name(c->id));
-	if (c->id == BACKEND_SOFT) {
-		strbuf_addf(&sb, "%s", soft_method);
+	if (row && row->method) {
+		strbuf_addf(&sb, "%s", row->method);
 	} else {
 		for (unsigned i = 0; i < c->n_events; i++)
 			strbuf_addf(&sb, "%s%s", i ? ", " : "", c->events[i].name);
 	}
-	for (int id = 0; id < BACKEND_SOFT; id++)
-		if (c->why_not[id])
-			strbuf_addf(&sb, "; %s: %s", backend_name(id), c->why_not[id]);
+	/* the fallback's reason ("pebs runs instead") goes without saying */
+	for (int i = 0; i < BACKEND__COUNT; i++)
+		if (!backend_rows[i]->fallback && c->why_not[backend_rows[i]->id])
+			strbuf_addf(&sb, "; %s: %s", backend_rows[i]->name,
+				    c->why_not[backend_rows[i]->id]);
 	return strbuf_detach(&sb);
+}
+
+/* --- the running backend ------------------------------------------------------ */
+
+void backend_open(struct backend *b, const struct backend_choice *c, struct symbolizer *sym)
+{
+	b->row = backend_row(c->id);
+	b->state = b->row->open(sym);
+}
+
+void backend_close(struct backend *b)
+{
+	if (b->row)
+		b->row->close(b->state);
+	b->row = NULL;
+	b->state = NULL;
 }
 
 /* --- event sets ------------------------------------------------------------ */

@@ -1,10 +1,17 @@
 /* backend.h - which backend a session runs, and its events on a target.
  *
- * backend_choose() resolves --backend: "auto" tries the hardware backend
- * of this CPU (pebs, ibs, spe: each one refuses with a reason unless the
- * CPU, the kernel and the permissions allow it), then soft, which always
- * runs.  The choice keeps why every other backend did not run; the report
- * header and `contend backends` print it.
+ * Every backend is one row of a table (backend_rows): its name, a probe
+ * that says whether it can run on this host (its events) or why not, and
+ * the calls a session makes on the running backend: open, turn a perf
+ * sample into an access sample, count the samples it dropped, close.  A
+ * new backend is its own file and one row here.
+ *
+ * backend_choose() resolves --backend: "auto" tries the rows in order
+ * (pebs, ibs, spe: each one refuses with a reason unless the CPU, the
+ * kernel and the permissions allow it), then the fallback, soft, which
+ * always runs.  The choice keeps why every other backend did not run; the
+ * report header and `contend backends` print it.  backend_open() starts
+ * the chosen one for a session.
  *
  * An event set is the perf sessions (perf_session.h) of a choice on one
  * target: one per sampling event (with its group leader, if it has one),
@@ -15,9 +22,14 @@
 #define CONTEND_BACKEND_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "detector/hw_backend.h"
 #include "detector/perf_session.h"
+#include "detector/sample.h"
+
+struct named_count;
+struct symbolizer;
 
 struct backend_choice {
 	enum backend_id id;                 /* the backend that runs */
@@ -34,6 +46,38 @@ struct backend_request {
 	bool callchain;
 };
 
+/* One backend.  The state the calls take is what open() returned. */
+struct backend_row {
+	enum backend_id id;
+	const char *name;                   /* "pebs", --backend's word */
+	/* soft: what it samples, for the note; NULL: the events say it */
+	const char *method;
+	bool fallback;                      /* auto's last resort: always runs */
+	bool mem_info;                      /* samples carry data source, weight */
+	/* The events it would open on host h, run or not (NULL: no such
+	 * encodings to show); 0 and *why (caller frees) if there are none. */
+	unsigned (*encode)(const struct backend_row *row, const struct backend_request *req,
+			   const struct hw_host *h, struct hw_event *ev, char **why);
+	/* encode, and can they be opened here?  As encode. */
+	unsigned (*probe)(const struct backend_row *row, const struct backend_request *req,
+			  const struct hw_host *h, struct hw_event *ev, char **why);
+	void *(*open)(struct symbolizer *sym);
+	/* one perf sample in, at most one access out */
+	bool (*access)(void *state, const struct perf_sample *ps, struct access_sample *out);
+	uint64_t (*samples_seen)(const void *state);
+	uint64_t (*samples_decoded)(const void *state);
+	/* reasons samples were dropped; caller frees with named_counts_free() */
+	unsigned (*drop_counts)(const void *state, struct named_count **out);
+	void (*close)(void *state);
+};
+
+/* The row of id, and every row in auto's order. */
+const struct backend_row *backend_row(enum backend_id id);
+extern const struct backend_row *const backend_rows[BACKEND__COUNT];
+
+const char *backend_name(enum backend_id id);        /* "pebs", ... */
+bool backend_from_name(const char *name, enum backend_id *id);
+
 /*
  * Choose for host h.  Returns false when the backend asked for by name
  * cannot run (c->why_not[c->id] says why) or the name is unknown.
@@ -45,6 +89,20 @@ void backend_choice_release(struct backend_choice *c);
 /* "pebs: no PMU exposed to this virtual machine; ibs: not an AMD CPU ...":
  * what ran and why the others did not, for the report header. */
 char *backend_note(const struct backend_choice *c);
+
+/* The chosen backend, running in a session. */
+struct backend {
+	const struct backend_row *row;
+	void *state;
+};
+
+void backend_open(struct backend *b, const struct backend_choice *c, struct symbolizer *sym);
+static inline bool backend_access(struct backend *b, const struct perf_sample *ps,
+				  struct access_sample *out)
+{
+	return b->row->access(b->state, ps, out);
+}
+void backend_close(struct backend *b);
 
 struct event_set;
 

@@ -1,8 +1,8 @@
 /* callchain.c - call chains interned to small ids.
  *
  * The addresses of all chains live end to end in one array; a chain is an
- * (offset, length) in it, and its id is its index + 1.  An open-addressing
- * hash of ids finds an existing chain by content.
+ * (offset, length) in it, and its id is its index + 1.  A hash map of ids
+ * (common/hashmap.h) finds an existing chain by content.
  */
 #include "detector/callchain.h"
 
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hashmap.h"
 #include "common/util.h"
 
 struct chain {
@@ -23,8 +24,7 @@ struct callchains {
 	size_t n_pcs, alloc_pcs;
 	struct chain *chains;   /* chains[id - 1] */
 	size_t n_chains, alloc_chains;
-	uint32_t *slots;        /* ids, 0 if empty */
-	size_t mask;
+	struct hashmap ids;     /* id as a value, by chain_hash() */
 	uint64_t refused;
 };
 
@@ -32,8 +32,7 @@ struct callchains *callchains_new(void)
 {
 	struct callchains *c = xcalloc(1, sizeof(*c));
 
-	c->mask = 255;
-	c->slots = xcalloc(c->mask + 1, sizeof(*c->slots));
+	hashmap_init(&c->ids, 0);
 	return c;
 }
 
@@ -43,7 +42,7 @@ void callchains_free(struct callchains *c)
 		return;
 	free(c->pcs);
 	free(c->chains);
-	free(c->slots);
+	hashmap_release(&c->ids, NULL);
 	free(c);
 }
 
@@ -63,38 +62,26 @@ static bool chain_is(const struct callchains *c, const struct chain *ch,
 	       !memcmp(c->pcs + ch->start, pcs, n * sizeof(*pcs));
 }
 
-/* The slot holding the chain, or the empty slot where it belongs. */
-static uint32_t *chain_slot(struct callchains *c, uint64_t hash,
-			    const uint64_t *pcs, unsigned n)
+/* The id of the chain pcs[0..n), whose hash is hash, or 0. */
+static uint32_t find_chain(const struct callchains *c, uint64_t hash,
+			   const uint64_t *pcs, unsigned n)
 {
-	size_t i = hash & c->mask;
+	size_t pos;
 
-	for (;; i = (i + 1) & c->mask) {
-		uint32_t *slot = &c->slots[i];
+	for (void *v = hashmap_first_of(&c->ids, hash, &pos); v;
+	     v = hashmap_next_of(&c->ids, hash, &pos)) {
+		uint32_t id = (uint32_t)(uintptr_t)v;
 
-		if (!*slot || chain_is(c, &c->chains[*slot - 1], hash, pcs, n))
-			return slot;
+		if (chain_is(c, &c->chains[id - 1], hash, pcs, n))
+			return id;
 	}
-}
-
-static void grow_slots(struct callchains *c)
-{
-	free(c->slots);
-	c->mask = c->mask * 2 + 1;
-	c->slots = xcalloc(c->mask + 1, sizeof(*c->slots));
-	for (size_t id = 1; id <= c->n_chains; id++) {
-		size_t i = c->chains[id - 1].hash & c->mask;
-
-		while (c->slots[i])
-			i = (i + 1) & c->mask;
-		c->slots[i] = id;
-	}
+	return 0;
 }
 
 uint32_t callchain_intern(struct callchains *c, const uint64_t *pcs, unsigned n)
 {
 	uint64_t hash;
-	uint32_t *slot;
+	uint32_t id;
 	struct chain *ch;
 
 	if (n > CALLCHAIN_MAX_DEPTH)
@@ -102,17 +89,12 @@ uint32_t callchain_intern(struct callchains *c, const uint64_t *pcs, unsigned n)
 	if (!n)
 		return 0;
 	hash = chain_hash(pcs, n);
-	slot = chain_slot(c, hash, pcs, n);
-	if (*slot)
-		return *slot;
+	id = find_chain(c, hash, pcs, n);
+	if (id)
+		return id;
 	if (c->n_chains >= CALLCHAIN_MAX_CHAINS) {
 		c->refused++;
 		return 0;
-	}
-	/* grown before passing 70% load */
-	if ((c->n_chains + 1) * 10 > (c->mask + 1) * 7) {
-		grow_slots(c);
-		slot = chain_slot(c, hash, pcs, n);
 	}
 	ALLOC_GROW(c->pcs, c->n_pcs + n, c->alloc_pcs);
 	memcpy(c->pcs + c->n_pcs, pcs, n * sizeof(*pcs));
@@ -122,8 +104,9 @@ uint32_t callchain_intern(struct callchains *c, const uint64_t *pcs, unsigned n)
 	ch->start = c->n_pcs;
 	ch->len = n;
 	c->n_pcs += n;
-	*slot = c->n_chains;
-	return *slot;
+	id = (uint32_t)c->n_chains;
+	hashmap_add(&c->ids, hash, (void *)(uintptr_t)id);   /* ids start at 1: never NULL */
+	return id;
 }
 
 const uint64_t *callchain_get(const struct callchains *c, uint32_t id, unsigned *n)

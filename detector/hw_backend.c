@@ -7,6 +7,7 @@
  * a backend and opens its events on a target.
  */
 #include "detector/hw_backend.h"
+#include "detector/backend.h"   /* backend_name() */
 
 #include <dirent.h>
 #include <errno.h>
@@ -42,29 +43,6 @@ static const char *const aux_pmus[] = { "spr", "emr", "gnr", "adl_glc", "mtl_rwc
 #define SPE_LOAD_FILTER		(1ULL << 33)
 #define SPE_STORE_FILTER	(1ULL << 34)
 #define SPE_PERIOD		4096
-
-const char *backend_name(enum backend_id id)
-{
-	switch (id) {
-	case BACKEND_PEBS: return "pebs";
-	case BACKEND_IBS: return "ibs";
-	case BACKEND_SPE: return "spe";
-	case BACKEND_SOFT: return "soft";
-	case BACKEND__COUNT: break;
-	}
-	return "?";
-}
-
-bool backend_from_name(const char *name, enum backend_id *id)
-{
-	for (int i = 0; i < BACKEND__COUNT; i++) {
-		if (!strcmp(name, backend_name(i))) {
-			*id = i;
-			return true;
-		}
-	}
-	return false;
-}
 
 /* --- the host ----------------------------------------------------------- */
 
@@ -711,13 +689,7 @@ bool hw_backend_access(struct hw_backend *hb, const struct perf_sample *ps,
 		hb->drops[DROP_KERNEL]++;
 		return false;
 	}
-	memset(out, 0, sizeof(*out));
-	out->time = ps->time;
-	out->pid = ps->pid;
-	out->tid = ps->tid;
-	out->cpu = ps->cpu;
-	out->ip = ps->ip;
-	out->addr = ps->addr;
+	access_sample_from_perf(out, ps, ps->ip, ps->addr);
 	out->size = 1;
 	out->kind = kind_from_data_src(ps->data_src);
 	out->base_reg = -1;
@@ -731,21 +703,16 @@ bool hw_backend_access(struct hw_backend *hb, const struct perf_sample *ps,
 uint64_t hw_backend_samples_seen(const struct hw_backend *hb) { return hb->seen; }
 uint64_t hw_backend_samples_decoded(const struct hw_backend *hb) { return hb->decoded; }
 
-unsigned hw_backend_drop_counts(const struct hw_backend *hb, struct named_count **out)
+static const char *drop_name(unsigned i)
 {
 	static const char *const names[DROP__COUNT] = {
 		[DROP_NO_ADDRESS] = "no data address",
 		[DROP_KERNEL] = "kernel address",
 	};
-	struct named_count *c = xcalloc(DROP__COUNT, sizeof(*c));
-	unsigned n = 0;
+	return names[i];
+}
 
-	for (unsigned i = 0; i < DROP__COUNT; i++) {
-		if (!hb->drops[i])
-			continue;
-		c[n].what = xstrdup(names[i]);
-		c[n++].n = hb->drops[i];
-	}
-	*out = c;
-	return n;
+unsigned hw_backend_drop_counts(const struct hw_backend *hb, struct named_count **out)
+{
+	return named_counts_collect(hb->drops, DROP__COUNT, drop_name, out);
 }

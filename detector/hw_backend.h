@@ -39,8 +39,7 @@ enum backend_id {
 	BACKEND_SOFT,
 	BACKEND__COUNT
 };
-const char *backend_name(enum backend_id id);        /* "pebs", ... */
-bool backend_from_name(const char *name, enum backend_id *id);
+/* names, and the table of backends: backend.h */
 
 enum cpu_vendor { VENDOR_OTHER, VENDOR_INTEL, VENDOR_AMD, VENDOR_ARM };
 

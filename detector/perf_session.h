@@ -16,9 +16,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
 #include "symbolize/decode.h"
+#include "detector/sample.h"
 
 struct perf_sample {
 	uint64_t ip;
@@ -34,6 +36,22 @@ struct perf_sample {
 	const uint8_t *stack;     /* PERF_SAMPLE_STACK_USER, valid during the callback */
 	uint64_t stack_size;
 };
+
+/* The part of an access sample every backend takes from the perf sample
+ * as it is (time, pid, tid, cpu), with the accessing instruction and data
+ * address the backend found; every other field zero. */
+static inline void access_sample_from_perf(struct access_sample *out,
+					   const struct perf_sample *ps,
+					   uint64_t ip, uint64_t addr)
+{
+	memset(out, 0, sizeof(*out));   /* padding too: samples are written out */
+	out->time = ps->time;
+	out->pid = ps->pid;
+	out->tid = ps->tid;
+	out->cpu = ps->cpu;
+	out->ip = ip;
+	out->addr = addr;
+}
 
 struct perf_callbacks {
 	void *ctx;

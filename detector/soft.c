@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "symbolize/decode.h"
+#include "common/hashmap.h"
 #include "common/util.h"
 #include "symbolize/symbolizer.h"
 
@@ -32,8 +33,7 @@ struct func_code {
 struct soft {
 	struct symbolizer *sym;
 	struct decoder *dec;
-	struct func_code **funcs;     /* open-addressing hash on (pid, start) */
-	size_t n_funcs, cap_funcs;
+	struct hashmap funcs;         /* struct func_code *, by func_hash() */
 	uint64_t seen, decoded;
 	uint64_t drops[DROP__COUNT];
 };
@@ -75,14 +75,17 @@ struct soft *soft_new(struct symbolizer *sym)
 {
 	struct soft *s = xcalloc(1, sizeof(*s));
 	s->sym = sym;
+	hashmap_init(&s->funcs, 0);
 	s->dec = decoder_new_native();
 	if (!s->dec)
 		die("cannot initialise the x86-64 decoder (Capstone)");
 	return s;
 }
 
-static void func_code_free(struct func_code *f)
+static void func_code_free(void *p)
 {
+	struct func_code *f = p;
+
 	if (!f)
 		return;
 	free(f->bytes);
@@ -95,9 +98,7 @@ void soft_free(struct soft *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->cap_funcs; i++)
-		func_code_free(s->funcs[i]);
-	free(s->funcs);
+	hashmap_release(&s->funcs, func_code_free);
 	decoder_free(s->dec);
 	free(s);
 }
@@ -143,36 +144,26 @@ static struct func_code *func_code_build(struct soft *s, uint32_t pid,
 	return f;
 }
 
-static size_t func_slot(const struct soft *s, uint32_t pid, uint64_t start)
+static uint64_t func_hash(uint32_t pid, uint64_t start)
 {
-	size_t mask = s->cap_funcs - 1;
-	size_t i = hash_u64(start ^ ((uint64_t)pid << 48)) & mask;
-	while (s->funcs[i] && !(s->funcs[i]->pid == pid && s->funcs[i]->start == start))
-		i = (i + 1) & mask;
-	return i;
+	return hash_u64(start ^ ((uint64_t)pid << 48));
 }
 
+/* The function's decoded code, decoded on first use. */
 static struct func_code *func_code_get(struct soft *s, uint32_t pid,
 				       const struct func_info *fi)
 {
-	size_t i;
+	uint64_t hash = func_hash(pid, fi->start);
+	struct func_code *f;
+	size_t pos;
 
-	if (s->n_funcs * 10 >= s->cap_funcs * 7) {
-		struct func_code **old = s->funcs;
-		size_t old_cap = s->cap_funcs;
-		s->cap_funcs = old_cap ? old_cap * 2 : 256;
-		s->funcs = xcalloc(s->cap_funcs, sizeof(*s->funcs));
-		for (size_t j = 0; j < old_cap; j++)
-			if (old[j])
-				s->funcs[func_slot(s, old[j]->pid, old[j]->start)] = old[j];
-		free(old);
-	}
-	i = func_slot(s, pid, fi->start);
-	if (!s->funcs[i]) {
-		s->funcs[i] = func_code_build(s, pid, fi->start, fi->end);
-		s->n_funcs++;
-	}
-	return s->funcs[i];
+	for (f = hashmap_first_of(&s->funcs, hash, &pos); f;
+	     f = hashmap_next_of(&s->funcs, hash, &pos))
+		if (f->pid == pid && f->start == fi->start)
+			return f;
+	f = func_code_build(s, pid, fi->start, fi->end);
+	hashmap_add(&s->funcs, hash, f);
+	return f;
 }
 
 static bool u32_find(const uint32_t *a, unsigned n, uint32_t v, unsigned *idx)
@@ -283,13 +274,7 @@ bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sam
 		s->drops[DROP_BAD_ADDRESS]++;
 		return false;
 	}
-	memset(out, 0, sizeof(*out));
-	out->time = ps->time;
-	out->pid = ps->pid;
-	out->tid = ps->tid;
-	out->cpu = ps->cpu;
-	out->ip = at;
-	out->addr = acc.addr;
+	access_sample_from_perf(out, ps, at, acc.addr);
 	out->size = acc.size ? acc.size : 1;
 	out->kind = acc.kind;
 	out->base_reg = acc.base_reg;
@@ -319,16 +304,8 @@ static int cmp_count(const void *a, const void *b)
 
 unsigned soft_drop_counts(const struct soft *s, struct named_count **out)
 {
-	unsigned n = 0;
-	struct named_count *c = xcalloc(DROP__COUNT, sizeof(*c));
-	for (unsigned i = 0; i < DROP__COUNT; i++) {
-		if (!s->drops[i])
-			continue;
-		c[n].what = xstrdup(drop_name(i));
-		c[n].n = s->drops[i];
-		n++;
-	}
-	qsort(c, n, sizeof(*c), cmp_count);
-	*out = c;
+	unsigned n = named_counts_collect(s->drops, DROP__COUNT, drop_name, out);
+
+	qsort(*out, n, sizeof(**out), cmp_count);
 	return n;
 }

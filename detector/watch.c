@@ -22,7 +22,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
@@ -80,14 +79,6 @@ struct watch {
 	unsigned windows;
 	double armed_s;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 struct watch *watch_new(const struct watch_config *cfg)
 {
@@ -505,7 +496,7 @@ int watch_arm(struct watch *w, const struct watch_window *win)
 		return n;
 	}
 	w->armed = true;
-	w->t_start = now_s();
+	w->t_start = monotonic_s();
 	for (unsigned i = 0; i < w->n_threads; i++)
 		if (w->threads[i].n_bp)
 			ioctl(w->threads[i].bp[0].fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
@@ -554,13 +545,13 @@ bool watch_poll(struct watch *w, int timeout_ms)
 
 	if (!w->armed)
 		return false;
-	left = w->t_start + w->cfg.window_s - now_s();
+	left = w->t_start + w->cfg.window_s - monotonic_s();
 	if (left * 1000 < timeout_ms)
 		timeout_ms = left > 0 ? (int)(left * 1000) + 1 : 0;
 	if (timeout_ms > 0)
 		poll(NULL, 0, timeout_ms);    /* a signal (Ctrl-C) cuts it short */
 	drain_all(w);
-	t = now_s();
+	t = monotonic_s();
 	check_rates(w, t);
 	n = arm_new_threads(w, true);
 	if (n == -ESRCH || !process_alive((pid_t)w->win.pid))
@@ -641,7 +632,7 @@ void watch_disarm(struct watch *w)
 	for (unsigned i = 0; i < w->n_threads; i++)
 		if (w->threads[i].n_bp)
 			ioctl(w->threads[i].bp[0].fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
-	t_end = now_s();
+	t_end = monotonic_s();
 	drain_all(w);
 
 	c = xcalloc(w->n_threads ? w->n_threads : 1, sizeof(*c));

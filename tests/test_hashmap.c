@@ -80,6 +80,31 @@ static void test_matched(void)
 	hashmap_release(&m, NULL);
 }
 
+/* The in-line walk sees every value of a hash and nothing else, after
+ * growth and on an empty map. */
+static void test_walk(void)
+{
+	struct hashmap m = HASHMAP_INIT(0);
+	int vals[5], other;
+	size_t pos = 0;
+	unsigned n = 0;
+	bool ours = true;
+
+	CHECK(hashmap_first_of(&m, 7, &pos) == NULL, "empty map: nothing");
+	for (int i = 0; i < 5; i++)
+		hashmap_add(&m, 7, &vals[i]);
+	for (int i = 0; i < 200; i++)
+		hashmap_add(&m, (uint64_t)i * 64 + 8, &other);   /* neighbours, other hashes */
+	for (void *v = hashmap_first_of(&m, 7, &pos); v; v = hashmap_next_of(&m, 7, &pos)) {
+		ours &= v != &other;
+		n++;
+	}
+	CHECK_EQ_U64(n, 5, "five values under one hash");
+	CHECK(ours, "only values of that hash");
+	CHECK(hashmap_first_of(&m, 9, &pos) == NULL, "absent hash: nothing");
+	hashmap_release(&m, NULL);
+}
+
 static void test_strset(void)
 {
 	struct strset s = STRSET_INIT;
@@ -105,6 +130,7 @@ int main(void)
 {
 	test_keyed();
 	test_matched();
+	test_walk();
 	test_strset();
 	return test_done();
 }

@@ -1,0 +1,44 @@
+/* format.h - the output formats of a report, one row each.
+ *
+ * Every command that prints a report picks its printer here by name
+ * (report_format_find), and validates --format against the same rows, so
+ * a new format is one printer (report.h) and one row in format.c.  A row
+ * says where it may be asked for: `--format NAME` of the sampling and
+ * report commands, `--format NAME` of watch, or neither (annotate, which
+ * --annotate selects).  print() must not fail: write errors show when the
+ * caller closes the stream.
+ */
+#ifndef CONTEND_FORMAT_H
+#define CONTEND_FORMAT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct report;
+
+/* What a caller may pass on to a printer beyond the report. */
+struct format_flags {
+	bool full;                    /* annotate: whole source files */
+};
+
+enum format_use {
+	FORMAT_FOR_REPORT = 1 << 0,   /* --format of run, attach, report */
+	FORMAT_FOR_WATCH = 1 << 1,    /* --format of watch */
+};
+
+struct report_format {
+	const char *name;             /* "text", "json", ... */
+	const char *extension;        /* of a file holding it, without the dot */
+	unsigned uses;                /* enum format_use bits */
+	void (*print)(const struct report *r, FILE *out, const struct format_flags *f);
+};
+
+/* The format called name, if it may be asked for as use says (0: any
+ * use); NULL otherwise. */
+const struct report_format *report_format_find(const char *name, unsigned use);
+
+/* "text, json, html": the names that may be asked for as use says, for
+ * error messages.  Caller frees. */
+char *report_format_names(unsigned use);
+
+#endif

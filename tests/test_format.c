@@ -1,0 +1,60 @@
+/* test_format - the table of report formats: lookup by name and use, the
+ * names error messages list, and that each row prints. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/format.h"
+#include "reports/report.h"
+#include "tests/tap.h"
+
+static void test_lookup(void)
+{
+	const struct report_format *f;
+	char *names;
+
+	f = report_format_find("json", FORMAT_FOR_REPORT);
+	CHECK(f && !strcmp(f->name, "json") && !strcmp(f->extension, "json"), "json for reports");
+	CHECK(report_format_find("html", FORMAT_FOR_REPORT) != NULL, "html for reports");
+	CHECK(report_format_find("html", FORMAT_FOR_WATCH) == NULL, "no html for watch");
+	CHECK(report_format_find("annotate", FORMAT_FOR_REPORT) == NULL,
+	      "annotate is --annotate, not --format");
+	CHECK(report_format_find("annotate", 0) != NULL, "annotate by name");
+	CHECK(report_format_find("xml", 0) == NULL, "unknown name");
+
+	names = report_format_names(FORMAT_FOR_REPORT);
+	CHECK_STR(names, "text, json, html", "--format names of run/report");
+	free(names);
+	names = report_format_names(FORMAT_FOR_WATCH);
+	CHECK_STR(names, "text, json", "--format names of watch");
+	free(names);
+}
+
+/* An empty report goes through every printer without trouble. */
+static void test_print(void)
+{
+	static const char *const all[] = { "text", "json", "html", "annotate" };
+	struct report r;
+
+	memset(&r, 0, sizeof(r));
+	r.command = (char *)"true";
+	r.backend = (char *)"soft";
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		const struct report_format *f = report_format_find(all[i], 0);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+
+		f->print(&r, out, &(struct format_flags){ .full = false });
+		fclose(out);
+		CHECK(len > 0, "%s prints an empty report (%zu bytes)", all[i], len);
+		free(buf);
+	}
+}
+
+int main(void)
+{
+	test_lookup();
+	test_print();
+	return test_done();
+}
