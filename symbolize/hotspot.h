@@ -1,0 +1,105 @@
+/* hotspot.h - HotSpot's own description of its data, read from a live JVM.
+ *
+ * HotSpot exports, for its Serviceability Agent, tables describing its C++
+ * types (gHotSpotVMStructs: fields, gHotSpotVMTypes: types and sizes,
+ * gHotSpotVMIntConstants / gHotSpotVMLongConstants) together with the
+ * layout of the table entries themselves (gHotSpotVMStructEntry*Offset,
+ * ...ArrayStride).  hotspot_open() finds libjvm.so in the target's maps,
+ * looks those symbols up in its dynamic symbol table and copies the tables
+ * out of the target's memory, so every offset and size below is the one of
+ * the JVM that runs, with no version-specific constant in contend.
+ *
+ * Contract:
+ *  - hotspot_open() fails (NULL) with a one-line reason in *err: not a
+ *    HotSpot JVM, tables absent, permission denied (ptrace access), the
+ *    process gone.  Everything read from the target is data: lengths and
+ *    counts are bounded and strings must be printable ASCII, else the open
+ *    fails ("table ... malformed") rather than trusting them.
+ *  - Returned strings belong to the hotspot handle and live until
+ *    hotspot_close().  Lookups never read the target again, except those
+ *    that say so (klass names, static values, objects), which re-read it
+ *    each call and return false on any failed or implausible read.
+ *  - Type names are HotSpot's C++ names ("Klass", "InstanceKlass",
+ *    "Symbol"); field names are as the tables spell them ("_name",
+ *    "_metadata._compressed_klass").  Lookups of a field in a type also
+ *    search its superclasses as the type table links them.
+ */
+#ifndef CONTEND_HOTSPOT_H
+#define CONTEND_HOTSPOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/util.h"
+
+struct hotspot;
+
+/* One field of a HotSpot type, as gHotSpotVMStructs lists it. */
+struct hotspot_field {
+	const char *type;          /* the type that declares it: "Klass" */
+	const char *name;          /* "_secondary_super_cache" */
+	const char *type_string;   /* C++ type: "Klass*", "u2"; NULL: unchecked */
+	uint64_t offset;           /* nonstatic: byte offset in the object */
+	uint64_t address;          /* static: address of the variable */
+	uint64_t size;             /* bytes, 0 if the tables do not say */
+	bool is_static;
+};
+
+/* Attach to pid's libjvm.so (reads only; the JVM keeps running). */
+struct hotspot *hotspot_open(pid_t pid, struct strbuf *err);
+void hotspot_close(struct hotspot *h);
+
+pid_t hotspot_pid(const struct hotspot *h);
+/* Every entry of gHotSpotVMStructs, in table order: *n set. */
+const struct hotspot_field *hotspot_fields(const struct hotspot *h, size_t *n);
+
+/* The field type.field (nonstatic or static), or NULL. */
+const struct hotspot_field *hotspot_field(const struct hotspot *h,
+					  const char *type, const char *field);
+/* Offset of a nonstatic field; -1 if unknown. */
+int64_t hotspot_field_offset(const struct hotspot *h, const char *type,
+			     const char *field);
+/* The nonstatic field of type (or a superclass) that covers byte offset:
+ * starts there, or starts before it and its size reaches it.  When a
+ * field's size is unknown it covers up to the next field.  NULL if none. */
+const struct hotspot_field *hotspot_field_at(const struct hotspot *h,
+					     const char *type, uint64_t offset);
+/* The nonstatic fields of type and its superclasses sorted by offset (a
+ * union's members share one): *n set; caller frees the array only. */
+const struct hotspot_field **hotspot_layout(const struct hotspot *h,
+					    const char *type, size_t *n);
+
+/* sizeof(type) as the JVM has it; false if the type is unknown. */
+bool hotspot_type_size(const struct hotspot *h, const char *type, uint64_t *size);
+/* The type's superclass name, or NULL. */
+const char *hotspot_type_super(const struct hotspot *h, const char *type);
+/* gHotSpotVMIntConstants / gHotSpotVMLongConstants entries. */
+bool hotspot_int_constant(const struct hotspot *h, const char *name, int32_t *val);
+bool hotspot_long_constant(const struct hotspot *h, const char *name, uint64_t *val);
+
+/* Reads the target (re-read each call). */
+bool hotspot_read(const struct hotspot *h, uint64_t addr, void *buf, size_t len);
+/* The value of a static field of size 1, 2, 4 or 8 (zero-extended). */
+bool hotspot_static_value(const struct hotspot *h, const char *type,
+			  const char *field, uint64_t *val);
+
+/* The name of the class whose Klass is at klass_addr, read through
+ * Klass::_name -> Symbol::_length/_body ("java/lang/Object",
+ * "[Ljava/lang/String;").  False unless the bytes look like a class name
+ * (printable ASCII, sane length, '/'-separated identifiers), so a wrong
+ * guess of a Klass address never yields garbage.  len >= 2. */
+bool hotspot_klass_name(const struct hotspot *h, uint64_t klass_addr,
+			char *buf, size_t len);
+
+/* The Klass of the Java heap object at obj: the compressed class pointer
+ * after the mark word decoded with CompressedKlassPointers' base and
+ * shift, or the full pointer when UseCompressedClassPointers is off.  The
+ * result is checked with hotspot_klass_name(); 0 if anything fails. */
+uint64_t hotspot_object_klass(const struct hotspot *h, uint64_t obj);
+
+/* The value of a boolean -XX flag (JVMFlag table); false if not found. */
+bool hotspot_flag_bool(const struct hotspot *h, const char *flag, bool *val);
+
+#endif
