@@ -1,0 +1,407 @@
+/* test_hotspot.c - hotspot.h and jvm_attach.h on a live JVM.
+ *
+ * A small Java program (written and compiled into a temp dir) calls one
+ * method, hotspotProbeWork, until the JIT has compiled it, prints "ready"
+ * and sleeps.  On it:
+ *  - the vmStructs tables give Klass::_secondary_super_cache, _secondary_supers
+ *    and _name, and on JDK 17 (the tables' own _vm_major_version) at 32,
+ *    40 and 24, as measured (PLATFORM-NOTES.md); reverse lookups and the
+ *    sorted layout of InstanceKlass agree;
+ *  - the Klass of java.lang.Object (vmClasses' static table) is named
+ *    "java/lang/Object", its mirror's class is java.lang.Class through the
+ *    compressed class pointer;
+ *  - jvm_write_perf_map writes /tmp/perf-PID.map naming hotspotProbeWork,
+ *    and leaves no .attach_pid file behind.
+ * Negative: this test's own pid is no JVM for hotspot_open nor for
+ * jvm_attach_jcmd, which must not signal it; a reaped pid is "gone".
+ * Skipped (77) without java and javac; $JAVA_HOME picks another JDK.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "common/util.h"
+#include "symbolize/hotspot.h"
+#include "symbolize/jvm_attach.h"
+
+static const char probe_java[] =
+	"public class HotspotProbe {\n"
+	"	static long hotspotProbeWork(long n) {\n"
+	"		long s = 0;\n"
+	"		for (long i = 0; i < n; i++)\n"
+	"			s += i ^ (s >>> 3);\n"
+	"		return s;\n"
+	"	}\n"
+	"	public static void main(String[] args) throws Exception {\n"
+	"		long t = 0;\n"
+	"		for (int i = 0; i < 100000; i++)\n"
+	"			t += hotspotProbeWork(1000);\n"
+	"		System.out.println(\"ready \" + t);\n"
+	"		System.out.flush();\n"
+	"		Thread.sleep(120000);\n"
+	"	}\n"
+	"}\n";
+
+static char tmpdir[] = "/tmp/test_hotspot.XXXXXX";
+static char java[4096], javac[4096];
+static pid_t jvm_pid;
+
+/* java and javac from $JAVA_HOME/bin, else from $PATH. */
+static bool find_jdk(void)
+{
+	const char *home = getenv("JAVA_HOME"), *path = getenv("PATH");
+	char *dirs, *save = NULL;
+	bool found = false;
+
+	if (home && *home) {
+		snprintf(java, sizeof(java), "%s/bin/java", home);
+		snprintf(javac, sizeof(javac), "%s/bin/javac", home);
+		return access(java, X_OK) == 0 && access(javac, X_OK) == 0;
+	}
+	dirs = xstrdup(path ? path : "");
+	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		snprintf(java, sizeof(java), "%s/java", d);
+		snprintf(javac, sizeof(javac), "%s/javac", d);
+		found = access(java, X_OK) == 0 && access(javac, X_OK) == 0;
+	}
+	free(dirs);
+	return found;
+}
+
+/* Compiles HotspotProbe and starts it in tmpdir (its cwd); waits for
+ * "ready".  The JVM's pid, or -1. */
+static pid_t start_jvm(void)
+{
+	char *src = xasprintf("%s/HotspotProbe.java", tmpdir), *cmd;
+	char line[256];
+	int pipefd[2], st;
+	size_t got = 0;
+	FILE *f = fopen(src, "w");
+	pid_t pid;
+
+	if (!f || fputs(probe_java, f) == EOF || fclose(f)) {
+		fprintf(stderr, "cannot write %s\n", src);
+		return -1;
+	}
+	cmd = xasprintf("'%s' -d '%s' '%s'", javac, tmpdir, src);
+	st = system(cmd);
+	free(cmd);
+	free(src);
+	if (st != 0) {
+		fprintf(stderr, "javac failed\n");
+		return -1;
+	}
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		close(pipefd[0]);
+		if (chdir(tmpdir) == 0)
+			execl(java, java, "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", tmpdir,
+			      "HotspotProbe", (char *)NULL);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	/* warm-up on a shared machine: allow a minute */
+	while (got < sizeof(line) - 1) {
+		struct pollfd pfd = { pipefd[0], POLLIN, 0 };
+		ssize_t n;
+
+		if (poll(&pfd, 1, 60000) <= 0)
+			break;
+		n = read(pipefd[0], line + got, sizeof(line) - 1 - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		line[got] = '\0';
+		if (strchr(line, '\n'))
+			break;
+	}
+	close(pipefd[0]);
+	line[got] = '\0';
+	if (strncmp(line, "ready", 5)) {
+		fprintf(stderr, "the JVM did not get ready: \"%s\"\n", line);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
+}
+
+static void check_tables(struct hotspot *h)
+{
+	const struct hotspot_field *f, **lay;
+	uint64_t major = 0, size = 0;
+	int64_t cache, supers, name;
+	int32_t oop_size;
+	size_t n, pos_cache = 0;
+	bool sorted = true;
+
+	f = hotspot_fields(h, &n);
+	printf("%zu vmStructs entries\n", n);
+	CHECK(n > 100 && f, "too few entries: %zu", n);
+
+	cache = hotspot_field_offset(h, "Klass", "_secondary_super_cache");
+	supers = hotspot_field_offset(h, "Klass", "_secondary_supers");
+	name = hotspot_field_offset(h, "Klass", "_name");
+	f = hotspot_field(h, "Klass", "_secondary_super_cache");
+	CHECK(f && !f->is_static && (int64_t)f->offset == cache, "field and offset disagree");
+	CHECK(f && f->size == 8 && f->type_string && !strcmp(f->type_string, "Klass*"),
+	      "_secondary_super_cache is a Klass* of 8 bytes");
+	CHECK(hotspot_static_value(h, "Abstract_VM_Version", "_vm_major_version", &major),
+	      "no _vm_major_version");
+	printf("JDK %llu: Klass::_name %lld, _secondary_super_cache %lld, _secondary_supers %lld\n",
+	       (unsigned long long)major, (long long)name, (long long)cache, (long long)supers);
+	CHECK(cache > 0 && supers > 0 && name > 0, "Klass fields missing");
+	if (major == 17) {
+		CHECK_EQ_U64(cache, 32, "JDK 17 Klass::_secondary_super_cache");
+		CHECK_EQ_U64(supers, 40, "JDK 17 Klass::_secondary_supers");
+		CHECK_EQ_U64(name, 24, "JDK 17 Klass::_name");
+		CHECK_EQ_U64(hotspot_field_offset(h, "Symbol", "_length"), 4, "JDK 17 Symbol::_length");
+		CHECK_EQ_U64(hotspot_field_offset(h, "Symbol", "_body"), 6, "JDK 17 Symbol::_body");
+	}
+	/* inherited: InstanceKlass finds Klass's field */
+	CHECK_EQ_U64(hotspot_field_offset(h, "InstanceKlass", "_secondary_super_cache"), cache,
+		     "InstanceKlass inherits _secondary_super_cache");
+	CHECK(hotspot_field_offset(h, "Klass", "_no_such_field") == -1, "unknown field found");
+
+	f = hotspot_field_at(h, "Klass", (uint64_t)cache);
+	CHECK(f && !strcmp(f->name, "_secondary_super_cache"), "Klass+%lld is %s", (long long)cache,
+	      f ? f->name : "nothing");
+	f = hotspot_field_at(h, "Klass", (uint64_t)cache + 4);
+	CHECK(f && !strcmp(f->name, "_secondary_super_cache"), "Klass+%lld+4 is %s",
+	      (long long)cache, f ? f->name : "nothing");
+	f = hotspot_field_at(h, "InstanceKlass", (uint64_t)supers);
+	CHECK(f && !strcmp(f->name, "_secondary_supers"), "InstanceKlass+%lld is %s",
+	      (long long)supers, f ? f->name : "nothing");
+	CHECK(hotspot_field_at(h, "NoSuchType", 0) == NULL, "field in an unknown type");
+
+	CHECK(hotspot_type_size(h, "Klass", &size) && size > (uint64_t)supers,
+	      "sizeof(Klass) %llu", (unsigned long long)size);
+	CHECK_STR(hotspot_type_super(h, "InstanceKlass"), "Klass", "InstanceKlass's superclass");
+	CHECK(hotspot_int_constant(h, "oopSize", &oop_size) && oop_size == 8, "oopSize %d", oop_size);
+
+	lay = hotspot_layout(h, "InstanceKlass", &n);
+	for (size_t i = 0; i < n; i++) {
+		if (i && lay[i]->offset < lay[i - 1]->offset)
+			sorted = false;
+		if (!strcmp(lay[i]->name, "_secondary_super_cache"))
+			pos_cache = i;
+	}
+	CHECK(n > 20 && sorted, "InstanceKlass layout: %zu fields, sorted %d", n, sorted);
+	CHECK(pos_cache + 1 < n && !strcmp(lay[pos_cache + 1]->name, "_secondary_supers"),
+	      "_secondary_supers does not follow _secondary_super_cache");
+	printf("InstanceKlass layout around the cache:");
+	for (size_t i = pos_cache > 2 ? pos_cache - 2 : 0; i < n && i < pos_cache + 3; i++)
+		printf(" %s@%llu(%llu)", lay[i]->name, (unsigned long long)lay[i]->offset,
+		       (unsigned long long)lay[i]->size);
+	printf("\n");
+	free(lay);
+}
+
+/* The static vmClasses (older: SystemDictionary) slot whose name mentions
+ * what ("Object_klass"): the Klass it holds, or 0. */
+static uint64_t well_known_klass(struct hotspot *h, const char *what)
+{
+	const struct hotspot_field *f;
+	size_t n;
+	uint64_t k;
+
+	f = hotspot_fields(h, &n);
+	for (size_t i = 0; i < n; i++)
+		if (f[i].is_static && strstr(f[i].name, what) &&
+		    (!strcmp(f[i].type, "vmClasses") || !strcmp(f[i].type, "SystemDictionary")) &&
+		    hotspot_read(h, f[i].address, &k, sizeof(k)))
+			return k;
+	return 0;
+}
+
+static void check_klasses(struct hotspot *h)
+{
+	uint64_t object_k = well_known_klass(h, "Object_klass");
+	uint64_t class_k = well_known_klass(h, "Class_klass");
+	uint64_t mirror_handle = 0, mirror = 0;
+	int64_t mirror_off = hotspot_field_offset(h, "Klass", "_java_mirror");
+	int64_t obj_off = hotspot_field_offset(h, "OopHandle", "_obj");
+	bool compressed = false;
+	char name[256];
+
+	CHECK(object_k && class_k, "vmClasses: Object 0x%llx, Class 0x%llx",
+	      (unsigned long long)object_k, (unsigned long long)class_k);
+	CHECK(hotspot_klass_name(h, object_k, name, sizeof(name)), "no name at 0x%llx",
+	      (unsigned long long)object_k);
+	CHECK_STR(name, "java/lang/Object", "Object_klass's name");
+	printf("Klass 0x%llx is %s\n", (unsigned long long)object_k, name);
+	CHECK(hotspot_klass_name(h, class_k, name, sizeof(name)), "no name for Class_klass");
+	CHECK_STR(name, "java/lang/Class", "Class_klass's name");
+	CHECK(!hotspot_klass_name(h, object_k, name, 8), "a name longer than the buffer fit");
+	CHECK(!hotspot_klass_name(h, 0x1000, name, sizeof(name)), "a name at 0x1000");
+	CHECK(!hotspot_klass_name(h, 1ULL << 60, name, sizeof(name)), "a name at 1<<60");
+
+	/* java.lang.Object's mirror is a java.lang.Class object on the heap */
+	CHECK(hotspot_flag_bool(h, "UseCompressedClassPointers", &compressed),
+	      "no UseCompressedClassPointers flag");
+	printf("UseCompressedClassPointers %s\n", compressed ? "true" : "false");
+	CHECK(mirror_off > 0 && obj_off >= 0 &&
+	      hotspot_read(h, object_k + (uint64_t)mirror_off, &mirror_handle, 8) &&
+	      hotspot_read(h, mirror_handle + (uint64_t)obj_off, &mirror, 8) && mirror,
+	      "Object's mirror unreadable");
+	CHECK_EQ_U64(hotspot_object_klass(h, mirror), class_k, "class of Object's mirror");
+	CHECK_EQ_U64(hotspot_object_klass(h, object_k), 0, "a Klass taken for an object");
+}
+
+/* Counts SIGQUITs delivered to this test. */
+static volatile sig_atomic_t quits;
+static void on_quit(int sig)
+{
+	quits++;
+}
+
+static void check_not_a_jvm(void)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct sigaction sa = { .sa_handler = on_quit };
+	struct hotspot *h;
+	pid_t child;
+
+	h = hotspot_open(getpid(), &err);
+	CHECK(!h, "the test opened as a JVM");
+	CHECK(strstr(strbuf_str(&err), "not a HotSpot JVM"), "message: %s", strbuf_str(&err));
+	printf("hotspot_open(self): %s\n", strbuf_str(&err));
+	strbuf_reset(&err);
+
+	sigaction(SIGQUIT, &sa, NULL);
+	CHECK(jvm_attach_jcmd(getpid(), "Compiler.perfmap", 1000, &out, &err) == -1,
+	      "attached to the test");
+	CHECK(strstr(strbuf_str(&err), "not a HotSpot JVM"), "message: %s", strbuf_str(&err));
+	printf("jvm_attach_jcmd(self): %s\n", strbuf_str(&err));
+	usleep(50000);
+	CHECK(quits == 0, "the test got %d SIGQUIT", (int)quits);
+	strbuf_reset(&err);
+
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	h = hotspot_open(child, &err);
+	CHECK(!h && strstr(strbuf_str(&err), "gone"), "reaped pid: %s", strbuf_str(&err));
+	printf("hotspot_open(reaped): %s\n", strbuf_str(&err));
+	strbuf_reset(&err);
+	CHECK(jvm_attach_jcmd(child, "Compiler.perfmap", 1000, NULL, &err) == -1 &&
+	      strstr(strbuf_str(&err), "gone"), "attach to reaped pid: %s", strbuf_str(&err));
+	strbuf_release(&err);
+	strbuf_release(&out);
+}
+
+/* Does file contain s? */
+static bool file_contains(const char *path, const char *s)
+{
+	char buf[65536];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	while (f && !found && fgets(buf, sizeof(buf), f))
+		found = strstr(buf, s) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void check_perf_map(pid_t pid)
+{
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	char map[64], attach_file[4096];
+	char *path = NULL;
+	int r;
+
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", (int)pid);
+	snprintf(attach_file, sizeof(attach_file), "%s/.attach_pid%d", tmpdir, (int)pid);
+	unlink(map);
+	r = jvm_write_perf_map(pid, JVM_ATTACH_TIMEOUT_MS, &path, &err);
+	CHECK(r == 0, "jvm_write_perf_map: %s", strbuf_str(&err));
+	CHECK(access(map, R_OK) == 0, "%s not written", map);
+	CHECK(file_contains(map, "hotspotProbeWork"), "%s does not name hotspotProbeWork", map);
+	CHECK(access(attach_file, F_OK) < 0, "%s left behind", attach_file);
+	printf("perf map %s (%s): hotspotProbeWork %s\n", map, path ? path : "-",
+	       file_contains(map, "hotspotProbeWork") ? "found" : "MISSING");
+	free(path);
+	strbuf_reset(&err);
+
+	/* the listener is up now: a second command needs no signal */
+	r = jvm_attach_jcmd(pid, "VM.version", JVM_ATTACH_TIMEOUT_MS, &out, &err);
+	CHECK(r == 0 && strstr(strbuf_str(&out), "JDK"), "VM.version: %s%s",
+	      strbuf_str(&err), strbuf_str(&out));
+	strbuf_reset(&err);
+	r = jvm_attach_jcmd(pid, "No.such.command", JVM_ATTACH_TIMEOUT_MS, &out, &err);
+	CHECK(r == -1 && err.len, "an unknown command succeeded");
+	printf("unknown command: %s\n", strbuf_str(&err));
+	CHECK(kill(pid, 0) == 0, "the JVM died");
+	unlink(map);
+	strbuf_release(&err);
+	strbuf_release(&out);
+}
+
+/* Stops the JVM: SIGTERM lets it remove its attach socket; SIGKILL after
+ * 5 s, and then the socket is ours to remove. */
+static void cleanup(void)
+{
+	char *cmd;
+
+	if (jvm_pid > 0) {
+		char sock[64];
+		int i;
+
+		kill(jvm_pid, SIGTERM);
+		for (i = 0; i < 100 && waitpid(jvm_pid, NULL, WNOHANG) == 0; i++)
+			usleep(50000);
+		if (i == 100) {
+			kill(jvm_pid, SIGKILL);
+			waitpid(jvm_pid, NULL, 0);
+		}
+		snprintf(sock, sizeof(sock), "/tmp/.java_pid%d", (int)jvm_pid);
+		unlink(sock);
+		jvm_pid = 0;
+	}
+	cmd = xasprintf("rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", tmpdir);
+	free(cmd);
+}
+
+int main(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct hotspot *h;
+
+	check_not_a_jvm();
+	if (!find_jdk())
+		return test_skip("java or javac not found");
+	if (!mkdtemp(tmpdir))
+		return test_skip("no temp dir");
+	jvm_pid = start_jvm();
+	CHECK(jvm_pid > 0, "cannot start the JVM (%s)", java);
+	if (jvm_pid <= 0) {
+		cleanup();
+		return test_done();
+	}
+	h = hotspot_open(jvm_pid, &err);
+	CHECK(h, "hotspot_open: %s", strbuf_str(&err));
+	if (h) {
+		check_tables(h);
+		check_klasses(h);
+		hotspot_close(h);
+	}
+	check_perf_map(jvm_pid);
+	cleanup();
+	strbuf_release(&err);
+	return test_done();
+}
