@@ -50,6 +50,12 @@ struct hotspot {
 	struct hashmap field_index;     /* key_size 0: hash of type + field */
 	struct hashmap type_index;      /* key_size 0: hash of name */
 	struct hashmap int_index, long_index;
+	/* fixed once the JVM runs, so read at open: how oops and class
+	 * pointers in objects are compressed (known false: could not tell) */
+	struct narrow_ptr {
+		bool known, compressed;
+		uint64_t base, shift;
+	} narrow_oop, narrow_klass;
 };
 
 /* ---- the target's memory ------------------------------------------------ */
@@ -681,6 +687,9 @@ static bool load(struct hotspot *h, struct strbuf *err)
 		read_constants(h, &js, &tl, true, err);
 }
 
+static void read_narrow(struct hotspot *h, const char *flag, const char *type,
+			struct narrow_ptr *np);
+
 struct hotspot *hotspot_open(pid_t pid, struct strbuf *err)
 {
 	struct hotspot *h = xcalloc(1, sizeof(*h));
@@ -697,6 +706,8 @@ struct hotspot *hotspot_open(pid_t pid, struct strbuf *err)
 		return NULL;
 	}
 	build_indexes(h);
+	read_narrow(h, "UseCompressedOops", "CompressedOops", &h->narrow_oop);
+	read_narrow(h, "UseCompressedClassPointers", "CompressedKlassPointers", &h->narrow_klass);
 	return h;
 }
 
@@ -1033,27 +1044,125 @@ bool hotspot_flag_bool(const struct hotspot *h, const char *flag, bool *val)
 	return false;
 }
 
+/* A compressed-pointer scheme: the flag, and if on, the static base and
+ * shift of type (CompressedOops, CompressedKlassPointers). */
+static void read_narrow(struct hotspot *h, const char *flag, const char *type,
+			struct narrow_ptr *np)
+{
+	np->known = false;
+	if (!hotspot_flag_bool(h, flag, &np->compressed))
+		return;
+	if (np->compressed &&
+	    (!static_ending_value(h, type, "_base", &np->base) ||
+	     !static_ending_value(h, type, "_shift", &np->shift) || np->shift > 32))
+		return;
+	np->known = true;
+}
+
+/* A pointer field at addr, full or compressed as np says; 0 if unknown. */
+static uint64_t read_pointer_field(const struct hotspot *h, const struct narrow_ptr *np,
+				   uint64_t addr)
+{
+	uint64_t v;
+
+	if (!np->known)
+		return 0;
+	if (!np->compressed)
+		return read_u64(h->pid, addr, &v) ? v : 0;
+	if (!read_uint(h->pid, addr, 4, &v) || !v)
+		return 0;
+	return np->base + (v << np->shift);
+}
+
+bool hotspot_read_oop(const struct hotspot *h, uint64_t addr, uint64_t *oop)
+{
+	*oop = read_pointer_field(h, &h->narrow_oop, addr);
+	return *oop != 0;
+}
+
 uint64_t hotspot_object_klass(const struct hotspot *h, uint64_t obj)
 {
 	char name[MAX_CLASS_NAME];
-	uint64_t klass, base, shift, narrow;
-	bool compressed;
+	uint64_t klass;
 	int64_t off;
 
-	if (!plausible_pointer(obj) || !hotspot_flag_bool(h, "UseCompressedClassPointers", &compressed))
+	if (!plausible_pointer(obj))
 		return 0;
-	if (compressed) {
-		off = hotspot_field_offset(h, "oopDesc", "_metadata._compressed_klass");
-		if (off < 0 ||
-		    !static_ending_value(h, "CompressedKlassPointers", "_base", &base) ||
-		    !static_ending_value(h, "CompressedKlassPointers", "_shift", &shift) ||
-		    shift > 32 || !read_uint(h->pid, obj + (uint64_t)off, 4, &narrow) || !narrow)
-			return 0;
-		klass = base + (narrow << shift);
-	} else {
-		off = hotspot_field_offset(h, "oopDesc", "_metadata._klass");
-		if (off < 0 || !read_u64(h->pid, obj + (uint64_t)off, &klass))
-			return 0;
-	}
+	off = hotspot_field_offset(h, "oopDesc", h->narrow_klass.compressed ?
+				   "_metadata._compressed_klass" : "_metadata._klass");
+	if (off < 0)
+		return 0;
+	klass = read_pointer_field(h, &h->narrow_klass, obj + (uint64_t)off);
 	return hotspot_klass_name(h, klass, name, sizeof(name)) ? klass : 0;
+}
+
+uint64_t hotspot_vm_class(const struct hotspot *h, const char *id)
+{
+	uint64_t k;
+
+	for (size_t i = 0; i < h->nfields; i++) {
+		const struct hotspot_field *f = &h->fields[i];
+
+		/* vmClasses::_klasses[...Object_klass_knum)]; older JDKs kept
+		 * them in SystemDictionary::_well_known_klasses */
+		if (f->is_static && f->address && strstr(f->name, id) &&
+		    (!strcmp(f->type, "vmClasses") || !strcmp(f->type, "SystemDictionary")) &&
+		    read_u64(h->pid, f->address, &k) && plausible_pointer(k))
+			return k;
+	}
+	return 0;
+}
+
+uint64_t hotspot_klass_mirror(const struct hotspot *h, uint64_t klass)
+{
+	int64_t mirror_off = hotspot_field_offset(h, "Klass", "_java_mirror");
+	int64_t obj_off = hotspot_field_offset(h, "OopHandle", "_obj");
+	uint64_t handle, mirror;
+
+	if (mirror_off < 0 || !plausible_pointer(klass))
+		return 0;
+	if (obj_off < 0)   /* before OopHandle (JDK < 16) the field was the oop */
+		return read_u64(h->pid, klass + (uint64_t)mirror_off, &mirror) ? mirror : 0;
+	if (!read_u64(h->pid, klass + (uint64_t)mirror_off, &handle) ||
+	    !plausible_pointer(handle) ||
+	    !read_u64(h->pid, handle + (uint64_t)obj_off, &mirror))
+		return 0;
+	return plausible_pointer(mirror) ? mirror : 0;
+}
+
+#define MAX_KLASS_WALK 1000000
+
+uint64_t hotspot_find_klass(const struct hotspot *h, const char *name)
+{
+	int64_t sub_off = hotspot_field_offset(h, "Klass", "_subklass");
+	int64_t sib_off = hotspot_field_offset(h, "Klass", "_next_sibling");
+	int64_t super_off = hotspot_field_offset(h, "Klass", "_super");
+	uint64_t root = hotspot_vm_class(h, "Object_klass"), k = root;
+	char buf[MAX_CLASS_NAME];
+
+	if (!root || sub_off < 0 || sib_off < 0 || super_off < 0)
+		return 0;
+	/* depth first through _subklass / _next_sibling, back up through
+	 * _super; the tree changes under us, so every step is bounded */
+	for (unsigned steps = 0; k && steps < MAX_KLASS_WALK; steps++) {
+		uint64_t next = 0;
+
+		if (hotspot_klass_name(h, k, buf, sizeof(buf)) && !strcmp(buf, name))
+			return k;
+		if (read_u64(h->pid, k + (uint64_t)sub_off, &next) && plausible_pointer(next)) {
+			k = next;
+			continue;
+		}
+		while (k && k != root) {
+			if (read_u64(h->pid, k + (uint64_t)sib_off, &next) && plausible_pointer(next))
+				break;
+			next = 0;
+			if (!read_u64(h->pid, k + (uint64_t)super_off, &k) || !plausible_pointer(k))
+				return 0;
+		}
+		if (!next)
+			return 0;
+		k = next;
+	}
+	return 0;
 }

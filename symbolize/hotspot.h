@@ -93,11 +93,25 @@ bool hotspot_static_value(const struct hotspot *h, const char *type,
 bool hotspot_klass_name(const struct hotspot *h, uint64_t klass_addr,
 			char *buf, size_t len);
 
-/* The Klass of the Java heap object at obj: the compressed class pointer
- * after the mark word decoded with CompressedKlassPointers' base and
- * shift, or the full pointer when UseCompressedClassPointers is off.  The
- * result is checked with hotspot_klass_name(); 0 if anything fails. */
+/* The Klass of the Java heap object at obj: the class pointer after the
+ * mark word, compressed or not as UseCompressedClassPointers says, decoded
+ * with CompressedKlassPointers' base and shift (flags and base read once,
+ * at open).  The result is checked with hotspot_klass_name(); 0 if
+ * anything fails. */
 uint64_t hotspot_object_klass(const struct hotspot *h, uint64_t obj);
+/* The oop stored in the field at addr (narrow if UseCompressedOops);
+ * false if null or unreadable. */
+bool hotspot_read_oop(const struct hotspot *h, uint64_t addr, uint64_t *oop);
+
+/* A Klass of vmClasses' table whose slot name contains id ("Object_klass",
+ * "Class_klass"); 0 if none. */
+uint64_t hotspot_vm_class(const struct hotspot *h, const char *id);
+/* The loaded class named name ("java/lang/String"), found by walking the
+ * subclass tree from java/lang/Object (bounded; the first of several
+ * loaders' classes of that name); 0 if not found. */
+uint64_t hotspot_find_klass(const struct hotspot *h, const char *name);
+/* The class's java.lang.Class object (Klass::_java_mirror); 0 if unknown. */
+uint64_t hotspot_klass_mirror(const struct hotspot *h, uint64_t klass);
 
 /* The value of a boolean -XX flag (JVMFlag table); false if not found. */
 bool hotspot_flag_bool(const struct hotspot *h, const char *flag, bool *val);

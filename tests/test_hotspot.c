@@ -34,6 +34,10 @@
 
 static const char probe_java[] =
 	"public class HotspotProbe {\n"
+	"	static final class Pair {\n"
+	"		volatile long a, b;\n"
+	"	}\n"
+	"	static final Pair PAIR = new Pair();\n"
 	"	static long hotspotProbeWork(long n) {\n"
 	"		long s = 0;\n"
 	"		for (long i = 0; i < n; i++)\n"
@@ -208,30 +212,27 @@ static void check_tables(struct hotspot *h)
 	free(lay);
 }
 
-/* The static vmClasses (older: SystemDictionary) slot whose name mentions
- * what ("Object_klass"): the Klass it holds, or 0. */
-static uint64_t well_known_klass(struct hotspot *h, const char *what)
+/* The object of class want that one of mirror's fields points to (the
+ * static fields live in the class's mirror); 0 if none. */
+static uint64_t static_object_of(struct hotspot *h, uint64_t mirror, uint64_t want)
 {
-	const struct hotspot_field *f;
-	size_t n;
-	uint64_t k;
+	uint64_t size_off = 0, words = 0, obj;
 
-	f = hotspot_fields(h, &n);
-	for (size_t i = 0; i < n; i++)
-		if (f[i].is_static && strstr(f[i].name, what) &&
-		    (!strcmp(f[i].type, "vmClasses") || !strcmp(f[i].type, "SystemDictionary")) &&
-		    hotspot_read(h, f[i].address, &k, sizeof(k)))
-			return k;
+	if (!hotspot_static_value(h, "java_lang_Class", "_oop_size_offset", &size_off) ||
+	    !hotspot_read(h, mirror + size_off, &words, 4) || words > 4096)
+		return 0;
+	/* narrow oops are 4-byte aligned: the step covers both encodings */
+	for (uint64_t off = 8; off + 4 <= words * 8; off += 4)
+		if (hotspot_read_oop(h, mirror + off, &obj) && hotspot_object_klass(h, obj) == want)
+			return obj;
 	return 0;
 }
 
 static void check_klasses(struct hotspot *h)
 {
-	uint64_t object_k = well_known_klass(h, "Object_klass");
-	uint64_t class_k = well_known_klass(h, "Class_klass");
-	uint64_t mirror_handle = 0, mirror = 0;
-	int64_t mirror_off = hotspot_field_offset(h, "Klass", "_java_mirror");
-	int64_t obj_off = hotspot_field_offset(h, "OopHandle", "_obj");
+	uint64_t object_k = hotspot_vm_class(h, "Object_klass");
+	uint64_t class_k = hotspot_vm_class(h, "Class_klass");
+	uint64_t probe_k, pair_k, mirror, pair;
 	bool compressed = false;
 	char name[256];
 
@@ -251,12 +252,23 @@ static void check_klasses(struct hotspot *h)
 	CHECK(hotspot_flag_bool(h, "UseCompressedClassPointers", &compressed),
 	      "no UseCompressedClassPointers flag");
 	printf("UseCompressedClassPointers %s\n", compressed ? "true" : "false");
-	CHECK(mirror_off > 0 && obj_off >= 0 &&
-	      hotspot_read(h, object_k + (uint64_t)mirror_off, &mirror_handle, 8) &&
-	      hotspot_read(h, mirror_handle + (uint64_t)obj_off, &mirror, 8) && mirror,
-	      "Object's mirror unreadable");
+	mirror = hotspot_klass_mirror(h, object_k);
+	CHECK(mirror, "Object's mirror unreadable");
 	CHECK_EQ_U64(hotspot_object_klass(h, mirror), class_k, "class of Object's mirror");
 	CHECK_EQ_U64(hotspot_object_klass(h, object_k), 0, "a Klass taken for an object");
+
+	/* a live object of the probe: HotspotProbe.PAIR, through the mirror */
+	probe_k = hotspot_find_klass(h, "HotspotProbe");
+	pair_k = hotspot_find_klass(h, "HotspotProbe$Pair");
+	CHECK(probe_k && pair_k, "classes not found: HotspotProbe 0x%llx, Pair 0x%llx",
+	      (unsigned long long)probe_k, (unsigned long long)pair_k);
+	CHECK(hotspot_find_klass(h, "No/Such/Class") == 0, "found No/Such/Class");
+	pair = probe_k && pair_k ? static_object_of(h, hotspot_klass_mirror(h, probe_k), pair_k) : 0;
+	CHECK(pair, "HotspotProbe.PAIR not found in HotspotProbe's mirror");
+	CHECK(hotspot_klass_name(h, hotspot_object_klass(h, pair), name, sizeof(name)) &&
+	      !strcmp(name, "HotspotProbe$Pair"), "PAIR's class: %s", name);
+	printf("HotspotProbe.PAIR at 0x%llx is a %s (Klass 0x%llx)\n", (unsigned long long)pair,
+	       name, (unsigned long long)pair_k);
 }
 
 /* Counts SIGQUITs delivered to this test. */
