@@ -109,13 +109,13 @@ static void explain_read_error(struct strbuf *err, pid_t pid, const char *what)
 	int e = errno;
 
 	if (e == EPERM || e == EACCES)
-		strbuf_addf(err, "cannot read process %d's memory (%s): permission denied; "
+		strbuf_addf(err, "cannot read process %d (%s): permission denied; "
 			    "run as its user with kernel.yama.ptrace_scope=0, or with CAP_SYS_PTRACE",
 			    (int)pid, what);
 	else if (e == ESRCH || !process_alive(pid))
 		strbuf_addf(err, "process %d is gone", (int)pid);
 	else
-		strbuf_addf(err, "cannot read process %d's memory (%s): %s",
+		strbuf_addf(err, "cannot read process %d (%s): %s",
 			    (int)pid, what, strerror(e));
 }
 

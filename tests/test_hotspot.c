@@ -24,10 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
+#include "common/procfs.h"
 #include "common/util.h"
 #include "symbolize/hotspot.h"
 #include "symbolize/jvm_attach.h"
@@ -53,6 +55,11 @@ static const char probe_java[] =
 	"		Thread.sleep(120000);\n"
 	"	}\n"
 	"}\n";
+
+/* As root the JVM runs as another user, as in production: the attach
+ * must work across users; a third user must be refused. */
+#define JVM_UID 65534
+#define STRANGER_UID 65533
 
 static char tmpdir[] = "/tmp/test_hotspot.XXXXXX";
 static char java[4096], javac[4096];
@@ -103,12 +110,15 @@ static pid_t start_jvm(void)
 		fprintf(stderr, "javac failed\n");
 		return -1;
 	}
-	if (pipe(pipefd))
+	if (pipe(pipefd) || chmod(tmpdir, 0755))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
 		dup2(pipefd[1], 1);
 		close(pipefd[0]);
+		if (geteuid() == 0 &&
+		    (setgroups(0, NULL) || setgid(JVM_UID) || setuid(JVM_UID)))
+			_exit(126);
 		if (chdir(tmpdir) == 0)
 			execl(java, java, "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", tmpdir,
 			      "HotspotProbe", (char *)NULL);
@@ -314,6 +324,38 @@ static void check_not_a_jvm(void)
 	strbuf_release(&out);
 }
 
+/* As a user who is neither root nor the JVM's: both refuse, saying why. */
+static void check_stranger(pid_t pid)
+{
+	int st = -1;
+	pid_t child;
+
+	if (geteuid() != 0)
+		return;
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		struct strbuf err = STRBUF_INIT;
+		struct hotspot *h;
+		int bad = 0;
+
+		if (setgroups(0, NULL) || setgid(STRANGER_UID) || setuid(STRANGER_UID))
+			_exit(2);
+		h = hotspot_open(pid, &err);
+		printf("hotspot_open(as uid %d): %s\n", STRANGER_UID, strbuf_str(&err));
+		bad |= h || !strstr(strbuf_str(&err), "permission denied") ||
+			!strstr(strbuf_str(&err), "CAP_SYS_PTRACE");
+		strbuf_reset(&err);
+		bad |= jvm_attach_jcmd(pid, "VM.version", 1000, NULL, &err) != -1;
+		printf("jvm_attach_jcmd(as uid %d): %s\n", STRANGER_UID, strbuf_str(&err));
+		bad |= !strstr(strbuf_str(&err), "CAP_SYS_PTRACE");
+		fflush(stdout);
+		_exit(bad);
+	}
+	waitpid(child, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a stranger was not refused clearly (%d)", st);
+}
+
 /* Does file contain s? */
 static bool file_contains(const char *path, const char *s)
 {
@@ -405,6 +447,10 @@ int main(void)
 		cleanup();
 		return test_done();
 	}
+	printf("JVM %d runs as uid %d\n", (int)jvm_pid, (int)process_uid(jvm_pid));
+	if (geteuid() == 0)
+		CHECK(process_uid(jvm_pid) == JVM_UID, "the JVM runs as uid %d",
+		      (int)process_uid(jvm_pid));
 	h = hotspot_open(jvm_pid, &err);
 	CHECK(h, "hotspot_open: %s", strbuf_str(&err));
 	if (h) {
@@ -413,6 +459,7 @@ int main(void)
 		hotspot_close(h);
 	}
 	check_perf_map(jvm_pid);
+	check_stranger(jvm_pid);
 	cleanup();
 	strbuf_release(&err);
 	return test_done();
