@@ -171,6 +171,21 @@ struct libjvm {
 	uint64_t start, end;      /* the mapping of file offset 0 */
 };
 
+bool hotspot_is_libjvm_path(const char *path)
+{
+	static const char deleted[] = " (deleted)";
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	if (!base)
+		return false;
+	base++;
+	n = strlen(base);
+	if (n > sizeof(deleted) - 1 && !strcmp(base + n - (sizeof(deleted) - 1), deleted))
+		n -= sizeof(deleted) - 1;
+	return n == 9 && !strncmp(base, "libjvm.so", 9);
+}
+
 /* The libjvm.so mapping at file offset 0 in /proc/PID/maps.  0 found,
  * -1 not a JVM, -2 unreadable (errno set). */
 static int find_libjvm_map(pid_t pid, struct libjvm *lj)
@@ -186,15 +201,13 @@ static int find_libjvm_map(pid_t pid, struct libjvm *lj)
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, off;
 		char *file = strchr(line, '/'), *nl;
-		const char *base;
 
 		if (!file || sscanf(line, "%llx-%llx %*s %llx", &start, &end, &off) != 3)
 			continue;
 		nl = strchr(file, '\n');
 		if (nl)
 			*nl = '\0';
-		base = strrchr(file, '/') + 1;
-		if (strcmp(base, "libjvm.so") || off != 0)
+		if (!hotspot_is_libjvm_path(file) || off != 0)
 			continue;
 		if (found == 0 && start >= lj->start)
 			continue;
@@ -819,6 +832,14 @@ const struct hotspot_field **hotspot_layout(const struct hotspot *h,
 	return out;
 }
 
+/* "_primary_supers[0]": the tables describe an array by its first element. */
+static bool is_array_head(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 3 && !strcmp(name + n - 3, "[0]");
+}
+
 const struct hotspot_field *hotspot_field_at(const struct hotspot *h,
 					     const char *type, uint64_t offset)
 {
@@ -834,10 +855,10 @@ const struct hotspot_field *hotspot_field_at(const struct hotspot *h,
 
 		if (f->offset > offset)
 			break;
-		if (f->size) {
+		if (f->size && !is_array_head(f->name)) {
 			end = f->offset + f->size;
 		} else {
-			/* unknown size: up to the next field, or the type's end */
+			/* up to the next field, or the type's end */
 			size_t j = i + 1;
 
 			while (j < n && lay[j]->offset == f->offset)

@@ -47,6 +47,10 @@ struct hotspot_field {
 	bool is_static;
 };
 
+/* Is this mapped path (a /proc/PID/maps name) HotSpot's libjvm.so?  A
+ * JVM whose JDK was upgraded under it maps "... libjvm.so (deleted)". */
+bool hotspot_is_libjvm_path(const char *path);
+
 /* Attach to pid's libjvm.so (reads only; the JVM keeps running). */
 struct hotspot *hotspot_open(pid_t pid, struct strbuf *err);
 void hotspot_close(struct hotspot *h);
@@ -62,8 +66,9 @@ const struct hotspot_field *hotspot_field(const struct hotspot *h,
 int64_t hotspot_field_offset(const struct hotspot *h, const char *type,
 			     const char *field);
 /* The nonstatic field of type (or a superclass) that covers byte offset:
- * starts there, or starts before it and its size reaches it.  When a
- * field's size is unknown it covers up to the next field.  NULL if none. */
+ * starts there, or starts before it and its size reaches it.  A field
+ * of unknown size, or an array the tables list as its element 0
+ * ("_primary_supers[0]"), covers up to the next field.  NULL if none. */
 const struct hotspot_field *hotspot_field_at(const struct hotspot *h,
 					     const char *type, uint64_t offset);
 /* The nonstatic fields of type and its superclasses sorted by offset (a

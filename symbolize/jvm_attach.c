@@ -20,8 +20,10 @@
 #include <unistd.h>
 
 #include "common/procfs.h"
+#include "symbolize/hotspot.h"
 
 #define MAX_REPLY (1 << 20)   /* a perf map command answers a line or two */
+#define MAX_ARG 1024          /* HotSpot's limit on one request argument */
 
 static int64_t now_ms(void)
 {
@@ -43,12 +45,11 @@ static int maps_libjvm(pid_t pid)
 	if (!f)
 		return -1;
 	while (!found && fgets(line, sizeof(line), f)) {
-		char *nl = strchr(line, '\n'), *slash;
+		char *nl = strchr(line, '\n'), *file = strchr(line, '/');
 
 		if (nl)
 			*nl = '\0';
-		slash = strrchr(line, '/');
-		found = slash && !strcmp(slash + 1, "libjvm.so");
+		found = file && hotspot_is_libjvm_path(file);
 	}
 	fclose(f);
 	return found;
@@ -282,6 +283,10 @@ int jvm_attach_jcmd(pid_t pid, const char *command, int timeout_ms,
 	pid_t nspid;
 	int ret = -1;
 
+	if (strlen(command) >= MAX_ARG) {
+		strbuf_addf(err, "JVM %d: command longer than %d bytes", (int)pid, MAX_ARG - 1);
+		return -1;
+	}
 	if (pid <= 0 || check_target(pid, &nspid, &catches_quit, err))
 		return -1;
 	sock = xasprintf("/proc/%d/root/tmp/.java_pid%d", (int)pid, (int)nspid);
