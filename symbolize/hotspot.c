@@ -56,6 +56,7 @@ struct hotspot {
 		bool known, compressed;
 		uint64_t base, shift;
 	} narrow_oop, narrow_klass;
+	uint64_t object_klass;          /* java/lang/Object's, 0 if unknown */
 };
 
 /* ---- the target's memory ------------------------------------------------ */
@@ -721,6 +722,7 @@ struct hotspot *hotspot_open(pid_t pid, struct strbuf *err)
 	build_indexes(h);
 	read_narrow(h, "UseCompressedOops", "CompressedOops", &h->narrow_oop);
 	read_narrow(h, "UseCompressedClassPointers", "CompressedKlassPointers", &h->narrow_klass);
+	h->object_klass = hotspot_vm_class(h, "Object_klass");
 	return h;
 }
 
@@ -1186,4 +1188,54 @@ uint64_t hotspot_find_klass(const struct hotspot *h, const char *name)
 		k = next;
 	}
 	return 0;
+}
+
+#define MAX_KLASS_SCAN 4096   /* InstanceKlass ~470 bytes, then vtable/itable */
+
+/* Is there a Klass at k?  Every class's first primary super is
+ * java/lang/Object (Object's is itself), and its name must look like one. */
+static bool is_klass_at(const struct hotspot *h, uint64_t k, int64_t primary_off)
+{
+	char name[MAX_CLASS_NAME];
+	uint64_t first;
+
+	return read_u64(h->pid, k + (uint64_t)primary_off, &first) &&
+		first == h->object_klass && hotspot_klass_name(h, k, name, sizeof(name));
+}
+
+uint64_t hotspot_klass_containing(const struct hotspot *h, uint64_t addr)
+{
+	int64_t primary_off = hotspot_field_offset(h, "Klass", "_primary_supers[0]");
+
+	if (!h->object_klass || primary_off < 0 || !plausible_pointer(addr))
+		return 0;
+	for (uint64_t back = addr & 7; back <= MAX_KLASS_SCAN && back <= addr; back += 8)
+		if (is_klass_at(h, addr - back, primary_off))
+			return addr - back;
+	return 0;
+}
+
+bool hotspot_describe(const struct hotspot *h, uint64_t addr, struct strbuf *out)
+{
+	uint64_t klass = hotspot_klass_containing(h, addr), off, lh;
+	int64_t lh_off = hotspot_field_offset(h, "Klass", "_layout_helper");
+	const struct hotspot_field *f;
+	const char *type = "InstanceKlass";
+	char name[MAX_CLASS_NAME];
+
+	if (!klass || !hotspot_klass_name(h, klass, name, sizeof(name)))
+		return false;
+	/* a negative layout helper marks an array class */
+	if (lh_off >= 0 && read_uint(h->pid, klass + (uint64_t)lh_off, 4, &lh) && (int32_t)lh < 0)
+		type = "ArrayKlass";
+	off = addr - klass;
+	strbuf_addf(out, "%s %s+%llu", type, name, (unsigned long long)off);
+	f = hotspot_field_at(h, type, off);
+	if (f)
+		strbuf_addf(out, " %s::%s (%s, %llu bytes at +%llu)", f->type, f->name,
+			    f->type_string ? f->type_string : "?",
+			    (unsigned long long)f->size, (unsigned long long)f->offset);
+	else
+		strbuf_addf(out, " (past %s: vtable, itable or oop maps)", type);
+	return true;
 }

@@ -118,6 +118,16 @@ uint64_t hotspot_find_klass(const struct hotspot *h, const char *name);
 /* The class's java.lang.Class object (Klass::_java_mirror); 0 if unknown. */
 uint64_t hotspot_klass_mirror(const struct hotspot *h, uint64_t klass);
 
+/* The Klass that metadata address addr lies in: the nearest start found
+ * scanning back in 8-byte steps (at most 4 KiB) where Klass::_primary_supers[0]
+ * is java/lang/Object's Klass and _name looks like a class name.  0 if
+ * none: addr is not in a Klass (heap objects are not searched). */
+uint64_t hotspot_klass_containing(const struct hotspot *h, uint64_t addr);
+/* Appends one line naming addr inside a Klass, for a report:
+ * "InstanceKlass TypeCheck$C0+32 Klass::_secondary_super_cache (Klass*,
+ * 8 bytes at +32)".  False (nothing appended) if addr is in no Klass. */
+bool hotspot_describe(const struct hotspot *h, uint64_t addr, struct strbuf *out);
+
 /* The value of a boolean -XX flag (JVMFlag table); false if not found. */
 bool hotspot_flag_bool(const struct hotspot *h, const char *flag, bool *val);
 

@@ -269,6 +269,29 @@ static uint64_t static_object_of(struct hotspot *h, uint64_t mirror, uint64_t wa
 	return 0;
 }
 
+/* What a report will do with a sampled address: name the Klass and field
+ * it lies in, JDK-8180450's line being the cache at Klass+32. */
+static void check_describe(struct hotspot *h, uint64_t pair_k, uint64_t object_k, uint64_t pair)
+{
+	int64_t cache = hotspot_field_offset(h, "Klass", "_secondary_super_cache");
+	struct strbuf sb = STRBUF_INIT;
+
+	CHECK_EQ_U64(hotspot_klass_containing(h, pair_k + (uint64_t)cache + 3), pair_k,
+		     "Klass containing Pair's cache + 3");
+	CHECK_EQ_U64(hotspot_klass_containing(h, pair_k), pair_k, "Klass containing its start");
+	CHECK_EQ_U64(hotspot_klass_containing(h, object_k + 8), object_k, "Object's Klass + 8");
+	CHECK_EQ_U64(hotspot_klass_containing(h, pair), 0, "a heap object taken for a Klass");
+	CHECK(hotspot_describe(h, pair_k + (uint64_t)cache, &sb), "no description");
+	printf("describe(Pair's Klass + %lld): %s\n", (long long)cache, strbuf_str(&sb));
+	CHECK(strstr(strbuf_str(&sb), "HotspotProbe$Pair+") &&
+	      strstr(strbuf_str(&sb), "Klass::_secondary_super_cache"), "description: %s",
+	      strbuf_str(&sb));
+	strbuf_reset(&sb);
+	CHECK(!hotspot_describe(h, pair + 16, &sb) && !sb.len, "heap object described: %s",
+	      strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
 static void check_klasses(struct hotspot *h)
 {
 	uint64_t object_k = hotspot_vm_class(h, "Object_klass");
@@ -310,6 +333,7 @@ static void check_klasses(struct hotspot *h)
 	      !strcmp(name, "HotspotProbe$Pair"), "PAIR's class: %s", name);
 	printf("HotspotProbe.PAIR at 0x%llx is a %s (Klass 0x%llx)\n", (unsigned long long)pair,
 	       name, (unsigned long long)pair_k);
+	check_describe(h, pair_k, object_k, pair);
 }
 
 /* Counts SIGQUITs delivered to this test. */
