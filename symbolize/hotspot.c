@@ -94,8 +94,10 @@ static bool read_uint(pid_t pid, uint64_t addr, size_t size, uint64_t *val)
 {
 	uint8_t b[8];
 
-	if (size != 1 && size != 2 && size != 4 && size != 8)
+	if (size != 1 && size != 2 && size != 4 && size != 8) {
+		errno = EINVAL;
 		return false;
+	}
 	if (!read_target(pid, addr, b, size))
 		return false;
 	*val = 0;
@@ -353,10 +355,11 @@ static bool read_sym_value(pid_t pid, const struct jvm_syms *js, int s, uint64_t
 /* Reads one table: its entries (stride bytes each) into *entries, up to the
  * first whose NUL-terminating member at key_off is 0.  Layout offsets are
  * checked against the stride (member_end: the last member's end).
- * Returns the count, or -1 with err set. */
+ * Returns the count and sets *stride_out, or -1 with err set. */
+#define TABLE_BATCH 64
 static long read_table(struct hotspot *h, const struct jvm_syms *js, int table_sym,
 		       int stride_sym, uint64_t key_off, uint64_t member_end,
-		       uint8_t **entries, struct strbuf *err)
+		       uint8_t **entries, uint64_t *stride_out, struct strbuf *err)
 {
 	const char *what = jvm_sym_names[table_sym];
 	uint64_t base, stride;
@@ -380,7 +383,7 @@ static long read_table(struct hotspot *h, const struct jvm_syms *js, int table_s
 		return -1;
 	}
 	for (;;) {
-		uint64_t key;
+		size_t batch = TABLE_BATCH, i;
 
 		if (n >= MAX_TABLE_ENTRIES) {
 			strbuf_addf(err, "process %d: table %s malformed (no end in %d entries)",
@@ -388,17 +391,28 @@ static long read_table(struct hotspot *h, const struct jvm_syms *js, int table_s
 			free(buf);
 			return -1;
 		}
-		ALLOC_GROW(buf, (n + 1) * stride, alloc);
-		if (!read_target(h->pid, base + n * stride, buf + n * stride, stride)) {
-			explain_read_error(err, h->pid, what);
-			free(buf);
-			return -1;
+		ALLOC_GROW(buf, (n + batch) * stride, alloc);
+		/* a batch may run past the table's mapping: then one by one */
+		if (!read_target(h->pid, base + n * stride, buf + n * stride, batch * stride)) {
+			batch = 1;
+			if (!read_target(h->pid, base + n * stride, buf + n * stride, stride)) {
+				explain_read_error(err, h->pid, what);
+				free(buf);
+				return -1;
+			}
 		}
-		memcpy(&key, buf + n * stride + key_off, sizeof(key));
-		if (!key)
+		for (i = 0; i < batch; i++) {
+			uint64_t key;
+
+			memcpy(&key, buf + (n + i) * stride + key_off, sizeof(key));
+			if (!key)
+				break;
+		}
+		n += i;
+		if (i < batch)
 			break;
-		n++;
 	}
+	*stride_out = stride;
 	*entries = buf;
 	return (long)n;
 }
@@ -475,11 +489,10 @@ static bool read_structs(struct hotspot *h, const struct jvm_syms *js,
 	uint64_t stride;
 	uint8_t *ents;
 	long n = read_table(h, js, S_STRUCTS, S_SE_STRIDE, tl->off[S_SE_FIELD], end,
-			    &ents, err);
+			    &ents, &stride, err);
 
 	if (n < 0)
 		return false;
-	read_sym_value(h->pid, js, S_SE_STRIDE, &stride);
 	h->fields = xcalloc((size_t)n + 1, sizeof(*h->fields));
 	for (long i = 0; i < n; i++) {
 		const uint8_t *e = ents + i * stride;
@@ -513,11 +526,10 @@ static bool read_types(struct hotspot *h, const struct jvm_syms *js,
 	uint64_t stride;
 	uint8_t *ents;
 	long n = read_table(h, js, S_TYPES, S_TE_STRIDE, tl->off[S_TE_TYPE], end,
-			    &ents, err);
+			    &ents, &stride, err);
 
 	if (n < 0)
 		return false;
-	read_sym_value(h->pid, js, S_TE_STRIDE, &stride);
 	h->types = xcalloc((size_t)n + 1, sizeof(*h->types));
 	for (long i = 0; i < n; i++) {
 		const uint8_t *e = ents + i * stride;
@@ -550,12 +562,12 @@ static bool read_constants(struct hotspot *h, const struct jvm_syms *js,
 	struct hotspot_const *c;
 	uint64_t stride;
 	uint8_t *ents;
-	long n = read_table(h, js, table, stride_sym, tl->off[name_sym], end, &ents, err);
+	long n = read_table(h, js, table, stride_sym, tl->off[name_sym], end, &ents,
+			    &stride, err);
 	size_t count = 0;
 
 	if (n < 0)
 		return false;
-	read_sym_value(h->pid, js, stride_sym, &stride);
 	c = xcalloc((size_t)n + 1, sizeof(*c));
 	for (long i = 0; i < n; i++) {
 		const uint8_t *e = ents + i * stride;
