@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -129,6 +130,27 @@ static bool create_attach_file(pid_t pid, pid_t nspid, char **path)
 			return true;
 	}
 	return false;
+}
+
+/* A handle on pid taken before it is checked, so that the SIGQUIT cannot
+ * reach another process that got the pid after the JVM exited: -1 where
+ * the kernel has no pidfd (before 5.3), and then kill() is the fallback. */
+static int pid_handle(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	return -1;
+#endif
+}
+
+static int send_quit(pid_t pid, int pidfd)
+{
+#ifdef SYS_pidfd_send_signal
+	if (pidfd >= 0)
+		return (int)syscall(SYS_pidfd_send_signal, pidfd, SIGQUIT, NULL, 0);
+#endif
+	return kill(pid, SIGQUIT);
 }
 
 /* Waits for the listener's socket; false on timeout or if pid dies. */
@@ -281,14 +303,22 @@ int jvm_attach_jcmd(pid_t pid, const char *command, int timeout_ms,
 	char *sock, *attach_file = NULL;
 	bool catches_quit;
 	pid_t nspid;
-	int ret = -1;
+	int ret = -1, pidfd;
 
 	if (strlen(command) >= MAX_ARG) {
 		strbuf_addf(err, "JVM %d: command longer than %d bytes", (int)pid, MAX_ARG - 1);
 		return -1;
 	}
-	if (pid <= 0 || check_target(pid, &nspid, &catches_quit, err))
+	if (pid <= 0) {
+		strbuf_addf(err, "no such process %d", (int)pid);
 		return -1;
+	}
+	pidfd = pid_handle(pid);
+	if (check_target(pid, &nspid, &catches_quit, err)) {
+		if (pidfd >= 0)
+			close(pidfd);
+		return -1;
+	}
 	sock = xasprintf("/proc/%d/root/tmp/.java_pid%d", (int)pid, (int)nspid);
 	if (!is_socket(sock)) {
 		if (!catches_quit) {
@@ -301,7 +331,7 @@ int jvm_attach_jcmd(pid_t pid, const char *command, int timeout_ms,
 				    (int)pid, (int)nspid, strerror(errno));
 			goto out;
 		}
-		if (kill(pid, SIGQUIT) < 0) {
+		if (send_quit(pid, pidfd) < 0) {
 			strbuf_addf(err, "JVM %d: cannot send SIGQUIT: %s", (int)pid, strerror(errno));
 			goto out;
 		}
@@ -318,6 +348,8 @@ int jvm_attach_jcmd(pid_t pid, const char *command, int timeout_ms,
 	if (talk(pid, sock, command, deadline, &reply, err) == 0)
 		ret = parse_reply(pid, &reply, out, err);
 out:
+	if (pidfd >= 0)
+		close(pidfd);
 	if (attach_file) {
 		unlink(attach_file);
 		free(attach_file);
