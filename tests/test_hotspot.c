@@ -178,7 +178,7 @@ static pid_t start_jvm(void)
 static void check_tables(struct hotspot *h)
 {
 	const struct hotspot_field *f, **lay;
-	uint64_t major = 0, size = 0;
+	uint64_t major = 0, size = 0, lock_mask = 0;
 	int64_t cache, supers, name;
 	int32_t oop_size;
 	size_t n, pos_cache = 0;
@@ -234,6 +234,10 @@ static void check_tables(struct hotspot *h)
 	      "sizeof(Klass) %llu", (unsigned long long)size);
 	CHECK_STR(hotspot_type_super(h, "InstanceKlass"), "Klass", "InstanceKlass's superclass");
 	CHECK(hotspot_int_constant(h, "oopSize", &oop_size) && oop_size == 8, "oopSize %d", oop_size);
+	/* the mark word's two lock bits, the same in every HotSpot */
+	CHECK(hotspot_long_constant(h, "markWord::lock_mask", &lock_mask) && lock_mask == 3,
+	      "markWord::lock_mask %llu", (unsigned long long)lock_mask);
+	CHECK(!hotspot_long_constant(h, "no_such_constant", &lock_mask), "unknown constant found");
 
 	lay = hotspot_layout(h, "InstanceKlass", &n);
 	for (size_t i = 0; i < n; i++) {
