@@ -23,6 +23,14 @@
  *    "Symbol"); field names are as the tables spell them ("_name",
  *    "_metadata._compressed_klass").  Lookups of a field in a type also
  *    search its superclasses as the type table links them.
+ *  - The target is a 64-bit little-endian JVM like contend (x86-64).
+ *  - Cost: hotspot_open ~2000 small reads (6 ms on JDK 17); keep one
+ *    handle per JVM.  hotspot_describe: up to 512 candidate starts of 2-3
+ *    reads each.  hotspot_flag_bool walks the flag table (~1000 flags).
+ *
+ * For a report: h = hotspot_open(pid, &err) once, then for a contended
+ * address hotspot_describe(h, addr, &line), and hotspot_klass_containing +
+ * hotspot_layout(h, "InstanceKlass") to show the neighbouring fields.
  */
 #ifndef CONTEND_HOTSPOT_H
 #define CONTEND_HOTSPOT_H
