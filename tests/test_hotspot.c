@@ -15,6 +15,9 @@
  *  - jvm_write_perf_map writes /tmp/perf-PID.map naming hotspotProbeWork,
  *    and leaves no .attach_pid file behind; VM.version answers "JDK", an
  *    unknown command fails with the JVM's message.
+ * A JVM run with -Xrs listens from the start and is attached unsignalled;
+ * with attach disabled too, SIGQUIT would kill it: refused unsignalled.
+ * One with attach disabled times out, stays alive, loses the attach file.
  * As root, the JVM runs as uid 65534 (contend as root, the JVM as a service
  * user), and uid 65533 must be refused by both, with the ptrace advice.
  * Negative: this test's own pid is no JVM for hotspot_open nor for
@@ -31,6 +34,7 @@
 #include <sys/stat.h>
 #include <grp.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -108,34 +112,43 @@ static bool find_jdk(void)
 	return found;
 }
 
-/* Compiles HotspotProbe and starts it in tmpdir (its cwd); waits for
- * "ready".  The JVM's pid, or -1. */
-static pid_t start_jvm(void)
+/* Writes HotspotProbe.java into tmpdir and compiles it there. */
+static bool compile_probe(void)
 {
 	char *src = xasprintf("%s/HotspotProbe.java", tmpdir), *cmd;
-	char line[256];
-	int pipefd[2], st;
-	size_t got = 0;
 	FILE *f = fopen(src, "w");
-	pid_t pid;
+	int st;
 
 	if (!f || fputs(probe_java, f) == EOF || fclose(f)) {
 		fprintf(stderr, "cannot write %s\n", src);
-		return -1;
+		free(src);
+		return false;
 	}
 	cmd = xasprintf("'%s' -d '%s' '%s'", javac, tmpdir, src);
 	st = system(cmd);
 	free(cmd);
 	free(src);
-	if (st != 0) {
+	if (st != 0)
 		fprintf(stderr, "javac failed\n");
-		return -1;
-	}
-	if (pipe(pipefd) || chmod(tmpdir, 0755))
-		return -1;
+	if (chmod(tmpdir, 0755))
+		return false;
 	jvm_as_other_user = geteuid() == 0 && can_run_as(JVM_UID);
 	if (geteuid() == 0 && !jvm_as_other_user)
 		printf("note: uid %d cannot run %s: the JVM runs as root\n", JVM_UID, java);
+	return st == 0;
+}
+
+/* Starts HotspotProbe in tmpdir (its cwd), with options opt1 and opt2
+ * (NULL: none); waits for "ready".  The JVM's pid, or -1. */
+static pid_t start_jvm(const char *opt1, const char *opt2)
+{
+	char line[256];
+	int pipefd[2];
+	size_t got = 0;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
 	pid = fork();
 	if (pid == 0) {
 		dup2(pipefd[1], 1);
@@ -144,8 +157,8 @@ static pid_t start_jvm(void)
 		    (setgroups(0, NULL) || setgid(JVM_UID) || setuid(JVM_UID)))
 			_exit(126);
 		if (chdir(tmpdir) == 0)
-			execl(java, java, "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", tmpdir,
-			      "HotspotProbe", (char *)NULL);
+			execl(java, java, opt1 ? opt1 : "-Xmx64m", opt2 ? opt2 : "-Xmx64m",
+			      "-XX:TieredStopAtLevel=1", "-cp", tmpdir, "HotspotProbe", (char *)NULL);
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -463,31 +476,96 @@ static void check_perf_map(pid_t pid)
 	strbuf_release(&out);
 }
 
-/* Stops the JVM: SIGTERM lets it remove its attach socket; SIGKILL after
+/* Stops a JVM: SIGTERM lets it remove its attach socket; SIGKILL after
  * 5 s, and then the socket is ours to remove. */
+static void stop_jvm(pid_t pid)
+{
+	char sock[64];
+	int i;
+
+	kill(pid, SIGTERM);
+	for (i = 0; i < 100 && waitpid(pid, NULL, WNOHANG) == 0; i++)
+		usleep(50000);
+	if (i == 100) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	snprintf(sock, sizeof(sock), "/tmp/.java_pid%d", (int)pid);
+	unlink(sock);
+}
+
 static void cleanup(void)
 {
 	char *cmd;
 
-	if (jvm_pid > 0) {
-		char sock[64];
-		int i;
-
-		kill(jvm_pid, SIGTERM);
-		for (i = 0; i < 100 && waitpid(jvm_pid, NULL, WNOHANG) == 0; i++)
-			usleep(50000);
-		if (i == 100) {
-			kill(jvm_pid, SIGKILL);
-			waitpid(jvm_pid, NULL, 0);
-		}
-		snprintf(sock, sizeof(sock), "/tmp/.java_pid%d", (int)jvm_pid);
-		unlink(sock);
-		jvm_pid = 0;
-	}
+	if (jvm_pid > 0)
+		stop_jvm(jvm_pid);
+	jvm_pid = 0;
 	cmd = xasprintf("rm -rf '%s'", tmpdir);
 	if (system(cmd))
 		fprintf(stderr, "cannot remove %s\n", tmpdir);
 	free(cmd);
+}
+
+/* Is pid, our child, still running (not exited, not killed)? */
+static bool child_running(pid_t pid)
+{
+	return waitpid(pid, NULL, WNOHANG) == 0;
+}
+
+/* JVMs that cannot be attached: refused without a signal, or timed out
+ * cleanly; either way the JVM runs on and no .attach_pid file is left. */
+static void check_unattachable(void)
+{
+	struct strbuf err = STRBUF_INIT;
+	char attach_file[4096];
+	int64_t t0;
+	pid_t pid;
+
+	/* -Xrs: HotSpot leaves SIGQUIT to its default action, which kills,
+	 * and starts its listener at once: the attach needs no signal */
+	pid = start_jvm("-Xrs", NULL);
+	CHECK(pid > 0, "cannot start a JVM with -Xrs");
+	if (pid > 0) {
+		CHECK(jvm_attach_jcmd(pid, "VM.version", 2000, NULL, &err) == 0,
+		      "-Xrs: %s", strbuf_str(&err));
+		usleep(100000);
+		CHECK(child_running(pid), "the -Xrs JVM died");
+		stop_jvm(pid);
+		strbuf_reset(&err);
+	}
+	/* -Xrs without a listener: SIGQUIT would kill it, so no attach */
+	pid = start_jvm("-Xrs", "-XX:+DisableAttachMechanism");
+	CHECK(pid > 0, "cannot start a JVM with -Xrs -XX:+DisableAttachMechanism");
+	if (pid > 0) {
+		CHECK(jvm_attach_jcmd(pid, "VM.version", 2000, NULL, &err) == -1 &&
+		      strstr(strbuf_str(&err), "does not handle SIGQUIT"), "-Xrs: %s",
+		      strbuf_str(&err));
+		printf("-Xrs, attach disabled: %s\n", strbuf_str(&err));
+		usleep(100000);
+		CHECK(child_running(pid), "the -Xrs JVM died");
+		stop_jvm(pid);
+		strbuf_reset(&err);
+	}
+
+	/* attach disabled: the JVM never listens; the wait must end */
+	pid = start_jvm("-XX:+DisableAttachMechanism", NULL);
+	CHECK(pid > 0, "cannot start a JVM with -XX:+DisableAttachMechanism");
+	if (pid > 0) {
+		snprintf(attach_file, sizeof(attach_file), "%s/.attach_pid%d", tmpdir, (int)pid);
+		t0 = (int64_t)time(NULL);
+		CHECK(jvm_attach_jcmd(pid, "VM.version", 1500, NULL, &err) == -1 &&
+		      strstr(strbuf_str(&err), "no attach listener"), "attach disabled: %s",
+		      strbuf_str(&err));
+		printf("attach disabled: %s\n", strbuf_str(&err));
+		CHECK((int64_t)time(NULL) - t0 <= 4, "the 1.5 s timeout took %lld s",
+		      (long long)((int64_t)time(NULL) - t0));
+		CHECK(access(attach_file, F_OK) < 0, "%s left behind", attach_file);
+		usleep(100000);
+		CHECK(child_running(pid), "the JVM with attach disabled died");
+		stop_jvm(pid);
+	}
+	strbuf_release(&err);
 }
 
 int main(void)
@@ -500,7 +578,12 @@ int main(void)
 		return test_skip("java or javac not found");
 	if (!mkdtemp(tmpdir))
 		return test_skip("no temp dir");
-	jvm_pid = start_jvm();
+	if (!compile_probe()) {
+		CHECK(false, "cannot compile the probe with %s", javac);
+		cleanup();
+		return test_done();
+	}
+	jvm_pid = start_jvm(NULL, NULL);
 	CHECK(jvm_pid > 0, "cannot start the JVM (%s)", java);
 	if (jvm_pid <= 0) {
 		cleanup();
@@ -519,6 +602,9 @@ int main(void)
 	}
 	check_perf_map(jvm_pid);
 	check_stranger(jvm_pid);
+	stop_jvm(jvm_pid);
+	jvm_pid = 0;
+	check_unattachable();
 	cleanup();
 	strbuf_release(&err);
 	return test_done();
