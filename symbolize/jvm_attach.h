@@ -11,9 +11,10 @@
  *  - SIGQUIT is sent at most once per call, and only to a process that maps
  *    libjvm.so AND catches SIGQUIT (/proc/PID/status SigCgt): to anything
  *    else, a JVM still starting included, SIGQUIT is fatal.  (A JVM run
- *    with -Xrs does not catch it, but then starts its listener at once.)  The signal goes through a pidfd taken before the checks, so a
- *    pid reused after the JVM exits is never hit.  No signal at all when
- *    the listener's socket is already there.
+ *    with -Xrs does not catch it, but then starts its listener at once.)
+ *    The signal goes through a pidfd taken before the checks, so a pid
+ *    reused after the JVM exits is never hit.  No signal at all when the
+ *    listener's socket is already there.
  *  - The .attach_pid file is removed if this call created it.
  *  - Credentials: HotSpot accepts a peer whose euid and egid are the JVM's,
  *    or whose uid is 0, and an attach file owned by the JVM's euid or by
