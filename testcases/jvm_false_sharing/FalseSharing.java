@@ -1,0 +1,87 @@
+/*
+ * FalseSharing - false sharing between two fields of one Java object.
+ *
+ * One Counters object has two adjacent volatile longs, a and b.  Thread
+ * writer-0 increments only a, writer-1 only b: no datum is shared, yet the
+ * two fields sit 8 bytes apart (offsets 16 and 24 with compressed class
+ * pointers), so unless the 32-byte object straddles a line boundary they
+ * share one cache line, which then moves between the two cores on every
+ * store.  "padded" puts seven longs between them (a 64-byte gap) for the
+ * contrast.  The object is reachable from the static field COUNTERS, that
+ * is from FalseSharing's mirror, which is how a test finds its address
+ * (tests/test_hotspot.c does the same with HotspotProbe.PAIR).
+ *
+ * usage: java FalseSharing [SECONDS] [padded]   (default 10 s, adjacent)
+ * Prints "ready" once both writers run, the increments per second every
+ * second, then the total.
+ */
+public class FalseSharing {
+	static class Counters {
+		volatile long a;
+		volatile long b;
+
+		void add(int which) {
+			if (which == 0)
+				a++;
+			else
+				b++;
+		}
+
+		long total() {
+			return a + b;
+		}
+	}
+
+	static final class PaddedCounters extends Counters {
+		volatile long pa;
+		long p1, p2, p3, p4, p5, p6, p7;
+		volatile long pb;
+
+		@Override
+		void add(int which) {
+			if (which == 0)
+				pa++;
+			else
+				pb++;
+		}
+
+		@Override
+		long total() {
+			return pa + pb;
+		}
+	}
+
+	static Counters COUNTERS;
+	static volatile boolean stop;
+
+	public static void main(String[] args) throws Exception {
+		int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+		boolean padded = args.length > 1 && args[1].equals("padded");
+		Thread[] writers = new Thread[2];
+
+		COUNTERS = padded ? new PaddedCounters() : new Counters();
+		for (int i = 0; i < writers.length; i++) {
+			final int which = i;
+
+			writers[i] = new Thread(() -> {
+				Counters c = COUNTERS;
+
+				while (!stop)
+					c.add(which);
+			}, "writer-" + i);
+			writers[i].start();
+		}
+		System.out.println("ready " + (padded ? "padded" : "adjacent"));
+		long last = 0;
+		for (int s = 0; s < seconds; s++) {
+			Thread.sleep(1000);
+			long now = COUNTERS.total();
+			System.out.println((now - last) + " increments/s");
+			last = now;
+		}
+		stop = true;
+		for (Thread t : writers)
+			t.join();
+		System.out.println("total " + COUNTERS.total());
+	}
+}
