@@ -81,6 +81,27 @@ static int open_parent(const char *path, int *dirfd, char **base, char **why)
 	return 0;
 }
 
+/* The umask, read without changing it (umask() would, for a moment, under
+ * the feet of other threads creating files); umask() only before Linux 4.7. */
+static mode_t current_umask(void)
+{
+	char line[128];
+	unsigned m;
+	mode_t old;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Umask: %o", &m) == 1) {
+			fclose(f);
+			return (mode_t)m & 0777;
+		}
+	if (f)
+		fclose(f);
+	old = umask(022);
+	umask(old);
+	return old;
+}
+
 /* Is what is at base now something we may replace?  *exists and its
  * mode set when it is a regular file. */
 static int check_target(int dirfd, const char *base, const char *path,
@@ -98,15 +119,11 @@ static int check_target(int dirfd, const char *base, const char *path,
 		return fail(why, "%s: is %s; refusing to write to it", path,
 			    file_kind(st.st_mode));
 	*exists = true;
-	*mode = st.st_mode & 0777;   /* never carry set-id bits to our file */
+	/* Keep the mode of our own file (never its set-id bits); a file someone
+	 * else left there, maybe 0666 in /tmp, gets the mode of a new file, or
+	 * our report would be theirs to rewrite. */
+	*mode = st.st_uid == geteuid() ? st.st_mode & 0777 : 0666 & ~current_umask();
 	return 0;
-}
-
-static mode_t current_umask(void)
-{
-	mode_t m = umask(022);   /* the only way to read it */
-	umask(m);
-	return m;
 }
 
 /* Create ".BASE.XXXXXX" exclusively: never an existing file, never
@@ -257,6 +274,22 @@ void out_file_abort(struct out_file *of)
 	out_file_free(of);
 }
 
+/* In a sticky directory (/tmp) only the file's owner, the directory's
+ * owner or root may replace a file: the rename at the end would fail. */
+static int check_replaceable(int dirfd, const char *base, const char *path, char **why)
+{
+	struct stat dst, fst;
+	uid_t me = geteuid();
+
+	if (me == 0 || fstat(dirfd, &dst) < 0 || !(dst.st_mode & S_ISVTX) ||
+	    fstatat(dirfd, base, &fst, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (fst.st_uid != me && dst.st_uid != me)
+		return fail(why, "%s: belongs to uid %u in a sticky directory; "
+			    "it could not be replaced", path, (unsigned)fst.st_uid);
+	return 0;
+}
+
 int out_file_check_early(const char *path, char **why)
 {
 	bool exists;
@@ -271,7 +304,8 @@ int out_file_check_early(const char *path, char **why)
 		return 0;
 	}
 	if (open_parent(path, &dirfd, &base, why) ||
-	    check_target(dirfd, base, path, &exists, &mode, why))
+	    check_target(dirfd, base, path, &exists, &mode, why) ||
+	    (exists && check_replaceable(dirfd, base, path, why)))
 		goto out;
 	fd = create_temp(dirfd, base, &tmp);
 	if (fd < 0) {

@@ -11,8 +11,10 @@
  * absent or a regular file, and renames the temporary file over it: PATH
  * is replaced (a new inode, as with mv), never written through, so a
  * symlink or hard link planted at PATH can never make us write into
- * another file.  The new file gets the old file's permission bits (without
- * set-id bits), or 0666 minus the umask for a new one; its owner is us.
+ * another file.  The new file keeps the permission bits (not the set-id
+ * bits) of the file it replaces when that one was ours; otherwise it gets
+ * 0666 minus the umask, like a new file (a 0666 file planted in /tmp does
+ * not make our report world-writable).  Its owner is us.
  * "-" means stdout: no temporary, but commit still reports write errors
  * (fflush, ferror and fclose of stdout: print nothing to stdout after it).
  * commit and abort free the out_file; on failure the temporary is removed
@@ -20,7 +22,8 @@
  *
  * out_file_check_early(): run before the target starts, so that a two-hour
  * run does not end in "Permission denied": PATH must be one we would not
- * refuse and the directory must let us create (and remove) a file now.
+ * refuse, the directory must let us create (and remove) a file now, and an
+ * existing PATH in a sticky directory must be ours to replace.
  *
  * Reading files the target controls (its perf map, the sources its DWARF
  * names).  safe_open_read() looks first through an O_PATH|O_NOFOLLOW fd: a

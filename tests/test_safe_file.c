@@ -257,6 +257,63 @@ static void test_symlink_at_path(void)
 	free(out);
 }
 
+static void plant_hardlink(void *arg)
+{
+	char **names = arg;   /* { target, link } */
+	_exit(link(names[0], names[1]) ? 1 : 0);
+}
+
+static void create_0666(void *arg)
+{
+	int fd = open(arg, O_WRONLY | O_CREAT | O_EXCL, 0666);
+	_exit(fd < 0 || fchmod(fd, 0666) ? 1 : 0);
+}
+
+/* A hard link to a root-only file (fs.protected_hardlinks=0 lets nobody
+ * make one), and a 0666 file nobody created at PATH: both are replaced,
+ * never written into, and our report does not inherit the 0666. */
+static void test_planted_files_replaced(void)
+{
+	char *secret = in_dir("secret3"), *out = in_dir("linked"), *why = NULL, *got;
+	char *names[2] = { secret, out };
+	struct out_file *of;
+	struct stat st;
+
+	write_file(secret, "SECRET3\n", 0600);
+	/* with protected_hardlinks=1 nobody may not link it: root places the
+	 * same trap, which is what the writer has to survive */
+	if (as_nobody(plant_hardlink, names) == 0 || link(secret, out) == 0) {
+		of = out_file_open(out, &why);
+		CHECK(of != NULL, "open over a hard link: %s", why ? why : "");
+		if (of) {
+			fputs("report\n", out_file_stream(of));
+			CHECK(out_file_commit(of, &why) == 0, "commit: %s", why ? why : "");
+		}
+		free(why), why = NULL;
+		got = read_all(secret);
+		CHECK_STR(got, "SECRET3\n", "hard-linked root-only file unchanged");
+		free(got);
+		CHECK(stat(secret, &st) == 0 && st.st_nlink == 1, "link replaced, not written");
+	}
+	unlink(out);
+
+	mode_t old = umask(022);
+	CHECK(as_nobody(create_0666, out) == 0, "nobody creates a 0666 %s", out);
+	of = out_file_open(out, &why);
+	CHECK(of != NULL, "open over nobody's file: %s", why ? why : "");
+	if (of) {
+		fputs("report\n", out_file_stream(of));
+		CHECK(out_file_commit(of, &why) == 0, "commit: %s", why ? why : "");
+	}
+	free(why), why = NULL;
+	CHECK(stat(out, &st) == 0 && st.st_uid == 0 && (st.st_mode & 0777) == 0644,
+	      "report is root's and 0644, not nobody's 0666: uid %u mode %o",
+	      (unsigned)st.st_uid, st.st_mode & 0777);
+	umask(old);
+	free(secret);
+	free(out);
+}
+
 /* nobody guesses the temporary name and plants a symlink there first */
 static void test_symlink_at_temp_name(void)
 {
@@ -304,6 +361,14 @@ static void early_check_as_nobody(void *arg)
 	_exit(r == -1 && why && strstr(why, "Permission denied") ? 0 : 1);
 }
 
+/* nobody's -o names root's file in a sticky directory: rename would fail */
+static void early_check_sticky(void *arg)
+{
+	char *why = NULL;
+	int r = out_file_check_early(arg, &why);
+	_exit(r == -1 && why && strstr(why, "sticky") ? 0 : 1);
+}
+
 static void test_check_early(void)
 {
 	char *out = in_dir("early"), *locked = in_dir("locked"), *why = NULL;
@@ -319,6 +384,11 @@ static void test_check_early(void)
 		mkdir(locked, 0755);
 		CHECK(as_nobody(early_check_as_nobody, locked_out) == 0,
 		      "nobody told early that it cannot create %s", locked_out);
+		char *roots = in_dir("roots-file");
+		write_file(roots, "x", 0644);
+		CHECK(as_nobody(early_check_sticky, roots) == 0,
+		      "nobody told early that root's file in a sticky dir is not its to replace");
+		free(roots);
 	}
 	free(out);
 	free(locked);
@@ -546,6 +616,7 @@ int main(void)
 	if (root) {
 		test_symlink_at_path();
 		test_symlink_at_temp_name();
+		test_planted_files_replaced();
 		test_reader_rule();
 	}
 	remove_tree();
