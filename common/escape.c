@@ -42,7 +42,12 @@ static bool invisible_control(uint32_t cp)
 	       (cp >= 0x2066 && cp <= 0x2069);      /* bidi isolates */
 }
 
-static const char *escape(struct strbuf *sb, const char *str, bool colon)
+enum escape_flags {
+	ESCAPE_COLON = 1,       /* ':' too: a file:line path */
+	ESCAPE_SOURCE = 2,      /* a line of source text: tab and '\\' as they are */
+};
+
+static const char *escape(struct strbuf *sb, const char *str, unsigned flags)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
 	uint32_t cp;
@@ -50,13 +55,17 @@ static const char *escape(struct strbuf *sb, const char *str, bool colon)
 
 	strbuf_reset(sb);
 	while (*s) {
+		if ((flags & ESCAPE_SOURCE) && (*s == '\t' || *s == '\\')) {
+			strbuf_addch(sb, (char)*s++);
+			continue;
+		}
 		switch (*s) {
 		case '\n': strbuf_add(sb, "\\n", 2); s++; continue;
 		case '\r': strbuf_add(sb, "\\r", 2); s++; continue;
 		case '\t': strbuf_add(sb, "\\t", 2); s++; continue;
 		case '\\': strbuf_add(sb, "\\\\", 2); s++; continue;
 		}
-		if (*s < 0x20 || *s == 0x7f || (colon && *s == ':')) {
+		if (*s < 0x20 || *s == 0x7f || ((flags & ESCAPE_COLON) && *s == ':')) {
 			strbuf_addf(sb, "\\x%02x", *s++);
 			continue;
 		}
@@ -76,10 +85,15 @@ static const char *escape(struct strbuf *sb, const char *str, bool colon)
 
 const char *escape_text(struct strbuf *sb, const char *s)
 {
-	return escape(sb, s, false);
+	return escape(sb, s, 0);
 }
 
 const char *escape_location_path(struct strbuf *sb, const char *s)
 {
-	return escape(sb, s, true);
+	return escape(sb, s, ESCAPE_COLON);
+}
+
+const char *escape_source_line(struct strbuf *sb, const char *s)
+{
+	return escape(sb, s, ESCAPE_SOURCE);
 }

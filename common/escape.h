@@ -22,8 +22,14 @@
  * editor's error parser cannot read "x.c:99: note" inside a file name as a
  * location of its own.
  *
+ * escape_source_line() is for a line of a source file shown by annotate
+ * (its text is the target's too: a comment can hold ESC[2J): it keeps tabs
+ * and backslashes as they are, since there an escape would only garble the
+ * code ("\n" in a string literal) and nothing parses it back; the caller
+ * strips the line's own trailing newline first.
+ *
  * For text outputs only: JSON and HTML have their escapers in reports/.
- * Both functions reset sb, fill it and return its string (never NULL); the
+ * Each function resets sb, fill it and return its string (never NULL); the
  * result lives until sb is next used, so use one strbuf per name in a printf.
  * A NULL s reads as "".
  */
@@ -34,5 +40,6 @@
 
 const char *escape_text(struct strbuf *sb, const char *s);
 const char *escape_location_path(struct strbuf *sb, const char *s);
+const char *escape_source_line(struct strbuf *sb, const char *s);
 
 #endif

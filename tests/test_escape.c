@@ -55,6 +55,11 @@ static void test_location_path(void)
 	CHECK_STR(escape_location_path(&sb, "/src/\xe2\x9c\x93.c"), "/src/\xe2\x9c\x93.c",
 		  "location path keeps UTF-8");
 	CHECK_STR(escape_text(&sb, "a:1"), "a:1", "escape_text keeps colons");
+	CHECK_STR(escape_source_line(&sb, "\tputs(\"a\\n\"); /* \x1b[2J \xe2\x9c\x93 */"),
+		  "\tputs(\"a\\n\"); /* \\x1b[2J \xe2\x9c\x93 */",
+		  "source line: tab and backslash kept, ESC escaped, UTF-8 kept");
+	CHECK_STR(escape_source_line(&sb, "x\r\xc2\x9b\xff"), "x\\r\\u009b\\xff",
+		  "source line: CR, C1 and invalid bytes escaped");
 	strbuf_release(&sb);
 }
 
