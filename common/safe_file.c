@@ -274,6 +274,13 @@ void out_file_abort(struct out_file *of)
 	out_file_free(of);
 }
 
+void out_file_remove_temp(const struct out_file *of)
+{
+	/* only unlinkat(): callable from atexit() and signal handlers */
+	if (of && of->dirfd >= 0 && of->tmp)
+		unlinkat(of->dirfd, of->tmp, 0);
+}
+
 /* In a sticky directory (/tmp) only the file's owner, the directory's
  * owner or root may replace a file: the rename at the end would fail. */
 static int check_replaceable(int dirfd, const char *base, const char *path, char **why)

@@ -65,6 +65,11 @@ FILE *out_file_stream(struct out_file *of);
 /* 0 when PATH now holds everything written; -1 and a reason otherwise. */
 int out_file_commit(struct out_file *of, char **why);
 void out_file_abort(struct out_file *of);
+/* Unlink the temporary only: async-signal-safe, for an atexit() or signal
+ * handler when die() or a signal cuts the run short.  The out_file stays
+ * valid (abort still frees it); clear the handler's pointer before commit
+ * or abort, which free it. */
+void out_file_remove_temp(const struct out_file *of);
 /* 0 when out_file_open(path) would be expected to work; -1 and a reason. */
 int out_file_check_early(const char *path, char **why);
 

@@ -165,6 +165,20 @@ static void test_write_and_modes(void)
 	CHECK_STR(got, "again\n", "abort leaves PATH as it was");
 	free(got);
 	CHECK_EQ_U64(count_entries(".plain.txt."), 0, "no temporary left after abort");
+
+	/* what an atexit() handler does when die() cuts the run short */
+	of = out_file_open(out, &why);
+	if (of) {
+		fputs("cut short", out_file_stream(of));
+		fflush(out_file_stream(of));
+		CHECK_EQ_U64(count_entries(".plain.txt."), 1, "the temporary is there while writing");
+		out_file_remove_temp(of);
+		CHECK_EQ_U64(count_entries(".plain.txt."), 0, "remove_temp unlinks it");
+		out_file_abort(of);
+	}
+	got = read_all(out);
+	CHECK_STR(got, "again\n", "PATH untouched by remove_temp");
+	free(got);
 out:
 	umask(old);
 	free(why);
