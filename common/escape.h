@@ -29,7 +29,7 @@
  * strips the line's own trailing newline first.
  *
  * For text outputs only: JSON and HTML have their escapers in reports/.
- * Each function resets sb, fill it and return its string (never NULL); the
+ * Each function resets sb, fills it and returns its string (never NULL); the
  * result lives until sb is next used, so use one strbuf per name in a printf.
  * A NULL s reads as "".
  */
