@@ -6,7 +6,7 @@
  * filled in when the JVM starts.  Each table ends with an entry whose name
  * is NULL.
  */
-#include "symbolize/hotspot.h"
+#include "symbolize/hotspot_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,50 +20,11 @@
 #include "common/hashmap.h"
 #include "common/procfs.h"
 
-#define MAX_TABLE_ENTRIES 65536   /* JDK 17 has ~800 fields, ~2000 constants */
-#define MAX_ENTRY_STRIDE 1024
-#define MAX_TABLE_STRING 512      /* longest C++ name in the tables */
-#define MAX_CLASS_NAME 1024       /* longer Symbols are not taken for names */
-#define MAX_FLAGS 10000
-
-struct hotspot_type {
-	const char *name, *super;
-	uint64_t size;
-	bool is_oop, is_integer, is_unsigned;
-};
-
-struct hotspot_const {
-	const char *name;
-	uint64_t value;
-};
-
-struct hotspot {
-	pid_t pid;
-	struct strset strings;
-	struct hashmap string_at;       /* target address -> interned string */
-	struct hotspot_field *fields;
-	size_t nfields;
-	struct hotspot_type *types;
-	size_t ntypes;
-	struct hotspot_const *ints, *longs;
-	size_t nints, nlongs;
-	struct hashmap field_index;     /* key_size 0: hash of type + field */
-	struct hashmap type_index;      /* key_size 0: hash of name */
-	struct hashmap int_index, long_index;
-	/* fixed once the JVM runs, so read at open: how oops and class
-	 * pointers in objects are compressed (known false: could not tell) */
-	struct narrow_ptr {
-		bool known, compressed;
-		uint64_t base, shift;
-	} narrow_oop, narrow_klass;
-	uint64_t object_klass;          /* java/lang/Object's, 0 if unknown */
-};
-
 /* ---- the target's memory ------------------------------------------------ */
 
 /* Reads len bytes at addr; errno set on failure.  A short read (the range
  * crosses into unmapped memory) fails with EFAULT. */
-static bool read_target(pid_t pid, uint64_t addr, void *buf, size_t len)
+bool hs_read_target(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len };
 	struct iovec remote = { (void *)(uintptr_t)addr, len };
@@ -81,16 +42,16 @@ static bool read_target(pid_t pid, uint64_t addr, void *buf, size_t len)
 
 bool hotspot_read(const struct hotspot *h, uint64_t addr, void *buf, size_t len)
 {
-	return read_target(h->pid, addr, buf, len);
+	return hs_read_target(h->pid, addr, buf, len);
 }
 
-static bool read_u64(pid_t pid, uint64_t addr, uint64_t *val)
+bool hs_read_u64(pid_t pid, uint64_t addr, uint64_t *val)
 {
-	return read_target(pid, addr, val, sizeof(*val));
+	return hs_read_target(pid, addr, val, sizeof(*val));
 }
 
 /* An unsigned integer of 1, 2, 4 or 8 bytes (x86-64: little-endian). */
-static bool read_uint(pid_t pid, uint64_t addr, size_t size, uint64_t *val)
+bool hs_read_uint(pid_t pid, uint64_t addr, size_t size, uint64_t *val)
 {
 	uint8_t b[8];
 
@@ -98,7 +59,7 @@ static bool read_uint(pid_t pid, uint64_t addr, size_t size, uint64_t *val)
 		errno = EINVAL;
 		return false;
 	}
-	if (!read_target(pid, addr, b, size))
+	if (!hs_read_target(pid, addr, b, size))
 		return false;
 	*val = 0;
 	for (size_t i = 0; i < size; i++)
@@ -125,7 +86,7 @@ static void explain_read_error(struct strbuf *err, pid_t pid, const char *what)
 /* The NUL-terminated string at addr into buf (cap bytes with the NUL),
  * read page by page since it may end just before an unmapped page.  Its
  * length, or -1 if unreadable or longer. */
-static ssize_t read_cstr(pid_t pid, uint64_t addr, char *buf, size_t cap)
+ssize_t hs_read_cstr(pid_t pid, uint64_t addr, char *buf, size_t cap)
 {
 	size_t got = 0;
 
@@ -135,7 +96,7 @@ static ssize_t read_cstr(pid_t pid, uint64_t addr, char *buf, size_t cap)
 
 		if (chunk > cap - got)
 			chunk = cap - got;
-		if (!read_target(pid, addr + got, buf + got, chunk))
+		if (!hs_read_target(pid, addr + got, buf + got, chunk))
 			return -1;
 		nul = memchr(buf + got, '\0', chunk);
 		got += chunk;
@@ -156,7 +117,7 @@ static const char *read_table_string(struct hotspot *h, uint64_t addr)
 	s = hashmap_get(&h->string_at, &addr);
 	if (s)
 		return s;
-	n = read_cstr(h->pid, addr, buf, sizeof(buf));
+	n = hs_read_cstr(h->pid, addr, buf, sizeof(buf));
 	if (n < 0)
 		return NULL;
 	for (ssize_t i = 0; i < n; i++)
@@ -347,7 +308,7 @@ static bool read_sym_value(pid_t pid, const struct jvm_syms *js, int s, uint64_t
 {
 	size_t size = js->size[s] ? js->size[s] : 8;
 
-	return read_uint(pid, js->addr[s], size, val);
+	return hs_read_uint(pid, js->addr[s], size, val);
 }
 
 /* ---- the tables ---------------------------------------------------------- */
@@ -366,7 +327,7 @@ static long read_table(struct hotspot *h, const struct jvm_syms *js, int table_s
 	size_t alloc = 0, n = 0;
 	uint8_t *buf = NULL;
 
-	if (!read_u64(h->pid, js->addr[table_sym], &base) ||
+	if (!hs_read_u64(h->pid, js->addr[table_sym], &base) ||
 	    !read_sym_value(h->pid, js, stride_sym, &stride)) {
 		explain_read_error(err, h->pid, what);
 		return -1;
@@ -393,9 +354,9 @@ static long read_table(struct hotspot *h, const struct jvm_syms *js, int table_s
 		}
 		ALLOC_GROW(buf, (n + batch) * stride, alloc);
 		/* a batch may run past the table's mapping: then one by one */
-		if (!read_target(h->pid, base + n * stride, buf + n * stride, batch * stride)) {
+		if (!hs_read_target(h->pid, base + n * stride, buf + n * stride, batch * stride)) {
 			batch = 1;
-			if (!read_target(h->pid, base + n * stride, buf + n * stride, stride)) {
+			if (!hs_read_target(h->pid, base + n * stride, buf + n * stride, stride)) {
 				explain_read_error(err, h->pid, what);
 				free(buf);
 				return -1;
@@ -713,8 +674,6 @@ static bool load(struct hotspot *h, struct strbuf *err)
 		read_constants(h, &js, &tl, true, err);
 }
 
-static void read_narrow(struct hotspot *h, const char *flag, const char *type,
-			struct narrow_ptr *np);
 
 struct hotspot *hotspot_open(pid_t pid, struct strbuf *err)
 {
@@ -732,8 +691,8 @@ struct hotspot *hotspot_open(pid_t pid, struct strbuf *err)
 		return NULL;
 	}
 	build_indexes(h);
-	read_narrow(h, "UseCompressedOops", "CompressedOops", &h->narrow_oop);
-	read_narrow(h, "UseCompressedClassPointers", "CompressedKlassPointers", &h->narrow_klass);
+	hotspot_read_narrow(h, "UseCompressedOops", "CompressedOops", &h->narrow_oop);
+	hotspot_read_narrow(h, "UseCompressedClassPointers", "CompressedKlassPointers", &h->narrow_klass);
 	h->object_klass = hotspot_vm_class(h, "Object_klass");
 	return h;
 }
@@ -933,321 +892,5 @@ bool hotspot_static_value(const struct hotspot *h, const char *type,
 
 	if (!f || !f->is_static || !f->address)
 		return false;
-	return read_uint(h->pid, f->address, f->size ? f->size : 8, val);
-}
-
-/* ---- names and objects -------------------------------------------------- */
-
-static bool is_ident_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		(c >= '0' && c <= '9') || c == '_' || c == '$' ||
-		c == '+' || c == '-';   /* hidden classes: Foo$$Lambda$14+0x... */
-}
-
-/* "java/lang/Object": '/'-separated non-empty identifiers, one letter at
- * least.  Names in other scripts (modified UTF-8) are refused: the price of
- * never printing garbage. */
-static bool plausible_binary_name(const char *s, size_t n)
-{
-	bool letter = false;
-	size_t seg = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (c == '/') {
-			if (!seg)
-				return false;
-			seg = 0;
-			continue;
-		}
-		if (!is_ident_char(c))
-			return false;
-		letter |= (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-		seg++;
-	}
-	return seg && letter;
-}
-
-/* A class name as a Klass's Symbol holds it: a binary name, or an array
- * descriptor ("[I", "[[Ljava/lang/String;"). */
-static bool plausible_class_name(const char *s, size_t n)
-{
-	size_t dims = 0;
-
-	while (dims < n && s[dims] == '[')
-		dims++;
-	if (!dims)
-		return plausible_binary_name(s, n);
-	if (dims > 255 || dims == n)
-		return false;
-	if (n - dims == 1)
-		return strchr("ZBCSIJFD", s[dims]) != NULL;
-	return s[dims] == 'L' && s[n - 1] == ';' &&
-		plausible_binary_name(s + dims + 1, n - dims - 2);
-}
-
-/* A pointer that can be a user-space address of the x86-64 target. */
-static bool plausible_pointer(uint64_t p)
-{
-	return p >= 4096 && p < (1ULL << 47);
-}
-
-bool hotspot_klass_name(const struct hotspot *h, uint64_t klass_addr,
-			char *buf, size_t len)
-{
-	const struct hotspot_field *lenf = hotspot_field(h, "Symbol", "_length");
-	int64_t name_off = hotspot_field_offset(h, "Klass", "_name");
-	int64_t body_off = hotspot_field_offset(h, "Symbol", "_body");
-	uint64_t sym, n;
-	char name[MAX_CLASS_NAME];
-
-	if (len < 2 || !lenf || lenf->is_static || name_off < 0 || body_off < 0 ||
-	    !plausible_pointer(klass_addr))
-		return false;
-	if (!read_u64(h->pid, klass_addr + (uint64_t)name_off, &sym) ||
-	    !plausible_pointer(sym) ||
-	    !read_uint(h->pid, sym + lenf->offset, lenf->size ? lenf->size : 2, &n))
-		return false;
-	if (n < 1 || n > sizeof(name) || n >= len)
-		return false;
-	if (!read_target(h->pid, sym + (uint64_t)body_off, name, n) ||
-	    !plausible_class_name(name, n))
-		return false;
-	memcpy(buf, name, n);
-	buf[n] = '\0';
-	return true;
-}
-
-/* The first static field of type whose name ends with suffix: the tables
- * spell CompressedKlassPointers' as "_narrow_klass._base" in JDK 17 and
- * "_base" later; the suffix finds either without naming a version. */
-static const struct hotspot_field *static_field_ending(const struct hotspot *h,
-							const char *type,
-							const char *suffix)
-{
-	size_t sl = strlen(suffix);
-
-	for (size_t i = 0; i < h->nfields; i++) {
-		const struct hotspot_field *f = &h->fields[i];
-		size_t nl = strlen(f->name);
-
-		if (f->is_static && !strcmp(f->type, type) && nl >= sl &&
-		    !strcmp(f->name + nl - sl, suffix) &&
-		    (nl == sl || f->name[nl - sl - 1] == '.' || f->name[nl - sl - 1] == '_'))
-			return f;
-	}
-	return NULL;
-}
-
-static bool static_ending_value(const struct hotspot *h, const char *type,
-				const char *suffix, uint64_t *val)
-{
-	const struct hotspot_field *f = static_field_ending(h, type, suffix);
-
-	return f && f->address &&
-		read_uint(h->pid, f->address, f->size ? f->size : 8, val);
-}
-
-bool hotspot_flag_bool(const struct hotspot *h, const char *flag, bool *val)
-{
-	const struct hotspot_field *namef = hotspot_field(h, "JVMFlag", "_name");
-	const struct hotspot_field *addrf = hotspot_field(h, "JVMFlag", "_addr");
-	uint64_t flags, count, size;
-
-	if (!namef || !addrf || !hotspot_type_size(h, "JVMFlag", &size) || !size ||
-	    !hotspot_static_value(h, "JVMFlag", "flags", &flags) ||
-	    !hotspot_static_value(h, "JVMFlag", "numFlags", &count) ||
-	    !plausible_pointer(flags) || count > MAX_FLAGS)
-		return false;
-	for (uint64_t i = 0; i < count; i++) {
-		uint64_t entry = flags + i * size, name_addr, addr;
-		char name[128];
-		uint8_t b;
-
-		if (!read_u64(h->pid, entry + namef->offset, &name_addr) || !name_addr ||
-		    read_cstr(h->pid, name_addr, name, sizeof(name)) < 0 ||
-		    strcmp(name, flag))
-			continue;
-		if (!read_u64(h->pid, entry + addrf->offset, &addr) ||
-		    !read_target(h->pid, addr, &b, 1))
-			return false;
-		*val = b != 0;
-		return true;
-	}
-	return false;
-}
-
-/* A compressed-pointer scheme: the flag, and if on, the static base and
- * shift of type (CompressedOops, CompressedKlassPointers). */
-static void read_narrow(struct hotspot *h, const char *flag, const char *type,
-			struct narrow_ptr *np)
-{
-	np->known = false;
-	if (!hotspot_flag_bool(h, flag, &np->compressed))
-		return;
-	if (np->compressed &&
-	    (!static_ending_value(h, type, "_base", &np->base) ||
-	     !static_ending_value(h, type, "_shift", &np->shift) || np->shift > 32))
-		return;
-	np->known = true;
-}
-
-/* A pointer field at addr, full or compressed as np says; 0 if unknown. */
-static uint64_t read_pointer_field(const struct hotspot *h, const struct narrow_ptr *np,
-				   uint64_t addr)
-{
-	uint64_t v;
-
-	if (!np->known)
-		return 0;
-	if (!np->compressed)
-		return read_u64(h->pid, addr, &v) ? v : 0;
-	if (!read_uint(h->pid, addr, 4, &v) || !v)
-		return 0;
-	return np->base + (v << np->shift);
-}
-
-bool hotspot_read_oop(const struct hotspot *h, uint64_t addr, uint64_t *oop)
-{
-	*oop = read_pointer_field(h, &h->narrow_oop, addr);
-	return *oop != 0;
-}
-
-uint64_t hotspot_object_klass(const struct hotspot *h, uint64_t obj)
-{
-	char name[MAX_CLASS_NAME];
-	uint64_t klass;
-	int64_t off;
-
-	if (!plausible_pointer(obj))
-		return 0;
-	off = hotspot_field_offset(h, "oopDesc", h->narrow_klass.compressed ?
-				   "_metadata._compressed_klass" : "_metadata._klass");
-	if (off < 0)
-		return 0;
-	klass = read_pointer_field(h, &h->narrow_klass, obj + (uint64_t)off);
-	return hotspot_klass_name(h, klass, name, sizeof(name)) ? klass : 0;
-}
-
-uint64_t hotspot_vm_class(const struct hotspot *h, const char *id)
-{
-	uint64_t k;
-
-	for (size_t i = 0; i < h->nfields; i++) {
-		const struct hotspot_field *f = &h->fields[i];
-
-		/* vmClasses::_klasses[...Object_klass_knum)]; older JDKs kept
-		 * them in SystemDictionary::_well_known_klasses */
-		if (f->is_static && f->address && strstr(f->name, id) &&
-		    (!strcmp(f->type, "vmClasses") || !strcmp(f->type, "SystemDictionary")) &&
-		    read_u64(h->pid, f->address, &k) && plausible_pointer(k))
-			return k;
-	}
-	return 0;
-}
-
-uint64_t hotspot_klass_mirror(const struct hotspot *h, uint64_t klass)
-{
-	int64_t mirror_off = hotspot_field_offset(h, "Klass", "_java_mirror");
-	int64_t obj_off = hotspot_field_offset(h, "OopHandle", "_obj");
-	uint64_t handle, mirror;
-
-	if (mirror_off < 0 || !plausible_pointer(klass))
-		return 0;
-	if (obj_off < 0)   /* before OopHandle (JDK < 16) the field was the oop */
-		return read_u64(h->pid, klass + (uint64_t)mirror_off, &mirror) ? mirror : 0;
-	if (!read_u64(h->pid, klass + (uint64_t)mirror_off, &handle) ||
-	    !plausible_pointer(handle) ||
-	    !read_u64(h->pid, handle + (uint64_t)obj_off, &mirror))
-		return 0;
-	return plausible_pointer(mirror) ? mirror : 0;
-}
-
-#define MAX_KLASS_WALK 1000000
-
-uint64_t hotspot_find_klass(const struct hotspot *h, const char *name)
-{
-	int64_t sub_off = hotspot_field_offset(h, "Klass", "_subklass");
-	int64_t sib_off = hotspot_field_offset(h, "Klass", "_next_sibling");
-	int64_t super_off = hotspot_field_offset(h, "Klass", "_super");
-	uint64_t root = hotspot_vm_class(h, "Object_klass"), k = root;
-	char buf[MAX_CLASS_NAME];
-
-	if (!root || sub_off < 0 || sib_off < 0 || super_off < 0)
-		return 0;
-	/* depth first through _subklass / _next_sibling, back up through
-	 * _super; the tree changes under us, so every step is bounded */
-	for (unsigned steps = 0; k && steps < MAX_KLASS_WALK; steps++) {
-		uint64_t next = 0;
-
-		if (hotspot_klass_name(h, k, buf, sizeof(buf)) && !strcmp(buf, name))
-			return k;
-		if (read_u64(h->pid, k + (uint64_t)sub_off, &next) && plausible_pointer(next)) {
-			k = next;
-			continue;
-		}
-		while (k && k != root) {
-			if (read_u64(h->pid, k + (uint64_t)sib_off, &next) && plausible_pointer(next))
-				break;
-			next = 0;
-			if (!read_u64(h->pid, k + (uint64_t)super_off, &k) || !plausible_pointer(k))
-				return 0;
-		}
-		if (!next)
-			return 0;
-		k = next;
-	}
-	return 0;
-}
-
-#define MAX_KLASS_SCAN 4096   /* InstanceKlass ~470 bytes, then vtable/itable */
-
-/* Is there a Klass at k?  Every class's first primary super is
- * java/lang/Object (Object's is itself), and its name must look like one. */
-static bool is_klass_at(const struct hotspot *h, uint64_t k, int64_t primary_off)
-{
-	char name[MAX_CLASS_NAME];
-	uint64_t first;
-
-	return read_u64(h->pid, k + (uint64_t)primary_off, &first) &&
-		first == h->object_klass && hotspot_klass_name(h, k, name, sizeof(name));
-}
-
-uint64_t hotspot_klass_containing(const struct hotspot *h, uint64_t addr)
-{
-	int64_t primary_off = hotspot_field_offset(h, "Klass", "_primary_supers[0]");
-
-	if (!h->object_klass || primary_off < 0 || !plausible_pointer(addr))
-		return 0;
-	for (uint64_t back = addr & 7; back <= MAX_KLASS_SCAN && back <= addr; back += 8)
-		if (is_klass_at(h, addr - back, primary_off))
-			return addr - back;
-	return 0;
-}
-
-bool hotspot_describe(const struct hotspot *h, uint64_t addr, struct strbuf *out)
-{
-	uint64_t klass = hotspot_klass_containing(h, addr), off, lh;
-	int64_t lh_off = hotspot_field_offset(h, "Klass", "_layout_helper");
-	const struct hotspot_field *f;
-	const char *type = "InstanceKlass";
-	char name[MAX_CLASS_NAME];
-
-	if (!klass || !hotspot_klass_name(h, klass, name, sizeof(name)))
-		return false;
-	/* a negative layout helper marks an array class */
-	if (lh_off >= 0 && read_uint(h->pid, klass + (uint64_t)lh_off, 4, &lh) && (int32_t)lh < 0)
-		type = "ArrayKlass";
-	off = addr - klass;
-	strbuf_addf(out, "%s %s+%llu", type, name, (unsigned long long)off);
-	f = hotspot_field_at(h, type, off);
-	if (f)
-		strbuf_addf(out, " %s::%s (%s, %llu bytes at +%llu)", f->type, f->name,
-			    f->type_string ? f->type_string : "?",
-			    (unsigned long long)f->size, (unsigned long long)f->offset);
-	else
-		strbuf_addf(out, " (past %s: vtable, itable or oop maps)", type);
-	return true;
+	return hs_read_uint(h->pid, f->address, f->size ? f->size : 8, val);
 }

@@ -1,0 +1,56 @@
+#!/bin/bash
+# The house (docs/DESIGN.md), checked: includes point down only, every
+# project include names its floor, no production file grows past
+# MAX_LINES, and no run output is tracked at the top of the tree.
+# Prints one line per violation; exit 1 if any.
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+cd "$top_srcdir" || exit 99
+MAX_LINES=1000
+floors="cli reports detector symbolize common"
+bad=0
+
+rank() {   # a floor's height: cli 4 ... common 0; -1 if not a floor
+	case "$1" in
+	cli) echo 4 ;; reports) echo 3 ;; detector) echo 2 ;;
+	symbolize) echo 1 ;; common) echo 0 ;; *) echo -1 ;;
+	esac
+}
+
+for floor in $floors; do
+	me=$(rank "$floor")
+	for f in "$floor"/*.[ch]; do
+		[ -e "$f" ] || continue
+		while IFS= read -r inc; do
+			case "$inc" in
+			config.h) continue ;;
+			*/*) ;;
+			*) echo "$f: #include \"$inc\" does not name its floor"; bad=1; continue ;;
+			esac
+			to=$(rank "${inc%%/*}")
+			if [ "$to" -lt 0 ]; then
+				echo "$f: #include \"$inc\" is not a header of the house"; bad=1
+			elif [ "$to" -gt "$me" ]; then
+				echo "$f: includes $inc, a floor above $floor"; bad=1
+			fi
+		done < <(sed -n 's/^#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+		n=$(wc -l < "$f")
+		if [ "$n" -gt "$MAX_LINES" ]; then
+			echo "$f: $n lines, over $MAX_LINES: split it by job"; bad=1
+		fi
+	done
+done
+
+# run outputs (reports, data files, transcripts) never go into git
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	for f in $(git ls-files | grep -v /); do
+		case "$f" in
+		*.data|*.out|*.json|*.html|*.log|*.partial|perf-*.map)
+			echo "$f: a run output is tracked at the top of the tree"; bad=1 ;;
+		esac
+	done
+fi
+
+if [ "$bad" = 0 ]; then
+	echo "house rules hold: $(ls $floors | wc -l) entries in 5 floors"
+fi
+exit "$bad"
