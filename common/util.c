@@ -150,6 +150,42 @@ void named_counts_free(struct named_count *c, unsigned n)
 	free(c);
 }
 
+/* Segments are copied down over the path: out never passes the segment
+ * being read, and a separator is written only before a segment, so the
+ * result is never longer than the input and the terminating NUL is
+ * never overwritten while the input is still being read. */
+void path_normalize(char *path)
+{
+	bool abs = *path == '/';
+	char *root = path + abs, *out = root, *p = path;
+
+	while (*p) {
+		char *seg = p, *end = strchrnul(p, '/');
+		size_t len = (size_t)(end - seg);
+
+		p = *end ? end + 1 : end;
+		if (!len || (len == 1 && seg[0] == '.'))
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+			char *slash = out > root ? memrchr(root, '/', (size_t)(out - root)) : NULL;
+			char *last = slash ? slash + 1 : root;
+			bool last_is_up = out - last == 2 && last[0] == '.' && last[1] == '.';
+
+			if (out > root && !last_is_up) {
+				out = slash ? slash : root;     /* drop the last segment */
+				continue;
+			}
+			if (abs)
+				continue;               /* "/.." is "/" */
+		}
+		if (out > root)
+			*out++ = '/';
+		memmove(out, seg, len);
+		out += len;
+	}
+	*out = '\0';
+}
+
 const char *basename_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -73,6 +73,10 @@ double monotonic_s(void);
 /* The last component of path: "b" of "a/b".  A path that ends in '/'
  * ("/", "/x/y/") or has no '/' comes back whole.  Never NULL; points
  * into path. */
+/* "dir/../x.c" -> "x.c", "/a/./b//c/" -> "/a/b/c", in place, without
+ * the file system (symlinks are not resolved); "" stays "", "/.." is "/",
+ * leading ".." of a relative path are kept. */
+void path_normalize(char *path);
 const char *basename_of(const char *path);
 
 /* 64-bit mix for hash tables. */

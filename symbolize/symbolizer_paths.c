@@ -26,39 +26,6 @@ bool symbolizer_system_source(const char *file)
 	return strstr(file, "/include/c++/") != NULL;
 }
 
-/* "dir/../x.c" -> "x.c", "a/./b" -> "a/b", in place; no file system. */
-static void normalize_path(char *path)
-{
-	char *out = path, *p = path;
-	bool abs = *path == '/';
-
-	while (*p) {
-		char *seg = p, *end = strchrnul(p, '/');
-		size_t len = (size_t)(end - seg);
-
-		p = *end ? end + 1 : end;
-		if (!len || (len == 1 && seg[0] == '.'))
-			continue;
-		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
-			char *prev = out > path ? memrchr(path, '/', (size_t)(out - path - 1)) : NULL;
-			if (out > path + abs && !(out - path >= 3 && !strncmp(out - 3, "../", 3))) {
-				out = prev ? prev + 1 : path + abs;
-				continue;
-			}
-		}
-		if (out == path && abs)
-			*out++ = '/';
-		memmove(out, seg, len);
-		out += len;
-		*out++ = '/';
-	}
-	if (out > path + 1 && out[-1] == '/')
-		out--;
-	else if (out == path && abs)
-		out++;
-	*out = '\0';
-}
-
 /* Source files named relative to the compilation directory (a VPATH
  * build's "../src/x.c") become absolute, so that editors, CI annotations
  * and --annotate find them from anywhere. */
@@ -75,7 +42,7 @@ const char *absolute_source(struct symbolizer *s, Dwarf_Die *cudie, const char *
 	if (!dir || dir[0] != '/')
 		return intern_str(s, file);
 	joined = xasprintf("%s/%s", dir, file);
-	normalize_path(joined);
+	path_normalize(joined);
 	ret = intern_str(s, joined);
 	free(joined);
 	return ret;

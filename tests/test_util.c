@@ -60,8 +60,63 @@ static void test_basename_of(void)
 	CHECK_STR(basename_of("[heap]"), "[heap]", "a pseudo mapping");
 }
 
+/* Each input is copied into an allocation of exactly its size, so that a
+ * write past the NUL or a read beyond it is an ASan error, not luck. */
+static void check_normalize(const char *in, const char *want)
+{
+	size_t n = strlen(in) + 1;
+	char *p = malloc(n);
+
+	memcpy(p, in, n);
+	path_normalize(p);
+	CHECK(!strcmp(p, want), "path_normalize(\"%s\"): got \"%s\", want \"%s\"", in, p, want);
+	free(p);
+}
+
+static void test_path_normalize(void)
+{
+	char long_in[600], long_want[600];
+
+	check_normalize("", "");
+	check_normalize("/", "/");
+	check_normalize("//", "/");
+	check_normalize("a", "a");
+	check_normalize("/a", "/a");
+	check_normalize("/a/b", "/a/b");
+	check_normalize("/a/b/", "/a/b");
+	check_normalize("a/b", "a/b");
+	check_normalize("./a", "a");
+	check_normalize("/a/./b//c/", "/a/b/c");
+	check_normalize("/a/b/../c.c", "/a/c.c");
+	check_normalize("/a/b/../../c.c", "/c.c");
+	check_normalize("/..", "/");
+	check_normalize("/../a", "/a");
+	check_normalize("..", "..");
+	check_normalize("../x.c", "../x.c");
+	check_normalize("../../x.c", "../../x.c");
+	check_normalize("a/../../x.c", "../x.c");
+	check_normalize("a/..", "");
+	check_normalize("dir/../x.c", "x.c");
+	check_normalize("/build/src/../../src/x.c", "/src/x.c");
+	check_normalize("/tmp/fresh clone \u2713.Ab/deep/contend/testcases/../testcases/f.c",
+			"/tmp/fresh clone \u2713.Ab/deep/contend/testcases/f.c");
+	check_normalize("/x/..a/b..", "/x/..a/b..");
+	check_normalize("/x/.a/./b", "/x/.a/b");
+	/* a path past 100 characters, as a deep checkout has */
+	strcpy(long_in, "/tmp");
+	strcpy(long_want, "/tmp");
+	for (int i = 0; i < 25; i++) {
+		strcat(long_in, "/deep/.");
+		strcat(long_want, "/deep");
+	}
+	strcat(long_in, "/contend/build/../testcases/false_sharing_counters.c");
+	strcat(long_want, "/contend/testcases/false_sharing_counters.c");
+	check_normalize(long_in, long_want);
+}
+
 int main(void)
 {
+	test_path_normalize();
 	test_basename_of();
 	test_strbuf();
 	test_alloc_grow();
