@@ -35,6 +35,7 @@ static const struct report_format formats[] = {
 	{ "json", "json", FORMAT_FOR_REPORT | FORMAT_FOR_WATCH, print_json },
 	{ "html", "html", FORMAT_FOR_REPORT, print_html },
 	{ "sarif", "sarif", FORMAT_FOR_REPORT, report_print_sarif },
+	{ "pprof", "pb.gz", FORMAT_FOR_REPORT, report_print_pprof },
 	{ "annotate", "txt", 0, print_annotate },   /* --annotate, not --format */
 };
 

@@ -42,6 +42,7 @@ struct report_format {
 
 /* Printers of the formats that have no other entry point. */
 void report_print_sarif(const struct report *r, FILE *out, const struct format_flags *f);
+void report_print_pprof(const struct report *r, FILE *out, const struct format_flags *f);
 
 /* The format called name, if it may be asked for as use says (0: any
  * use); NULL otherwise. */
