@@ -74,6 +74,7 @@ static void test_sarif(void)
 	struct report_violation v = { &line, "new since the baseline" };
 	const struct json *res;
 	struct json *doc;
+	char *root;
 
 	doc = print(&r, &(struct format_flags){ 0 });
 	CHECK_STR(json_string(path(doc, "version")), "2.1.0", "version");
@@ -98,8 +99,10 @@ static void test_sarif(void)
 	      "message: kind, data (escaped and back), score: %s",
 	      json_string(path(res, "message.text")));
 	CHECK(strstr(json_string(path(res, "message.text")) ?: "", ": pad it") != NULL, "advice");
-	CHECK_STR(json_string(path(doc, "runs.0.originalUriBaseIds.SRCROOT.uri")),
-		  xasprintf("file://%s/", cwd), "SRCROOT is the current directory");
+	root = xasprintf("file://%s/", cwd);
+	CHECK_STR(json_string(path(doc, "runs.0.originalUriBaseIds.SRCROOT.uri")), root,
+		  "SRCROOT is the current directory");
+	free(root);
 	json_free(doc);
 
 	doc = print(&r, &(struct format_flags){ .judged = true });
