@@ -8,7 +8,7 @@
  * line_address, process), the threads that accessed the range (thread;
  * the model does not split a site's count by thread) and the access.  A
  * second value holds the exact watchpoint count of that site where the
- * line was confirmed (0 elsewhere).  The stack is the site (with the
+ * line's words were watched (0 elsewhere).  The stack is the site (with the
  * function it is inlined into as an outer frame), then, with -g, the
  * site's most frequent call chain.  Encoding is protobuf-c's, from the
  * profile.proto of pprof kept beside this file; gzip is zlib's.
@@ -36,7 +36,9 @@ typedef Perftools__Profiles__ValueType ValueType;
 
 enum { VALUE_SAMPLES, VALUE_WATCHED, N_VALUES };
 
-/* One frame of a stack: a function at a source line. */
+/* One frame of a stack: a function at a source line.  A location holds
+ * at most LOCATION_FRAMES: a site and the function it is inlined into. */
+#define LOCATION_FRAMES 2
 struct frame {
 	const char *function, *file;
 	int64_t line;
@@ -124,8 +126,11 @@ static bool same_frames(const Location *loc, const struct frame *fr, size_t n,
 static uint64_t location_id(struct pprof *p, const struct frame *fr, size_t n,
 			    uint64_t mapping, uint64_t address)
 {
-	uint64_t fn[2];
+	uint64_t fn[LOCATION_FRAMES];
 	Location *loc;
+
+	if (n > LOCATION_FRAMES)
+		die("pprof: %zu frames in one location", n);
 
 	for (size_t i = 0; i < n; i++)
 		fn[i] = function_id(p, fr[i].function, fr[i].file);
