@@ -10,7 +10,9 @@
  *
  * so that CI logs and editors link to it.  Exit status: 0 pass, 1 some
  * line breaks the rules, 2 usage or environment error (including a target
- * that failed: its run proves nothing).  -o FILE writes the JSON report.
+ * that failed: its run proves nothing).  -o FILE writes the JSON report,
+ * or the report in --format's format: SARIF carries the violations
+ * (format_flags), so that code review shows them where this line points.
  */
 #include <ctype.h>
 #include <errno.h>
