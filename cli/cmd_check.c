@@ -10,7 +10,9 @@
  *
  * so that CI logs and editors link to it.  Exit status: 0 pass, 1 some
  * line breaks the rules, 2 usage or environment error (including a target
- * that failed: its run proves nothing).  -o FILE writes the JSON report.
+ * that failed: its run proves nothing).  -o FILE writes the JSON report,
+ * or the report in --format's format: SARIF carries the violations
+ * (format_flags), so that code review shows them where this line points.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -26,6 +28,7 @@
 #include "cli/session.h"
 #include "common/util.h"
 #include "reports/report.h"
+#include "reports/violation.h"
 
 #define BASELINE_MAX_BYTES (256u << 20)
 /* "worsened": the score grew by more than half, and by more than noise */
@@ -49,11 +52,6 @@ struct checker {
 };
 
 /* --- naming a line ------------------------------------------------------- */
-
-static bool range_contended(const struct report_range *g)
-{
-	return g->true_shared || g->false_victim || g->false_writer;
-}
 
 /* "counters+8" -> "counters"; "[heap]+0x2a0" -> "[heap]" */
 static char *object_symbol(const char *object)
@@ -93,7 +91,7 @@ static char *report_line_key(const struct report_line *l)
 	char *key;
 
 	for (unsigned i = 0; i < l->n_ranges; i++)
-		if (range_contended(&l->ranges[i]) && l->ranges[i].member)
+		if (report_range_contended(&l->ranges[i]) && l->ranges[i].member)
 			members[n++] = l->ranges[i].member;
 	key = line_key(l->variable, l->type_name, l->object, members, n);
 	free(members);
@@ -270,7 +268,7 @@ static bool allowed_by(const struct report_line *l, const char *pat)
 		return true;
 	for (unsigned i = 0; i < l->n_ranges; i++) {
 		const char *m = l->ranges[i].member;
-		if (!range_contended(&l->ranges[i]) || !m)
+		if (!report_range_contended(&l->ranges[i]) || !m)
 			continue;
 		if (!strcmp(m, pat))
 			return true;
@@ -290,90 +288,21 @@ static bool allowed(const struct options *opt, const struct report_line *l)
 
 /* --- printing a violation ------------------------------------------------ */
 
-/* How to call range g of line l: "counters[1]", "struct Klass.cache", ... */
-static char *range_name(const struct report_line *l, const struct report_range *g)
-{
-	const char *m = g->member;
-
-	if (!m)
-		return xasprintf("%s+%u", l->object ? l->object : "line", g->offset);
-	/* a global's path starts with its name; a pointee's is relative */
-	if ((l->variable && !strncmp(m, l->variable, strlen(l->variable))) || !l->type_name ||
-	    m[0] == '*')
-		return xstrdup(m);
-	return xasprintf("%s%s%s", l->type_name, m[0] == '[' ? "" : ".", m);
-}
-
-/* The code site writing the line most: where to point the programmer. */
-static const struct report_site *hottest_writer(const struct report_line *l,
-						const struct report_range **range)
-{
-	const struct report_site *best = NULL;
-
-	for (unsigned i = 0; i < l->n_ranges; i++) {
-		const struct report_range *g = &l->ranges[i];
-		if (!range_contended(g))
-			continue;
-		for (unsigned s = 0; s < g->n_sites; s++) {
-			const struct report_site *site = &g->sites[s];
-			if (!best || site->writes > best->writes ||
-			    (site->writes == best->writes && site->reads > best->reads)) {
-				best = site;
-				*range = g;
-			}
-		}
-	}
-	return best;
-}
-
+/* file:line: message, at the code that writes the line most */
 static void print_violation(const struct report_line *l, const char *why)
 {
 	const struct report_range *at = NULL;
-	const struct report_site *site = hottest_writer(l, &at);
-	struct strbuf sb = STRBUF_INIT;
-	char **names = xcalloc(l->n_ranges + 1, sizeof(*names));
-	unsigned n = 0;
+	const struct report_site *site = report_violation_site(l, &at);
+	char *message = report_violation_message(l, why);
 
 	if (site && site->file && site->line > 0)
-		strbuf_addf(&sb, "%s:%d: ", site->file, site->line);
+		printf("%s:%d: ", site->file, site->line);
 	else if (site && site->module)
-		strbuf_addf(&sb, "%s+0x%llx: ", site->module, (unsigned long long)site->module_off);
+		printf("%s+0x%llx: ", site->module, (unsigned long long)site->module_off);
 	else
-		strbuf_addf(&sb, "%s: ", l->object ? l->object : "?");
-
-	/* the range written most, then the others it contends with, each
-	 * name once (a line may hold two instances of a struct) */
-	names[n++] = at ? range_name(l, at) : xstrdup(l->object ? l->object : "?");
-	strbuf_addf(&sb, "%s on %s", sharing_kind_name(l->kind), names[0]);
-	for (unsigned i = 0; i < l->n_ranges; i++) {
-		char *name;
-		bool seen = false;
-
-		if (!range_contended(&l->ranges[i]))
-			continue;
-		name = range_name(l, &l->ranges[i]);
-		for (unsigned k = 0; k < n && !seen; k++)
-			seen = !strcmp(names[k], name);
-		if (seen) {
-			free(name);
-			continue;
-		}
-		strbuf_addf(&sb, "%s%s", n == 1 ? " with " : ", ", name);
-		names[n++] = name;
-	}
-	for (unsigned k = 0; k < n; k++)
-		free(names[k]);
-	free(names);
-	strbuf_addf(&sb, " (score %.3f, %u threads", l->score, l->n_threads);
-	if (site && site->function)
-		strbuf_addf(&sb, ", written in %s", site->function);
-	if (why)
-		strbuf_addf(&sb, "; %s", why);
-	strbuf_addf(&sb, ")");
-	if (l->advice.summary)
-		strbuf_addf(&sb, ": %s", l->advice.summary);
-	puts(sb.buf);
-	strbuf_release(&sb);
+		printf("%s: ", l->object ? l->object : "?");
+	puts(message);
+	free(message);
 }
 
 /* --- the verdict --------------------------------------------------------- */
@@ -412,33 +341,9 @@ static bool breaks_rules(struct checker *c, const struct report_line *l, char **
 	return false;
 }
 
-static int write_artefact(const struct report *r, const char *path)
+/* The exit status, and the summary on stderr. */
+static int verdict(const struct checker *c, const struct report *r)
 {
-	FILE *f = fopen(path, "we");
-
-	if (!f)
-		return error("cannot write %s: %s", path, strerror(errno));
-	report_print_json(r, f);
-	if (fclose(f) != 0)
-		return error("cannot write %s: %s", path, strerror(errno));
-	return 0;
-}
-
-static int judge(void *ctx, const struct report *r, const struct options *opt)
-{
-	struct checker *c = ctx;
-
-	for (unsigned i = 0; i < r->n_lines; i++) {
-		char *why;
-		if (breaks_rules(c, &r->lines[i], &why)) {
-			print_violation(&r->lines[i], why);
-			c->violations++;
-		}
-		free(why);
-	}
-	fflush(stdout);
-	if (opt->output && write_artefact(r, opt->output) < 0)
-		return 2;
 	if (r->target_status != 0) {
 		/* run says how the target failed; a recording cannot */
 		if (c->from_file)
@@ -447,7 +352,7 @@ static int judge(void *ctx, const struct report *r, const struct options *opt)
 			      abs(r->target_status));
 		return 2;
 	}
-	if (!opt->quiet) {
+	if (!c->opt->quiet) {
 		if (c->violations)
 			fprintf(stderr, "contend: check failed: %u line%s break%s the rules\n",
 				c->violations, c->violations == 1 ? "" : "s",
@@ -458,6 +363,47 @@ static int judge(void *ctx, const struct report *r, const struct options *opt)
 				c->allowed, c->unchanged);
 	}
 	return c->violations ? 1 : 0;
+}
+
+/* -o FILE: the report in --format's format (SARIF carries the verdicts),
+ * or JSON where --format is the default text. */
+static int write_artefact(const struct report *r, const struct options *opt,
+			  const struct report_violation *v, unsigned n)
+{
+	const struct report_format *fmt = opt->format;
+	FILE *f = fopen(opt->output, "we");
+
+	if (!f)
+		return error("cannot write %s: %s", opt->output, strerror(errno));
+	if (!strcmp(fmt->name, "text") || !strcmp(fmt->name, "annotate"))
+		fmt = report_format_find("json", 0);
+	fmt->print(r, f, &(struct format_flags){ .full = opt->annotate_full, .judged = true,
+						 .violations = v, .n_violations = n });
+	if (fclose(f) != 0)
+		return error("cannot write %s: %s", opt->output, strerror(errno));
+	return 0;
+}
+
+static int judge(void *ctx, const struct report *r, const struct options *opt)
+{
+	struct checker *c = ctx;
+	struct report_violation *v = xcalloc(r->n_lines + 1, sizeof(*v));
+	char **why = xcalloc(r->n_lines + 1, sizeof(*why));
+	int ret;
+
+	for (unsigned i = 0; i < r->n_lines; i++) {
+		if (breaks_rules(c, &r->lines[i], &why[i])) {
+			print_violation(&r->lines[i], why[i]);
+			v[c->violations++] = (struct report_violation){ &r->lines[i], why[i] };
+		}
+	}
+	fflush(stdout);
+	ret = opt->output && write_artefact(r, opt, v, c->violations) < 0 ? 2 : verdict(c, r);
+	for (unsigned i = 0; i < r->n_lines; i++)
+		free(why[i]);
+	free(why);
+	free(v);
+	return ret;
 }
 
 static void checker_release(struct checker *c)
@@ -479,6 +425,9 @@ int cmd_check(int argc, char **argv)
 		die("check: give -i FILE or a command after --, not both");
 	if (!opt.input && !opt.argv)
 		options_usage("check", 2);
+	if (!opt.output && strcmp(opt.format->name, "text") && strcmp(opt.format->name, "annotate"))
+		die("check: --format %s needs -o FILE: stdout carries the violations",
+		    opt.format->name);
 	opt.top = 0;            /* every contended line is judged */
 	c.from_file = opt.input != NULL;
 	if (opt.baseline && load_baseline(&c, opt.baseline) < 0) {

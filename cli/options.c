@@ -15,7 +15,9 @@ static const char usage_run[] =
 	"\n"
 	"  -F, --freq HZ          sampling rate per thread (default %u)\n"
 	"  -o, --output FILE      write the report to FILE\n"
-	"      --format FMT       text (default), json, or html (one self-contained page)\n"
+	"      --format FMT       text (default), json, html (one self-contained page),\n"
+	"                         sarif (SARIF 2.1.0, for code review) or pprof\n"
+	"                         (gzipped profile.proto, for go tool pprof)\n"
 	"      --annotate         source files with the contended lines marked\n"
 	"      --full             with --annotate: whole files, not just the hot lines\n"
 	"      --top N            print at most N lines (default 10, 0 = all)\n"
@@ -111,6 +113,8 @@ static const char usage_check[] =
 	"  --baseline FILE        a JSON report of an accepted run: fail only on\n"
 	"                         new lines, a changed kind, or a score up by 50%%\n"
 	"  -o, --output FILE      write the JSON report there (a CI artefact)\n"
+	"      --format FMT       -o in this format instead: sarif (the violations,\n"
+	"                         for code scanning), html, pprof\n"
 	"  -i, --input FILE       judge a data file of 'contend record'\n"
 	"  --symfs DIR, -F, --line-size, --window-ms, -q: as for run and report\n"
 	"\n"
@@ -119,7 +123,8 @@ static const char usage_check[] =
 	"\n"
 	"Examples:\n"
 	"  contend check --fail-on false-sharing -- ./tests/stress\n"
-	"  contend check --baseline main.json -o pr.json -- ./bench\n";
+	"  contend check --baseline main.json -o pr.json -- ./bench\n"
+	"  contend check --format sarif -o contention.sarif -- ./bench\n";
 
 void options_usage(const char *command, int status)
 {

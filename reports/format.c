@@ -34,6 +34,8 @@ static const struct report_format formats[] = {
 	{ "text", "txt", FORMAT_FOR_REPORT | FORMAT_FOR_WATCH, print_text },
 	{ "json", "json", FORMAT_FOR_REPORT | FORMAT_FOR_WATCH, print_json },
 	{ "html", "html", FORMAT_FOR_REPORT, print_html },
+	{ "sarif", "sarif", FORMAT_FOR_REPORT, report_print_sarif },
+	{ "pprof", "pb.gz", FORMAT_FOR_REPORT, report_print_pprof },
 	{ "annotate", "txt", 0, print_annotate },   /* --annotate, not --format */
 };
 

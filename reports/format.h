@@ -15,10 +15,17 @@
 #include <stdio.h>
 
 struct report;
+struct report_violation;
 
 /* What a caller may pass on to a printer beyond the report. */
 struct format_flags {
 	bool full;                    /* annotate: whole source files */
+	/* check: the lines that break its rules (violation.h), which a
+	 * printer of verdicts (SARIF) reports alone; without judged, every
+	 * reported line is a finding. */
+	bool judged;
+	const struct report_violation *violations;
+	unsigned n_violations;
 };
 
 enum format_use {
@@ -32,6 +39,10 @@ struct report_format {
 	unsigned uses;                /* enum format_use bits */
 	void (*print)(const struct report *r, FILE *out, const struct format_flags *f);
 };
+
+/* Printers of the formats that have no other entry point. */
+void report_print_sarif(const struct report *r, FILE *out, const struct format_flags *f);
+void report_print_pprof(const struct report *r, FILE *out, const struct format_flags *f);
 
 /* The format called name, if it may be asked for as use says (0: any
  * use); NULL otherwise. */

@@ -13,6 +13,7 @@
 
 #include "common/util.h"
 #include "reports/advice.h"
+#include "reports/json_string.h"
 
 #define JSON_MAX_DEPTH 16
 
@@ -90,7 +91,7 @@ static const char *short_escape(unsigned char c)
  * UTF-8 (a command line can hold anything), become \u00XX: the code point
  * of the same value, so the output is always valid JSON.
  */
-static void json_string(FILE *out, const char *str)
+void json_write_string(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str);
@@ -132,7 +133,7 @@ static void json_item(struct json *j, const char *key)
 			json_indent(j);
 	}
 	if (key) {
-		json_string(j->out, key);
+		json_write_string(j->out, key);
 		fputs(": ", j->out);
 	}
 }
@@ -181,7 +182,7 @@ static void json_str(struct json *j, const char *key, const char *s)
 {
 	json_item(j, key);
 	if (s)
-		json_string(j->out, s);
+		json_write_string(j->out, s);
 	else
 		fputs("null", j->out);
 }

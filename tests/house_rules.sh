@@ -20,6 +20,7 @@ for floor in $floors; do
 	me=$(rank "$floor")
 	for f in "$floor"/*.[ch]; do
 		[ -e "$f" ] || continue
+		case "$f" in *.pb-c.[ch]) continue ;; esac   # protoc-c's, in an in-tree build
 		while IFS= read -r inc; do
 			case "$inc" in
 			config.h) continue ;;

@@ -1,0 +1,257 @@
+/* sarif.c - the report as SARIF 2.1.0, for code review (GitHub code
+ * scanning and other SARIF viewers).
+ *
+ * One result per finding: under `contend check` (format_flags.judged) the
+ * lines that break its rules, else every reported line.  A result sits at
+ * the code that writes the line most (violation.h, as check's compiler-
+ * style line), says the data, kind, score and advice in its message, and
+ * lists the line's other code sites as related locations.  Its rule is the
+ * kind: false-sharing, true-sharing, mixed-sharing.
+ *
+ * Source files under the current directory (a CI job runs in its checkout)
+ * are URIs relative to the base id SRCROOT, which originalUriBaseIds sets
+ * to that directory; others are absolute file:// URIs.  Code without a
+ * source line is located in its binary by byte offset.
+ */
+#include "reports/format.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "common/util.h"
+#include "reports/json_string.h"
+#include "reports/report.h"
+#include "reports/violation.h"
+
+#define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
+#define SRCROOT "SRCROOT"
+
+static const struct {
+	enum sharing_kind kind;
+	const char *id, *name, *text;
+} rules[] = {
+	{ SHARING_FALSE, "false-sharing", "FalseSharing",
+	  "Threads write different data on one cache line: each write takes the "
+	  "line from the other cores." },
+	{ SHARING_TRUE, "true-sharing", "TrueSharing",
+	  "Threads write the same bytes of one cache line: the line moves "
+	  "between cores on every write." },
+	{ SHARING_MIXED, "mixed-sharing", "MixedSharing",
+	  "A cache line shared both ways: threads write the same bytes, and "
+	  "other data beside them." },
+};
+
+static int rule_of(enum sharing_kind k)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(rules); i++)
+		if (rules[i].kind == k)
+			return (int)i;
+	return -1;
+}
+
+/* bytes outside RFC 3986's unreserved set and '/' as %XX */
+static void uri_path(struct strbuf *sb, const char *path)
+{
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
+			strbuf_addch(sb, (char)*p);
+		else
+			strbuf_addf(sb, "%%%02X", *p);
+	}
+}
+
+struct sarif {
+	FILE *out;
+	char *root;                  /* the current directory, "/" ended; NULL */
+};
+
+static void key_str(FILE *out, const char *key, const char *val)
+{
+	fprintf(out, "\"%s\": ", key);
+	json_write_string(out, val);
+}
+
+/* "artifactLocation": {...}, relative to SRCROOT where path lies under it */
+static void artifact(struct sarif *s, const char *path)
+{
+	struct strbuf uri = STRBUF_INIT;
+	size_t nroot = s->root ? strlen(s->root) : 0;
+	bool under = s->root && !strncmp(path, s->root, nroot) && path[nroot];
+	bool relative = under || path[0] != '/';
+
+	if (!relative)
+		strbuf_addf(&uri, "file://");
+	uri_path(&uri, under ? path + nroot : path);
+	fputs("\"artifactLocation\": { ", s->out);
+	key_str(s->out, "uri", strbuf_str(&uri));
+	if (relative && s->root)
+		fprintf(s->out, ", \"uriBaseId\": \"%s\"", SRCROOT);
+	fputs(" }", s->out);
+	strbuf_release(&uri);
+}
+
+/* a location object for a code site (without braces around it) */
+static void site_location(struct sarif *s, const struct report_site *site)
+{
+	fputs("\"physicalLocation\": { ", s->out);
+	if (site->file && site->line > 0) {
+		artifact(s, site->file);
+		fprintf(s->out, ", \"region\": { \"startLine\": %d } }", site->line);
+	} else if (site->module) {
+		artifact(s, site->module);
+		fprintf(s->out, ", \"region\": { \"byteOffset\": %" PRIu64 " } }", site->module_off);
+	} else {
+		fputs("\"address\": { ", s->out);
+		fprintf(s->out, "\"absoluteAddress\": %" PRIu64 " } }", site->ip);
+	}
+	if (site->function) {
+		fputs(", \"logicalLocations\": [ { ", s->out);
+		key_str(s->out, "name", site->function);
+		fputs(", \"kind\": \"function\" } ]", s->out);
+	}
+}
+
+static bool has_place(const struct report_site *site)
+{
+	return (site->file && site->line > 0) || site->module;
+}
+
+/* The line's other sites: what else touches it, and where. */
+static void related(struct sarif *s, const struct report_line *l, const struct report_site *main)
+{
+	unsigned id = 0;
+
+	fputs(",\n          \"relatedLocations\": [", s->out);
+	for (unsigned i = 0; i < l->n_ranges; i++) {
+		const struct report_range *g = &l->ranges[i];
+		for (unsigned k = 0; k < g->n_sites; k++) {
+			const struct report_site *site = &g->sites[k];
+			char *text;
+			if (site == main || !has_place(site))
+				continue;
+			text = xasprintf("%s %s: %" PRIu64 " sampled reads, %" PRIu64 " writes%s%s",
+					 report_range_contended(g) ? "contends on" : "also touches",
+					 g->member ? g->member : l->object ? l->object : "the line",
+					 site->reads, site->writes, site->function ? " in " : "",
+					 site->function ? site->function : "");
+			fprintf(s->out, "%s\n            { \"id\": %u, ", id ? "," : "", id);
+			site_location(s, site);
+			fputs(", \"message\": { ", s->out);
+			key_str(s->out, "text", text);
+			fputs(" } }", s->out);
+			free(text);
+			id++;
+		}
+	}
+	fputs(id ? "\n          ]" : " ]", s->out);
+}
+
+static void properties(struct sarif *s, const struct report_line *l)
+{
+	fputs(",\n          \"properties\": { ", s->out);
+	key_str(s->out, "kind", sharing_kind_id(l->kind));
+	fprintf(s->out, ", \"score\": %.6f", l->score);
+	if (l->object) {
+		fputs(", ", s->out);
+		key_str(s->out, "object", l->object);
+	}
+	if (l->variable) {
+		fputs(", ", s->out);
+		key_str(s->out, "variable", l->variable);
+	}
+	if (l->type_name) {
+		fputs(", ", s->out);
+		key_str(s->out, "type", l->type_name);
+	}
+	fprintf(s->out, ", \"line_address\": \"0x%" PRIx64 "\", \"pid\": %" PRIu32
+		", \"threads\": %u, \"confirmed\": %s }", l->addr, l->pid, l->n_threads,
+		l->confirmed ? "true" : "false");
+}
+
+static void result(struct sarif *s, const struct report_line *l, const char *why,
+		   const char *level, bool first)
+{
+	const struct report_range *at = NULL;
+	const struct report_site *site = report_violation_site(l, &at);
+	char *message = report_violation_message(l, why);
+	int rule = rule_of(l->kind);
+
+	fprintf(s->out, "%s\n        {\n          ", first ? "" : ",");
+	if (rule >= 0)
+		fprintf(s->out, "\"ruleId\": \"%s\", \"ruleIndex\": %d, ", rules[rule].id, rule);
+	fprintf(s->out, "\"level\": \"%s\",\n          \"message\": { ", level);
+	key_str(s->out, "text", message);
+	fputs(" }", s->out);
+	if (site && has_place(site)) {
+		fputs(",\n          \"locations\": [ { ", s->out);
+		site_location(s, site);
+		fputs(" } ]", s->out);
+		related(s, l, site);
+	}
+	properties(s, l);
+	fputs("\n        }", s->out);
+	free(message);
+}
+
+static void driver(struct sarif *s)
+{
+	fputs("      \"tool\": { \"driver\": {\n"
+	      "        \"name\": \"contend\",\n", s->out);
+	fprintf(s->out, "        \"version\": \"%s\",\n", PACKAGE_VERSION);
+	fputs("        \"rules\": [", s->out);
+	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
+		fprintf(s->out, "%s\n          { \"id\": \"%s\", \"name\": \"%s\", "
+			"\"shortDescription\": { ", i ? "," : "", rules[i].id, rules[i].name);
+		key_str(s->out, "text", sharing_kind_name(rules[i].kind));
+		fputs(" }, \"fullDescription\": { ", s->out);
+		key_str(s->out, "text", rules[i].text);
+		fputs(" }, \"defaultConfiguration\": { \"level\": \"warning\" } }", s->out);
+	}
+	fputs("\n        ]\n      } },\n", s->out);
+}
+
+static char *source_root(void)
+{
+	char *cwd = getcwd(NULL, 0);
+	char *root;
+
+	if (!cwd || cwd[0] != '/')
+		return free(cwd), NULL;
+	root = xasprintf("%s%s", cwd, cwd[strlen(cwd) - 1] == '/' ? "" : "/");
+	free(cwd);
+	return root;
+}
+
+void report_print_sarif(const struct report *r, FILE *out, const struct format_flags *f)
+{
+	struct sarif s = { .out = out, .root = source_root() };
+	bool judged = f && f->judged;
+	unsigned n = judged ? f->n_violations : r->n_lines;
+
+	fprintf(out, "{\n  \"$schema\": \"%s\",\n  \"version\": \"2.1.0\",\n"
+		"  \"runs\": [\n    {\n", SARIF_SCHEMA);
+	driver(&s);
+	if (s.root) {
+		struct strbuf uri = STRBUF_INIT;
+		strbuf_addf(&uri, "file://");
+		uri_path(&uri, s.root);
+		fprintf(out, "      \"originalUriBaseIds\": { \"%s\": { ", SRCROOT);
+		key_str(out, "uri", strbuf_str(&uri));
+		fputs(" } },\n", out);
+		strbuf_release(&uri);
+	}
+	fputs("      \"results\": [", out);
+	for (unsigned i = 0; i < n; i++) {
+		if (judged)
+			result(&s, f->violations[i].line, f->violations[i].why, "error", !i);
+		else
+			result(&s, &r->lines[i], NULL, "warning", !i);
+	}
+	fputs(n ? "\n      ]\n" : " ]\n", out);
+	fputs("    }\n  ]\n}\n", out);
+	free(s.root);
+}

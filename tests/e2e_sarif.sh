@@ -1,0 +1,67 @@
+#!/bin/sh
+# contend check --format sarif: the SARIF 2.1.0 log validates against the
+# official schema (tests/sarif-schema-2.1.0.json) and has one result at
+# false_sharing_counters.c's writing line, rule false-sharing, relative to
+# the directory contend ran in; run --format sarif reports every line as a
+# warning; the padded run gives a valid log with no result; --format sarif
+# without -o is refused.  Skips (77) without python3-jsonschema.
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+contend="$top_builddir/contend"
+fsc="$top_builddir/testcases/false_sharing_counters"
+schema="$top_srcdir/tests/sarif-schema-2.1.0.json"
+validate="python3 $top_srcdir/tests/sarif_validate.py $schema"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+ok() { echo "ok $*"; }
+
+python3 -c 'import jsonschema' 2>/dev/null || { echo "SKIP: no python3-jsonschema"; exit 77; }
+# the line that writes the counter, wherever the source moves it
+line=$(grep -n '(\*counter)++;' "$top_srcdir/testcases/false_sharing_counters.c" | cut -d: -f1)
+
+# from the source root, as a CI job runs in its checkout: a relative URI
+for attempt in 1 2 3; do
+	(cd "$top_srcdir" && "$contend" check -q --format sarif -o "$tmp/c.sarif" -- "$fsc") \
+		>"$tmp/out" 2>"$tmp/err"
+	st=$?
+	[ $st -ne 0 ] && break
+	echo "note: attempt $attempt found no contention (busy machine?); again"
+done
+if [ $st -ne 1 ]; then
+	fail "check --format sarif: exit $st, want 1"; cat "$tmp/out" "$tmp/err"
+elif $validate "$tmp/c.sarif" --results 1 --rule false-sharing --level error \
+	--uri testcases/false_sharing_counters.c --base-id SRCROOT --line "$line" \
+	--text "false sharing on counters[" --text "score 0." --text ": pad each element"; then
+	ok "check --format sarif: valid SARIF 2.1.0, false-sharing at false_sharing_counters.c:$line"
+else
+	fail "check --format sarif"; cat "$tmp/c.sarif"
+fi
+grep -q "false_sharing_counters.c:$line: false sharing on counters" "$tmp/out" &&
+	ok "the violation line is still on stdout" || { fail "no violation line"; cat "$tmp/out"; }
+
+# from elsewhere: an absolute file:// URI
+for attempt in 1 2 3; do
+	(cd "$tmp" && "$contend" run -q --format sarif -o "$tmp/r.sarif" -- "$fsc") >/dev/null 2>&1
+	python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))["runs"][0]["results"])' \
+		"$tmp/r.sarif" 2>/dev/null && break
+done
+src=$(cd "$top_srcdir" && pwd)
+$validate "$tmp/r.sarif" --rule false-sharing --level warning \
+	--uri "file://$src/testcases/false_sharing_counters.c" --line "$line" &&
+	ok "run --format sarif: valid, a warning at an absolute file URI" ||
+	{ fail "run --format sarif"; cat "$tmp/r.sarif"; }
+
+"$contend" check -q --format sarif -o "$tmp/p.sarif" -- "$fsc" --padded >/dev/null 2>&1
+st=$?
+[ $st -eq 0 ] && $validate "$tmp/p.sarif" --results 0 &&
+	ok "padded: exit 0, valid SARIF with no result" || fail "padded: exit $st"
+
+"$contend" check --format sarif -- "$fsc" >"$tmp/out" 2>"$tmp/err"
+st=$?
+[ $st -eq 2 ] && grep -q -- "--format sarif needs -o FILE" "$tmp/err" &&
+	ok "--format sarif without -o: refused" || { fail "no -o: exit $st"; cat "$tmp/err"; }
+
+[ $fails -eq 0 ] || exit 1
