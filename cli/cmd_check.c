@@ -22,6 +22,7 @@
 #include "detector/classify.h"
 #include "cli/commands.h"
 #include "common/json_read.h"
+#include "common/safe_file.h"
 #include "cli/options.h"
 #include "cli/session.h"
 #include "common/util.h"
@@ -412,16 +413,20 @@ static bool breaks_rules(struct checker *c, const struct report_line *l, char **
 	return false;
 }
 
+/* -o: checked before the run (session_check_output), written safely. */
 static int write_artefact(const struct report *r, const char *path)
 {
-	FILE *f = fopen(path, "we");
+	char *why = NULL;
+	struct out_file *of = out_file_open(path, &why);
 
-	if (!f)
-		return error("cannot write %s: %s", path, strerror(errno));
-	report_print_json(r, f);
-	if (fclose(f) != 0)
-		return error("cannot write %s: %s", path, strerror(errno));
-	return 0;
+	if (of) {
+		report_print_json(r, out_file_stream(of));
+		if (out_file_commit(of, &why) == 0)
+			return 0;
+	}
+	error("%s", why);
+	free(why);
+	return -1;
 }
 
 static int judge(void *ctx, const struct report *r, const struct options *opt)
