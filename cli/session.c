@@ -45,12 +45,16 @@ struct session {
 	double last_maps;          /* monotonic_s() of the last /proc/PID/maps read */
 	struct confirm *confirm;   /* --confirm: watchpoints on the top lines */
 	struct proc_creds creds;   /* the target's, last seen (note_target_creds) */
+	unsigned target_execs;     /* exec records of the target's main thread */
 	bool note_forks;           /* attaching: collect the tasks that inherit events */
 	pid_t *forked;
 	size_t n_forked, alloc_forked;
 };
 
 static volatile sig_atomic_t stop_requested;   /* attach: SIGINT, SIGTERM */
+
+static bool note_target_creds(struct session *s, pid_t pid);
+static void target_execed(struct session *s, pid_t pid);
 
 static void note_pid(struct session *s, pid_t pid)
 {
@@ -110,6 +114,8 @@ static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 	struct session *s = ctx;
 	if (exec && pid == tid)
 		symbolizer_exec(s->sym, (pid_t)pid);
+	if (exec && pid == tid && s->n_pids && pid == (uint32_t)s->pids[0])
+		target_execed(s, (pid_t)pid);
 	/* run starts its target by exec; an attached target that execs is news */
 	if (exec && pid == tid && pid == (uint32_t)s->opt->pid && !s->opt->quiet)
 		fprintf(stderr, "contend: process %u executed %s: following the new program\n",
@@ -193,15 +199,31 @@ static struct perf_callbacks session_callbacks(struct session *s)
  * root does): --annotate and HTML show only source files its user could
  * read, and its /tmp/perf-PID.map must be its user's or root's.  Until
  * first read they are nobody's at all (uid -1): only what anyone may read. */
-static void note_target_creds(struct session *s, pid_t pid)
+static bool note_target_creds(struct session *s, pid_t pid)
 {
 	struct proc_creds c;
 
 	if (proc_creds(pid, &c) < 0)
-		return;
+		return false;
 	proc_creds_release(&s->creds);
 	s->creds = c;
 	symbolizer_set_map_owner(s->sym, c.uid);
+	return true;
+}
+
+/* An exec may change the credentials (setpriv, a set-id program) and the
+ * program may be gone before the next beat: read them now, and when it is
+ * gone already, fail closed.  run's own exec of the command is the first
+ * and keeps the credentials read at launch (ours). */
+static void target_execed(struct session *s, pid_t pid)
+{
+	bool launch = ++s->target_execs == 1 && !s->opt->pid;
+
+	if (!note_target_creds(s, pid) && !launch) {
+		proc_creds_release(&s->creds);
+		s->creds = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
+		symbolizer_set_map_owner(s->sym, s->creds.uid);
+	}
 }
 
 /* One beat of a running session, run and attach alike: wait up to 100 ms
