@@ -64,6 +64,14 @@ for cmd in run record check; do
 	[ -e "$tmp/started-$cmd" ] && fail "$cmd -o: the target ran before the refusal"
 done
 
+# watch: refused before any watchpoint is armed (or a symbol looked up)
+sleep 30 &
+sleeper=$!
+expect "watch -o: nobody's symlink refused" 2 "report.txt: is a symbolic link" \
+	"$contend" watch -p $sleeper -o "$shared/report.txt" counters
+kill $sleeper 2>/dev/null
+[ "$(cat "$tmp/root-only")" = "root only" ] || fail "watch -o: the root-only file changed"
+
 # A FIFO and a character device in a directory of ours (never /dev itself).
 mkfifo "$tmp/fifo" || exit 99
 expect "run -o FIFO refused" 2 "fifo: is a FIFO; refusing" \
