@@ -24,6 +24,7 @@
 #include "detector/classify.h"
 #include "cli/commands.h"
 #include "common/json_read.h"
+#include "common/safe_file.h"
 #include "cli/options.h"
 #include "cli/session.h"
 #include "common/util.h"
@@ -366,22 +367,27 @@ static int verdict(const struct checker *c, const struct report *r)
 }
 
 /* -o FILE: the report in --format's format (SARIF carries the verdicts),
- * or JSON where --format is the default text. */
+ * or JSON where --format is the default text.  Checked before the run
+ * (session_check_output), written safely (common/safe_file.h). */
 static int write_artefact(const struct report *r, const struct options *opt,
 			  const struct report_violation *v, unsigned n)
 {
 	const struct report_format *fmt = opt->format;
-	FILE *f = fopen(opt->output, "we");
+	char *why = NULL;
+	struct out_file *of = out_file_open(opt->output, &why);
 
-	if (!f)
-		return error("cannot write %s: %s", opt->output, strerror(errno));
 	if (!strcmp(fmt->name, "text") || !strcmp(fmt->name, "annotate"))
 		fmt = report_format_find("json", 0);
-	fmt->print(r, f, &(struct format_flags){ .full = opt->annotate_full, .judged = true,
-						 .violations = v, .n_violations = n });
-	if (fclose(f) != 0)
-		return error("cannot write %s: %s", opt->output, strerror(errno));
-	return 0;
+	if (of) {
+		fmt->print(r, out_file_stream(of),
+			   &(struct format_flags){ .full = opt->annotate_full, .judged = true,
+						   .violations = v, .n_violations = n });
+		if (out_file_commit(of, &why) == 0)
+			return 0;
+	}
+	error("%s", why);
+	free(why);
+	return -1;
 }
 
 static int judge(void *ctx, const struct report *r, const struct options *opt)

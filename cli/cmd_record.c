@@ -23,6 +23,7 @@
 #include "cli/options.h"
 #include "cli/session.h"
 #include "common/procfs.h"
+#include "common/safe_file.h"
 #include "common/util.h"
 #include "reports/report.h"
 
@@ -42,9 +43,8 @@ struct traced_pid {
 
 struct recorder {
 	struct datafile_writer *w;
-	FILE *f;
+	struct out_file *out;          /* the data file, renamed into place at the end */
 	const char *path;
-	char *partial;                 /* written here, renamed to path at the end */
 	struct build_id *ids;          /* build-ids read, by path */
 	size_t n_ids, alloc_ids;
 	struct traced_pid *pids;       /* processes whose maps we snapshot */
@@ -55,13 +55,13 @@ struct recorder {
 	const char *live_report;       /* the test's copy of the session's report */
 };
 
-/* A partial file is removed if contend exits before finishing it (die()). */
-static char *partial_to_remove;
+/* The unfinished file is removed if contend exits before finishing it
+ * (die()): a data file is complete or absent. */
+static const struct out_file *temp_to_remove;
 
-static void remove_partial(void)
+static void remove_temp(void)
 {
-	if (partial_to_remove)
-		unlink(partial_to_remove);
+	out_file_remove_temp(temp_to_remove);
 }
 
 static const struct build_id *build_id_of(struct recorder *rec, const char *path)
@@ -208,9 +208,16 @@ static void on_tick(void *ctx, struct line_table *lines, pid_t pid, double elaps
 
 static void write_live_report(const struct report *r, const char *path)
 {
-	FILE *f = fopen(path, "we");
-	if (!f || (report_print_json(r, f), fclose(f)) != 0)
-		error("cannot write %s: %s", path, strerror(errno));
+	char *why = NULL;
+	struct out_file *of = out_file_open(path, &why);
+
+	if (of) {
+		report_print_json(r, out_file_stream(of));
+		out_file_commit(of, &why);
+	}
+	if (why)
+		error("%s", why);
+	free(why);
 }
 
 /* The session has built its report: we keep only its header, as the
@@ -227,23 +234,25 @@ static int on_report(void *ctx, const struct report *r, const struct options *op
 	};
 	uint64_t samples = datafile_writer_samples(rec->w);
 	int failed = datafile_writer_finish(rec->w, &summary);
-	long size = ftell(rec->f);
+	long size = ftell(out_file_stream(rec->out));
+	struct out_file *out = rec->out;
+	char *why = NULL;
 
 	rec->w = NULL;
 	if (rec->live_report)
 		write_live_report(r, rec->live_report);
-	if (fclose(rec->f) != 0)
-		failed = -1;
-	rec->f = NULL;
+	temp_to_remove = NULL;
+	rec->out = NULL;
 	if (failed) {
-		error("cannot write %s: %s", rec->partial, strerror(errno));
+		error("%s: write failed: %s", rec->path, strerror(errno));
+		out_file_abort(out);
 		return 2;
 	}
-	if (rename(rec->partial, rec->path) != 0) {
-		error("cannot rename %s to %s: %s", rec->partial, rec->path, strerror(errno));
+	if (out_file_commit(out, &why) < 0) {
+		error("%s", why);
+		free(why);
 		return 2;
 	}
-	partial_to_remove = NULL;
 	if (!opt->quiet)
 		fprintf(stderr, "contend: wrote %" PRIu64 " access samples to %s (%.1f KiB); "
 			"see them with 'contend report -i %s'\n",
@@ -260,7 +269,6 @@ static void recorder_release(struct recorder *rec)
 	free(rec->ids);
 	free(rec->pids);
 	strbuf_release(&rec->maps);
-	free(rec->partial);
 }
 
 int cmd_record(int argc, char **argv)
@@ -271,6 +279,7 @@ int cmd_record(int argc, char **argv)
 		.ctx = &rec, .access = on_access, .chain = on_chain, .mmap = on_mmap,
 		.comm = on_comm, .tick = on_tick, .report = on_report,
 	};
+	char *why = NULL;
 	int ret;
 
 	options_parse(&opt, argc, argv);
@@ -289,23 +298,28 @@ int cmd_record(int argc, char **argv)
 	if (!rec.live_report)
 		opt.classify.min_score = INFINITY;
 
+	/* The file is ours (the session must not check or write -o), and
+	 * created now, before the target starts: a path we cannot or must
+	 * not write fails at once.  "-" would be stdout, which a launched
+	 * target writes to as well: refused rather than corrupted. */
 	rec.path = opt.output ? opt.output : DEFAULT_DATA_FILE;
-	rec.partial = xasprintf("%s.partial", rec.path);
-	rec.f = fopen(rec.partial, "wbe");
-	if (!rec.f)
-		die("cannot write %s: %s", rec.partial, strerror(errno));
-	partial_to_remove = rec.partial;
-	atexit(remove_partial);
-	rec.w = datafile_writer_new(rec.f, opt.freq);
+	opt.output = NULL;
+	if (!strcmp(rec.path, "-"))
+		die("record: -o - (standard output) is not supported: the data file must be "
+		    "a file; write it with -o FILE and read it with 'contend report -i FILE'");
+	rec.out = out_file_open(rec.path, &why);
+	if (!rec.out)
+		die("%s", why);
+	temp_to_remove = rec.out;
+	atexit(remove_temp);
+	rec.w = datafile_writer_new(out_file_stream(rec.out), opt.freq);
 
 	ret = opt.pid ? session_attach(&opt, &hooks) : session_run(&opt, &hooks);
 
 	/* the session failed before its report, or writing the file did */
 	datafile_writer_free(rec.w);
-	if (rec.f)
-		fclose(rec.f);
-	remove_partial();
-	partial_to_remove = NULL;
+	temp_to_remove = NULL;
+	out_file_abort(rec.out);
 	recorder_release(&rec);
 	return ret;
 }

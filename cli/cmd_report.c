@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "detector/callchain.h"
@@ -24,6 +25,7 @@
 #include "cli/options.h"
 #include "cli/session.h"
 #include "detector/thread_names.h"
+#include "common/safe_file.h"
 #include "common/util.h"
 #include "reports/report.h"
 #include "symbolize/symbolizer.h"
@@ -337,6 +339,22 @@ static void explain_file(const struct recorded_file *f, const struct options *op
 	free(hex);
 }
 
+/* The target is gone: its credentials are not in the file (format 1), so
+ * source files and perf maps are read only as the owner of the data file
+ * could (uid and gid, no supplementary groups: fail closed), never with
+ * more rights than whoever made it.  For stdin, the owner of what fstat
+ * sees (a pipe is its creator's). */
+static void data_file_owner(FILE *f, struct proc_creds *reader)
+{
+	struct stat st;
+
+	*reader = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	if (fstat(fileno(f), &st) == 0) {
+		reader->uid = st.st_uid;
+		reader->gid = st.st_gid;
+	}
+}
+
 static struct symbolizer *replay_mappings(struct replay *rp)
 {
 	struct symbolizer *sym = symbolizer_new();
@@ -389,9 +407,11 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 	struct strbuf err = STRBUF_INIT;
 	struct datafile_reader *r = NULL;
 	struct symbolizer *sym;
+	struct proc_creds reader;
 	FILE *f;
 	int ret = 2;
 
+	session_check_output(opt);
 	f = from_stdin ? stdin : fopen(path, "rbe");
 	if (!f) {
 		if (errno == ENOENT && !opt->input)
@@ -401,6 +421,7 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 			error("cannot open %s: %s", path, strerror(errno));
 		return 2;
 	}
+	data_file_owner(f, &reader);
 	r = datafile_reader_open(f, &err);
 	if (!r)
 		goto bad_file;
@@ -418,7 +439,8 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 	hdr = *datafile_reader_summary(r);
 	hdr.chains = rp.chains;
 	sym = replay_mappings(&rp);
-	ret = session_output(opt, &hdr, rp.lines, sym, &rp.names, hooks);
+	symbolizer_set_map_owner(sym, reader.uid);
+	ret = session_output(opt, &hdr, rp.lines, sym, &rp.names, hooks, &reader);
 	symbolizer_free(sym);
 	goto done;
 

@@ -24,6 +24,7 @@
 #include "detector/thread_names.h"
 #include "common/util.h"
 #include "common/procfs.h"
+#include "common/safe_file.h"
 #include "detector/watch.h"
 #include "reports/format.h"
 #include "reports/report.h"
@@ -317,7 +318,8 @@ static int output(const struct watch_opts *o, struct watch *w, struct symbolizer
 		  const struct thread_names *names, char *command, double elapsed)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
-	FILE *out = stdout;
+	struct out_file *of;
+	char *why = NULL;
 	int ret = 0;
 
 	r->command = command;
@@ -327,16 +329,17 @@ static int output(const struct watch_opts *o, struct watch *w, struct symbolizer
 	r->duration = elapsed;
 	watch_report_lines(w, o->line_size, r, sym);
 	session_name_threads(r, names);
-	if (o->output && !(out = fopen(o->output, "w"))) {
-		ret = 2;
-		error("cannot write %s: %s", o->output, strerror(errno));
-	} else {
-		o->format->print(r, out, NULL);
-		if (out != stdout && fclose(out) != 0) {
-			error("cannot write %s: %s", o->output, strerror(errno));
-			ret = 2;
-		}
+	of = out_file_open(o->output ? o->output : "-", &why);
+	if (of) {
+		o->format->print(r, out_file_stream(of), NULL);
+		if (out_file_commit(of, &why) < 0)
+			of = NULL;
 	}
+	if (!of) {
+		error("%s", why);
+		ret = 2;
+	}
+	free(why);
 	report_free(r);
 	return ret;
 }
@@ -354,11 +357,14 @@ int cmd_watch(int argc, char **argv)
 	char *command;
 	unsigned n_lines, n_win;
 	double elapsed = 0;
+	char *why = NULL;
 	int ret;
 
 	parse(&o, argc, argv);
 	if (!process_alive(o.pid))
 		die("no such process: %d", (int)o.pid);
+	if (o.output && out_file_check_early(o.output, &why) < 0)
+		die("%s", why);   /* before the watchpoints, not after */
 	sym = symbolizer_new();
 	if (symbolizer_load_proc_maps(sym, o.pid) < 0) {
 		if (errno == EACCES || errno == EPERM)

@@ -18,6 +18,7 @@
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "common/procfs.h"
+#include "common/safe_file.h"
 #include "detector/thread_names.h"
 #include "common/util.h"
 #include "detector/watch.h"
@@ -43,12 +44,17 @@ struct session {
 	uint64_t lost;
 	double last_maps;          /* monotonic_s() of the last /proc/PID/maps read */
 	struct confirm *confirm;   /* --confirm: watchpoints on the top lines */
+	struct proc_creds creds;   /* the target's, last seen (note_target_creds) */
+	unsigned target_execs;     /* exec records of the target's main thread */
 	bool note_forks;           /* attaching: collect the tasks that inherit events */
 	pid_t *forked;
 	size_t n_forked, alloc_forked;
 };
 
 static volatile sig_atomic_t stop_requested;   /* attach: SIGINT, SIGTERM */
+
+static bool note_target_creds(struct session *s, pid_t pid);
+static void target_execed(struct session *s, pid_t pid);
 
 static void note_pid(struct session *s, pid_t pid)
 {
@@ -108,6 +114,8 @@ static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 	struct session *s = ctx;
 	if (exec && pid == tid)
 		symbolizer_exec(s->sym, (pid_t)pid);
+	if (exec && pid == tid && s->n_pids && pid == (uint32_t)s->pids[0])
+		target_execed(s, (pid_t)pid);
 	/* run starts its target by exec; an attached target that execs is news */
 	if (exec && pid == tid && pid == (uint32_t)s->opt->pid && !s->opt->quiet)
 		fprintf(stderr, "contend: process %u executed %s: following the new program\n",
@@ -186,11 +194,44 @@ static struct perf_callbacks session_callbacks(struct session *s)
 	};
 }
 
+/* The target's credentials, taken while it lives and again at every beat
+ * (it may change them after we start it, as setpriv or a server dropping
+ * root does): --annotate and HTML show only source files its user could
+ * read, and its /tmp/perf-PID.map must be its user's or root's.  Until
+ * first read they are nobody's at all (uid -1): only what anyone may read. */
+static bool note_target_creds(struct session *s, pid_t pid)
+{
+	struct proc_creds c;
+
+	if (proc_creds(pid, &c) < 0)
+		return false;
+	proc_creds_release(&s->creds);
+	s->creds = c;
+	symbolizer_set_map_owner(s->sym, c.uid);
+	return true;
+}
+
+/* An exec may change the credentials (setpriv, a set-id program) and the
+ * program may be gone before the next beat: read them now, and when it is
+ * gone already, fail closed.  run's own exec of the command is the first
+ * and keeps the credentials read at launch (ours). */
+static void target_execed(struct session *s, pid_t pid)
+{
+	bool launch = ++s->target_execs == 1 && !s->opt->pid;
+
+	if (!note_target_creds(s, pid) && !launch) {
+		proc_creds_release(&s->creds);
+		s->creds = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
+		symbolizer_set_map_owner(s->sym, s->creds.uid);
+	}
+}
+
 /* One beat of a running session, run and attach alike: wait up to 100 ms
  * for records, take them in, then let the hooks and --confirm look. */
 static void session_beat(struct session *s, struct event_set *es,
 			 const struct perf_callbacks *cb, pid_t pid, double t0)
 {
+	note_target_creds(s, pid);
 	event_set_poll(es, 100);
 	event_set_drain(es, cb);
 	refresh_maps(s, false);
@@ -237,11 +278,12 @@ void session_name_threads(struct report *r, const struct thread_names *names)
 static int output_report(const struct options *opt, const struct run_facts *hdr,
 			 struct line_table *lines, struct symbolizer *sym,
 			 const struct thread_names *names, const struct session_hooks *hooks,
-			 struct confirm *confirm)
+			 struct confirm *confirm, const struct proc_creds *reader)
 {
 	struct data_types *dt = data_types_new();
 	struct report *r;
-	FILE *out = stdout;
+	struct out_file *of;
+	char *why = NULL;
 	int ret = 0;
 
 	if (confirm)
@@ -252,25 +294,25 @@ static int output_report(const struct options *opt, const struct run_facts *hdr,
 		report_confirm_locks(r);
 	}
 	session_name_threads(r, names);
+	r->source_reader = reader;
 	if (hooks && hooks->report) {
 		ret = hooks->report(hooks->ctx, r, opt);
 		goto done;
 	}
-	if (opt->output) {
-		out = fopen(opt->output, "w");
-		if (!out) {
-			error("cannot write %s: %s", opt->output, strerror(errno));
-			ret = 2;
-			goto done;
-		}
-	}
-	opt->format->print(r, out, &(struct format_flags){ .full = opt->annotate_full });
-	if (out != stdout && fclose(out) != 0) {
-		error("cannot write %s: %s", opt->output, strerror(errno));
+	of = out_file_open(opt->output ? opt->output : "-", &why);
+	if (!of) {
+		error("%s", why);
 		ret = 2;
-	} else if (out == stdout)
-		fflush(stdout);
+		goto done;
+	}
+	opt->format->print(r, out_file_stream(of),
+			   &(struct format_flags){ .full = opt->annotate_full });
+	if (out_file_commit(of, &why) < 0) {
+		error("%s", why);
+		ret = 2;
+	}
 done:
+	free(why);
 	report_free(r);
 	data_types_free(dt);
 	return ret;
@@ -278,9 +320,10 @@ done:
 
 int session_output(const struct options *opt, const struct run_facts *hdr,
 		   struct line_table *lines, struct symbolizer *sym,
-		   const struct thread_names *names, const struct session_hooks *hooks)
+		   const struct thread_names *names, const struct session_hooks *hooks,
+		   const struct proc_creds *reader)
 {
-	return output_report(opt, hdr, lines, sym, names, hooks, NULL);
+	return output_report(opt, hdr, lines, sym, names, hooks, NULL, reader);
 }
 
 static void session_release(struct session *s)
@@ -292,6 +335,7 @@ static void session_release(struct session *s)
 	callchains_free(s->chains);
 	symbolizer_free(s->sym);
 	thread_names_release(&s->names);
+	proc_creds_release(&s->creds);
 	free(s->pids);
 	confirm_free(s->confirm);
 }
@@ -333,6 +377,8 @@ static void session_init(struct session *s, const struct options *opt,
 	s->opt = opt;
 	s->hooks = hooks;
 	s->sym = symbolizer_new();
+	s->creds = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	symbolizer_set_map_owner(s->sym, s->creds.uid);
 	choose_backend(s, opt);
 	s->lines = line_table_new(opt->line_size, session_window_ns(opt, opt->freq));
 	if (opt->callchain) {
@@ -376,10 +422,19 @@ static int finish_session(struct session *s, const char *command, double duratio
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
-	ret = output_report(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm);
+	ret = output_report(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm,
+			    &s->creds);
 	named_counts_free(dropped, n_dropped);
 	free(note);
 	return ret;
+}
+
+void session_check_output(const struct options *opt)
+{
+	char *why = NULL;
+
+	if (opt->output && out_file_check_early(opt->output, &why) < 0)
+		die("%s", why);
 }
 
 int session_run(const struct options *opt, const struct session_hooks *hooks)
@@ -395,12 +450,14 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	if (!opt->argv || !opt->argv[0])
 		die("run: no command given (usage: contend run [options] -- CMD [ARGS...])");
+	session_check_output(opt);
 
 	session_init(&s, opt, hooks);
 
 	if (launch_prepare(opt->argv, &child) < 0)
 		die("cannot start '%s': %s", opt->argv[0], strerror(errno));
 	note_pid(&s, child.pid);
+	note_target_creds(&s, child.pid);   /* ours, until it execs */
 
 	pc.pid = child.pid;
 	pc.buffer_pages = ring_pages(opt);
@@ -555,6 +612,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 
 	if (opt->pid <= 0)
 		options_usage("attach", 2);
+	session_check_output(opt);
 	debug_fds("at attach");
 	if (!process_alive(opt->pid))
 		die("no such process: %d (find the PID with pidof or ps)", (int)opt->pid);
@@ -563,6 +621,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	raise_fd_limit();
 	session_init(&s, opt, hooks);
 	note_pid(&s, opt->pid);
+	note_target_creds(&s, opt->pid);
 	command = process_cmdline(opt->pid);
 
 	if (opt->n_tids) {

@@ -23,6 +23,7 @@
 #include "detector/sample.h"
 
 struct line_table;
+struct proc_creds;
 struct report;
 struct run_facts;
 struct symbolizer;
@@ -47,6 +48,10 @@ struct session_hooks {
 };
 
 int session_run(const struct options *opt, const struct session_hooks *hooks);
+/* Die (status 2) with one line when -o names a file we would not write,
+ * or could not create now: run before the target starts or is attached,
+ * not after a two-hour run.  Nothing to check without -o. */
+void session_check_output(const struct options *opt);
 int session_attach(const struct options *opt, const struct session_hooks *hooks);
 
 /* The interleaving window (line_table.h) for samples taken at freq Hz:
@@ -54,11 +59,13 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 uint64_t session_window_ns(const struct options *opt, unsigned freq);
 
 /* Build the report from a filled line table and output it as opt says
- * (or hand it to hooks->report).  Used by the sessions and by commands
+ * (or hand it to hooks->report).  reader: whose read permission a source
+ * file needs to be shown (report.h source_reader).  Used by the sessions and by commands
  * that read recorded data.  names may be NULL.  Returns the exit status. */
 int session_output(const struct options *opt, const struct run_facts *hdr,
 		   struct line_table *lines, struct symbolizer *sym,
-		   const struct thread_names *names, const struct session_hooks *hooks);
+		   const struct thread_names *names, const struct session_hooks *hooks,
+		   const struct proc_creds *reader);
 
 /* Give the report's threads (per line, range and word) the names known in
  * names, where they have none yet.  names may be NULL. */

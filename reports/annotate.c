@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/safe_file.h"
 #include "common/util.h"
 
 #define TAB_WIDTH 8
@@ -231,6 +233,7 @@ void annotation_build(struct annotation *a, const struct report *r,
 
 	memset(a, 0, sizeof(*a));
 	a->total_samples = r->samples;
+	a->source_reader = r->source_reader;
 	for (unsigned i = 0; i < r->n_lines; i++) {
 		const struct report_line *l = &r->lines[i];
 
@@ -305,28 +308,38 @@ static void walk_marks_only(const struct annotate_file *f, unsigned next, bool g
 	}
 }
 
-static FILE *open_source(const char *path, const char **error)
+/* The file a DWARF line names is the target's choice: never anything but
+ * a regular file (a FIFO would hang us, a device would act), never through
+ * a symlink, and only one the target's user could read (reader), or a
+ * root contend would show any file it names.  *error: the reason, NULL
+ * when opened; the caller frees it. */
+static FILE *open_source(const char *path, const struct proc_creds *reader, char **error)
 {
-	FILE *fp = fopen(path, "r");
-	struct stat st;
+	size_t n = strlen(path);
+	char *why = NULL;
+	FILE *fp = NULL;
+	int fd;
 
-	if (!fp) {
-		*error = strerror(errno);
-		return NULL;
+	fd = safe_open_read(path, reader ? &(struct read_policy){ .reader = reader } : NULL,
+			    &why);
+	if (fd >= 0 && !(fp = fdopen(fd, "r"))) {
+		why = xasprintf("%s: %s", path, strerror(errno));
+		close(fd);
 	}
-	if (fstat(fileno(fp), &st) == 0 && !S_ISREG(st.st_mode)) {
-		fclose(fp);
-		*error = "not a regular file";
-		return NULL;
+	if (why) {
+		/* "PATH: reason": the renderer names the file already */
+		*error = xstrdup(!strncmp(why, path, n) && !strncmp(why + n, ": ", 2) ?
+				 why + n + 2 : why);
+		free(why);
 	}
 	return fp;
 }
 
-static void walk_file(const struct annotate_file *f, bool full,
-		      const struct annotate_ops *ops, void *ctx)
+static void walk_file(const struct annotate_file *f, const struct proc_creds *reader,
+		      bool full, const struct annotate_ops *ops, void *ctx)
 {
-	const char *error = NULL;
-	FILE *fp = open_source(f->path, &error);
+	char *error = NULL;
+	FILE *fp = open_source(f->path, reader, &error);
 	char *text = NULL;
 	size_t alloc = 0;
 	ssize_t len;
@@ -334,6 +347,7 @@ static void walk_file(const struct annotate_file *f, bool full,
 	int n = 0, shown = 0;     /* the line read, the last one shown */
 
 	ops->file_begin(ctx, f, fp ? NULL : error);
+	free(error);
 	if (!fp) {
 		walk_marks_only(f, 0, false, ops, ctx);
 		ops->file_end(ctx, f, 0);
@@ -367,7 +381,7 @@ void annotate_walk(const struct annotation *a, bool full,
 		   const struct annotate_ops *ops, void *ctx)
 {
 	for (unsigned i = 0; i < a->n_files; i++)
-		walk_file(&a->files[i], full, ops, ctx);
+		walk_file(&a->files[i], a->source_reader, full, ops, ctx);
 }
 
 /* ------------------------------------------------------------------ */

@@ -7,6 +7,9 @@
  * once and hands the renderer the lines to show: the whole file, or the
  * hot lines with ANNOTATE_CONTEXT lines around them, with a gap callback
  * between hunks.  The renderers only decide how a mark and a line look.
+ * A source file is read only when it is a regular file, not a symlink,
+ * that the report's source_reader could read (common/safe_file.h);
+ * otherwise the renderer gets the reason and the marks without text.
  */
 #ifndef CONTEND_ANNOTATE_H
 #define CONTEND_ANNOTATE_H
@@ -45,6 +48,7 @@ struct annotation {
 	struct annotate_file *files;      /* most samples first */
 	unsigned n_files;
 	unsigned sites_without_source;    /* sites with no file:line to show */
+	const struct proc_creds *source_reader;   /* the report's (report.h) */
 };
 
 /* Marks of every reported line, or of only that one when only != NULL. */

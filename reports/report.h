@@ -28,6 +28,7 @@
 struct symbolizer;
 struct data_types;
 struct callchains;
+struct proc_creds;
 
 /* What a hardware backend said about the samples (data_src.h); all 0
  * with soft.  Printed when the report's mem_info is set. */
@@ -266,6 +267,10 @@ struct report {
 	unsigned n_candidates;       /* lines touched by >= 2 threads */
 	unsigned watch_windows;      /* watchpoint windows run, 0 if none */
 	double watch_armed_s;        /* their armed time, all together */
+	/* Whose read permission a source file needs before --annotate or
+	 * HTML shows it (the target's credentials; set by the caller after
+	 * report_build, not owned).  NULL: any regular file, no symlink. */
+	const struct proc_creds *source_reader;
 };
 
 

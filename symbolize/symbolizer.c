@@ -23,10 +23,16 @@ struct symbolizer *symbolizer_new(void)
 	long page = sysconf(_SC_PAGESIZE);
 
 	s->page_size = page > 0 ? (uint64_t)page : 4096;
+	s->map_owner = geteuid();
 	hashmap_init(&s->procs, sizeof(uint64_t));
 	hashmap_init(&s->files, sizeof(const char *));
 	elf_version(EV_CURRENT);
 	return s;
+}
+
+void symbolizer_set_map_owner(struct symbolizer *s, uid_t uid)
+{
+	s->map_owner = uid;
 }
 
 static void proc_free(void *v)

@@ -67,6 +67,10 @@ bool symbolizer_system_source(const char *file);
 
 struct symbolizer *symbolizer_new(void);
 void symbolizer_free(struct symbolizer *s);
+/* JIT names come from /tmp/perf-PID.map only when it is a regular file
+ * (not a symlink) owned by uid or root: anyone can plant that name for a
+ * pid.  uid is the target's (its fs uid); until set, our own euid. */
+void symbolizer_set_map_owner(struct symbolizer *s, uid_t uid);
 
 /* Mapping table.  add_mapping replaces whatever overlapped the range. */
 void symbolizer_add_mapping(struct symbolizer *s, pid_t pid, uint64_t start,

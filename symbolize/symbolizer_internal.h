@@ -131,6 +131,7 @@ struct symbolizer {
 	size_t nr_retired, alloc_retired;
 	size_t nr_open_fds;
 	uint64_t page_size;
+	uid_t map_owner;		/* whose /tmp/perf-PID.map we trust (and root's) */
 };
 
 /* symbolizer.c: strings and pids */

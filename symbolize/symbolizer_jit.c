@@ -1,5 +1,6 @@
 /* symbolizer_jit.c - function names of JIT code from /tmp/perf-PID.map,
- * reread whenever the file changed.
+ * reread whenever the file changed, and only when the target's user
+ * (symbolizer_set_map_owner) or root owns it.
  */
 #include <elfutils/libdwfl.h>
 #include <inttypes.h>
@@ -7,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "symbolize/symbolizer.h"
 #include "symbolize/symbolizer_internal.h"
+#include "common/safe_file.h"
 #include "common/sorted.h"
 #include "common/util.h"
 
@@ -31,9 +34,10 @@ static void jit_map_refresh(struct symbolizer *s, struct proc *p)
 	size_t alloc = 0, n = 0;
 	struct stat st;
 	FILE *fp;
+	int fd;
 
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)p->pid);
-	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+	if (lstat(path, &st) || !S_ISREG(st.st_mode)) {
 		j->nr = 0;
 		j->size = -1;
 		return;
@@ -41,10 +45,20 @@ static void jit_map_refresh(struct symbolizer *s, struct proc *p)
 	if (st.st_size == j->size && st.st_mtim.tv_sec == j->mtime.tv_sec &&
 	    st.st_mtim.tv_nsec == j->mtime.tv_nsec)
 		return;
-	fp = fopen(path, "re");
-	if (!fp)
-		return;
+	/* Anyone can create /tmp/perf-PID.map for a pid they guessed: as perf
+	 * does, only a regular file of the target's user or root, never
+	 * through a symlink.  A refused file is not tried again until it
+	 * changes. */
 	j->nr = 0;
+	j->size = st.st_size;
+	j->mtime = st.st_mtim;
+	fd = safe_open_read(path, &(struct read_policy){ .check_owner = true,
+							 .owner_uid = s->map_owner }, NULL);
+	if (fd < 0 || !(fp = fdopen(fd, "r"))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
 	while (getline(&line, &alloc, fp) > 0) {
 		uint64_t start, size;
 		int name_at = 0;
@@ -63,8 +77,6 @@ static void jit_map_refresh(struct symbolizer *s, struct proc *p)
 	}
 	free(line);
 	fclose(fp);
-	j->size = st.st_size;
-	j->mtime = st.st_mtim;
 
 	/* Code recompiled at the same address: keep the newest entry. */
 	qsort(j->syms, j->nr, sizeof(*j->syms), jit_sym_cmp);

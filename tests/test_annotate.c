@@ -10,9 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tap.h"
+#include "common/safe_file.h"
 #include "common/util.h"
 #include "reports/report.h"
 
@@ -220,6 +223,58 @@ static void test_unreadable(void)
 	free(gone);
 }
 
+/* Issue 14, items 3 and 7: the file a DWARF line names is the target's
+ * choice.  A FIFO must not hang us (alarm: the old fopen() blocked for
+ * ever), a symlink is not followed, and a file the target's user could not
+ * read (report.source_reader) is not shown, in text and HTML alike. */
+static void check_refused(const char *path, const struct proc_creds *reader,
+			  const char *reason, const char *what)
+{
+	for (int html = 0; html <= 1; html++) {
+		struct report *r = make_report(path, HOT_B);
+		char *text;
+
+		r->source_reader = reader;
+		text = render(r, html, false);
+		CHECK(strstr(text, reason), "%s (%s): says '%s':\n%s", what,
+		      html ? "html" : "text", reason, text);
+		CHECK(!strstr(text, "stats.hits++"), "%s (%s): its text is not shown",
+		      what, html ? "html" : "text");
+		r->source_reader = NULL;
+		free(text);
+	}
+}
+
+static void test_refused_sources(void)
+{
+	char *fifo = xasprintf("%s/fifo.c", dir), *link = xasprintf("%s/link.c", dir);
+	struct proc_creds nobody = { .uid = 65534, .gid = 65534 };
+	struct proc_creds me = { .uid = geteuid(), .gid = getegid() };
+	struct report *r;
+	char *text;
+
+	alarm(20);
+	CHECK(mkfifo(fifo, 0666) == 0, "mkfifo");
+	check_refused(fifo, NULL, "is a FIFO", "a FIFO");
+	CHECK(symlink(source_path, link) == 0, "symlink");
+	check_refused(link, NULL, "is a symbolic link", "a symlink");
+	chmod(source_path, 0600);
+	if (geteuid() != 65534)
+		check_refused(source_path, &nobody, "could not read it", "a file nobody cannot read");
+	r = make_report(source_path, HOT_B);
+	r->source_reader = &me;
+	text = render(r, false, false);
+	CHECK(strstr(text, "stats.hits++"), "the target's own file is shown:\n%s", text);
+	r->source_reader = NULL;
+	free(text);
+	chmod(source_path, 0644);
+	alarm(0);
+	unlink(fifo);
+	unlink(link);
+	free(fifo);
+	free(link);
+}
+
 static void test_past_eof(void)
 {
 	char *text = render(make_report(source_path, 99), false, false);
@@ -312,6 +367,7 @@ int main(void)
 	test_neighbourhood();
 	test_full();
 	test_unreadable();
+	test_refused_sources();
 	test_past_eof();
 	test_no_partner();
 	test_pair();

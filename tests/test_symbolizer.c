@@ -434,6 +434,59 @@ static void test_jit_map(struct symbolizer *s)
 	unlink(path);
 }
 
+/* issue 14 item 5: a map planted by another user, or a symlink named
+ * like a map, gives no names.  The planter is "nobody" (chown needs root). */
+static void test_jit_map_planted(struct symbolizer *s)
+{
+	char path[64], real[64];
+	struct func_info fi;
+	FILE *fp;
+
+	if (geteuid() != 0) {
+		printf("# not root: planted perf maps skipped\n");
+		return;
+	}
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", JIT_PID + 1);
+	fp = fopen(path, "w");
+	if (!fp) {
+		CHECK(0, "cannot write %s", path);
+		return;
+	}
+	fputs("7f0000001000 100 planted_by_nobody\n", fp);
+	fclose(fp);
+	CHECK(chown(path, 65534, 65534) == 0, "chown %s", path);
+	symbolizer_add_mapping(s, JIT_PID + 1, 0x7f0000000000, 0x10000, 0, 7, "//anon");
+	CHECK(!symbolizer_function(s, JIT_PID + 1, 0x7f0000001010, &fi) ||
+	      strcmp(fi.name, "planted_by_nobody"), "a map owned by nobody is ignored");
+	/* the target's own user may write it */
+	symbolizer_set_map_owner(s, 65534);
+	fp = fopen(path, "a");
+	if (fp) {
+		fputs("7f0000002000 100 nobodys_own\n", fp);
+		fclose(fp);
+	}
+	CHECK(symbolizer_function(s, JIT_PID + 1, 0x7f0000002010, &fi) &&
+	      !strcmp(fi.name, "nobodys_own"), "the target user's map is read");
+	symbolizer_set_map_owner(s, geteuid());
+	unlink(path);
+
+	/* a symlink: never followed, even to a root-owned file */
+	snprintf(real, sizeof(real), "/tmp/perf-%d.real", JIT_PID + 2);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", JIT_PID + 2);
+	fp = fopen(real, "w");
+	if (fp) {
+		fputs("7f0000001000 100 through_a_symlink\n", fp);
+		fclose(fp);
+	}
+	unlink(path);
+	CHECK(symlink(real, path) == 0, "symlink %s", path);
+	symbolizer_add_mapping(s, JIT_PID + 2, 0x7f0000000000, 0x10000, 0, 7, "//anon");
+	CHECK(!symbolizer_function(s, JIT_PID + 2, 0x7f0000001010, &fi) ||
+	      strcmp(fi.name, "through_a_symlink"), "a symlinked map is not followed");
+	unlink(path);
+	unlink(real);
+}
+
 int main(void)
 {
 	struct symbolizer *s = symbolizer_new();
@@ -447,6 +500,7 @@ int main(void)
 	test_self_data(s);
 	test_exited_child(s);
 	test_jit_map(s);
+	test_jit_map_planted(s);
 	symbolizer_free(s);
 	return test_done();
 }
