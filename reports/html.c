@@ -172,6 +172,11 @@ static void print_facts(const struct report *r, FILE *out)
 		fputs(")</span>", out);
 	}
 	fputs("</td></tr>\n", out);
+	if (r->jit_note) {
+		fputs("<tr><th>JIT code</th><td>", out);
+		esc(out, r->jit_note);
+		fputs("</td></tr>\n", out);
+	}
 	fprintf(out, "<tr><th>samples</th><td>%" PRIu64 ", %" PRIu64
 		" decoded accesses (%.1f%%), %" PRIu64 " dropped", r->samples, r->decoded,
 		percent(r->decoded, r->samples), dropped);

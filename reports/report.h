@@ -248,6 +248,7 @@ struct report {
 	char *command;
 	char *backend;               /* "soft" */
 	char *backend_note;          /* why this backend, or NULL */
+	char *jit_note;              /* a JVM: where its JIT code's names came from, or NULL */
 	bool mem_info;               /* the backend reports data sources and latency */
 	unsigned freq;
 	double duration;             /* seconds */

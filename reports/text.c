@@ -148,6 +148,13 @@ static void print_measured(const struct report *r, FILE *out)
 		fprintf(out, "%s\n", status);
 		free(status);
 	}
+	if (r->jit_note) {
+		struct wrap w = { out, 0, " ", "#   " };
+
+		w.col = fprintf(out, "# JIT code: ");
+		wrap_words(&w, r->jit_note);
+		fputc('\n', out);
+	}
 }
 
 static void print_counts(const struct report *r, FILE *out)
