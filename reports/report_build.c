@@ -560,7 +560,7 @@ static void free_watch_word(struct report_watch_word *ww)
 	free_sites(ww->sites, ww->n_sites);
 }
 
-static void free_pair_side(struct report_pair_side *side)
+void report_pair_side_release(struct report_pair_side *side)
 {
 	free_site(&side->site);
 	free(side->tids);
@@ -607,8 +607,8 @@ static void free_line(struct report_line *rl)
 	free(rl->members);
 	advice_release(&rl->advice);
 	for (unsigned i = 0; i < rl->n_pairs; i++) {
-		free_pair_side(&rl->pairs[i].a);
-		free_pair_side(&rl->pairs[i].b);
+		report_pair_side_release(&rl->pairs[i].a);
+		report_pair_side_release(&rl->pairs[i].b);
 	}
 	free(rl->pairs);
 }

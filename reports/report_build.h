@@ -162,4 +162,13 @@ void code_view_free(struct code_view *cv);
 /* gain_queue_new() over lines, with cv answering its questions about code. */
 struct gain_queue *code_view_gain_queue(struct code_view *cv, struct line_table *lines);
 
+/* report_pairs.c: rows that print alike -- same kind, the same threads
+ * and the same function, file and line on each side (or the same address
+ * where there is no function), either way round -- merged into the
+ * first, heaviest first again.  JIT code without line numbers makes
+ * many such rows of one method.  Returns the new count. */
+unsigned report_pairs_merge(struct report_pair *p, unsigned n);
+/* Frees what a pair's side owns (report_build.c). */
+void report_pair_side_release(struct report_pair_side *side);
+
 #endif
