@@ -823,6 +823,11 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 		fprintf(out, " &middot; typed %.0f%%", percent(l->typed, l->typed + l->untyped));
 	if (l->predicted_gain > 0)
 		fprintf(out, " &middot; fixing it: about %.1f&times; faster", l->predicted_gain);
+	if (l->predicted_gain > 0 && l->gain_note) {
+		fputs(" (", out);
+		esc(out, l->gain_note);
+		fputc(')', out);
+	}
 	fputs("</p>\n", out);
 	print_picture(l, rank, out);
 	print_accesses(l, out);

@@ -554,6 +554,8 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_u64(j, "untyped", l->untyped);
 	json_double(j, "predicted_gain", l->predicted_gain);
 	json_double(j, "predicted_gain_all", l->predicted_gain_all);
+	if (l->gain_note)
+		json_str(j, "predicted_gain_note", l->gain_note);
 	threads_json(j, l->threads, l->n_threads);
 
 	json_array(j, "ranges", false);

@@ -10,6 +10,7 @@
 
 #include "reports/advice.h"
 #include "reports/gain.h"
+#include "reports/jvm_names.h"
 #include "reports/naming.h"
 #include "detector/callchain.h"
 #include "detector/instances.h"
@@ -362,7 +363,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 	struct line_verdict folded_v = { 0 };
 	struct line *folded = NULL;
 	struct lock_ref lock;
-	bool heap;
+	bool heap, jvm;
 
 	rl->pid = l->pid;
 	rl->addr = l->addr;
@@ -398,9 +399,11 @@ static void build_line(struct build *b, const struct candidate *cand,
 		name_lock(l, &lock, rl);
 	build_pairs(b, l, v, rl);
 	rl->object = object_name(b->sym, l->pid, l->addr + naming_offset(rl), &heap);
+	jvm = !obj && jvm_name_line(b->jvm, rl);
 	free(attrs);
 	advice_for_line(rl, heap);
 	predict_gain(b, l, v, range, rl);
+	jvm_advise_line(b->jvm, rl, jvm);
 	free(range);
 	free(in_lock);
 	if (folded) {
@@ -499,11 +502,14 @@ struct report *report_build(const struct run_facts *hdr,
 	}
 	if (n && sym && dt)
 		b.origins = pointer_origins_new(sym, dt);
+	if (n && sym)
+		b.jvm = jvm_names_new(sym);
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
 	gain_queue_free(b.queue);
 	code_view_free(cv);
 	pointer_origins_free(b.origins);
+	jvm_names_free(b.jvm);
 
 	for (size_t i = 0; i < n_contended; i++) {
 		line_verdict_release(&cand[i].v);

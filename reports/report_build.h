@@ -25,6 +25,7 @@
 struct callchains;
 struct gain_queue;
 struct pointer_origins;
+struct jvm_names;
 struct symbolizer;
 
 /* The type attribution of one cell of a line, at the address it accessed. */
@@ -45,6 +46,7 @@ struct build {
 	const struct classify_config *cfg;
 	uint64_t total;          /* samples of the session, the scores' denominator */
 	struct gain_queue *queue;
+	struct jvm_names *jvm;   /* HotSpot tables per pid, opened on need */
 	size_t alloc_why;
 };
 

@@ -220,7 +220,9 @@ static char *object_title(const struct report_line *l)
 	if (l->variable && strncmp(object, l->variable, strlen(l->variable)))
 		strbuf_addf(&sb, "%s(%s: %s)", sb.len ? " " : "", l->variable,
 			    l->type_name ? l->type_name : "?");
-	else if (l->type_name)
+	else if (l->type_name && !(!strncmp(object, l->type_name, strlen(l->type_name)) &&
+				   object[strlen(l->type_name)] == ' '))
+		/* unless the object says it: "Klass TypeCheck$C0" (a JVM's) */
 		strbuf_addf(&sb, "%s(%s)", sb.len ? " " : "", l->type_name);
 	return strbuf_detach(&sb);
 }
@@ -828,10 +830,18 @@ static void print_advice(const struct report_line *l, FILE *out)
 	if (a->cost_bytes)
 		fprintf(out, INDENT "cost: %+ld bytes\n", a->cost_bytes);
 	if (l->predicted_gain > 1.005) {
-		fprintf(out, INDENT "fixing this line: ~%.1fx", l->predicted_gain);
+		w.started = false;
+		w.cont = INDENT "    ";
+		w.col = fprintf(out, INDENT "fixing this line: %s~%.1fx",
+				l->gain_note ? "at least " : "", l->predicted_gain);
 		if (l->kind == SHARING_MIXED && l->predicted_gain_all > l->predicted_gain + 0.05)
-			fprintf(out, " (padding); ~%.1fx with the true sharing removed too",
-				l->predicted_gain_all);
+			w.col += fprintf(out, " (padding); ~%.1fx with the true sharing removed too",
+					 l->predicted_gain_all);
+		if (l->gain_note) {
+			w.col += fprintf(out, ";");
+			w.started = true;
+			wrap_words(&w, l->gain_note);
+		}
 		fputc('\n', out);
 	}
 	if (a->placements_total) {
