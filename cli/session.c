@@ -37,6 +37,7 @@
 struct jvm_map {
 	bool is_jvm;               /* the target maps libjvm.so */
 	unsigned written;          /* maps the JVM wrote for us */
+	unsigned refused;          /* requests that failed */
 	char *error;               /* the last refusal, if none was written */
 	char *path;                /* the map as we reach it */
 	double next_try;           /* run: monotonic_s() of the next request */
@@ -254,6 +255,20 @@ void session_name_threads(struct report *r, const struct thread_names *names)
 
 /* --- a JVM's perf map ---------------------------------------------------- */
 
+/* The JVM's map as this process reaches it (/proc/PID/root/tmp/...) is
+ * most often our own /tmp/perf-PID.map: say that, shorter.  Takes path. */
+static char *same_file_in_tmp(char *path, pid_t pid)
+{
+	char tmp[64];
+	struct stat a, b;
+
+	snprintf(tmp, sizeof(tmp), "/tmp/perf-%d.map", (int)pid);
+	if (stat(path, &a) || stat(tmp, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return path;
+	free(path);
+	return xstrdup(tmp);
+}
+
 /* Asks the JVM to write its perf map now; keeps the first reason it
  * refused until one is written. */
 static void jvm_ask_perf_map(struct session *s, pid_t pid)
@@ -264,11 +279,13 @@ static void jvm_ask_perf_map(struct session *s, pid_t pid)
 	if (jvm_write_perf_map(pid, JVM_ATTACH_TIMEOUT_MS, &path, &err) == 0) {
 		s->jvm.written++;
 		free(s->jvm.path);
-		s->jvm.path = path;
+		s->jvm.path = same_file_in_tmp(path, pid);
 		free(s->jvm.error);
 		s->jvm.error = NULL;
-	} else if (!s->jvm.written && !s->jvm.error) {
-		s->jvm.error = strbuf_detach(&err);
+	} else {
+		s->jvm.refused++;
+		if (!s->jvm.written && !s->jvm.error)
+			s->jvm.error = strbuf_detach(&err);
 	}
 	strbuf_release(&err);
 }
@@ -276,12 +293,15 @@ static void jvm_ask_perf_map(struct session *s, pid_t pid)
 /* run: the JVM is a child that may not have started its VM yet and whose
  * end comes unannounced, so ask every second once it maps libjvm.so (and
  * catches SIGQUIT, which jvm_write_perf_map checks): the last map names
- * what was compiled up to a second before it exits. */
+ * what was compiled up to a second before it exits.  A request can block
+ * for the attach timeout, during which no records are read: after three
+ * refusals, stop asking. */
 static void jvm_run_tick(struct session *s, pid_t pid)
 {
 	double t = monotonic_s();
 
-	if (t < s->jvm.next_try || (s->sample_from && t < s->sample_from))
+	if (t < s->jvm.next_try || (s->sample_from && t < s->sample_from) ||
+	    s->jvm.refused >= 3)
 		return;
 	s->jvm.next_try = t + 1.0;
 	if (!s->jvm.is_jvm && !(s->jvm.is_jvm = jvm_is_hotspot(pid)))
@@ -300,8 +320,9 @@ static char *jvm_map_note(const struct session *s, pid_t pid)
 	if (s->jvm.written)
 		return xasprintf("named from %s, written by the JVM at contend's request "
 				 "(Compiler.perfmap through its attach mechanism) %s", s->jvm.path,
-				 s->jvm.written > 1 ? "during and at the end of sampling" :
-				 "once, at the start of sampling");
+				 s->jvm.next_try ? "every second while sampling" :
+				 s->jvm.written > 1 ? "at the start and at the end of sampling" :
+				 "once");
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
 	if (stat(path, &st) == 0)
 		return xasprintf("the JVM did not write its perf map (%s): named from the "

@@ -236,17 +236,23 @@ static void klass_layout(struct jvm_names *j, struct report_line *rl,
 	free(f);
 }
 
-/* In a JVM, the C advice's "build with -g" is wrong: name what is known. */
-static char *without_build_g(char *summary)
+/* In a JVM, the C advice's "build with -g" is wrong: say what is known
+ * instead (why, with its leading blank and parentheses).  Appends why
+ * when there was no such clause and append is set. */
+static char *without_build_g(char *summary, const char *why, bool append)
 {
 	static const char from[] = " (no type information for a layout: build with -g)";
-	static const char to[] = " (data of the JVM that contend cannot type: not in a Klass)";
 	char *hit = summary ? strstr(summary, from) : NULL;
 	char *s;
 
-	if (!hit)
+	if (!summary)
+		return NULL;
+	if (hit)
+		s = xasprintf("%.*s%s%s", (int)(hit - summary), summary, why, hit + strlen(from));
+	else if (append)
+		s = xasprintf("%s%s", summary, why);
+	else
 		return summary;
-	s = xasprintf("%.*s%s%s", (int)(hit - summary), summary, to, hit + strlen(from));
 	free(summary);
 	return s;
 }
@@ -258,7 +264,13 @@ void jvm_advise_line(struct jvm_names *j, struct report_line *rl, bool named)
 	if (!j || !jvm_names_is_jvm(j, rl->pid))
 		return;
 	if (!named) {
-		rl->advice.summary = without_build_g(rl->advice.summary);
+		if (hotspot_of(j, rl->pid))
+			rl->advice.summary = without_build_g(rl->advice.summary,
+				" (data of the JVM that contend cannot type: not in a Klass)", false);
+		else
+			rl->advice.summary = without_build_g(rl->advice.summary,
+				" (data of a JVM whose own tables could not be read: it had exited, or "
+				"is not readable; attach to it while it runs to name HotSpot data)", true);
 		return;
 	}
 	cache = range_named(rl, "_secondary_super_cache");
