@@ -1096,6 +1096,44 @@ static void test_pairs_merge(void)
 	}
 }
 
+/* A JVM's Klass line as jvm_names.c leaves it: the object says its type
+ * (no "(Klass)" after it), and a gain the model cannot price is printed
+ * as a lower bound with why, in text and JSON. */
+static void test_jvm_line_text(void)
+{
+	struct line_table *t = line_table_new(64, 100000);
+	struct report_line *l;
+	struct report *r;
+	char *text, *json;
+
+	add_false_sharing(t, 100);
+	r = build(t, 0);
+	CHECK_EQ_U64(r->n_lines, 1, "a line to name");
+	if (r->n_lines != 1)
+		goto out;
+	l = &r->lines[0];
+	free(l->object);
+	l->object = xstrdup("Klass TypeCheck$C0");
+	free(l->type_name);
+	l->type_name = xstrdup("Klass");
+	l->predicted_gain = 1.5;
+	l->gain_note = "the model cannot price X";
+	text = render(r, false);
+	json = render(r, true);
+	CHECK(strstr(text, "SHARING  Klass TypeCheck$C0  line ") && !strstr(text, "(Klass)"),
+	      "JVM title: the object once, no type after it:\n%s", text);
+	CHECK(strstr(text, "fixing this line: at least ~1.5x; the model cannot price X\n"),
+	      "gain as a lower bound with why:\n%s", text);
+	CHECK(strstr(json, "\"predicted_gain_note\": \"the model cannot price X\"") &&
+	      strstr(json, "\"type\": \"Klass\"") && strstr(json, "\"object\": \"Klass TypeCheck$C0\""),
+	      "JSON: object, type and gain note");
+	free(text);
+	free(json);
+out:
+	report_free(r);
+	line_table_free(t);
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = getenv("top_builddir");
@@ -1114,6 +1152,7 @@ int main(int argc, char **argv)
 	test_json_escaping();
 	test_pairs_and_chains();
 	test_pairs_merge();
+	test_jvm_line_text();
 	if (access(fixture, R_OK))
 		printf("# tests/fixture_globals not built: typed report not tested\n");
 	else {
