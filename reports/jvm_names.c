@@ -102,15 +102,12 @@ static const char *klass_type(const struct hotspot *h, uint64_t klass)
 	return "InstanceKlass";
 }
 
-bool jvm_name_line(struct jvm_names *j, struct report_line *rl)
+static bool name_klass_line(struct hotspot *h, struct report_line *rl)
 {
-	struct hotspot *h;
 	char name[JVM_CLASS_NAME_MAX];
 	const char *type;
 	uint64_t klass = 0;
 
-	if (!j || rl->type_name || !(h = hotspot_of(j, rl->pid)))
-		return false;
 	/* the first contended range that lies in a Klass names the line */
 	for (unsigned i = 0; i < rl->n_ranges && !klass; i++)
 		klass = hotspot_klass_containing(h, rl->addr + rl->ranges[i].offset);
@@ -134,6 +131,59 @@ bool jvm_name_line(struct jvm_names *j, struct report_line *rl)
 	rl->type_name = xstrdup("Klass");
 	rl->object_start = klass;
 	return true;
+}
+
+/* The field of fields (sorted) covering object offset off, or NULL. */
+static const struct hotspot_java_field *java_field_at(const struct hotspot_java_field *f,
+						      size_t n, uint64_t off)
+{
+	for (size_t i = 0; i < n; i++)
+		if (f[i].offset <= off && off < f[i].offset + (f[i].size ? f[i].size : 1))
+			return &f[i];
+	return NULL;
+}
+
+static bool name_object_line(struct hotspot *h, struct report_line *rl)
+{
+	char name[JVM_CLASS_NAME_MAX];
+	struct hotspot_java_field *f;
+	uint64_t obj = 0, klass = 0;
+	size_t n;
+
+	for (unsigned i = 0; i < rl->n_ranges && !obj; i++)
+		obj = hotspot_object_containing(h, rl->addr + rl->ranges[i].offset, &klass);
+	if (!obj || !hotspot_klass_name(h, klass, name, sizeof(name)))
+		return false;
+	f = hotspot_java_fields(h, klass, &n);
+	java_spelling(name);
+	for (unsigned i = 0; i < rl->n_ranges; i++) {
+		struct report_range *rr = &rl->ranges[i];
+		uint64_t a = rl->addr + rr->offset;
+		const struct hotspot_java_field *jf;
+
+		if (a < obj || rr->member || !(jf = java_field_at(f, n, a - obj)))
+			continue;
+		rr->member = xstrdup(jf->name);
+	}
+	free(f);
+	free(rl->object);
+	rl->object = xstrdup(name);
+	rl->type_name = xstrdup(name);
+	rl->object_start = obj;
+	return true;
+}
+
+enum jvm_naming jvm_name_line(struct jvm_names *j, struct report_line *rl)
+{
+	struct hotspot *h;
+
+	if (!j || rl->type_name || !(h = hotspot_of(j, rl->pid)))
+		return JVM_UNNAMED;
+	if (name_klass_line(h, rl))
+		return JVM_KLASS;
+	if (name_object_line(h, rl))
+		return JVM_OBJECT;
+	return JVM_UNNAMED;
 }
 
 /* ---- advice ------------------------------------------------------------ */
@@ -257,16 +307,127 @@ static char *without_build_g(char *summary, const char *why, bool append)
 	return s;
 }
 
-void jvm_advise_line(struct jvm_names *j, struct report_line *rl, bool named)
+/* "J" -> "long", "Ljava/lang/String;" -> "String", "[J" -> "long[]". */
+static char *java_type(const char *sig)
+{
+	static const char prim[] = "JIDFSCBZ";
+	static const char *const names[] = {
+		"long", "int", "double", "float", "short", "char", "byte", "boolean",
+	};
+	const char *p = strchr(prim, sig[0]);
+	const char *slash, *end;
+
+	if (sig[0] == '[') {
+		char *elem = java_type(sig + 1), *t = xasprintf("%s[]", elem);
+
+		free(elem);
+		return t;
+	}
+	if (sig[0] && p)
+		return xstrdup(names[p - prim]);
+	if (sig[0] != 'L' || !(end = strchr(sig, ';')))
+		return xstrdup("?");
+	slash = memrchr(sig, '/', (size_t)(end - sig));
+	sig = slash ? slash + 1 : sig + 1;
+	return xasprintf("%.*s", (int)(end - sig), sig);
+}
+
+/* The object's fields, pahole-style: the rows outside the line are
+ * elided. */
+static void object_layout(struct jvm_names *j, struct report_line *rl,
+			  struct report_layout *lay)
+{
+	struct hotspot *h = hotspot_of(j, rl->pid);
+	uint64_t obj = rl->object_start, klass = hotspot_object_klass(h, obj);
+	int64_t lo = (int64_t)(rl->addr - obj), hi = lo + (int64_t)rl->line_size;
+	struct hotspot_java_field *f;
+	size_t n;
+
+	f = klass ? hotspot_java_fields(h, klass, &n) : NULL;
+	if (!f || !n) {
+		free(f);
+		return;
+	}
+	lay->style = LAYOUT_PAHOLE;
+	lay->title = xasprintf("class %s", rl->type_name);
+	lay->size = f[n - 1].offset + f[n - 1].size;
+	lay->align = 8;
+	lay->line_size = rl->line_size;
+	lay->placed = true;
+	lay->line_offset = obj % rl->line_size;
+	/* the object header (mark word, class pointer) is before the first field */
+	lay->rows = xcalloc(n, sizeof(*lay->rows));
+	for (size_t i = 0; i < n; i++) {
+		struct report_layout_row *row = &lay->rows[lay->n_rows++];
+
+		row->member = xstrdup(f[i].name);
+		row->type_name = java_type(f[i].signature);
+		row->offset = f[i].offset;
+		row->size = f[i].size;
+		row->align = f[i].size ? f[i].size : 1;
+		row->line = (long)((obj + row->offset) / rl->line_size - obj / rl->line_size);
+		row->hidden = (int64_t)(row->offset + (row->size ? row->size : 1)) <= lo ||
+			      (int64_t)row->offset >= hi;
+	}
+	free(f);
+}
+
+/* "a and b": the contended ranges' members, as the advice names them. */
+static char *contended_fields(const struct report_line *rl, bool writers_only)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned k = 0, total = 0;
+
+	for (unsigned i = 0; i < rl->n_ranges; i++)
+		total += rl->ranges[i].member && range_contended(&rl->ranges[i]) &&
+			 (!writers_only || rl->ranges[i].writes);
+	for (unsigned i = 0; i < rl->n_ranges; i++) {
+		const struct report_range *rr = &rl->ranges[i];
+
+		if (!rr->member || !range_contended(rr) || (writers_only && !rr->writes))
+			continue;
+		strbuf_addf(&sb, "%s%s", k ? (k + 1 == total ? " and " : ", ") : "", rr->member);
+		k++;
+	}
+	return k ? strbuf_detach(&sb) : (strbuf_release(&sb), xstrdup("its fields"));
+}
+
+static char *object_advice(const struct report_line *rl)
+{
+	char *fields = contended_fields(rl, false), *s;
+
+	if (rl->kind == SHARING_TRUE)
+		s = xasprintf(
+			"%s of %s is written by several threads (true sharing): no padding "
+			"helps; give each thread its own copy (java.util.concurrent.atomic."
+			"LongAdder for a counter, per-thread objects or ThreadLocal), or write "
+			"it less often", fields, rl->type_name);
+	else
+		s = xasprintf(
+			"fields %s of %s, written by different threads, share a cache line: "
+			"annotate them @jdk.internal.vm.annotation.Contended (for an "
+			"application class the JVM honours it only with -XX:-RestrictContended; "
+			"javac needs --add-exports java.base/jdk.internal.vm.annotation="
+			"ALL-UNNAMED), or put 64 bytes of unused long fields between them "
+			"(the JVM may reorder fields: check the layout with JOL); for counters, "
+			"java.util.concurrent.atomic.LongAdder%s", fields, rl->type_name,
+			rl->kind == SHARING_MIXED ? "; the true-shared fields need per-thread "
+			"copies" : "");
+	free(fields);
+	return s;
+}
+
+void jvm_advise_line(struct jvm_names *j, struct report_line *rl, enum jvm_naming named)
 {
 	const struct report_range *cache;
 
 	if (!j || !jvm_names_is_jvm(j, rl->pid))
 		return;
-	if (!named) {
+	if (named == JVM_UNNAMED) {
 		if (hotspot_of(j, rl->pid))
 			rl->advice.summary = without_build_g(rl->advice.summary,
-				" (data of the JVM that contend cannot type: not in a Klass)", false);
+				" (data of the JVM that contend cannot type: neither a Klass nor "
+				"a Java object)", false);
 		else
 			rl->advice.summary = without_build_g(rl->advice.summary,
 				" (data of a JVM whose own tables could not be read: it had exited, or "
@@ -275,19 +436,24 @@ void jvm_advise_line(struct jvm_names *j, struct report_line *rl, bool named)
 	}
 	cache = range_named(rl, "_secondary_super_cache");
 	free(rl->advice.summary);
-	if (cache && range_contended(cache)) {
+	if (named == JVM_OBJECT) {
+		rl->advice.summary = object_advice(rl);
+	} else if (cache && range_contended(cache)) {
 		rl->advice.summary = secondary_super_advice(rl);
 		if (cache->true_shared && rl->predicted_gain > 1.005)
 			rl->gain_note = gain_caveat;
 	} else {
 		rl->advice.summary = klass_field_advice(rl);
 	}
-	/* the JVM's layout, and no C proposal: the JVM owns the struct */
+	/* the JVM's layout, and no C proposal: the JVM lays out its data */
 	advice_layout_release(&rl->advice.current);
 	advice_layout_release(&rl->advice.proposed);
 	rl->advice.cost_bytes = 0;
 	rl->advice.placements_sharing = rl->advice.placements_total = 0;
-	klass_layout(j, rl, &rl->advice.current);
+	if (named == JVM_OBJECT)
+		object_layout(j, rl, &rl->advice.current);
+	else
+		klass_layout(j, rl, &rl->advice.current);
 	free(rl->advice.layout_now);
 	free(rl->advice.layout_proposed);
 	rl->advice.layout_proposed = NULL;

@@ -6,9 +6,11 @@
  * a line no DWARF type names, in a process that maps libjvm.so, this names
  * the object ("Klass TypeCheck$C0": the class as Class.getName() prints it,
  * with dots), the members of the ranges ("_secondary_super_cache"), and
- * shows the Klass fields around the line as the current layout; the
- * advice then speaks of the JVM (JDK-8180450 for the secondary-super
- * cache), never of building with -g.
+ * shows the Klass fields around the line as the current layout; or, in
+ * the Java heap, the object's class and fields (Java field layout from
+ * the class's field info).  The advice then speaks of the JVM
+ * (JDK-8180450 for the secondary-super cache, @Contended for Java
+ * fields), never of building with -g.
  *
  * Contract:
  *  - One hotspot handle per pid for the whole report, opened on first
@@ -35,13 +37,22 @@ void jvm_names_free(struct jvm_names *j);
 /* Is rl's process a HotSpot JVM (it maps libjvm.so)?  Cached per pid. */
 bool jvm_names_is_jvm(struct jvm_names *j, uint32_t pid);
 
-/* Before the advice: names an untyped line that lies in a Klass (object,
- * type_name "Klass", object_start, range members).  True if it did. */
-bool jvm_name_line(struct jvm_names *j, struct report_line *rl);
+enum jvm_naming {
+	JVM_UNNAMED,
+	JVM_KLASS,                   /* HotSpot metadata: a Klass */
+	JVM_OBJECT,                  /* a Java object in the heap */
+};
 
-/* After advice_for_line(): the JVM's advice for a line of a JVM process
- * (named or not) replaces the C advice where that would not apply, and a
- * named line gets the Klass fields around it as its current layout. */
-void jvm_advise_line(struct jvm_names *j, struct report_line *rl, bool named);
+/* Before the advice: names an untyped line that lies in a Klass (object
+ * "Klass TypeCheck$C0", type_name "Klass", object_start, range members
+ * "_secondary_super_cache"), else in a Java object (object and type_name
+ * "FalseSharing$Counters", range members its fields "a", "b"). */
+enum jvm_naming jvm_name_line(struct jvm_names *j, struct report_line *rl);
+
+/* After advice_for_line() and the gain: the JVM's advice for a line of a
+ * JVM process (named or not) replaces the C advice where that would not
+ * apply, and a named line gets the JVM's layout (Klass fields, or the
+ * object's fields) as its current layout. */
+void jvm_advise_line(struct jvm_names *j, struct report_line *rl, enum jvm_naming named);
 
 #endif

@@ -363,7 +363,8 @@ static void build_line(struct build *b, const struct candidate *cand,
 	struct line_verdict folded_v = { 0 };
 	struct line *folded = NULL;
 	struct lock_ref lock;
-	bool heap, jvm;
+	enum jvm_naming jvm = JVM_UNNAMED;
+	bool heap;
 
 	rl->pid = l->pid;
 	rl->addr = l->addr;
@@ -399,7 +400,8 @@ static void build_line(struct build *b, const struct candidate *cand,
 		name_lock(l, &lock, rl);
 	build_pairs(b, l, v, rl);
 	rl->object = object_name(b->sym, l->pid, l->addr + naming_offset(rl), &heap);
-	jvm = !obj && jvm_name_line(b->jvm, rl);
+	if (!obj)
+		jvm = jvm_name_line(b->jvm, rl);
 	free(attrs);
 	advice_for_line(rl, heap);
 	predict_gain(b, l, v, range, rl);

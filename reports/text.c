@@ -220,9 +220,11 @@ static char *object_title(const struct report_line *l)
 	if (l->variable && strncmp(object, l->variable, strlen(l->variable)))
 		strbuf_addf(&sb, "%s(%s: %s)", sb.len ? " " : "", l->variable,
 			    l->type_name ? l->type_name : "?");
-	else if (l->type_name && !(!strncmp(object, l->type_name, strlen(l->type_name)) &&
-				   object[strlen(l->type_name)] == ' '))
-		/* unless the object says it: "Klass TypeCheck$C0" (a JVM's) */
+	else if (l->type_name && strcmp(object, l->type_name) &&
+		 !(!strncmp(object, l->type_name, strlen(l->type_name)) &&
+		   object[strlen(l->type_name)] == ' '))
+		/* unless the object says it: "Klass TypeCheck$C0", a Java
+		 * object named by its class (a JVM's) */
 		strbuf_addf(&sb, "%s(%s)", sb.len ? " " : "", l->type_name);
 	return strbuf_detach(&sb);
 }
