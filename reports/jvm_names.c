@@ -372,7 +372,9 @@ static void object_layout(struct jvm_names *j, struct report_line *rl,
 	free(f);
 }
 
-/* "a and b": the contended ranges' members, as the advice names them. */
+/* "a and b": the contended ranges' members, as the advice names them;
+ * NULL if none is named (a JDK whose field info the tables do not
+ * describe). */
 static char *contended_fields(const struct report_line *rl, bool writers_only)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -389,30 +391,37 @@ static char *contended_fields(const struct report_line *rl, bool writers_only)
 		strbuf_addf(&sb, "%s%s", k ? (k + 1 == total ? " and " : ", ") : "", rr->member);
 		k++;
 	}
-	return k ? strbuf_detach(&sb) : (strbuf_release(&sb), xstrdup("its fields"));
+	if (k)
+		return strbuf_detach(&sb);
+	strbuf_release(&sb);
+	return NULL;
 }
 
 static char *object_advice(const struct report_line *rl)
 {
-	char *fields = contended_fields(rl, false), *s;
+	char *named = contended_fields(rl, false), *s;
+	char *fields = named ? xasprintf("fields %s of %s", named, rl->type_name) :
+			       xasprintf("fields of %s (not named: this JDK's field info is not "
+					 "described by its tables)", rl->type_name);
 
 	if (rl->kind == SHARING_TRUE)
 		s = xasprintf(
-			"%s of %s is written by several threads (true sharing): no padding "
+			"%s are written by several threads (true sharing): no padding "
 			"helps; give each thread its own copy (java.util.concurrent.atomic."
 			"LongAdder for a counter, per-thread objects or ThreadLocal), or write "
-			"it less often", fields, rl->type_name);
+			"less often", fields);
 	else
 		s = xasprintf(
-			"fields %s of %s, written by different threads, share a cache line: "
+			"%s, written by different threads, share a cache line: "
 			"annotate them @jdk.internal.vm.annotation.Contended (for an "
 			"application class the JVM honours it only with -XX:-RestrictContended; "
 			"javac needs --add-exports java.base/jdk.internal.vm.annotation="
 			"ALL-UNNAMED), or put 64 bytes of unused long fields between them "
 			"(the JVM may reorder fields: check the layout with JOL); for counters, "
-			"java.util.concurrent.atomic.LongAdder%s", fields, rl->type_name,
+			"java.util.concurrent.atomic.LongAdder%s", fields,
 			rl->kind == SHARING_MIXED ? "; the true-shared fields need per-thread "
 			"copies" : "");
+	free(named);
 	free(fields);
 	return s;
 }
