@@ -796,7 +796,11 @@ static void print_source(const struct report *r, const struct report_line *l, FI
 		      "sampled reads and writes, the data, its threads, &lt;-&gt; the code it "
 		      "contends with (and that code&#39;s other threads)</p>\n", out);
 	annotate_walk(&a, false, &ops, &h);
-	if (!a.n_files)
+	if (!a.n_files && r->jit_note)
+		/* a JVM: its methods are named by the perf map, without lines */
+		fputs("<p class=\"note\">no source lines: JIT-compiled code (the JVM's "
+		      "perf map names methods, not lines)</p>\n", out);
+	else if (!a.n_files)
 		fputs("<p class=\"note\">no source lines: the code has no debug info "
 		      "(build with -g)</p>\n", out);
 	else if (a.sites_without_source)

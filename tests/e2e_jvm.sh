@@ -10,7 +10,8 @@
 # (Klass TypeCheck$Cn, type Klass), with one 8-byte range written by both
 # checker threads, member _secondary_super_cache, its code sites named from
 # the perf map, the threads named (checker-0, checker-1), the advice naming
-# JDK-8180450 and never "build with -g", and no two contending pairs alike.
+# JDK-8180450 and never "build with -g" (text, JSON, HTML), and no two
+# contending pairs alike.
 # Skipped (77) without java or javac.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -49,6 +50,14 @@ fi
 st=$?
 if [ $st -ne 0 ]; then
 	echo "FAIL: contend attach exited with $st:"
+	cat "$tmp/err"
+	exit 1
+fi
+"$contend" attach -p $jvm -d 2 --format html -o "$tmp/r.html" 2>"$tmp/err"
+st=$?
+if [ $st -ne 0 ] || ! grep -q 'JDK-8180450' "$tmp/r.html" || grep -q 'build with -g' "$tmp/r.html"; then
+	echo "FAIL: the HTML report (exit $st) lacks JDK-8180450 or advises building with -g:"
+	grep -o '[^>]*build with -g[^<]*' "$tmp/r.html" | head -3
 	cat "$tmp/err"
 	exit 1
 fi
