@@ -24,6 +24,7 @@ static const char usage_run[] =
 	"      --line-size N      cache line size: 64 (default) or 128\n"
 	"      --min-score X      report lines whose score is at least X (default 0.005)\n"
 	"      --window-ms MS     interleaving window (default 10 sample periods, >= 10 ms)\n"
+	"  -D, --delay SECONDS    do not count the first SECONDS (a JVM's warm-up)\n"
 	"  -g, --call-graph       unwind sampled stacks: call chains of each code site\n"
 	"      --no-confirm       do not confirm with watchpoints.  By default, after\n"
 	"                         0.2 s, the top lines' hottest words (and lines several\n"
@@ -202,6 +203,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "delay", required_argument, NULL, 'D' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "call-graph", no_argument, NULL, 'g' },
@@ -231,7 +233,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	classify_config_default(&o->classify);
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:o:b:qhp:d:t:i:g", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F:o:b:qhp:d:D:t:i:g", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			o->freq = parse_uint("-F", optarg, 1, 100000);
@@ -271,6 +273,9 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case 'd':
 			o->duration = parse_double("-d", optarg, 0.001, 1e7);
+			break;
+		case 'D':
+			o->delay = parse_double("--delay", optarg, 0, 1e7);
 			break;
 		case 't':
 			parse_tids(o, optarg);

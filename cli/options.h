@@ -34,6 +34,7 @@ struct options {
 	pid_t *tids;                 /* attach -t TID,... (owned) */
 	unsigned n_tids;
 	double duration;             /* attach: seconds, 0 = until Ctrl-C/exit */
+	double delay;                /* run --delay: seconds of warm-up not sampled */
 	bool quiet;
 	const char *input;           /* report/check -i FILE */
 	bool annotate;               /* report --annotate */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,8 +27,22 @@
 #include "reports/report.h"
 #include "reports/watch_report.h"
 #include "symbolize/data_types.h"
+#include "symbolize/jvm_attach.h"
 #include "symbolize/symbolizer.h"
 #include "symbolize/unwind.h"
+
+/* A HotSpot JVM writes /tmp/perf-PID.map, the names of its JIT code, only
+ * when asked (jcmd PID Compiler.perfmap): the session asks it through the
+ * attach protocol (symbolize/jvm_attach.h), at the start and at the end
+ * of sampling, and the report's header says where the names came from. */
+struct jvm_map {
+	bool is_jvm;               /* the target maps libjvm.so */
+	unsigned written;          /* maps the JVM wrote for us */
+	unsigned refused;          /* requests that failed */
+	char *error;               /* the last refusal, if none was written */
+	char *path;                /* the map as we reach it */
+	double next_try;           /* run: monotonic_s() of the next request */
+};
 
 struct session {
 	const struct options *opt;
@@ -49,6 +64,8 @@ struct session {
 	bool note_forks;           /* attaching: collect the tasks that inherit events */
 	pid_t *forked;
 	size_t n_forked, alloc_forked;
+	double sample_from;        /* --delay: samples before this monotonic_s() are dropped */
+	struct jvm_map jvm;        /* a HotSpot target: its JIT code's perf map */
 };
 
 static volatile sig_atomic_t stop_requested;   /* attach: SIGINT, SIGTERM */
@@ -91,6 +108,8 @@ static void on_sample(void *ctx, const struct perf_sample *ps)
 {
 	struct session *s = ctx;
 	struct access_sample a;
+	if (s->sample_from && monotonic_s() < s->sample_from)
+		return;
 	if (!backend_access(&s->backend, ps, &a))
 		return;
 	if (s->unwinder)
@@ -275,6 +294,91 @@ void session_name_threads(struct report *r, const struct thread_names *names)
 	}
 }
 
+/* --- a JVM's perf map ---------------------------------------------------- */
+
+/* The JVM's map as this process reaches it (/proc/PID/root/tmp/...) is
+ * most often our own /tmp/perf-PID.map: say that, shorter.  Takes path. */
+static char *same_file_in_tmp(char *path, pid_t pid)
+{
+	char tmp[64];
+	struct stat a, b;
+
+	snprintf(tmp, sizeof(tmp), "/tmp/perf-%d.map", (int)pid);
+	if (stat(path, &a) || stat(tmp, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return path;
+	free(path);
+	return xstrdup(tmp);
+}
+
+/* Asks the JVM to write its perf map now; keeps the first reason it
+ * refused until one is written. */
+static void jvm_ask_perf_map(struct session *s, pid_t pid)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *path = NULL;
+
+	if (jvm_write_perf_map(pid, JVM_ATTACH_TIMEOUT_MS, &path, &err) == 0) {
+		s->jvm.written++;
+		free(s->jvm.path);
+		s->jvm.path = same_file_in_tmp(path, pid);
+		free(s->jvm.error);
+		s->jvm.error = NULL;
+	} else {
+		s->jvm.refused++;
+		if (!s->jvm.written && !s->jvm.error)
+			s->jvm.error = strbuf_detach(&err);
+	}
+	strbuf_release(&err);
+}
+
+/* run: the JVM is a child that may not have started its VM yet and whose
+ * end comes unannounced, so ask every second once it maps libjvm.so (and
+ * catches SIGQUIT, which jvm_write_perf_map checks): the last map names
+ * what was compiled up to a second before it exits.  A request can block
+ * for the attach timeout, during which no records are read: after three
+ * refusals, stop asking. */
+static void jvm_run_tick(struct session *s, pid_t pid)
+{
+	double t = monotonic_s();
+
+	if (t < s->jvm.next_try || (s->sample_from && t < s->sample_from) ||
+	    s->jvm.refused >= 3)
+		return;
+	s->jvm.next_try = t + 1.0;
+	if (!s->jvm.is_jvm && !(s->jvm.is_jvm = jvm_is_hotspot(pid)))
+		return;
+	jvm_ask_perf_map(s, pid);
+}
+
+/* The header's line on where JIT code names came from; NULL if no JVM. */
+static char *jvm_map_note(const struct session *s, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	if (!s->jvm.is_jvm)
+		return NULL;
+	if (s->jvm.written)
+		return xasprintf("named from %s, written by the JVM at contend's request "
+				 "(Compiler.perfmap through its attach mechanism) %s", s->jvm.path,
+				 s->jvm.next_try ? "every second while sampling" :
+				 s->jvm.written > 1 ? "at the start and at the end of sampling" :
+				 "once");
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	if (stat(path, &st) == 0)
+		return xasprintf("the JVM did not write its perf map (%s): named from the "
+				 "existing %s, which lacks methods compiled since it was written",
+				 s->jvm.error ? s->jvm.error : "?", path);
+	return xasprintf("unnamed: the JVM did not write its perf map (%s) and there is no %s",
+			 s->jvm.error ? s->jvm.error : "?", path);
+}
+
+static void jvm_map_release(struct jvm_map *j)
+{
+	free(j->error);
+	free(j->path);
+}
+
 static int output_report(const struct options *opt, const struct run_facts *hdr,
 			 struct line_table *lines, struct symbolizer *sym,
 			 const struct thread_names *names, const struct session_hooks *hooks,
@@ -338,6 +442,7 @@ static void session_release(struct session *s)
 	proc_creds_release(&s->creds);
 	free(s->pids);
 	confirm_free(s->confirm);
+	jvm_map_release(&s->jvm);
 }
 
 uint64_t session_window_ns(const struct options *opt, unsigned freq)
@@ -395,14 +500,15 @@ static void session_init(struct session *s, const struct options *opt,
 }
 
 /* Header, report, output; returns 0 or 2 (cannot write the report). */
-static int finish_session(struct session *s, const char *command, double duration,
-			  enum target_state target, int target_status)
+static int finish_session(struct session *s, const char *command, pid_t pid,
+			  double duration, enum target_state target, int target_status)
 {
 	struct run_facts hdr = { 0 };
 	struct named_count *dropped = NULL;
 	unsigned n_dropped;
 	const struct backend_row *row = s->backend.row;
 	char *note = backend_note(&s->choice);
+	char *jit_note = jvm_map_note(s, pid);
 	int ret;
 
 	n_dropped = row->drop_counts(s->backend.state, &dropped);
@@ -411,6 +517,7 @@ static int finish_session(struct session *s, const char *command, double duratio
 	hdr.command = command;
 	hdr.backend = row->name;
 	hdr.backend_note = note;
+	hdr.jit_note = jit_note;
 	hdr.mem_info = row->mem_info;
 	hdr.freq = s->opt->freq;
 	hdr.duration = duration;
@@ -426,6 +533,7 @@ static int finish_session(struct session *s, const char *command, double duratio
 			    &s->creds);
 	named_counts_free(dropped, n_dropped);
 	free(note);
+	free(jit_note);
 	return ret;
 }
 
@@ -473,6 +581,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	signal(SIGQUIT, SIG_IGN);
 
 	t0 = monotonic_s();
+	if (opt->delay > 0)
+		s.sample_from = t0 + opt->delay;
 	if (launch_go(&child) < 0) {
 		int e = errno;
 		event_set_close(es);
@@ -485,6 +595,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	for (;;) {
 		pid_t w;
 		session_beat(&s, es, &cb, child.pid, t0);
+		jvm_run_tick(&s, child.pid);
 		w = waitpid(child.pid, &status, WNOHANG);
 		if (w == child.pid)
 			break;
@@ -498,7 +609,9 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	event_set_close(es);
 
 	command = join_command(opt->argv);
-	ret = finish_session(&s, command, t1 - t0, TARGET_LAUNCHED,
+	if (s.sample_from)
+		t0 = t1 < s.sample_from ? t1 : s.sample_from;
+	ret = finish_session(&s, command, child.pid, t1 - t0, TARGET_LAUNCHED,
 			     WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status));
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP &&
 	    confirm_windows_run(s.confirm)) {
@@ -622,6 +735,16 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	session_init(&s, opt, hooks);
 	note_pid(&s, opt->pid);
 	note_target_creds(&s, opt->pid);
+	/* before the events, so that the JVM's work on it is not sampled */
+	s.jvm.is_jvm = jvm_is_hotspot(opt->pid);
+	if (s.jvm.is_jvm)
+		jvm_ask_perf_map(&s, opt->pid);
+	if (s.jvm.is_jvm && !s.jvm.written && !opt->quiet) {
+		char *note = jvm_map_note(&s, opt->pid);
+
+		warning("JIT code %s", note);
+		free(note);
+	}
 	command = process_cmdline(opt->pid);
 
 	if (opt->n_tids) {
@@ -687,6 +810,8 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 			opt->duration > 0 ? "" : "; Ctrl-C to stop");
 
 	t0 = monotonic_s();
+	if (opt->delay > 0)
+		s.sample_from = t0 + opt->delay;
 	while (!stop_requested) {
 		session_beat(&s, es, &cb, opt->pid, t0);
 		if (opt->duration > 0 && monotonic_s() - t0 >= opt->duration)
@@ -703,11 +828,14 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	event_set_close(es);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	/* methods compiled while sampled: the map is read at report time */
+	if (s.jvm.is_jvm && !exited)
+		jvm_ask_perf_map(&s, opt->pid);
 	if (exited && !opt->quiet)
 		fprintf(stderr, "contend: process %d exited after %.2f s; reporting what was seen\n",
 			(int)opt->pid, t1 - t0);
 
-	ret = finish_session(&s, command, t1 - t0,
+	ret = finish_session(&s, command, opt->pid, t1 - t0,
 			     exited ? TARGET_ATTACHED_EXITED : TARGET_ATTACHED_RUNNING, 0);
 	free(command);
 	session_release(&s);

@@ -172,6 +172,11 @@ static void print_facts(const struct report *r, FILE *out)
 		fputs(")</span>", out);
 	}
 	fputs("</td></tr>\n", out);
+	if (r->jit_note) {
+		fputs("<tr><th>JIT code</th><td>", out);
+		esc(out, r->jit_note);
+		fputs("</td></tr>\n", out);
+	}
 	fprintf(out, "<tr><th>samples</th><td>%" PRIu64 ", %" PRIu64
 		" decoded accesses (%.1f%%), %" PRIu64 " dropped", r->samples, r->decoded,
 		percent(r->decoded, r->samples), dropped);
@@ -791,7 +796,11 @@ static void print_source(const struct report *r, const struct report_line *l, FI
 		      "sampled reads and writes, the data, its threads, &lt;-&gt; the code it "
 		      "contends with (and that code&#39;s other threads)</p>\n", out);
 	annotate_walk(&a, false, &ops, &h);
-	if (!a.n_files)
+	if (!a.n_files && r->jit_note)
+		/* a JVM: its methods are named by the perf map, without lines */
+		fputs("<p class=\"note\">no source lines: JIT-compiled code (the JVM's "
+		      "perf map names methods, not lines)</p>\n", out);
+	else if (!a.n_files)
 		fputs("<p class=\"note\">no source lines: the code has no debug info "
 		      "(build with -g)</p>\n", out);
 	else if (a.sites_without_source)
@@ -818,6 +827,11 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 		fprintf(out, " &middot; typed %.0f%%", percent(l->typed, l->typed + l->untyped));
 	if (l->predicted_gain > 0)
 		fprintf(out, " &middot; fixing it: about %.1f&times; faster", l->predicted_gain);
+	if (l->predicted_gain > 0 && l->gain_note) {
+		fputs(" (", out);
+		esc(out, l->gain_note);
+		fputc(')', out);
+	}
 	fputs("</p>\n", out);
 	print_picture(l, rank, out);
 	print_accesses(l, out);

@@ -555,6 +555,8 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_u64(j, "untyped", l->untyped);
 	json_double(j, "predicted_gain", l->predicted_gain);
 	json_double(j, "predicted_gain_all", l->predicted_gain_all);
+	if (l->gain_note)
+		json_str(j, "predicted_gain_note", l->gain_note);
 	threads_json(j, l->threads, l->n_threads);
 
 	json_array(j, "ranges", false);
@@ -597,6 +599,8 @@ void report_print_json(const struct report *r, FILE *out)
 	json_str(&j, "command", r->command);
 	json_str(&j, "backend", r->backend);
 	json_str(&j, "backend_note", r->backend_note);
+	if (r->jit_note)
+		json_str(&j, "jit_note", r->jit_note);
 	json_bool(&j, "memory_info", r->mem_info);
 	json_u64(&j, "freq", r->freq);
 	json_double(&j, "duration_s", r->duration);

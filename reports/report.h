@@ -231,6 +231,8 @@ struct report_line {
 	struct report_advice advice;
 	double predicted_gain;       /* speedup of the proposed fix (gain.h), 0 if n/a */
 	double predicted_gain_all;   /* ... if every contended range were fixed */
+	const char *gain_note;       /* static: why predicted_gain is a lower
+	                                bound (what the model cannot see), or NULL */
 	struct report_pair *pairs;   /* who contends with whom */
 	unsigned n_pairs;
 	bool confirmed_checked;      /* its words were watched (watch backend) */
@@ -249,6 +251,7 @@ struct report {
 	char *command;
 	char *backend;               /* "soft" */
 	char *backend_note;          /* why this backend, or NULL */
+	char *jit_note;              /* a JVM: where its JIT code's names came from, or NULL */
 	bool mem_info;               /* the backend reports data sources and latency */
 	unsigned freq;
 	double duration;             /* seconds */

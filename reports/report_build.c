@@ -10,6 +10,7 @@
 
 #include "reports/advice.h"
 #include "reports/gain.h"
+#include "reports/jvm_names.h"
 #include "reports/naming.h"
 #include "detector/callchain.h"
 #include "detector/instances.h"
@@ -107,6 +108,7 @@ static void copy_header(struct report *r, const struct run_facts *hdr)
 	r->command = strdup_or_null(hdr->command);
 	r->backend = strdup_or_null(hdr->backend);
 	r->backend_note = strdup_or_null(hdr->backend_note);
+	r->jit_note = strdup_or_null(hdr->jit_note);
 	r->mem_info = hdr->mem_info;
 	r->freq = hdr->freq;
 	r->duration = hdr->duration;
@@ -361,6 +363,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 	struct line_verdict folded_v = { 0 };
 	struct line *folded = NULL;
 	struct lock_ref lock;
+	enum jvm_naming jvm = JVM_UNNAMED;
 	bool heap;
 
 	rl->pid = l->pid;
@@ -397,9 +400,12 @@ static void build_line(struct build *b, const struct candidate *cand,
 		name_lock(l, &lock, rl);
 	build_pairs(b, l, v, rl);
 	rl->object = object_name(b->sym, l->pid, l->addr + naming_offset(rl), &heap);
+	if (!obj)
+		jvm = jvm_name_line(b->jvm, rl);
 	free(attrs);
 	advice_for_line(rl, heap);
 	predict_gain(b, l, v, range, rl);
+	jvm_advise_line(b->jvm, rl, jvm);
 	free(range);
 	free(in_lock);
 	if (folded) {
@@ -498,11 +504,14 @@ struct report *report_build(const struct run_facts *hdr,
 	}
 	if (n && sym && dt)
 		b.origins = pointer_origins_new(sym, dt);
+	if (n && sym)
+		b.jvm = jvm_names_new(sym);
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
 	gain_queue_free(b.queue);
 	code_view_free(cv);
 	pointer_origins_free(b.origins);
+	jvm_names_free(b.jvm);
 
 	for (size_t i = 0; i < n_contended; i++) {
 		line_verdict_release(&cand[i].v);
@@ -559,7 +568,7 @@ static void free_watch_word(struct report_watch_word *ww)
 	free_sites(ww->sites, ww->n_sites);
 }
 
-static void free_pair_side(struct report_pair_side *side)
+void report_pair_side_release(struct report_pair_side *side)
 {
 	free_site(&side->site);
 	free(side->tids);
@@ -606,8 +615,8 @@ static void free_line(struct report_line *rl)
 	free(rl->members);
 	advice_release(&rl->advice);
 	for (unsigned i = 0; i < rl->n_pairs; i++) {
-		free_pair_side(&rl->pairs[i].a);
-		free_pair_side(&rl->pairs[i].b);
+		report_pair_side_release(&rl->pairs[i].a);
+		report_pair_side_release(&rl->pairs[i].b);
 	}
 	free(rl->pairs);
 }
@@ -619,6 +628,7 @@ void report_free(struct report *r)
 	free(r->command);
 	free(r->backend);
 	free(r->backend_note);
+	free(r->jit_note);
 	named_counts_free(r->dropped, r->n_dropped);
 	named_counts_free(r->untyped_why, r->n_untyped_why);
 	for (unsigned i = 0; i < r->n_lines; i++)

@@ -25,6 +25,7 @@
 struct callchains;
 struct gain_queue;
 struct pointer_origins;
+struct jvm_names;
 struct symbolizer;
 
 /* The type attribution of one cell of a line, at the address it accessed. */
@@ -45,6 +46,7 @@ struct build {
 	const struct classify_config *cfg;
 	uint64_t total;          /* samples of the session, the scores' denominator */
 	struct gain_queue *queue;
+	struct jvm_names *jvm;   /* HotSpot tables per pid, opened on need */
 	size_t alloc_why;
 };
 
@@ -161,5 +163,14 @@ struct code_view *code_view_new(struct symbolizer *sym, unsigned line_size);
 void code_view_free(struct code_view *cv);
 /* gain_queue_new() over lines, with cv answering its questions about code. */
 struct gain_queue *code_view_gain_queue(struct code_view *cv, struct line_table *lines);
+
+/* report_pairs.c: rows that print alike -- same kind, the same threads
+ * and the same function, file and line on each side (or the same address
+ * where there is no function), either way round -- merged into the
+ * first, heaviest first again.  JIT code without line numbers makes
+ * many such rows of one method.  Returns the new count. */
+unsigned report_pairs_merge(struct report_pair *p, unsigned n);
+/* Frees what a pair's side owns (report_build.c). */
+void report_pair_side_release(struct report_pair_side *side);
 
 #endif

@@ -260,6 +260,82 @@ static void fill_side(struct build *b, uint32_t pid, const struct code_site *sit
 	out->concurrent = acc->concurrent;
 }
 
+/* ---- merging rows that print alike ---- */
+
+static bool same_site_row(const struct report_site *x, const struct report_site *y)
+{
+	if (!x->function || !y->function)
+		return !x->function && !y->function && x->ip == y->ip;
+	return !strcmp(x->function, y->function) && str_eq(x->file, y->file) &&
+	       x->line == y->line && str_eq(x->inlined_into, y->inlined_into);
+}
+
+static bool same_tids(const struct report_pair_side *x, const struct report_pair_side *y)
+{
+	return x->n_tids == y->n_tids &&
+	       !memcmp(x->tids, y->tids, x->n_tids * sizeof(*x->tids));
+}
+
+static bool same_side(const struct report_pair_side *x, const struct report_pair_side *y)
+{
+	return same_tids(x, y) && same_site_row(&x->site, &y->site);
+}
+
+static void side_absorb(struct report_pair_side *into, struct report_pair_side *from)
+{
+	into->site.reads += from->site.reads;
+	into->site.writes += from->site.writes;
+	into->concurrent += from->concurrent;
+	report_pair_side_release(from);
+}
+
+static int cmp_report_pair(const void *a, const void *b)
+{
+	const struct report_pair *x = a, *y = b;
+
+	return (x->weight < y->weight) - (x->weight > y->weight);
+}
+
+unsigned report_pairs_merge(struct report_pair *p, unsigned n)
+{
+	unsigned keep = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct report_pair *into = NULL;
+
+		for (unsigned k = 0; k < keep && !into; k++) {
+			if (p[k].kind != p[i].kind)
+				continue;
+			if (same_side(&p[k].a, &p[i].a) && same_side(&p[k].b, &p[i].b)) {
+				into = &p[k];
+			} else if (same_side(&p[k].a, &p[i].b) && same_side(&p[k].b, &p[i].a)) {
+				struct report_pair_side t = p[i].a;
+
+				p[i].a = p[i].b;
+				p[i].b = t;
+				into = &p[k];
+			}
+		}
+		if (!into) {
+			p[keep++] = p[i];
+			continue;
+		}
+		side_absorb(&into->a, &p[i].a);
+		side_absorb(&into->b, &p[i].b);
+		into->weight = into->a.concurrent < into->b.concurrent ?
+			       into->a.concurrent : into->b.concurrent;
+	}
+	/* stable: equal weights keep the order they were built in */
+	for (unsigned i = 1; i < keep; i++)
+		for (unsigned k = i; k > 0 && cmp_report_pair(&p[k - 1], &p[k]) > 0; k--) {
+			struct report_pair t = p[k];
+
+			p[k] = p[k - 1];
+			p[k - 1] = t;
+		}
+	return keep;
+}
+
 /*
  * Pairs of code sites in different threads whose concurrent accesses
  * conflict, weighed by the smaller side's concurrent samples.  The writing
@@ -291,9 +367,8 @@ void build_pairs(struct build *b, const struct line *l,
 	}
 
 	sort(pairs.v, pairs.n, sizeof(*pairs.v), cmp_pair);
-	rl->pairs = xcalloc(pairs.n < REPORT_LINE_PAIRS ? pairs.n : REPORT_LINE_PAIRS,
-			    sizeof(*rl->pairs));
-	for (unsigned i = 0; i < pairs.n && keep < REPORT_LINE_PAIRS; i++) {
+	rl->pairs = xcalloc(pairs.n ? pairs.n : 1, sizeof(*rl->pairs));
+	for (unsigned i = 0; i < pairs.n; i++) {
 		struct pair_acc *p = &pairs.v[i];
 		struct report_pair *rp = &rl->pairs[keep];
 
@@ -305,6 +380,13 @@ void build_pairs(struct build *b, const struct line *l,
 		fill_side(b, l->pid, &sites.v[p->site_b], &p->b, &rp->b);
 		keep++;
 	}
+	keep = report_pairs_merge(rl->pairs, keep);
+	for (unsigned i = REPORT_LINE_PAIRS; i < keep; i++) {
+		report_pair_side_release(&rl->pairs[i].a);
+		report_pair_side_release(&rl->pairs[i].b);
+	}
+	if (keep > REPORT_LINE_PAIRS)
+		keep = REPORT_LINE_PAIRS;
 	rl->n_pairs = keep;
 	for (unsigned i = 0; i < pairs.n; i++) {
 		free(pairs.v[i].a.tids.v);

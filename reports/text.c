@@ -148,6 +148,13 @@ static void print_measured(const struct report *r, FILE *out)
 		fprintf(out, "%s\n", status);
 		free(status);
 	}
+	if (r->jit_note) {
+		struct wrap w = { out, 0, " ", "#   " };
+
+		w.col = fprintf(out, "# JIT code: ");
+		wrap_words(&w, r->jit_note);
+		fputc('\n', out);
+	}
 }
 
 static void print_counts(const struct report *r, FILE *out)
@@ -213,7 +220,11 @@ static char *object_title(const struct report_line *l)
 	if (l->variable && strncmp(object, l->variable, strlen(l->variable)))
 		strbuf_addf(&sb, "%s(%s: %s)", sb.len ? " " : "", l->variable,
 			    l->type_name ? l->type_name : "?");
-	else if (l->type_name)
+	else if (l->type_name && strcmp(object, l->type_name) &&
+		 !(!strncmp(object, l->type_name, strlen(l->type_name)) &&
+		   object[strlen(l->type_name)] == ' '))
+		/* unless the object says it: "Klass TypeCheck$C0", a Java
+		 * object named by its class (a JVM's) */
 		strbuf_addf(&sb, "%s(%s)", sb.len ? " " : "", l->type_name);
 	return strbuf_detach(&sb);
 }
@@ -821,10 +832,18 @@ static void print_advice(const struct report_line *l, FILE *out)
 	if (a->cost_bytes)
 		fprintf(out, INDENT "cost: %+ld bytes\n", a->cost_bytes);
 	if (l->predicted_gain > 1.005) {
-		fprintf(out, INDENT "fixing this line: ~%.1fx", l->predicted_gain);
+		w.started = false;
+		w.cont = INDENT "    ";
+		w.col = fprintf(out, INDENT "fixing this line: %s~%.1fx",
+				l->gain_note ? "at least " : "", l->predicted_gain);
 		if (l->kind == SHARING_MIXED && l->predicted_gain_all > l->predicted_gain + 0.05)
-			fprintf(out, " (padding); ~%.1fx with the true sharing removed too",
-				l->predicted_gain_all);
+			w.col += fprintf(out, " (padding); ~%.1fx with the true sharing removed too",
+					 l->predicted_gain_all);
+		if (l->gain_note) {
+			w.col += fprintf(out, ";");
+			w.started = true;
+			wrap_words(&w, l->gain_note);
+		}
 		fputc('\n', out);
 	}
 	if (a->placements_total) {

@@ -136,6 +136,26 @@ uint64_t hotspot_klass_containing(const struct hotspot *h, uint64_t addr);
  * 8 bytes at +32)".  False (nothing appended) if addr is in no Klass. */
 bool hotspot_describe(const struct hotspot *h, uint64_t addr, struct strbuf *out);
 
+/* One nonstatic field of a Java class (hotspot_fields.c). */
+struct hotspot_java_field {
+	char name[128];            /* "hits" */
+	char signature[128];       /* its descriptor: "J", "Ljava/lang/String;" */
+	uint64_t offset, size;     /* in the object; size 0 if unknown */
+	uint64_t klass;            /* the class that declares it */
+};
+
+/* The nonstatic fields of the class at klass and of its superclasses,
+ * sorted by offset, read from InstanceKlass::_fields and the constant pool
+ * as the tables describe them (the JDK 17 layout: NULL with *n 0 on a JVM
+ * whose tables lack it, or on any failed read).  Caller frees. */
+struct hotspot_java_field *hotspot_java_fields(const struct hotspot *h, uint64_t klass,
+					       size_t *n);
+/* The start of the Java heap object (an instance, not an array) holding
+ * addr: the nearest 8-byte aligned start at most 4 KiB back whose class
+ * pointer decodes to a named class (hotspot_object_klass) whose instance
+ * size reaches addr; *klass set.  0 if none. */
+uint64_t hotspot_object_containing(const struct hotspot *h, uint64_t addr, uint64_t *klass);
+
 /* The value of a boolean -XX flag (JVMFlag table); false if not found. */
 bool hotspot_flag_bool(const struct hotspot *h, const char *flag, bool *val);
 

@@ -270,6 +270,23 @@ static int parse_reply(pid_t pid, const struct strbuf *reply, struct strbuf *out
 	return 0;
 }
 
+/* -XX:+DisableAttachMechanism, as the JVM's own flag table says: then a
+ * SIGQUIT would only print a thread dump on the JVM's stdout and leave us
+ * waiting out the timeout.  False when the tables cannot be read (then
+ * the timeout says it). */
+static bool attach_disabled(pid_t pid)
+{
+	struct strbuf e = STRBUF_INIT;
+	struct hotspot *h = hotspot_open(pid, &e);
+	bool disabled = false;
+
+	if (h && !hotspot_flag_bool(h, "DisableAttachMechanism", &disabled))
+		disabled = false;
+	hotspot_close(h);
+	strbuf_release(&e);
+	return disabled;
+}
+
 /* Refuses anything that is not a HotSpot JVM ready for SIGQUIT. */
 static int check_target(pid_t pid, pid_t *nspid, bool *catches_quit, struct strbuf *err)
 {
@@ -324,6 +341,11 @@ int jvm_attach_jcmd(pid_t pid, const char *command, int timeout_ms,
 		if (!catches_quit) {
 			strbuf_addf(err, "JVM %d does not handle SIGQUIT (still starting, or run "
 				    "with -Xrs); not signalled", (int)pid);
+			goto out;
+		}
+		if (attach_disabled(pid)) {
+			strbuf_addf(err, "JVM %d runs with -XX:+DisableAttachMechanism; not signalled",
+				    (int)pid);
 			goto out;
 		}
 		if (!create_attach_file(pid, nspid, &attach_file)) {

@@ -191,3 +191,13 @@ bool symbolizer_data_symbol(struct symbolizer *s, pid_t pid, uint64_t addr,
 	*out = found ? ai->data : (struct data_symbol){ 0 };
 	return found;
 }
+
+bool symbolizer_maps_file(struct symbolizer *s, pid_t pid, bool (*match)(const char *path))
+{
+	struct proc *p = proc_get(s, pid);
+
+	for (size_t i = 0; p && i < p->maps.nr; i++)
+		if (p->maps.v[i].name && match(p->maps.v[i].name))
+			return true;
+	return false;
+}

@@ -96,6 +96,10 @@ size_t symbolizer_read(struct symbolizer *s, pid_t pid, uint64_t addr,
 bool symbolizer_data_symbol(struct symbolizer *s, pid_t pid, uint64_t addr,
 			    struct data_symbol *out);
 
+/* Does pid map a file whose path match() accepts (hotspot_is_libjvm_path,
+ * say)?  Looks at the mapping table only: no file is opened. */
+bool symbolizer_maps_file(struct symbolizer *s, pid_t pid, bool (*match)(const char *path));
+
 /* The ELF symbol (code or data) called name in any file pid maps, as
  * written in the symbol table (not demangled); start is absolute. */
 bool symbolizer_find_symbol(struct symbolizer *s, pid_t pid, const char *name,

@@ -3,16 +3,21 @@
 # testcases/jvm_type_check/TypeCheck.java runs two threads that check
 # objects against two interfaces alternately; C2 compiles the checks into
 # TypeCheck code that loads and stores Klass::_secondary_super_cache.  After
-# warm-up, `jcmd PID Compiler.perfmap` writes /tmp/perf-PID.map, and
-# contend attaches for 5 s.  The top line must be true (or mixed) sharing,
-# with one 8-byte range written by both checker threads, its code sites
-# named from the perf map, and the threads named (checker-0, checker-1).
-# Skipped (77) without java, javac or jcmd.
+# warm-up, contend attaches twice for 3 s (text, then JSON) with NO jcmd
+# call and no perf map beforehand: contend must have the JVM write
+# /tmp/perf-PID.map itself (the attach protocol) and name the JIT method.
+# The top line must be true (or mixed) sharing on a Klass named by class
+# (Klass TypeCheck$Cn, type Klass), with one 8-byte range written by both
+# checker threads, member _secondary_super_cache, its code sites named from
+# the perf map, the threads named (checker-0, checker-1), the advice naming
+# JDK-8180450 and never "build with -g" (text, JSON, HTML), and no two
+# contending pairs alike.
+# Skipped (77) without java or javac.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 contend="$top_builddir/contend"
-for prog in java javac jcmd; do
+for prog in java javac; do
 	if ! command -v $prog >/dev/null; then
 		echo "skip: $prog not found"
 		exit 77
@@ -30,18 +35,29 @@ if ! javac -d "$tmp" "$top_srcdir/testcases/jvm_type_check/TypeCheck.java"; then
 	echo "FAIL: javac TypeCheck.java"
 	exit 1
 fi
-java -cp "$tmp" TypeCheck 2 14 >"$tmp/jvm.out" 2>&1 &
+java -cp "$tmp" TypeCheck 2 20 >"$tmp/jvm.out" 2>&1 &
 jvm=$!
 sleep 3    # warm-up: C2 compiles the checking loop
-if ! jcmd $jvm Compiler.perfmap >"$tmp/jcmd.out" 2>&1 || [ ! -s /tmp/perf-$jvm.map ]; then
-	echo "FAIL: jcmd $jvm Compiler.perfmap wrote no /tmp/perf-$jvm.map:"
-	cat "$tmp/jcmd.out"
+rm -f /tmp/perf-$jvm.map
+"$contend" attach -p $jvm -d 3 -o "$tmp/r.txt" 2>"$tmp/err"
+st=$?
+if [ $st -ne 0 ]; then
+	echo "FAIL: contend attach (text) exited with $st:"
+	cat "$tmp/err"
 	exit 1
 fi
-"$contend" attach -p $jvm -d 5 --format json -o "$tmp/r.json" 2>"$tmp/err"
+"$contend" attach -p $jvm -d 3 --format json -o "$tmp/r.json" 2>"$tmp/err"
 st=$?
 if [ $st -ne 0 ]; then
 	echo "FAIL: contend attach exited with $st:"
+	cat "$tmp/err"
+	exit 1
+fi
+"$contend" attach -p $jvm -d 2 --format html -o "$tmp/r.html" 2>"$tmp/err"
+st=$?
+if [ $st -ne 0 ] || ! grep -q 'JDK-8180450' "$tmp/r.html" || grep -q 'build with -g' "$tmp/r.html"; then
+	echo "FAIL: the HTML report (exit $st) lacks JDK-8180450 or advises building with -g:"
+	grep -o '[^>]*build with -g[^<]*' "$tmp/r.html" | head -3
 	cat "$tmp/err"
 	exit 1
 fi
@@ -52,6 +68,26 @@ jvm=
 if [ $st -ne 0 ]; then
 	echo "FAIL: the JVM exited with $st after the detach:"
 	cat "$tmp/jvm.out"
+	exit 1
+fi
+
+# the text report: the names a reader needs, and no C advice
+sed -n '/^== #1 /,/^$/p' "$tmp/r.txt"
+problems=0
+for want in 'JIT code: named from' '== #1  [A-Z]* SHARING  Klass TypeCheck\$C[0-3] ' \
+	    '_secondary_super_cache' 'JDK-8180450' 'TypeCheck\$Checker\.run' \
+	    'class InstanceKlass {' 'at least ~'; do
+	if ! grep -q "$want" "$tmp/r.txt"; then
+		echo "FAIL: the text report has no line matching '$want'"
+		problems=1
+	fi
+done
+if grep -q 'build with -g' "$tmp/r.txt"; then
+	echo "FAIL: the text report of a JVM advises building with -g"
+	problems=1
+fi
+if [ $problems -ne 0 ]; then
+	cat "$tmp/r.txt"
 	exit 1
 fi
 
@@ -72,6 +108,20 @@ print("top line: %s sharing at %s (%s), threads %s" % (
     top["kind"], top["address"], top.get("variable") or top.get("object"),
     ", ".join("%s(%s)" % kv for kv in names.items())))
 problems = []
+if "build with -g" in json.dumps(report):
+    problems.append("the JSON report of a JVM advises building with -g")
+if "named from" not in (report.get("jit_note") or ""):
+    problems.append("jit_note does not say the JVM wrote its map: %r" % report.get("jit_note"))
+if not (top.get("object") or "").startswith("Klass TypeCheck$C") or top.get("type") != "Klass":
+    problems.append("the top line is not a Klass by class name: object %r, type %r" % (
+        top.get("object"), top.get("type")))
+if "JDK-8180450" not in ((top.get("advice") or {}).get("summary") or ""):
+    problems.append("the advice does not name JDK-8180450: %r" % top.get("advice"))
+rows = [(p["kind"], tuple(p[s]["tids"]), p[s].get("function"), p[s].get("line"))
+        for p in top.get("pairs") or [] for s in ("a", "b")]
+pairs = [tuple(rows[i:i + 2]) for i in range(0, len(rows), 2)]
+if len(set(pairs)) != len(pairs):
+    problems.append("contending pairs repeat a row: %s" % pairs)
 if top["kind"] not in ("true", "mixed"):
     problems.append("the top line is %s sharing, not true or mixed" % top["kind"])
 
@@ -87,12 +137,13 @@ for r in top.get("ranges") or []:
         ", ".join("%s+%s %dr/%dw" % (s.get("function"), s.get("module_offset"),
                                       s.get("reads", 0), s.get("writes", 0))
                   for s in sites[:4])))
-    if r["size"] == 8 and r.get("true_shared") and len(writers) >= 2 and not shared:
+    if (r["size"] == 8 and r.get("true_shared") and len(writers) >= 2 and not shared
+            and r.get("member") == "_secondary_super_cache"):
         shared = r
 if not shared:
     readers = max(top.get("ranges") or [{}], key=lambda r: r.get("reads", 0))
     problems.append(
-        "no 8-byte range written by two threads: the most read range, +%s, has "
+        "no 8-byte _secondary_super_cache range written by two threads: the most read range, +%s, has "
         "%s reads and %s concurrent write samples from %s" % (
             readers.get("offset"), readers.get("reads"), readers.get("writes"),
             [(t["tid"], t.get("writes", 0)) for t in readers.get("threads") or []]))
@@ -114,8 +165,8 @@ else:
 for p in problems:
     print("FAIL: " + p)
 if not problems:
-    print("ok JVM: %s sharing on 8 bytes at %s+%d, written by %s" % (
-        top["kind"], top["address"], shared["offset"],
+    print("ok JVM: %s sharing on %s._secondary_super_cache at %s+%d, written by %s" % (
+        top["kind"], top["object"], top["address"], shared["offset"],
         " and ".join(comms)))
 sys.exit(1 if problems else 0)
 EOF

@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "detector/callchain.h"
 #include "detector/line_table.h"
 #include "reports/report.h"
+#include "reports/report_build.h"
 #include "symbolize/data_types.h"
 #include "symbolize/symbolizer.h"
 
@@ -1035,6 +1037,103 @@ out:
 	symbolizer_free(sym);
 }
 
+/* A JIT method without line numbers: three pairs of different
+ * instructions print as the same row; merged, with their counts summed.
+ * A pair of other threads, a mirrored pair and another kind stay apart
+ * or merge as the rule says. */
+static struct report_pair jit_pair(enum sharing_kind kind, uint64_t ip_a, uint64_t ip_b,
+				   const char *fn, uint32_t ta, uint32_t tb, uint64_t conc)
+{
+	struct report_pair p = { .kind = kind, .weight = conc };
+
+	p.a.site.ip = ip_a;
+	p.a.site.function = fn ? xstrdup(fn) : NULL;
+	p.a.site.writes = conc;
+	p.a.tids = xmalloc(sizeof(uint32_t));
+	p.a.tids[0] = ta;
+	p.a.n_tids = 1;
+	p.a.concurrent = conc;
+	p.b.site.ip = ip_b;
+	p.b.site.function = fn ? xstrdup(fn) : NULL;
+	p.b.site.reads = conc;
+	p.b.tids = xmalloc(sizeof(uint32_t));
+	p.b.tids[0] = tb;
+	p.b.n_tids = 1;
+	p.b.concurrent = conc;
+	return p;
+}
+
+static void test_pairs_merge(void)
+{
+	const char *run = "void TypeCheck$Checker.run()";
+	struct report_pair p[7];
+	unsigned n;
+
+	p[0] = jit_pair(SHARING_TRUE, 0x10, 0x20, run, T1, T2, 60);
+	p[1] = jit_pair(SHARING_TRUE, 0x11, 0x21, run, T1, T2, 46);
+	p[2] = jit_pair(SHARING_TRUE, 0x12, 0x22, run, T1, T2, 10);
+	p[3] = jit_pair(SHARING_TRUE, 0x13, 0x23, run, T2, T1, 30);   /* mirrored */
+	p[4] = jit_pair(SHARING_FALSE, 0x14, 0x24, run, T1, T2, 50);  /* another kind */
+	p[5] = jit_pair(SHARING_TRUE, 0x15, 0x25, run, T1, 103, 70);  /* other threads */
+	p[6] = jit_pair(SHARING_TRUE, 0x30, 0x31, NULL, T1, T2, 5);   /* no name: by address */
+	n = report_pairs_merge(p, 7);
+	CHECK(n == 4, "pairs merge: 7 rows -> %u, want 4", n);
+	CHECK(p[0].kind == SHARING_TRUE && p[0].weight == 146 && p[0].a.tids[0] == T1 &&
+	      p[0].b.tids[0] == T2, "merged row first: weight %" PRIu64 " (60+46+10+30)",
+	      p[0].weight);
+	/* the mirrored pair's writer (T2) lands on side b */
+	CHECK(p[0].a.site.writes == 116 && p[0].a.site.reads == 30 &&
+	      p[0].b.site.reads == 116 && p[0].b.site.writes == 30,
+	      "merged row sums its sites: a %" PRIu64 " R %" PRIu64 " W, b %" PRIu64 " R %"
+	      PRIu64 " W", p[0].a.site.reads, p[0].a.site.writes, p[0].b.site.reads,
+	      p[0].b.site.writes);
+	CHECK(p[1].b.tids[0] == 103 && p[1].weight == 70, "the pair with thread 103 stays");
+	CHECK(p[2].kind == SHARING_FALSE && p[2].weight == 50, "the false-sharing pair stays");
+	CHECK(p[3].weight == 5 && !p[3].a.site.function, "the unnamed pair stays");
+	for (unsigned i = 0; i < n; i++) {
+		report_pair_side_release(&p[i].a);
+		report_pair_side_release(&p[i].b);
+	}
+}
+
+/* A JVM's Klass line as jvm_names.c leaves it: the object says its type
+ * (no "(Klass)" after it), and a gain the model cannot price is printed
+ * as a lower bound with why, in text and JSON. */
+static void test_jvm_line_text(void)
+{
+	struct line_table *t = line_table_new(64, 100000);
+	struct report_line *l;
+	struct report *r;
+	char *text, *json;
+
+	add_false_sharing(t, 100);
+	r = build(t, 0);
+	CHECK_EQ_U64(r->n_lines, 1, "a line to name");
+	if (r->n_lines != 1)
+		goto out;
+	l = &r->lines[0];
+	free(l->object);
+	l->object = xstrdup("Klass TypeCheck$C0");
+	free(l->type_name);
+	l->type_name = xstrdup("Klass");
+	l->predicted_gain = 1.5;
+	l->gain_note = "the model cannot price X";
+	text = render(r, false);
+	json = render(r, true);
+	CHECK(strstr(text, "SHARING  Klass TypeCheck$C0  line ") && !strstr(text, "(Klass)"),
+	      "JVM title: the object once, no type after it:\n%s", text);
+	CHECK(strstr(text, "fixing this line: at least ~1.5x; the model cannot price X\n"),
+	      "gain as a lower bound with why:\n%s", text);
+	CHECK(strstr(json, "\"predicted_gain_note\": \"the model cannot price X\"") &&
+	      strstr(json, "\"type\": \"Klass\"") && strstr(json, "\"object\": \"Klass TypeCheck$C0\""),
+	      "JSON: object, type and gain note");
+	free(text);
+	free(json);
+out:
+	report_free(r);
+	line_table_free(t);
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = getenv("top_builddir");
@@ -1052,6 +1151,8 @@ int main(int argc, char **argv)
 	test_no_contention();
 	test_json_escaping();
 	test_pairs_and_chains();
+	test_pairs_merge();
+	test_jvm_line_text();
 	if (access(fixture, R_OK))
 		printf("# tests/fixture_globals not built: typed report not tested\n");
 	else {
