@@ -78,7 +78,7 @@ static char *line_key(const char *variable, const char *type, const char *object
 	char *sym = object_symbol(object);
 
 	strbuf_addf(&sb, "%s|", variable ? variable : type ? type : sym ? sym : "?");
-	qsort(members, n, sizeof(*members), cmp_str);
+	sort_items(members, n, sizeof(*members), cmp_str);
 	for (unsigned i = 0; i < n; i++)
 		if (!i || strcmp(members[i], members[i - 1]))
 			strbuf_addf(&sb, "%s%s", i ? "," : "", members[i]);

@@ -121,7 +121,7 @@ static size_t file_intern(struct replay *rp, const char *path, const uint8_t *id
 	f = &rp->files[rp->n_files];
 	memset(f, 0, sizeof(*f));
 	f->path = xstrdup(path);
-	memcpy(f->id, id, id_len);
+	copy_bytes(f->id, id, id_len);
 	f->id_len = id_len;
 	rp->index[slot] = ++rp->n_files;
 	return rp->n_files - 1;
@@ -246,7 +246,7 @@ static struct place *shared_places(struct line_table *lines, size_t *n)
 			v[(*n)++] = (struct place){ l->pid, l->cells[c].ip };
 	}
 	if (*n)
-		qsort(v, *n, sizeof(*v), place_cmp);
+		sort_items(v, *n, sizeof(*v), place_cmp);
 	return v;
 }
 

@@ -567,7 +567,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 
 	if (opt->n_tids) {
 		tids = xmalloc(opt->n_tids * sizeof(*tids));
-		memcpy(tids, opt->tids, opt->n_tids * sizeof(*tids));
+		copy_bytes(tids, opt->tids, opt->n_tids * sizeof(*tids));
 		n_tids = opt->n_tids;
 	} else {
 		tids = process_tasks(opt->pid, &n_tids);

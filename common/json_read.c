@@ -95,7 +95,7 @@ static bool parse_number(struct parser *p, struct json *out)
 	}
 	if (p->pos - start >= sizeof(buf))
 		return fail(p, "number too long");
-	memcpy(buf, p->s + start, p->pos - start);
+	copy_bytes(buf, p->s + start, p->pos - start);
 	buf[p->pos - start] = '\0';
 	out->type = JSON_NUMBER;
 	out->number = strtod(buf, NULL);

@@ -97,7 +97,7 @@ uint32_t callchain_intern(struct callchains *c, const uint64_t *pcs, unsigned n)
 		return 0;
 	}
 	ALLOC_GROW(c->pcs, c->n_pcs + n, c->alloc_pcs);
-	memcpy(c->pcs + c->n_pcs, pcs, n * sizeof(*pcs));
+	copy_bytes(c->pcs + c->n_pcs, pcs, n * sizeof(*pcs));
 	ALLOC_GROW(c->chains, c->n_chains + 1, c->alloc_chains);
 	ch = &c->chains[c->n_chains++];
 	ch->hash = hash;

@@ -139,7 +139,7 @@ static unsigned pick_lines(struct confirm *c, struct line_table *lines,
 	instance_groups_free(groups, n_groups);
 	free(shared);
 	if (n > 1)
-		qsort(r, n, sizeof(*r), cmp_ranked);
+		sort_items(r, n, sizeof(*r), cmp_ranked);
 	for (size_t i = 0; i < n; i++) {
 		if (picked < max) {
 			watch_hot_words(r[i].line, c->line_size, &c->wcfg, &out[picked]);

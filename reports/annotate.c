@@ -244,10 +244,10 @@ void annotation_build(struct annotation *a, const struct report *r,
 	for (size_t i = 0; i < b.n; i++) {
 		struct annotate_file *f = &b.files[i].f;
 
-		qsort(f->marks, f->n_marks, sizeof(*f->marks), cmp_mark);
+		sort_items(f->marks, f->n_marks, sizeof(*f->marks), cmp_mark);
 		a->files[i] = *f;
 	}
-	qsort(a->files, a->n_files, sizeof(*a->files), cmp_file);
+	sort_items(a->files, a->n_files, sizeof(*a->files), cmp_file);
 	free(b.files);
 }
 

@@ -427,7 +427,7 @@ static void print_range_threads(const struct report_range *rr, const char *role,
 	for (unsigned k = 0; k < rr->n_threads; k++)
 		t[k] = &rr->threads[k];
 	if (rr->n_threads > 1)
-		qsort(t, rr->n_threads, sizeof(*t), cmp_busiest);
+		sort_items(t, rr->n_threads, sizeof(*t), cmp_busiest);
 
 	fprintf(out, INDENT "%-6u  %-4u  ", rr->offset, rr->size);
 	col = put_clipped(out, rr->member ? rr->member : "?", w->member);
@@ -702,7 +702,7 @@ static void print_watch_word(const struct report_watch_word *w, int member_width
 	for (unsigned k = 0; k < w->n_threads; k++)
 		t[k] = &w->threads[k];
 	if (w->n_threads > 1)
-		qsort(t, w->n_threads, sizeof(*t), cmp_busiest);
+		sort_items(t, w->n_threads, sizeof(*t), cmp_busiest);
 	fprintf(out, INDENT "%-6" PRIu64 "  ", w->offset);
 	col = put_clipped(out, w->member ? w->member : "?", member_width);
 	fprintf(out, "%*s", member_width - col, "");
