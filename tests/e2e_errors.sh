@@ -35,6 +35,14 @@ expect "not executable" 2 "cannot run '/etc/passwd': Permission denied" \
 expect "no command" 2 "no command given .usage: contend run" "$contend" run
 expect "unknown command" 2 "'frobnicate' is not a contend command" "$contend" frobnicate
 expect "bad option value" 2 "line-size" "$contend" run --line-size 96 -- true
+# NaN compares false with everything: it used to pass the range check and
+# turn check's score gate off
+for v in nan inf -inf -0.5 garbage 1e400; do
+	expect "--min-score $v" 2 "^contend: --min-score: '$v' is not a number in 0..1\$" \
+		"$contend" check --min-score "$v" -- true
+done
+expect "--window-ms nan" 2 "^contend: --window-ms: 'nan' is not a number" \
+	"$contend" run --window-ms nan -- true
 expect "killed by signal" 1 "target was killed by signal 9" \
 	"$contend" run -- sh -c 'kill -9 $$'
 grep -q "no contended cache lines found" "$tmp/out" ||
