@@ -218,16 +218,7 @@ void confirm_merge_evidence(struct confirm *c, struct line_table *lines)
 			continue;
 		/* the line takes the merged cells and threads; the table's
 		 * cell index is stale from here on, and nothing is added */
-		free(l->cells);
-		free(l->threads);
-		l->cells = merged.cells;
-		l->n_cells = merged.n_cells;
-		l->alloc_cells = merged.alloc_cells;
-		l->threads = merged.threads;
-		l->n_threads = merged.n_threads;
-		l->alloc_threads = merged.alloc_threads;
-		l->count = merged.count;
-		l->concurrent = merged.concurrent;
+		line_table_replace_line(lines, l, &merged);
 	}
 }
 
