@@ -360,6 +360,7 @@ int cmd_watch(int argc, char **argv)
 	parse(&o, argc, argv);
 	if (!process_alive(o.pid))
 		die("no such process: %d", (int)o.pid);
+	session_check_access(o.pid, "watch");
 	sym = symbolizer_new();
 	if (symbolizer_load_proc_maps(sym, o.pid) < 0) {
 		if (errno == EACCES || errno == EPERM)

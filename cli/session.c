@@ -492,16 +492,24 @@ static void raise_fd_limit(void)
 	}
 }
 
+#define CAP_SYS_PTRACE_BIT 19   /* linux/capability.h */
+
 /* perf_event_open() on another task needs ptrace read access to it, the
  * check that guards /proc/PID/environ: try that first, so that a refusal
- * names the owner and the capability instead of perf_event_paranoid. */
-static void check_attach_permitted(pid_t pid)
+ * names the real obstacle instead of perf_event_paranoid.  The kernel
+ * allows it to the owner of a dumpable process, else to a holder of
+ * CAP_SYS_PTRACE; past both, a security module (SELinux, AppArmor, a
+ * sandbox's own) has the last word, and "run as root" would not help. */
+void session_check_access(pid_t pid, const char *verb)
 {
 	char path[64];
 	uid_t owner;
 	struct passwd *pw;
 	int fd;
 
+	if (process_is_kernel_thread(pid))
+		die("process %d is a kernel thread: it has no user-space code or data to %s",
+		    (int)pid, verb);
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -510,13 +518,21 @@ static void check_attach_permitted(pid_t pid)
 	}
 	if (errno != EACCES && errno != EPERM)
 		return;   /* let perf_event_open() say what is wrong */
+	if (process_has_capability(getpid(), CAP_SYS_PTRACE_BIT))
+		die("not permitted to %s process %d: contend has CAP_SYS_PTRACE, so a "
+		    "security module or sandbox policy protects that process", verb, (int)pid);
 	owner = process_uid(pid);
-	if (owner == getuid())
-		die("not permitted to sample process %d: it is not dumpable (setuid, or "
-		    "PR_SET_DUMPABLE 0); run contend as root or grant it CAP_SYS_PTRACE", (int)pid);
+	if (owner == geteuid())
+		die("not permitted to %s process %d: it is not dumpable (setuid, "
+		    "PR_SET_DUMPABLE 0) or holds capabilities contend lacks; grant contend "
+		    "CAP_SYS_PTRACE", verb, (int)pid);
 	pw = getpwuid(owner);
-	die("not permitted to sample process %d: it belongs to user %s (uid %u); run contend "
-	    "as that user or as root, or grant it CAP_SYS_PTRACE", (int)pid,
+	if (geteuid() == 0)
+		die("not permitted to %s process %d of user %s (uid %u): contend runs as "
+		    "root without CAP_SYS_PTRACE (dropped by a container?); grant it",
+		    verb, (int)pid, pw ? pw->pw_name : "?", (unsigned)owner);
+	die("not permitted to %s process %d: it belongs to user %s (uid %u); run contend "
+	    "as that user or as root, or grant it CAP_SYS_PTRACE", verb, (int)pid,
 	    pw ? pw->pw_name : "?", (unsigned)owner);
 }
 
@@ -558,7 +574,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	debug_fds("at attach");
 	if (!process_alive(opt->pid))
 		die("no such process: %d (find the PID with pidof or ps)", (int)opt->pid);
-	check_attach_permitted(opt->pid);
+	session_check_access(opt->pid, "sample");
 
 	raise_fd_limit();
 	session_init(&s, opt, hooks);
