@@ -378,6 +378,7 @@ int cmd_watch(int argc, char **argv)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	command = process_cmdline(o.pid);
 	read_thread_names(o.pid, &names);
 	w = watch_new(&o.cfg);
@@ -385,6 +386,7 @@ int cmd_watch(int argc, char **argv)
 	read_thread_names(o.pid, &names);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (!ret || watch_windows_run(w))
 		ret = output(&o, w, sym, &names, command, elapsed) ? 2 : ret;
 	else

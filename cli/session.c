@@ -48,7 +48,25 @@ struct session {
 	size_t n_forked, alloc_forked;
 };
 
-static volatile sig_atomic_t stop_requested;   /* attach: SIGINT, SIGTERM */
+/* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+/* SIGINT, SIGTERM and SIGHUP alike: stop sampling and report (or write
+ * the data file).  Without SA_RESTART: a blocking wait returns EINTR. */
+static void catch_stop_signals(bool catch)
+{
+	struct sigaction sa = { .sa_handler = catch ? on_stop_signal : SIG_DFL };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
 
 static void note_pid(struct session *s, pid_t pid)
 {
@@ -382,8 +400,39 @@ static int finish_session(struct session *s, const char *command, double duratio
 	return ret;
 }
 
+#define RUN_STOP_GRACE_S 2.0
+
+struct run_stop {
+	double since;          /* when the stop signal was seen; 0: not yet */
+	bool sent;             /* SIGTERM sent to the target */
+};
+
+/* Called while the target runs and a stop signal has come: sends the
+ * target SIGTERM (after a grace for a terminal's SIGINT); false once it
+ * has had RUN_STOP_GRACE_S after that to exit. */
+static bool stop_run(struct run_stop *st, pid_t target, bool quiet)
+{
+	double now = monotonic_s();
+	int sig = stop_requested;
+
+	if (!st->since) {
+		st->since = now;
+		if (!quiet)
+			fprintf(stderr, "contend: SIG%s: stopping the target and reporting\n",
+				sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	}
+	if (!st->sent && (sig != SIGINT || now - st->since >= RUN_STOP_GRACE_S)) {
+		kill(target, SIGTERM);
+		st->sent = true;
+		st->since = now;
+	}
+	return !st->sent || now - st->since < RUN_STOP_GRACE_S;
+}
+
 int session_run(const struct options *opt, const struct session_hooks *hooks)
 {
+	struct run_stop stop = { 0 };
+	bool left_running = false;
 	struct session s;
 	struct perf_session_config pc = { 0 };
 	struct perf_callbacks cb = session_callbacks(&s);
@@ -411,8 +460,13 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		return 2;
 	}
 
-	/* Like time(1): Ctrl-C is meant for the target; we report after it. */
-	signal(SIGINT, SIG_IGN);
+	/* A stop signal ends the run as it ends perf record's workload: the
+	 * target gets SIGTERM (a SIGINT from the terminal reached it already:
+	 * it has RUN_STOP_GRACE_S to exit of that first), we sample on until
+	 * it exits, at most RUN_STOP_GRACE_S more (then it is left running,
+	 * as contend's orphan), and report what was seen. */
+	stop_requested = 0;
+	catch_stop_signals(true);
 	signal(SIGQUIT, SIG_IGN);
 
 	t0 = monotonic_s();
@@ -435,10 +489,20 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 			status = 0;
 			break;
 		}
+		if (stop_requested && !stop_run(&stop, child.pid, opt->quiet)) {
+			left_running = true;
+			status = 0;
+			break;
+		}
 	}
 	t1 = monotonic_s();
+	catch_stop_signals(false);
+	signal(SIGINT, SIG_IGN);   /* as before: the report is being written */
 	event_set_drain(es, &cb);
 	event_set_close(es);
+	if (left_running)
+		error("target (pid %d) did not exit within %.0f s of SIGTERM: left running; "
+		      "the report covers %.2f s", (int)child.pid, 2 * RUN_STOP_GRACE_S, t1 - t0);
 
 	command = join_command(opt->argv);
 	ret = finish_session(&s, command, t1 - t0, TARGET_LAUNCHED,
@@ -468,12 +532,6 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 }
 
 /* --- attach ------------------------------------------------------------- */
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 static bool tid_in(const pid_t *a, unsigned n, pid_t t)
 {
@@ -567,7 +625,6 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	int ret;
 	bool exited = false;
 	char *command;
-	struct sigaction sa = { .sa_handler = on_stop_signal };
 
 	if (opt->pid <= 0)
 		options_usage("attach", 2);
@@ -637,8 +694,8 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 		name_task(&s, opt->pid, opt->pid, tids[i]);
 	free(tids);
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stop_requested = 0;
+	catch_stop_signals(true);
 	if (!opt->quiet)
 		fprintf(stderr, "contend: sampling process %d (%s)%s\n", (int)opt->pid, command,
 			opt->duration > 0 ? "" : "; Ctrl-C to stop");
@@ -658,8 +715,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	 * stopped and receives no signal. */
 	event_set_drain(es, &cb);
 	event_set_close(es);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	catch_stop_signals(false);
 	if (exited && !opt->quiet)
 		fprintf(stderr, "contend: process %d exited after %.2f s; reporting what was seen\n",
 			(int)opt->pid, t1 - t0);
