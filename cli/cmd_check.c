@@ -21,6 +21,7 @@
 
 #include "detector/classify.h"
 #include "cli/commands.h"
+#include "common/escape.h"
 #include "common/json_read.h"
 #include "cli/options.h"
 #include "cli/session.h"
@@ -330,16 +331,21 @@ static void print_violation(const struct report_line *l, const char *why)
 {
 	const struct report_range *at = NULL;
 	const struct report_site *site = hottest_writer(l, &at);
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, loc = STRBUF_INIT, msg = STRBUF_INIT;
 	char **names = xcalloc(l->n_ranges + 1, sizeof(*names));
 	unsigned n = 0;
 
+	/* "file:line: message", read by editors and CI: every name in it is
+	 * the target's, so the location and the message are escaped apart
+	 * (a file name cannot hold a ':' of the location, nor a newline) */
 	if (site && site->file && site->line > 0)
-		strbuf_addf(&sb, "%s:%d: ", site->file, site->line);
+		printf("%s:%d: ", escape_location_path(&loc, site->file), site->line);
 	else if (site && site->module)
-		strbuf_addf(&sb, "%s+0x%llx: ", site->module, (unsigned long long)site->module_off);
+		printf("%s+0x%llx: ", escape_location_path(&loc, site->module),
+		       (unsigned long long)site->module_off);
 	else
-		strbuf_addf(&sb, "%s: ", l->object ? l->object : "?");
+		printf("%s: ", escape_location_path(&loc, l->object ? l->object : "?"));
+	strbuf_release(&loc);
 
 	/* the range written most, then the others it contends with, each
 	 * name once (a line may hold two instances of a struct) */
@@ -372,7 +378,8 @@ static void print_violation(const struct report_line *l, const char *why)
 	strbuf_addf(&sb, ")");
 	if (l->advice.summary)
 		strbuf_addf(&sb, ": %s", l->advice.summary);
-	puts(sb.buf);
+	puts(escape_text(&msg, sb.buf));
+	strbuf_release(&msg);
 	strbuf_release(&sb);
 }
 

@@ -17,6 +17,7 @@
 #include "cli/launch.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
+#include "common/escape.h"
 #include "common/procfs.h"
 #include "detector/thread_names.h"
 #include "common/util.h"
@@ -127,9 +128,13 @@ static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 	if (exec && pid == tid)
 		symbolizer_exec(s->sym, (pid_t)pid);
 	/* run starts its target by exec; an attached target that execs is news */
-	if (exec && pid == tid && pid == (uint32_t)s->opt->pid && !s->opt->quiet)
+	if (exec && pid == tid && pid == (uint32_t)s->opt->pid && !s->opt->quiet) {
+		struct strbuf esc = STRBUF_INIT;   /* the name is the target's */
+
 		fprintf(stderr, "contend: process %u executed %s: following the new program\n",
-			pid, comm);
+			pid, escape_text(&esc, comm));
+		strbuf_release(&esc);
+	}
 	thread_names_set(&s->names, tid, comm);
 	if (s->hooks && s->hooks->comm)
 		s->hooks->comm(s->hooks->ctx, pid, tid, comm, exec);
@@ -625,6 +630,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	int ret;
 	bool exited = false;
 	char *command;
+	struct strbuf esc = STRBUF_INIT;
 
 	if (opt->pid <= 0)
 		options_usage("attach", 2);
@@ -697,8 +703,9 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	stop_requested = 0;
 	catch_stop_signals(true);
 	if (!opt->quiet)
-		fprintf(stderr, "contend: sampling process %d (%s)%s\n", (int)opt->pid, command,
-			opt->duration > 0 ? "" : "; Ctrl-C to stop");
+		fprintf(stderr, "contend: sampling process %d (%s)%s\n", (int)opt->pid,
+			escape_text(&esc, command), opt->duration > 0 ? "" : "; Ctrl-C to stop");
+	strbuf_release(&esc);
 
 	t0 = monotonic_s();
 	while (!stop_requested) {
