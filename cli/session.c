@@ -501,8 +501,6 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		}
 	}
 	t1 = monotonic_s();
-	catch_stop_signals(false);
-	signal(SIGINT, SIG_IGN);   /* as before: the report is being written */
 	event_set_drain(es, &cb);
 	event_set_close(es);
 	if (left_running)
@@ -510,8 +508,11 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		      "the report covers %.2f s", (int)child.pid, 2 * RUN_STOP_GRACE_S, t1 - t0);
 
 	command = join_command(opt->argv);
+	/* the handlers stay while the report or data file is written: a
+	 * second stop signal must not cut it short */
 	ret = finish_session(&s, command, t1 - t0, TARGET_LAUNCHED,
 			     WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status));
+	catch_stop_signals(false);
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP &&
 	    confirm_windows_run(s.confirm)) {
 		/* bench/watch-safety.sh: si_code TRAP_BRKPT, an empty DR6 */
@@ -722,13 +723,13 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	 * stopped and receives no signal. */
 	event_set_drain(es, &cb);
 	event_set_close(es);
-	catch_stop_signals(false);
 	if (exited && !opt->quiet)
 		fprintf(stderr, "contend: process %d exited after %.2f s; reporting what was seen\n",
 			(int)opt->pid, t1 - t0);
 
 	ret = finish_session(&s, command, t1 - t0,
 			     exited ? TARGET_ATTACHED_EXITED : TARGET_ATTACHED_RUNNING, 0);
+	catch_stop_signals(false);
 	free(command);
 	session_release(&s);
 	debug_fds("after detach");
