@@ -23,6 +23,7 @@
 
 #include "detector/classify.h"
 #include "cli/commands.h"
+#include "common/escape.h"
 #include "common/json_read.h"
 #include "common/safe_file.h"
 #include "cli/options.h"
@@ -77,7 +78,7 @@ static char *line_key(const char *variable, const char *type, const char *object
 	char *sym = object_symbol(object);
 
 	strbuf_addf(&sb, "%s|", variable ? variable : type ? type : sym ? sym : "?");
-	qsort(members, n, sizeof(*members), cmp_str);
+	sort_items(members, n, sizeof(*members), cmp_str);
 	for (unsigned i = 0; i < n; i++)
 		if (!i || strcmp(members[i], members[i - 1]))
 			strbuf_addf(&sb, "%s%s", i ? "," : "", members[i]);
@@ -295,14 +296,21 @@ static void print_violation(const struct report_line *l, const char *why)
 	const struct report_range *at = NULL;
 	const struct report_site *site = report_violation_site(l, &at);
 	char *message = report_violation_message(l, why);
+	struct strbuf loc = STRBUF_INIT, msg = STRBUF_INIT;
 
+	/* "file:line: message", read by editors and CI: every name in it is
+	 * the target's, so the location and the message are escaped apart
+	 * (a file name cannot hold a ':' of the location, nor a newline) */
 	if (site && site->file && site->line > 0)
-		printf("%s:%d: ", site->file, site->line);
+		printf("%s:%d: ", escape_location_path(&loc, site->file), site->line);
 	else if (site && site->module)
-		printf("%s+0x%llx: ", site->module, (unsigned long long)site->module_off);
+		printf("%s+0x%llx: ", escape_location_path(&loc, site->module),
+		       (unsigned long long)site->module_off);
 	else
-		printf("%s: ", l->object ? l->object : "?");
-	puts(message);
+		printf("%s: ", escape_location_path(&loc, l->object ? l->object : "?"));
+	strbuf_release(&loc);
+	puts(escape_text(&msg, message));
+	strbuf_release(&msg);
 	free(message);
 }
 

@@ -89,7 +89,7 @@ static void write_mapping(struct recorder *rec, uint32_t pid, uint64_t start, ui
 	/* only paths name files; "[heap]", "//anon" and "" do not */
 	if (filename[0] == '/') {
 		const struct build_id *b = build_id_of(rec, filename);
-		memcpy(m.build_id, b->id, b->len);
+		copy_bytes(m.build_id, b->id, b->len);
 		m.build_id_len = b->len;
 	}
 	datafile_write_mmap(rec->w, &m);

@@ -26,6 +26,7 @@
 #include "cli/session.h"
 #include "detector/thread_names.h"
 #include "common/safe_file.h"
+#include "common/escape.h"
 #include "common/util.h"
 #include "reports/report.h"
 #include "symbolize/symbolizer.h"
@@ -123,7 +124,7 @@ static size_t file_intern(struct replay *rp, const char *path, const uint8_t *id
 	f = &rp->files[rp->n_files];
 	memset(f, 0, sizeof(*f));
 	f->path = xstrdup(path);
-	memcpy(f->id, id, id_len);
+	copy_bytes(f->id, id, id_len);
 	f->id_len = id_len;
 	rp->index[slot] = ++rp->n_files;
 	return rp->n_files - 1;
@@ -248,7 +249,7 @@ static struct place *shared_places(struct line_table *lines, size_t *n)
 			v[(*n)++] = (struct place){ l->pid, l->cells[c].ip };
 	}
 	if (*n)
-		qsort(v, *n, sizeof(*v), place_cmp);
+		sort_items(v, *n, sizeof(*v), place_cmp);
 	return v;
 }
 
@@ -306,6 +307,7 @@ static void explain_file(const struct recorded_file *f, const struct options *op
 {
 	char *hex = build_id_hex(f->id, f->id_len);
 	uint8_t now[DATAFILE_BUILD_ID_MAX];
+	struct strbuf ep = STRBUF_INIT, eu = STRBUF_INIT;   /* paths of the target's */
 	char *now_hex;
 
 	switch (f->state) {
@@ -313,30 +315,33 @@ static void explain_file(const struct recorded_file *f, const struct options *op
 		if (opt->symfs)
 			warning("cannot find %s (build-id %s) at its path, under %s or in the "
 				"current directory: its code and data stay unnamed",
-				f->path, hex, opt->symfs);
+				escape_text(&ep, f->path), hex, escape_text(&eu, opt->symfs));
 		else
 			warning("cannot find %s (build-id %s): its code and data stay unnamed; "
-				"copy it there or pass --symfs DIR", f->path, hex);
+				"copy it there or pass --symfs DIR", escape_text(&ep, f->path), hex);
 		break;
 	case FILE_REBUILT:
 		now_hex = build_id_hex(now, datafile_build_id(f->path, now));
 		warning("%s is not the recorded binary (build-id %s, recorded %s): its code "
 			"and data stay unnamed; pass --symfs DIR with the recorded build",
-			f->path, now_hex, hex);
+			escape_text(&ep, f->path), now_hex, hex);
 		free(now_hex);
 		break;
 	case FILE_MOVED:
 		if (!opt->quiet)
-			fprintf(stderr, "contend: %s: using %s (same build-id)\n", f->path, f->use);
+			fprintf(stderr, "contend: %s: using %s (same build-id)\n",
+				escape_text(&ep, f->path), escape_text(&eu, f->use));
 		/* fall through */
 	case FILE_AS_RECORDED:
 		if (f->id_len && !has_debug_info(f->use))
 			warning("no debug info for %s (build-id %s): source lines and data "
 				"types there are unknown; install its debug info or pass an unstripped "
-				"build with --symfs DIR", f->use, hex);
+				"build with --symfs DIR", escape_text(&eu, f->use), hex);
 		break;
 	}
 	free(hex);
+	strbuf_release(&ep);
+	strbuf_release(&eu);
 }
 
 /* The target is gone: its credentials are not in the file (format 1), so

@@ -93,7 +93,8 @@ static double number(const char *opt, const char *s, double lo, double hi)
 	char *end;
 	double v = strtod(s, &end);
 
-	if (!*s || *end || v < lo || v > hi)
+	/* written so that NaN fails too: every comparison with it is false */
+	if (!*s || *end || !(v >= lo && v <= hi))
 		die("%s: '%s' is not a number in %g..%g", opt, s, lo, hi);
 	return v;
 }
@@ -365,6 +366,7 @@ int cmd_watch(int argc, char **argv)
 		die("no such process: %d", (int)o.pid);
 	if (o.output && out_file_check_early(o.output, &why) < 0)
 		die("%s", why);   /* before the watchpoints, not after */
+	session_check_access(o.pid, "watch");
 	sym = symbolizer_new();
 	if (symbolizer_load_proc_maps(sym, o.pid) < 0) {
 		if (errno == EACCES || errno == EPERM)
@@ -382,6 +384,7 @@ int cmd_watch(int argc, char **argv)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	command = process_cmdline(o.pid);
 	read_thread_names(o.pid, &names);
 	w = watch_new(&o.cfg);
@@ -389,6 +392,7 @@ int cmd_watch(int argc, char **argv)
 	read_thread_names(o.pid, &names);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	if (!ret || watch_windows_run(w))
 		ret = output(&o, w, sym, &names, command, elapsed) ? 2 : ret;
 	else

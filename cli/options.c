@@ -167,7 +167,8 @@ static double parse_double(const char *opt, const char *s, double lo, double hi)
 {
 	char *end;
 	double v = strtod(s, &end);
-	if (!*s || *end || v < lo || v > hi)
+	/* written so that NaN fails too: every comparison with it is false */
+	if (!*s || *end || !(v >= lo && v <= hi))
 		die("%s: '%s' is not a number in %g..%g", opt, s, lo, hi);
 	return v;
 }

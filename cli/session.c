@@ -18,6 +18,7 @@
 #include "cli/launch.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
+#include "common/escape.h"
 #include "common/procfs.h"
 #include "common/safe_file.h"
 #include "detector/thread_names.h"
@@ -68,7 +69,25 @@ struct session {
 	struct jvm_map jvm;        /* a HotSpot target: its JIT code's perf map */
 };
 
-static volatile sig_atomic_t stop_requested;   /* attach: SIGINT, SIGTERM */
+/* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+/* SIGINT, SIGTERM and SIGHUP alike: stop sampling and report (or write
+ * the data file).  Without SA_RESTART: a blocking wait returns EINTR. */
+static void catch_stop_signals(bool catch)
+{
+	struct sigaction sa = { .sa_handler = catch ? on_stop_signal : SIG_DFL };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
 
 static bool note_target_creds(struct session *s, pid_t pid);
 static void target_execed(struct session *s, pid_t pid);
@@ -136,9 +155,13 @@ static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 	if (exec && pid == tid && s->n_pids && pid == (uint32_t)s->pids[0])
 		target_execed(s, (pid_t)pid);
 	/* run starts its target by exec; an attached target that execs is news */
-	if (exec && pid == tid && pid == (uint32_t)s->opt->pid && !s->opt->quiet)
+	if (exec && pid == tid && pid == (uint32_t)s->opt->pid && !s->opt->quiet) {
+		struct strbuf esc = STRBUF_INIT;   /* the name is the target's */
+
 		fprintf(stderr, "contend: process %u executed %s: following the new program\n",
-			pid, comm);
+			pid, escape_text(&esc, comm));
+		strbuf_release(&esc);
+	}
 	thread_names_set(&s->names, tid, comm);
 	if (s->hooks && s->hooks->comm)
 		s->hooks->comm(s->hooks->ctx, pid, tid, comm, exec);
@@ -545,8 +568,39 @@ void session_check_output(const struct options *opt)
 		die("%s", why);
 }
 
+#define RUN_STOP_GRACE_S 2.0
+
+struct run_stop {
+	double since;          /* when the stop signal was seen; 0: not yet */
+	bool sent;             /* SIGTERM sent to the target */
+};
+
+/* Called while the target runs and a stop signal has come: sends the
+ * target SIGTERM (after a grace for a terminal's SIGINT); false once it
+ * has had RUN_STOP_GRACE_S after that to exit. */
+static bool stop_run(struct run_stop *st, pid_t target, bool quiet)
+{
+	double now = monotonic_s();
+	int sig = stop_requested;
+
+	if (!st->since) {
+		st->since = now;
+		if (!quiet)
+			fprintf(stderr, "contend: SIG%s: stopping the target and reporting\n",
+				sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	}
+	if (!st->sent && (sig != SIGINT || now - st->since >= RUN_STOP_GRACE_S)) {
+		kill(target, SIGTERM);
+		st->sent = true;
+		st->since = now;
+	}
+	return !st->sent || now - st->since < RUN_STOP_GRACE_S;
+}
+
 int session_run(const struct options *opt, const struct session_hooks *hooks)
 {
+	struct run_stop stop = { 0 };
+	bool left_running = false;
 	struct session s;
 	struct perf_session_config pc = { 0 };
 	struct perf_callbacks cb = session_callbacks(&s);
@@ -576,8 +630,13 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		return 2;
 	}
 
-	/* Like time(1): Ctrl-C is meant for the target; we report after it. */
-	signal(SIGINT, SIG_IGN);
+	/* A stop signal ends the run as it ends perf record's workload: the
+	 * target gets SIGTERM (a SIGINT from the terminal reached it already:
+	 * it has RUN_STOP_GRACE_S to exit of that first), we sample on until
+	 * it exits, at most RUN_STOP_GRACE_S more (then it is left running,
+	 * as contend's orphan), and report what was seen. */
+	stop_requested = 0;
+	catch_stop_signals(true);
 	signal(SIGQUIT, SIG_IGN);
 
 	t0 = monotonic_s();
@@ -603,16 +662,27 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 			status = 0;
 			break;
 		}
+		if (stop_requested && !stop_run(&stop, child.pid, opt->quiet)) {
+			left_running = true;
+			status = 0;
+			break;
+		}
 	}
 	t1 = monotonic_s();
 	event_set_drain(es, &cb);
 	event_set_close(es);
+	if (left_running)
+		error("target (pid %d) did not exit within %.0f s of SIGTERM: left running; "
+		      "the report covers %.2f s", (int)child.pid, 2 * RUN_STOP_GRACE_S, t1 - t0);
 
 	command = join_command(opt->argv);
+	/* the handlers stay while the report or data file is written: a
+	 * second stop signal must not cut it short */
 	if (s.sample_from)
 		t0 = t1 < s.sample_from ? t1 : s.sample_from;
 	ret = finish_session(&s, command, child.pid, t1 - t0, TARGET_LAUNCHED,
 			     WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status));
+	catch_stop_signals(false);
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP &&
 	    confirm_windows_run(s.confirm)) {
 		/* bench/watch-safety.sh: si_code TRAP_BRKPT, an empty DR6 */
@@ -639,12 +709,6 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 /* --- attach ------------------------------------------------------------- */
 
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static bool tid_in(const pid_t *a, unsigned n, pid_t t)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -662,16 +726,24 @@ static void raise_fd_limit(void)
 	}
 }
 
+#define CAP_SYS_PTRACE_BIT 19   /* linux/capability.h */
+
 /* perf_event_open() on another task needs ptrace read access to it, the
  * check that guards /proc/PID/environ: try that first, so that a refusal
- * names the owner and the capability instead of perf_event_paranoid. */
-static void check_attach_permitted(pid_t pid)
+ * names the real obstacle instead of perf_event_paranoid.  The kernel
+ * allows it to the owner of a dumpable process, else to a holder of
+ * CAP_SYS_PTRACE; past both, a security module (SELinux, AppArmor, a
+ * sandbox's own) has the last word, and "run as root" would not help. */
+void session_check_access(pid_t pid, const char *verb)
 {
 	char path[64];
 	uid_t owner;
 	struct passwd *pw;
 	int fd;
 
+	if (process_is_kernel_thread(pid))
+		die("process %d is a kernel thread: it has no user-space code or data to %s",
+		    (int)pid, verb);
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -680,13 +752,21 @@ static void check_attach_permitted(pid_t pid)
 	}
 	if (errno != EACCES && errno != EPERM)
 		return;   /* let perf_event_open() say what is wrong */
+	if (process_has_capability(getpid(), CAP_SYS_PTRACE_BIT))
+		die("not permitted to %s process %d: contend has CAP_SYS_PTRACE, so a "
+		    "security module or sandbox policy protects that process", verb, (int)pid);
 	owner = process_uid(pid);
-	if (owner == getuid())
-		die("not permitted to sample process %d: it is not dumpable (setuid, or "
-		    "PR_SET_DUMPABLE 0); run contend as root or grant it CAP_SYS_PTRACE", (int)pid);
+	if (owner == geteuid())
+		die("not permitted to %s process %d: it is not dumpable (setuid, "
+		    "PR_SET_DUMPABLE 0) or holds capabilities contend lacks; grant contend "
+		    "CAP_SYS_PTRACE", verb, (int)pid);
 	pw = getpwuid(owner);
-	die("not permitted to sample process %d: it belongs to user %s (uid %u); run contend "
-	    "as that user or as root, or grant it CAP_SYS_PTRACE", (int)pid,
+	if (geteuid() == 0)
+		die("not permitted to %s process %d of user %s (uid %u): contend runs as "
+		    "root without CAP_SYS_PTRACE (dropped by a container?); grant it",
+		    verb, (int)pid, pw ? pw->pw_name : "?", (unsigned)owner);
+	die("not permitted to %s process %d: it belongs to user %s (uid %u); run contend "
+	    "as that user or as root, or grant it CAP_SYS_PTRACE", verb, (int)pid,
 	    pw ? pw->pw_name : "?", (unsigned)owner);
 }
 
@@ -721,7 +801,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	int ret;
 	bool exited = false;
 	char *command;
-	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct strbuf esc = STRBUF_INIT;
 
 	if (opt->pid <= 0)
 		options_usage("attach", 2);
@@ -729,7 +809,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	debug_fds("at attach");
 	if (!process_alive(opt->pid))
 		die("no such process: %d (find the PID with pidof or ps)", (int)opt->pid);
-	check_attach_permitted(opt->pid);
+	session_check_access(opt->pid, "sample");
 
 	raise_fd_limit();
 	session_init(&s, opt, hooks);
@@ -749,7 +829,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 
 	if (opt->n_tids) {
 		tids = xmalloc(opt->n_tids * sizeof(*tids));
-		memcpy(tids, opt->tids, opt->n_tids * sizeof(*tids));
+		copy_bytes(tids, opt->tids, opt->n_tids * sizeof(*tids));
 		n_tids = opt->n_tids;
 	} else {
 		tids = process_tasks(opt->pid, &n_tids);
@@ -803,11 +883,12 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 		name_task(&s, opt->pid, opt->pid, tids[i]);
 	free(tids);
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	stop_requested = 0;
+	catch_stop_signals(true);
 	if (!opt->quiet)
-		fprintf(stderr, "contend: sampling process %d (%s)%s\n", (int)opt->pid, command,
-			opt->duration > 0 ? "" : "; Ctrl-C to stop");
+		fprintf(stderr, "contend: sampling process %d (%s)%s\n", (int)opt->pid,
+			escape_text(&esc, command), opt->duration > 0 ? "" : "; Ctrl-C to stop");
+	strbuf_release(&esc);
 
 	t0 = monotonic_s();
 	if (opt->delay > 0)
@@ -826,8 +907,6 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	 * stopped and receives no signal. */
 	event_set_drain(es, &cb);
 	event_set_close(es);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
 	/* methods compiled while sampled: the map is read at report time */
 	if (s.jvm.is_jvm && !exited)
 		jvm_ask_perf_map(&s, opt->pid);
@@ -837,6 +916,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 
 	ret = finish_session(&s, command, opt->pid, t1 - t0,
 			     exited ? TARGET_ATTACHED_EXITED : TARGET_ATTACHED_RUNNING, 0);
+	catch_stop_signals(false);
 	free(command);
 	session_release(&s);
 	debug_fds("after detach");

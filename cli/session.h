@@ -53,6 +53,11 @@ int session_run(const struct options *opt, const struct session_hooks *hooks);
  * not after a two-hour run.  Nothing to check without -o. */
 void session_check_output(const struct options *opt);
 int session_attach(const struct options *opt, const struct session_hooks *hooks);
+/* Die with one line naming the real obstacle if process pid cannot be
+ * sampled or watched (verb: "sample", "watch"): a kernel thread, no ptrace
+ * read access (not the owner, not dumpable, no CAP_SYS_PTRACE) or a
+ * security module's refusal.  Returns if access looks allowed. */
+void session_check_access(pid_t pid, const char *verb);
 
 /* The interleaving window (line_table.h) for samples taken at freq Hz:
  * --window-ms, else DEFAULT_WINDOW_PERIODS sample periods. */

@@ -13,6 +13,7 @@ struct parser {
 	size_t len, pos;
 	struct strbuf *err;
 	bool failed;
+	size_t used, budget;     /* bytes of tree allocated, and the most allowed */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -37,6 +38,35 @@ static bool fail(struct parser *p, const char *fmt, ...)
 	strbuf_vaddf(p->err, fmt, ap);
 	va_end(ap);
 	return false;
+}
+
+/* Every byte of the tree is charged against the budget before it is
+ * allocated, so that a crafted document is refused rather than grown into
+ * gigabytes ("[[0],[0],..." once cost 448 bytes per 4 bytes of text). */
+static bool charge(struct parser *p, size_t bytes)
+{
+	if (bytes > p->budget - p->used)
+		return fail(p, "the document would take more than %zu MiB of memory",
+			    p->budget >> 20);
+	p->used += bytes;
+	return true;
+}
+
+/* ALLOC_GROW, charged, and from one slot: most arrays here are short. */
+static bool grow(struct parser *p, void *arrp, size_t elsz, size_t need, size_t *alloc)
+{
+	void **arr = arrp;
+	size_t n = *alloc ? *alloc * 2 : 1;
+
+	if (need <= *alloc)
+		return true;
+	if (n < need)
+		n = need;
+	if (!charge(p, (n - *alloc) * elsz))
+		return false;
+	*arr = xrealloc(*arr, n * elsz);
+	*alloc = n;
+	return true;
 }
 
 static int peek(const struct parser *p)
@@ -95,7 +125,7 @@ static bool parse_number(struct parser *p, struct json *out)
 	}
 	if (p->pos - start >= sizeof(buf))
 		return fail(p, "number too long");
-	memcpy(buf, p->s + start, p->pos - start);
+	copy_bytes(buf, p->s + start, p->pos - start);
 	buf[p->pos - start] = '\0';
 	out->type = JSON_NUMBER;
 	out->number = strtod(buf, NULL);
@@ -210,6 +240,9 @@ static bool parse_string(struct parser *p, char **out)
 		}
 		strbuf_addch(&sb, e[1]);
 	}
+	/* the string, and what malloc keeps beside it */
+	if (!charge(p, sb.len + 1 + 2 * sizeof(size_t)))
+		goto bad;
 	*out = strbuf_detach(&sb);
 	return true;
 bad:
@@ -229,7 +262,8 @@ static bool parse_array(struct parser *p, struct json *out, unsigned depth)
 		return true;
 	}
 	for (;;) {
-		ALLOC_GROW(out->items, out->n + 1, alloc);
+		if (!grow(p, &out->items, sizeof(*out->items), out->n + 1, &alloc))
+			return false;
 		memset(&out->items[out->n], 0, sizeof(*out->items));
 		out->n++;
 		if (!parse_value(p, &out->items[out->n - 1], depth + 1))
@@ -264,8 +298,11 @@ static bool parse_object(struct parser *p, struct json *out, unsigned depth)
 			return fail(p, "expected a member name");
 		if (!parse_string(p, &key))
 			return false;
-		ALLOC_GROW(out->keys, out->n + 1, alloc_keys);
-		ALLOC_GROW(out->items, out->n + 1, alloc);
+		if (!grow(p, &out->keys, sizeof(*out->keys), out->n + 1, &alloc_keys) ||
+		    !grow(p, &out->items, sizeof(*out->items), out->n + 1, &alloc)) {
+			free(key);
+			return false;
+		}
 		out->keys[out->n] = key;
 		memset(&out->items[out->n], 0, sizeof(*out->items));
 		out->n++;
@@ -334,6 +371,9 @@ struct json *json_parse(const char *text, size_t len, struct strbuf *err)
 {
 	struct parser p = { .s = text, .len = len, .err = err };
 	struct json *j = xcalloc(1, sizeof(*j));
+
+	p.budget = len > (SIZE_MAX - JSON_MEM_SLACK) / JSON_MEM_PER_BYTE ? SIZE_MAX :
+		   len * JSON_MEM_PER_BYTE + JSON_MEM_SLACK;
 
 	if (parse_value(&p, j, 0)) {
 		skip_space(&p);

@@ -4,7 +4,9 @@
  * json_parse() builds a tree of the whole document (RFC 8259: one value,
  * strings in UTF-8 with \uXXXX escapes decoded).  Nesting is limited to
  * JSON_MAX_DEPTH, so a hostile file cannot exhaust the stack, and the tree
- * is never larger than a small multiple of the text.
+ * may take at most JSON_MEM_PER_BYTE bytes per byte of text (plus
+ * JSON_MEM_SLACK): a document that would need more is refused with an
+ * error, not grown (contend's own reports need 4 to 6 times their size).
  */
 #ifndef CONTEND_JSON_READ_H
 #define CONTEND_JSON_READ_H
@@ -15,6 +17,8 @@
 struct strbuf;
 
 #define JSON_MAX_DEPTH 64
+#define JSON_MEM_PER_BYTE 16
+#define JSON_MEM_SLACK (1u << 20)
 
 enum json_type {
 	JSON_NULL,

@@ -88,6 +88,44 @@ uid_t process_uid(pid_t pid)
 	return (uid_t)uid;
 }
 
+#define PF_KTHREAD 0x00200000u    /* include/linux/sched.h */
+
+bool process_is_kernel_thread(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned flags = 0;
+	bool kthread = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	/* state ppid pgrp session tty_nr tpgid flags, after the command name */
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) &&
+	    sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) == 1)
+		kthread = flags & PF_KTHREAD;
+	fclose(f);
+	return kthread;
+}
+
+bool process_has_capability(pid_t pid, unsigned cap)
+{
+	char path[64], line[256];
+	unsigned long long eff = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "CapEff: %llx", &eff) == 1;
+	fclose(f);
+	return found && cap < 64 && (eff >> cap & 1);
+}
+
 bool parse_maps_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
 		     uint32_t *prot, const char **name)
 {

@@ -20,6 +20,12 @@ char *process_cmdline(pid_t pid);
 pid_t *process_tasks(pid_t pid, unsigned *n);
 /* Effective uid of the owner, (uid_t)-1 if unknown. */
 uid_t process_uid(pid_t pid);
+/* A kernel thread (PF_KTHREAD in /proc/PID/stat): it has no user memory,
+ * nothing of it can be sampled.  False if unknown. */
+bool process_is_kernel_thread(pid_t pid);
+/* Does the process hold capability cap (CAP_*) in its effective set?
+ * False if unknown. */
+bool process_has_capability(pid_t pid, unsigned cap);
 
 /* One line of /proc/PID/maps,
  * "7f0c1a2b3000-7f0c1a2d5000 r-xp 00022000 08:01 1835 /usr/lib/libc.so.6":

@@ -111,7 +111,7 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 void strbuf_add(struct strbuf *sb, const char *s, size_t n)
 {
 	ALLOC_GROW(sb->buf, sb->len + n + 1, sb->alloc);
-	memcpy(sb->buf + sb->len, s, n);
+	copy_bytes(sb->buf + sb->len, s, n);
 	sb->len += n;
 	sb->buf[sb->len] = '\0';
 }
@@ -180,7 +180,7 @@ void path_normalize(char *path)
 		}
 		if (out > root)
 			*out++ = '/';
-		memmove(out, seg, len);
+		move_bytes(out, seg, len);
 		out += len;
 	}
 	*out = '\0';

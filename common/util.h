@@ -11,6 +11,8 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdint.h>
 #include <stdbool.h>
 
@@ -78,6 +80,34 @@ double monotonic_s(void);
  * leading ".." of a relative path are kept. */
 void path_normalize(char *path);
 const char *basename_of(const char *path);
+
+/* qsort, bsearch, memcpy and memmove with a NULL pointer are undefined
+ * even when n is 0 (C11 7.22.5, 7.24.1), and an empty array here is often
+ * a NULL one (a stripped binary's symbols, an empty perf map, a word no
+ * thread touched).  Production code calls these instead: n == 0 does
+ * nothing (search_items finds nothing).  tests/house_rules.sh keeps bare
+ * qsort()/bsearch() out of the tree. */
+typedef int (*item_cmp)(const void *, const void *);
+static inline void sort_items(void *base, size_t n, size_t size, item_cmp cmp)
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+static inline void *search_items(const void *key, const void *base, size_t n,
+				 size_t size, item_cmp cmp)
+{
+	return n ? bsearch(key, base, n, size, cmp) : NULL;
+}
+static inline void copy_bytes(void *dst, const void *src, size_t n)
+{
+	if (n)
+		memcpy(dst, src, n);
+}
+static inline void move_bytes(void *dst, const void *src, size_t n)
+{
+	if (n)
+		memmove(dst, src, n);
+}
 
 /* 64-bit mix for hash tables. */
 static inline uint64_t hash_u64(uint64_t x)

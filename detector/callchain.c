@@ -58,8 +58,10 @@ static uint64_t chain_hash(const uint64_t *pcs, unsigned n)
 static bool chain_is(const struct callchains *c, const struct chain *ch,
 		     uint64_t hash, const uint64_t *pcs, unsigned n)
 {
+	/* an empty chain may have no arrays at all: memcmp(NULL, ..., 0) is
+	 * undefined too */
 	return ch->hash == hash && ch->len == n &&
-	       !memcmp(c->pcs + ch->start, pcs, n * sizeof(*pcs));
+	       (!n || !memcmp(c->pcs + ch->start, pcs, n * sizeof(*pcs)));
 }
 
 /* The id of the chain pcs[0..n), whose hash is hash, or 0. */
@@ -97,7 +99,7 @@ uint32_t callchain_intern(struct callchains *c, const uint64_t *pcs, unsigned n)
 		return 0;
 	}
 	ALLOC_GROW(c->pcs, c->n_pcs + n, c->alloc_pcs);
-	memcpy(c->pcs + c->n_pcs, pcs, n * sizeof(*pcs));
+	copy_bytes(c->pcs + c->n_pcs, pcs, n * sizeof(*pcs));
 	ALLOC_GROW(c->chains, c->n_chains + 1, c->alloc_chains);
 	ch = &c->chains[c->n_chains++];
 	ch->hash = hash;

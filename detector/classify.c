@@ -102,7 +102,7 @@ static unsigned collect_ranges(const struct line *l, struct range_verdict **out)
 		r[i].offset = l->cells[i].offset;
 		r[i].size = l->cells[i].size;
 	}
-	qsort(r, l->n_cells, sizeof(*r), cmp_range);
+	sort_items(r, l->n_cells, sizeof(*r), cmp_range);
 	for (unsigned i = 0; i < l->n_cells; i++)
 		if (!n || cmp_range(&r[n - 1], &r[i]))
 			r[n++] = r[i];
@@ -116,7 +116,7 @@ static unsigned range_index(const struct range_verdict *r, unsigned n,
 	struct range_verdict key = { .offset = c->offset, .size = c->size };
 	const struct range_verdict *hit;
 
-	hit = bsearch(&key, r, n, sizeof(*r), cmp_range);
+	hit = search_items(&key, r, n, sizeof(*r), cmp_range);
 	return hit - r;
 }
 
@@ -150,7 +150,7 @@ static bool range_in_turn(const struct usage *u, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		if (u[i].span_known)
 			s[known++] = (struct span){ u[i].first, u[i].last };
-	qsort(s, known, sizeof(*s), cmp_span);
+	sort_items(s, known, sizeof(*s), cmp_span);
 	for (unsigned i = 1; i < known && in_turn; i++)
 		in_turn = s[i].first > s[i - 1].last;
 	free(s);
@@ -175,11 +175,11 @@ static void add_spans(const struct line *l, struct usage *u, unsigned n)
 {
 	struct line_thread *t = xcalloc(l->n_threads ? l->n_threads : 1, sizeof(*t));
 
-	memcpy(t, l->threads, l->n_threads * sizeof(*t));
-	qsort(t, l->n_threads, sizeof(*t), cmp_thread_tid);
+	copy_bytes(t, l->threads, l->n_threads * sizeof(*t));
+	sort_items(t, l->n_threads, sizeof(*t), cmp_thread_tid);
 	for (unsigned i = 0; i < n; i++) {
 		struct line_thread key = { .tid = u[i].tid };
-		const struct line_thread *hit = bsearch(&key, t, l->n_threads, sizeof(*t),
+		const struct line_thread *hit = search_items(&key, t, l->n_threads, sizeof(*t),
 							cmp_thread_tid);
 
 		if (hit && (hit->first_time || hit->last_time)) {
@@ -217,7 +217,7 @@ static unsigned collect_usage(const struct line *l, struct range_verdict *r,
 		if (access_kind_writes(c->kind))
 			u[i].writes = c->count;
 	}
-	qsort(u, l->n_cells, sizeof(*u), cmp_usage);
+	sort_items(u, l->n_cells, sizeof(*u), cmp_usage);
 	for (unsigned i = 0; i < l->n_cells; i++) {
 		if (n && !cmp_usage(&u[n - 1], &u[i])) {
 			u[n - 1].concurrent += u[i].concurrent;
@@ -244,7 +244,7 @@ static unsigned count_distinct(uint32_t *v, unsigned n)
 {
 	unsigned distinct = n ? 1 : 0;
 
-	qsort(v, n, sizeof(*v), cmp_u32);
+	sort_items(v, n, sizeof(*v), cmp_u32);
 	for (unsigned i = 1; i < n; i++)
 		distinct += v[i] != v[i - 1];
 	return distinct;

@@ -74,7 +74,7 @@ struct bytes {
 static void put(struct bytes *b, const void *src, size_t n)
 {
 	ALLOC_GROW(b->p, b->len + n, b->alloc);
-	memcpy(b->p + b->len, src, n);
+	copy_bytes(b->p + b->len, src, n);
 	b->len += n;
 }
 
@@ -484,7 +484,7 @@ static int copy_text(char *out, const unsigned char *p, size_t n, const char *wh
 {
 	if (memchr(p, '\0', n))
 		return fail(err, "its %s contains a NUL byte", what);
-	memcpy(out, p, n);
+	copy_bytes(out, p, n);
 	out[n] = '\0';
 	return 0;
 }
@@ -542,7 +542,7 @@ static int parse_mmap(struct cursor *c, char *name, struct datafile_mmap *m,
 	if (!m->len || m->start + m->len < m->start)
 		return fail(err, "mapping 0x%llx+0x%llx is empty or wraps around",
 			    (unsigned long long)m->start, (unsigned long long)m->len);
-	memcpy(m->build_id, get_bytes(c, id_len), id_len);
+	copy_bytes(m->build_id, get_bytes(c, id_len), id_len);
 	m->build_id_len = id_len;
 	m->filename = name;
 	return copy_text(name, get_bytes(c, name_len), name_len, "file name", err);
@@ -767,7 +767,7 @@ static unsigned build_id_in_notes(Elf_Data *d, uint8_t *id)
 		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
 		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
 		    nh.n_descsz && nh.n_descsz <= DATAFILE_BUILD_ID_MAX) {
-			memcpy(id, (char *)d->d_buf + desc_off, nh.n_descsz);
+			copy_bytes(id, (char *)d->d_buf + desc_off, nh.n_descsz);
 			return nh.n_descsz;
 		}
 		off = next;

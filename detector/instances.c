@@ -39,7 +39,7 @@ static uint64_t instance_key(const struct line *l)
 	for (unsigned i = 0; i < l->n_threads; i++)
 		if (l->threads[i].count >= MEMBER_SHARE * l->count)
 			tids[n++] = l->threads[i].tid;
-	qsort(tids, n, sizeof(*tids), cmp_u32);
+	sort_items(tids, n, sizeof(*tids), cmp_u32);
 	h = hash_u64(l->pid ^ ((uint64_t)(c ? c->offset : 0) << 32));
 	h = hash_u64(h ^ (c ? c->ip : 0));
 	for (unsigned i = 0; i < n; i++)
@@ -73,7 +73,7 @@ size_t instance_groups(struct line **lines, size_t n, struct instance_group **ou
 		k[i].line = lines[i];
 		k[i].key = instance_key(lines[i]);
 	}
-	qsort(k, n, sizeof(*k), cmp_keyed);
+	sort_items(k, n, sizeof(*k), cmp_keyed);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		while (j < n && k[j].key == k[i].key)

@@ -204,6 +204,22 @@ void line_table_free(struct line_table *t)
 	free(t);
 }
 
+void line_table_replace_line(struct line_table *t, struct line *l, struct line *with)
+{
+	t->samples = t->samples - l->count + with->count;   /* l->count is in it */
+	free(l->cells);
+	free(l->threads);
+	l->cells = with->cells;
+	l->n_cells = with->n_cells;
+	l->alloc_cells = with->alloc_cells;
+	l->threads = with->threads;
+	l->n_threads = with->n_threads;
+	l->alloc_threads = with->alloc_threads;
+	l->count = with->count;
+	l->concurrent = with->concurrent;
+	memset(with, 0, sizeof(*with));
+}
+
 unsigned line_table_line_size(const struct line_table *t)
 {
 	return t->line_size;

@@ -97,5 +97,12 @@ size_t line_table_count(const struct line_table *t);        /* distinct lines */
 /* Lines in unspecified order; valid until the next add or free. */
 struct line *line_table_line(struct line_table *t, size_t i);
 struct line *line_table_find(struct line_table *t, uint32_t pid, uint64_t addr);
+/* Once nothing more will be added: l (a line of t) takes over with's cells,
+ * threads and counts (with is left empty), and the table's sample total
+ * follows the change of l's count.  A merge of watched evidence rounds and
+ * keeps a missed writer's one write, so a line can come out a few samples
+ * heavier than it was: without the total following, a line holding every
+ * sample showed a share (and a score) above 100%. */
+void line_table_replace_line(struct line_table *t, struct line *l, struct line *with);
 
 #endif

@@ -422,10 +422,10 @@ static void ring_copy_out(struct perf_session *ps, struct ring *r, unsigned *seq
 
 		ALLOC_GROW(ps->buf, ps->buf_len + h.size, ps->buf_alloc);
 		if (first >= h.size) {
-			memcpy(ps->buf + ps->buf_len, data + off, h.size);
+			copy_bytes(ps->buf + ps->buf_len, data + off, h.size);
 		} else {
-			memcpy(ps->buf + ps->buf_len, data + off, first);
-			memcpy(ps->buf + ps->buf_len + first, data, h.size - first);
+			copy_bytes(ps->buf + ps->buf_len, data + off, first);
+			copy_bytes(ps->buf + ps->buf_len + first, data, h.size - first);
 		}
 		ALLOC_GROW(ps->refs, ps->n_refs + 1, ps->alloc_refs);
 		ps->refs[ps->n_refs].off = ps->buf_len;
@@ -479,7 +479,7 @@ static void dispatch(struct perf_session *ps, const uint8_t *rec, size_t len,
 			size_t n = blen - sizeof(m);
 			if (n >= sizeof(name))
 				n = sizeof(name) - 1;
-			memcpy(name, body + sizeof(m), n);
+			copy_bytes(name, body + sizeof(m), n);
 			name[n] = '\0';
 			cb->mmap(cb->ctx, m.pid, m.addr, m.len, m.pgoff, m.prot, name);
 		}
@@ -493,7 +493,7 @@ static void dispatch(struct perf_session *ps, const uint8_t *rec, size_t len,
 			break;
 		memcpy(ids, body, 8);
 		n = blen - 8 < sizeof(comm) - 1 ? blen - 8 : sizeof(comm) - 1;
-		memcpy(comm, body + 8, n);
+		copy_bytes(comm, body + 8, n);
 		comm[n] = '\0';
 		cb->comm(cb->ctx, ids[0], ids[1], comm, !!(h->misc & PERF_RECORD_MISC_COMM_EXEC));
 		break;
@@ -536,7 +536,7 @@ size_t perf_session_drain(struct perf_session *ps, const struct perf_callbacks *
 		ps->refs[i].time = record_time(&ps->attr, ps->buf + ps->refs[i].off,
 					       ps->refs[i].len);
 	if (ps->n_refs > 1)   /* refs is NULL until the first record */
-		qsort(ps->refs, ps->n_refs, sizeof(*ps->refs), cmp_ref);
+		sort_items(ps->refs, ps->n_refs, sizeof(*ps->refs), cmp_ref);
 	for (size_t i = 0; i < ps->n_refs; i++)
 		dispatch(ps, ps->buf + ps->refs[i].off, ps->refs[i].len, cb);
 	n = ps->n_refs;

@@ -139,7 +139,7 @@ static struct func_code *func_code_build(struct soft *s, uint32_t pid,
 		off += ii.length;
 	}
 	if (f->n_targets)
-		qsort(f->targets, f->n_targets, sizeof(*f->targets), cmp_u32);
+		sort_items(f->targets, f->n_targets, sizeof(*f->targets), cmp_u32);
 	f->ok = f->n_insn > 0;
 	return f;
 }
@@ -306,6 +306,6 @@ unsigned soft_drop_counts(const struct soft *s, struct named_count **out)
 {
 	unsigned n = named_counts_collect(s->drops, DROP__COUNT, drop_name, out);
 
-	qsort(*out, n, sizeof(**out), cmp_count);
+	sort_items(*out, n, sizeof(**out), cmp_count);
 	return n;
 }

@@ -189,7 +189,7 @@ static int cmp_site(const void *a, const void *b)
 static void result_finish(struct watch_word_result *r, const struct word_sites *s)
 {
 	if (r->n_threads > 1)
-		qsort(r->threads, r->n_threads, sizeof(*r->threads), cmp_tid);
+		sort_items(r->threads, r->n_threads, sizeof(*r->threads), cmp_tid);
 	r->n_sites = 0;
 	ALLOC_GROW(r->sites, s->n, r->alloc_sites);
 	for (unsigned i = 0; i < s->n; i++) {
@@ -201,7 +201,7 @@ static void result_finish(struct watch_word_result *r, const struct word_sites *
 	}
 	watch_sites_fit(r->sites, r->n_sites, r->reads, r->writes);
 	if (r->n_sites > 1)
-		qsort(r->sites, r->n_sites, sizeof(*r->sites), cmp_site);
+		sort_items(r->sites, r->n_sites, sizeof(*r->sites), cmp_site);
 }
 
 unsigned watch_results(struct watch *w, const struct watch_word_result **out)

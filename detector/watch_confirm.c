@@ -139,7 +139,7 @@ static unsigned pick_lines(struct confirm *c, struct line_table *lines,
 	instance_groups_free(groups, n_groups);
 	free(shared);
 	if (n > 1)
-		qsort(r, n, sizeof(*r), cmp_ranked);
+		sort_items(r, n, sizeof(*r), cmp_ranked);
 	for (size_t i = 0; i < n; i++) {
 		if (picked < max) {
 			watch_hot_words(r[i].line, c->line_size, &c->wcfg, &out[picked]);
@@ -218,16 +218,7 @@ void confirm_merge_evidence(struct confirm *c, struct line_table *lines)
 			continue;
 		/* the line takes the merged cells and threads; the table's
 		 * cell index is stale from here on, and nothing is added */
-		free(l->cells);
-		free(l->threads);
-		l->cells = merged.cells;
-		l->n_cells = merged.n_cells;
-		l->alloc_cells = merged.alloc_cells;
-		l->threads = merged.threads;
-		l->n_threads = merged.n_threads;
-		l->alloc_threads = merged.alloc_threads;
-		l->count = merged.count;
-		l->concurrent = merged.concurrent;
+		line_table_replace_line(lines, l, &merged);
 	}
 }
 

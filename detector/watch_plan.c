@@ -98,7 +98,7 @@ void watch_hot_words(const struct line *l, unsigned line_size,
 	out->pid = l->pid;
 	out->line = l->addr;
 	total = heat_words(l, n_words, heat);
-	qsort(heat, n_words, sizeof(*heat), cmp_heat);
+	sort_items(heat, n_words, sizeof(*heat), cmp_heat);
 	if (max > n_words)
 		max = n_words;
 	for (unsigned pos = 0; pos < max; pos++) {

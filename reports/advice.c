@@ -648,7 +648,7 @@ static void advise_member_elements(struct advisor *adv)
 
 	member_array(m, &elem_type, &n, &esz);
 	padded = round_up(esz, adv->L);
-	memcpy(changed, adv->members, adv->n_members * sizeof(*changed));
+	copy_bytes(changed, adv->members, adv->n_members * sizeof(*changed));
 	changed[adv->split_member].type_name =
 		padded_array_type(elem_type, n, adv->L);
 	changed[adv->split_member].size = n * padded;

@@ -27,7 +27,7 @@ void tidset_add(struct tidset *s, uint32_t tid)
 	if (i < s->n && s->tid[i] == tid)
 		return;
 	ALLOC_GROW(s->tid, s->n + 1, s->alloc);
-	memmove(s->tid + i + 1, s->tid + i, (s->n - i) * sizeof(*s->tid));
+	move_bytes(s->tid + i + 1, s->tid + i, (s->n - i) * sizeof(*s->tid));
 	s->tid[i] = tid;
 	s->n++;
 }
@@ -633,7 +633,7 @@ static uint32_t *copy_tids(const uint32_t *tids, unsigned n)
 	if (!n)
 		return NULL;
 	copy = xcalloc(n, sizeof(*copy));
-	memcpy(copy, tids, n * sizeof(*copy));
+	copy_bytes(copy, tids, n * sizeof(*copy));
 	return copy;
 }
 

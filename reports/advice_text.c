@@ -4,13 +4,18 @@
  * offset and size, holes, cacheline boundaries and (for the current
  * layout) the threads writing and reading it; and the bare C of a padded
  * element or variable.  Everything printed comes from the rows and the
- * layout's fields, so the text and the data cannot disagree.
+ * layout's fields, so the text and the data cannot disagree.  The names
+ * in it (types, members, variables) come from the target's DWARF: each is
+ * escaped (common/escape.h) as it goes in, so that the text, printed as
+ * is by every format, holds no control character but its own newlines
+ * and tabs.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "reports/advice_internal.h"
+#include "common/escape.h"
 
 /* Split a C type for a declaration of name: "Klass *[8]" -> type "Klass *",
  * declarator "name[8]"; "void (*)(int)" -> "void", "(*name)(int)";
@@ -93,12 +98,15 @@ static struct decl *make_decls(const struct report_layout *lay, int *tw,
 	*tw = *nw = 0;
 	for (unsigned i = 0; i < lay->n_rows; i++) {
 		const struct report_layout_row *row = &lay->rows[i];
+		struct strbuf et = STRBUF_INIT, em = STRBUF_INIT;
 		char *type, *decl;
 		int n;
 
-		split_declaration(row->type_name ? row->type_name : "?",
-				  row->member ? row->member : "<anonymous>",
+		split_declaration(row->type_name ? escape_text(&et, row->type_name) : "?",
+				  row->member ? escape_text(&em, row->member) : "<anonymous>",
 				  &type, &decl);
+		strbuf_release(&et);
+		strbuf_release(&em);
 		d[i].declarator = xasprintf("%s;", decl);
 		d[i].type = row->line_aligned ?
 			xasprintf("%s(%u) %s", alignas_word(lay), lay->line_size,
@@ -139,7 +147,8 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 	struct decl *d = make_decls(lay, &tw, &nw);
 	uint64_t end = 0, k = 1;      /* next boundary to print */
 	unsigned hidden = 0;
-	char *head = xasprintf("%s {", lay->title);
+	struct strbuf esc = STRBUF_INIT;
+	char *head = xasprintf("%s {", escape_text(&esc, lay->title));
 
 	strbuf_addf(sb, "%-*s /* size %" PRIu64 ", align %" PRIu64,
 		    8 + tw + 1 + nw, head, lay->size, lay->align);
@@ -183,7 +192,7 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 			k++;
 		}
 		if (row->comment)
-			strbuf_addf(sb, "\t/* %s */\n", row->comment);
+			strbuf_addf(sb, "\t/* %s */\n", escape_text(&esc, row->comment));
 		strbuf_addf(sb, "\t%-*s %-*s /* %5" PRIu64 " %5" PRIu64 " */",
 			    tw, d[i].type, nw, d[i].declarator, off, row->size);
 		print_annotation(sb, lay, row);
@@ -197,6 +206,7 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 			    lay->tail_padding);
 	strbuf_addf(sb, "};\n");
 	free_decls(d, lay->n_rows);
+	strbuf_release(&esc);
 }
 
 /* ---- bare C ------------------------------------------------------------ */
@@ -204,13 +214,15 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 /* "struct padded_long {\n\t_Alignas(64) long v;\n\tchar pad[56];\n};" */
 static void print_plain(struct strbuf *sb, const struct report_layout *lay)
 {
-	strbuf_addf(sb, "%s {\n", lay->title);
+	struct strbuf esc = STRBUF_INIT, et = STRBUF_INIT, em = STRBUF_INIT;
+
+	strbuf_addf(sb, "%s {\n", escape_text(&esc, lay->title));
 	for (unsigned i = 0; i < lay->n_rows; i++) {
 		const struct report_layout_row *row = &lay->rows[i];
 		char *type, *decl;
 
-		split_declaration(row->type_name ? row->type_name : "?",
-				  row->member ? row->member : "<anonymous>",
+		split_declaration(row->type_name ? escape_text(&et, row->type_name) : "?",
+				  row->member ? escape_text(&em, row->member) : "<anonymous>",
 				  &type, &decl);
 		strbuf_addf(sb, "\t");
 		if (row->line_aligned)
@@ -224,11 +236,34 @@ static void print_plain(struct strbuf *sb, const struct report_layout *lay)
 		strbuf_addf(sb, "\tchar pad[%" PRIu64 "];\n", lay->tail_padding);
 	strbuf_addf(sb, "}");
 	if (lay->declares)
-		strbuf_addf(sb, " %s", lay->declares);
+		strbuf_addf(sb, " %s", escape_text(&esc, lay->declares));
 	strbuf_addf(sb, ";");
 	if (lay->closing_comment)
-		strbuf_addf(sb, "\t%s", lay->closing_comment);
+		strbuf_addf(sb, "\t%s", escape_text(&esc, lay->closing_comment));
 	strbuf_addch(sb, '\n');
+	strbuf_release(&esc);
+	strbuf_release(&et);
+	strbuf_release(&em);
+}
+
+/* Comment lines (before, after) that hold names: each line escaped, its
+ * newline kept. */
+static void add_comment_lines(struct strbuf *sb, const char *text)
+{
+	struct strbuf line = STRBUF_INIT, esc = STRBUF_INIT;
+
+	while (*text) {
+		const char *nl = strchrnul(text, '\n');
+
+		strbuf_reset(&line);
+		strbuf_add(&line, text, (size_t)(nl - text));
+		strbuf_addf(sb, "%s", escape_source_line(&esc, strbuf_str(&line)));
+		if (*nl)
+			strbuf_addch(sb, '\n');
+		text = *nl ? nl + 1 : nl;
+	}
+	strbuf_release(&line);
+	strbuf_release(&esc);
 }
 
 char *advice_layout_text(const struct report_layout *lay)
@@ -238,13 +273,13 @@ char *advice_layout_text(const struct report_layout *lay)
 	if (!lay->title)
 		return NULL;
 	if (lay->before)
-		strbuf_addf(&sb, "%s", lay->before);
+		add_comment_lines(&sb, lay->before);
 	if (lay->style == LAYOUT_PLAIN)
 		print_plain(&sb, lay);
 	else
 		print_pahole(&sb, lay);
 	if (lay->after)
-		strbuf_addf(&sb, "%s", lay->after);
+		add_comment_lines(&sb, lay->after);
 	return strbuf_detach(&sb);
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/safe_file.h"
+#include "common/escape.h"
 #include "common/util.h"
 
 #define TAB_WIDTH 8
@@ -247,10 +248,10 @@ void annotation_build(struct annotation *a, const struct report *r,
 	for (size_t i = 0; i < b.n; i++) {
 		struct annotate_file *f = &b.files[i].f;
 
-		qsort(f->marks, f->n_marks, sizeof(*f->marks), cmp_mark);
+		sort_items(f->marks, f->n_marks, sizeof(*f->marks), cmp_mark);
 		a->files[i] = *f;
 	}
-	qsort(a->files, a->n_files, sizeof(*a->files), cmp_file);
+	sort_items(a->files, a->n_files, sizeof(*a->files), cmp_file);
 	free(b.files);
 }
 
@@ -526,19 +527,24 @@ static int digits(uint64_t v)
 	return n;
 }
 
-/* s in exactly width columns: cut with "..." or padded with blanks. */
-static void put_field(FILE *out, const char *s, int width)
+/* s (names from the target: escaped) in exactly width columns: cut with
+ * "..." or padded with blanks. */
+static void put_field(FILE *out, const char *raw, int width)
 {
+	struct strbuf esc = STRBUF_INIT;
+	const char *s = escape_text(&esc, raw);
 	int len = strlen(s);
 
 	if (len > width && width > 3)
 		fprintf(out, "%.*s...", width - 3, s);
 	else
 		fprintf(out, "%-*s", width, s);
+	strbuf_release(&esc);
 }
 
 static void text_file_begin(void *ctx, const struct annotate_file *f, const char *error)
 {
+	struct strbuf esc = STRBUF_INIT;
 	struct text *t = ctx;
 	int rw_digits = 1;
 
@@ -571,7 +577,8 @@ static void text_file_begin(void *ctx, const struct annotate_file *f, const char
 	t->lineno = max_int(t->full ? 4 : 3,
 			    digits(f->marks[f->n_marks - 1].lineno + ANNOTATE_CONTEXT));
 
-	fprintf(t->out, "== %s", f->path);
+	fprintf(t->out, "== %s", escape_text(&esc, f->path));
+	strbuf_release(&esc);
 	if (error)
 		fprintf(t->out, ": cannot read it (%s)", error);
 	else
@@ -580,24 +587,24 @@ static void text_file_begin(void *ctx, const struct annotate_file *f, const char
 	fputc('\n', t->out);
 }
 
-/* Source text with tabs expanded and control characters shown. */
+/* Source text (the target's: escape_source_line()) with tabs expanded. */
 static void put_code(FILE *out, const char *text)
 {
+	struct strbuf esc = STRBUF_INIT;
 	int col = 0;
 
-	for (const char *s = text; *s; s++) {
+	for (const char *s = escape_source_line(&esc, text); *s; s++) {
 		if (*s == '\t') {
 			int to = (col / TAB_WIDTH + 1) * TAB_WIDTH;
 
 			fprintf(out, "%*s", to - col, "");
 			col = to;
-		} else if (iscntrl((unsigned char)*s)) {
-			col += fprintf(out, "\\x%02x", (unsigned char)*s);
 		} else {
 			fputc(*s, out);
 			col++;
 		}
 	}
+	strbuf_release(&esc);
 }
 
 static void put_margin(struct text *t, const struct margin *g)
@@ -663,6 +670,8 @@ static void text_file_end(void *ctx, const struct annotate_file *f, unsigned n_b
 
 static void text_header(const struct report *r, FILE *out)
 {
+	struct strbuf esc = STRBUF_INIT;
+
 	fprintf(out, "# contend annotate: %s backend, %u Hz, %" PRIu64 " samples\n",
 		r->backend ? r->backend : "unknown", r->freq, r->samples);
 	if (r->command) {
@@ -677,13 +686,14 @@ static void text_header(const struct report *r, FILE *out)
 		fprintf(out, "# #%u  ", i + 1);
 		for (; *kind; kind++)
 			fputc(toupper((unsigned char)*kind), out);
-		fprintf(out, "  %s", l->object ? l->object : "?");
+		fprintf(out, "  %s", l->object ? escape_text(&esc, l->object) : "?");
 		if (l->type_name)
-			fprintf(out, " (%s)", l->type_name);
+			fprintf(out, " (%s)", escape_text(&esc, l->type_name));
 		fprintf(out, "  score %.3f\n", l->score);
 	}
 	fputs("# margin: share of all samples, sampled reads and writes, the data, its threads,\n"
 	      "#         <-> the code it contends with (and that code's other threads)\n\n", out);
+	strbuf_release(&esc);
 }
 
 void report_print_annotate(const struct report *r, FILE *out, bool full)

@@ -61,7 +61,7 @@ struct gain_queue *gain_queue_new(struct line_table *t, gain_function_fn functio
 	}
 	if (!q->n)
 		return q;
-	qsort(q->v, q->n, sizeof(*q->v), cmp_queued);
+	sort_items(q->v, q->n, sizeof(*q->v), cmp_queued);
 	for (size_t i = 1; i < q->n; i++) {     /* one entry per store */
 		if (!cmp_queued(&q->v[out], &q->v[i]))
 			q->v[out].count += q->v[i].count;

@@ -82,12 +82,11 @@ static inline uint64_t cell_writes(const struct line_cell *c)
 	return access_kind_writes(c->kind) ? c->count : 0;
 }
 
-/* qsort() wants a valid pointer even for no elements; arrays here may be NULL. */
+/* Arrays here may be NULL when empty: sort_items() (common/util.h). */
 static inline void sort(void *base, size_t n, size_t size,
 			int (*cmp)(const void *, const void *))
 {
-	if (n > 1)
-		qsort(base, n, size, cmp);
+	sort_items(base, n, size, cmp);
 }
 
 static inline int cmp_u32(const void *a, const void *b)

@@ -102,7 +102,7 @@ struct line *fold_lock(const struct line *l, unsigned line_size,
 
 	*f = *l;
 	f->cells = xcalloc(l->n_cells ? l->n_cells : 1, sizeof(*f->cells));
-	memcpy(f->cells, l->cells, l->n_cells * sizeof(*f->cells));
+	copy_bytes(f->cells, l->cells, l->n_cells * sizeof(*f->cells));
 	lock_on_line(l, line_size, lock, &lo, &hi);
 	for (unsigned i = 0; i < l->n_cells && hi > lo; i++) {
 		struct line_cell *c = &f->cells[i];

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/escape.h"
 #include "common/util.h"
 #include "reports/advice.h"
 
@@ -40,24 +41,20 @@ static int digits(uint64_t v)
 }
 
 /*
- * s with control characters shown as \xNN (a command line can hold
- * anything), cut to width columns with "...".  Returns the columns used.
+ * s, a name from the target (a command line can hold anything), escaped
+ * (common/escape.h), cut to width columns with "...".  Returns the
+ * columns used.
  */
 static int put_clipped(FILE *out, const char *s, int width)
 {
 	struct strbuf sb = STRBUF_INIT;
+	const char *e = escape_text(&sb, s);
 	int n;
 
-	for (; *s; s++) {
-		if (iscntrl((unsigned char)*s))
-			strbuf_addf(&sb, "\\x%02x", (unsigned char)*s);
-		else
-			strbuf_addch(&sb, *s);
-	}
-	if (width > 3 && sb.len > (size_t)width)
-		n = fprintf(out, "%.*s...", width - 3, sb.buf);
+	if (width > 3 && strlen(e) > (size_t)width)
+		n = fprintf(out, "%.*s...", width - 3, e);
 	else
-		n = fprintf(out, "%s", strbuf_str(&sb));
+		n = fprintf(out, "%s", e);
 	strbuf_release(&sb);
 	return n;
 }
@@ -73,8 +70,11 @@ struct wrap {
 	bool started;
 };
 
-static void wrap_item(struct wrap *w, const char *item)
+/* item may hold a name from the target: it is printed escaped */
+static void wrap_item(struct wrap *w, const char *raw)
 {
+	struct strbuf esc = STRBUF_INIT;
+	const char *item = escape_text(&esc, raw);
 	int len = strlen(item), sep = strlen(w->sep);
 
 	if (w->started && w->col + sep + len > TEXT_WIDTH) {
@@ -88,6 +88,7 @@ static void wrap_item(struct wrap *w, const char *item)
 	}
 	w->started = true;
 	w->col += fprintf(w->out, "%s", item);
+	strbuf_release(&esc);
 }
 
 static void wrap_count(struct wrap *w, const struct named_count *c)
@@ -304,11 +305,14 @@ static void print_lock(const struct report_line *l, FILE *out)
 	const struct report_lock *k = &l->lock;
 	uint64_t line_end = l->addr + l->line_size, end = k->addr + k->size;
 
+	struct strbuf esc = STRBUF_INIT;
+
 	if (!k->name)
 		return;
-	fprintf(out, INDENT "lock: %s", k->name);
+	fprintf(out, INDENT "lock: %s", escape_text(&esc, k->name));
 	if (k->type_name)
-		fprintf(out, " (%s)", k->type_name);
+		fprintf(out, " (%s)", escape_text(&esc, k->type_name));
+	strbuf_release(&esc);
 	if (k->size && k->addr >= l->addr)
 		fprintf(out, ", %" PRIu64 " bytes from line offset %" PRIu64,
 			k->size, k->addr - l->addr);
@@ -438,7 +442,7 @@ static void print_range_threads(const struct report_range *rr, const char *role,
 	for (unsigned k = 0; k < rr->n_threads; k++)
 		t[k] = &rr->threads[k];
 	if (rr->n_threads > 1)
-		qsort(t, rr->n_threads, sizeof(*t), cmp_busiest);
+		sort_items(t, rr->n_threads, sizeof(*t), cmp_busiest);
 
 	fprintf(out, INDENT "%-6u  %-4u  ", rr->offset, rr->size);
 	col = put_clipped(out, rr->member ? rr->member : "?", w->member);
@@ -464,11 +468,15 @@ static void print_range_threads(const struct report_range *rr, const char *role,
  */
 static void print_location(const struct report_site *s, int width, FILE *out)
 {
-	char *where = s->file ? xasprintf("  %s:%d", basename_of(s->file), s->line) : xstrdup("");
-	char *inl = s->inlined_into && s->via ?
-			    xasprintf(" (via %s, inlined into %s)", s->via, s->inlined_into) :
-		    s->inlined_into ? xasprintf(" (inlined into %s)", s->inlined_into) :
-		    s->via ? xasprintf(" (via %s)", s->via) : xstrdup("");
+	struct strbuf ef = STRBUF_INIT, ev = STRBUF_INIT, ei = STRBUF_INIT;
+	const char *via = s->via ? escape_text(&ev, s->via) : NULL;
+	const char *into = s->inlined_into ? escape_text(&ei, s->inlined_into) : NULL;
+	char *where = s->file ? xasprintf("  %s:%d",
+					  escape_location_path(&ef, basename_of(s->file)),
+					  s->line) : xstrdup("");
+	char *inl = into && via ? xasprintf(" (via %s, inlined into %s)", via, into) :
+		    into ? xasprintf(" (inlined into %s)", into) :
+		    via ? xasprintf(" (via %s)", via) : xstrdup("");
 	char *what = s->function ? xstrdup(s->function) :
 		     s->module ? xasprintf("%s+0x%" PRIx64, s->module, s->module_off) :
 		     xasprintf("0x%" PRIx64, s->ip);
@@ -478,6 +486,9 @@ static void print_location(const struct report_site *s, int width, FILE *out)
 		inl[0] = '\0';
 	put_clipped(out, what, room - (int)strlen(inl));
 	fprintf(out, "%s%s\n", where, inl);
+	strbuf_release(&ef);
+	strbuf_release(&ev);
+	strbuf_release(&ei);
 	free(where);
 	free(inl);
 	free(what);
@@ -713,7 +724,7 @@ static void print_watch_word(const struct report_watch_word *w, int member_width
 	for (unsigned k = 0; k < w->n_threads; k++)
 		t[k] = &w->threads[k];
 	if (w->n_threads > 1)
-		qsort(t, w->n_threads, sizeof(*t), cmp_busiest);
+		sort_items(t, w->n_threads, sizeof(*t), cmp_busiest);
 	fprintf(out, INDENT "%-6" PRIu64 "  ", w->offset);
 	col = put_clipped(out, w->member ? w->member : "?", member_width);
 	fprintf(out, "%*s", member_width - col, "");

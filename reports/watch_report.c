@@ -199,7 +199,7 @@ void watch_report_lines(struct watch *w, unsigned line_size, struct report *r,
 	for (unsigned i = 0; i < n; i++)
 		addrs[i] = res[i].addr & ~(uint64_t)(line_size - 1);
 	if (n > 1)
-		qsort(addrs, n, sizeof(*addrs), cmp_u64);
+		sort_items(addrs, n, sizeof(*addrs), cmp_u64);
 	for (unsigned i = 0; i < n; i++)
 		if (!n_lines || addrs[n_lines - 1] != addrs[i])
 			addrs[n_lines++] = addrs[i];

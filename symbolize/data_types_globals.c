@@ -148,8 +148,8 @@ static void sort_ranges(struct range *r, size_t *n)
 	size_t kept = 0;
 
 	if (!*n)
-		return;            /* r is NULL: qsort() must not see it */
-	qsort(r, *n, sizeof(*r), cmp_range);
+		return;            /* r is NULL */
+	sort_items(r, *n, sizeof(*r), cmp_range);
 	for (size_t i = 0; i < *n; i++)
 		if (!kept || r[i].start != r[kept - 1].start)
 			r[kept++] = r[i];
@@ -193,7 +193,7 @@ void dt_index_module(struct dt_module *m)
 	sort_ranges(m->vars, &m->n_vars);
 	sort_ranges(m->cus, &m->n_cus);
 	if (m->n_names)
-		qsort(m->names, m->n_names, sizeof(*m->names), cmp_named);
+		sort_items(m->names, m->n_names, sizeof(*m->names), cmp_named);
 	m->indexed = true;
 }
 

@@ -111,7 +111,7 @@ static void layout_fill_members(struct data_types *dt, Dwarf_Die *s,
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	if (n)                 /* an empty class has no array to sort */
-		qsort(tmp, n, sizeof(*tmp), cmp_member);
+		sort_items(tmp, n, sizeof(*tmp), cmp_member);
 	for (size_t i = 0; i <= n; i++) {
 		uint64_t next = i < n ? tmp[i].m.offset : le->pub.size;
 

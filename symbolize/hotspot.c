@@ -801,7 +801,7 @@ const struct hotspot_field **hotspot_layout(const struct hotspot *h,
 		}
 	}
 	if (*n)
-		qsort(out, *n, sizeof(*out), cmp_field_offset);
+		sort_items(out, *n, sizeof(*out), cmp_field_offset);
 	return out;
 }
 

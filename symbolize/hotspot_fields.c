@@ -170,7 +170,7 @@ struct hotspot_java_field *hotspot_java_fields(const struct hotspot *h, uint64_t
 			break;
 	}
 	if (*n)
-		qsort(v, *n, sizeof(*v), cmp_java_field);
+		sort_items(v, *n, sizeof(*v), cmp_java_field);
 	return v;
 }
 

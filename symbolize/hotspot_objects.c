@@ -90,7 +90,7 @@ bool hotspot_klass_name(const struct hotspot *h, uint64_t klass_addr,
 	if (!hs_read_target(h->pid, sym + (uint64_t)body_off, name, n) ||
 	    !plausible_class_name(name, n))
 		return false;
-	memcpy(buf, name, n);
+	copy_bytes(buf, name, n);
 	buf[n] = '\0';
 	return true;
 }

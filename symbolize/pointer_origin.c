@@ -193,7 +193,7 @@ static const struct function_code *function_at(struct pointer_origins *po,
 /* Index of the instruction at pc; -1 if pc is not an instruction start. */
 static long insn_index(const struct function_code *fn, uint64_t pc)
 {
-	const uint64_t *hit = bsearch(&pc, fn->insns, fn->n_insns, sizeof(*fn->insns),
+	const uint64_t *hit = search_items(&pc, fn->insns, fn->n_insns, sizeof(*fn->insns),
 				      cmp_u64);
 
 	return hit ? hit - fn->insns : -1;

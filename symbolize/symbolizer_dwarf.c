@@ -61,7 +61,7 @@ static void cu_index_build(struct cu_index *ci, Dwarf *dw)
 			};
 		}
 	}
-	qsort(ci->ranges, ci->nr, sizeof(*ci->ranges), cu_range_cmp);
+	sort_items(ci->ranges, ci->nr, sizeof(*ci->ranges), cu_range_cmp);
 	ci->built = true;
 }
 

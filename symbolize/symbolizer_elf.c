@@ -298,7 +298,7 @@ static void sym_table_build(struct sym_table *t, Dwfl_Module *mod, uint64_t bias
 			.size = sym.st_size ? sym.st_size : section_end(elf, shndx),
 		};
 	}
-	qsort(t->v, t->nr, sizeof(*t->v), sym_cmp);
+	sort_items(t->v, t->nr, sizeof(*t->v), sym_cmp);
 	for (size_t i = 0; i < t->nr; i++)
 		if (!kept || t->v[kept - 1].start != t->v[i].start)
 			t->v[kept++] = t->v[i];

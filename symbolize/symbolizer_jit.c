@@ -79,7 +79,7 @@ static void jit_map_refresh(struct symbolizer *s, struct proc *p)
 	fclose(fp);
 
 	/* Code recompiled at the same address: keep the newest entry. */
-	qsort(j->syms, j->nr, sizeof(*j->syms), jit_sym_cmp);
+	sort_items(j->syms, j->nr, sizeof(*j->syms), jit_sym_cmp);
 	n = 0;
 	for (size_t i = 0; i < j->nr; i++) {
 		if (n && j->syms[n - 1].start == j->syms[i].start)

@@ -89,8 +89,8 @@ static void maps_insert(struct maptable *t, const struct mapping *m,
 	}
 
 	ALLOC_GROW(t->v, t->nr - (hi - lo) + n, t->alloc);
-	memmove(t->v + lo + n, t->v + hi, (t->nr - hi) * sizeof(*t->v));
-	memcpy(t->v + lo, repl, n * sizeof(*repl));
+	move_bytes(t->v + lo + n, t->v + hi, (t->nr - hi) * sizeof(*t->v));
+	copy_bytes(t->v + lo, repl, n * sizeof(*repl));
 	t->nr = t->nr - (hi - lo) + n;
 }
 
@@ -270,7 +270,7 @@ void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child)
 	c->maps.nr = 0;
 	if (pp && pp->maps.nr) {
 		ALLOC_GROW(c->maps.v, pp->maps.nr, c->maps.alloc);
-		memcpy(c->maps.v, pp->maps.v, pp->maps.nr * sizeof(*c->maps.v));
+		copy_bytes(c->maps.v, pp->maps.v, pp->maps.nr * sizeof(*c->maps.v));
 		c->maps.nr = pp->maps.nr;
 	}
 	proc_retire_dwfl(s, c);

@@ -35,6 +35,14 @@ expect "not executable" 2 "cannot run '/etc/passwd': Permission denied" \
 expect "no command" 2 "no command given .usage: contend run" "$contend" run
 expect "unknown command" 2 "'frobnicate' is not a contend command" "$contend" frobnicate
 expect "bad option value" 2 "line-size" "$contend" run --line-size 96 -- true
+# NaN compares false with everything: it used to pass the range check and
+# turn check's score gate off
+for v in nan inf -inf -0.5 garbage 1e400; do
+	expect "--min-score $v" 2 "^contend: --min-score: '$v' is not a number in 0..1\$" \
+		"$contend" check --min-score "$v" -- true
+done
+expect "--window-ms nan" 2 "^contend: --window-ms: 'nan' is not a number" \
+	"$contend" run --window-ms nan -- true
 expect "killed by signal" 1 "target was killed by signal 9" \
 	"$contend" run -- sh -c 'kill -9 $$'
 grep -q "no contended cache lines found" "$tmp/out" ||
@@ -101,6 +109,27 @@ if cc -shared -fPIC -o "$tmp/eacces.so" "$tmp/eacces.c" -ldl 2>/dev/null; then
 		"$contend" run -- /bin/true
 else
 	echo "skip paranoid: no C compiler for the fault-injection shim"
+fi
+
+# attach to a kernel thread: nothing to sample, said so (it used to exit 0
+# with an empty report); pid 2 is kthreadd outside a PID namespace
+if grep -q '^kthreadd$' /proc/2/comm 2>/dev/null; then
+	expect "attach to a kernel thread" 2 "^contend: process 2 is a kernel thread" \
+		"$contend" attach -p 2 -d 1
+	expect "watch a kernel thread" 2 "^contend: process 2 is a kernel thread" \
+		"$contend" watch -p 2 0x1000
+fi
+# attach to init as root: sampled, or refused for the real reason, never
+# "run contend as root" (said to root when a sandbox guards pid 1)
+if [ "$(id -u)" = 0 ]; then
+	"$contend" attach -p 1 -d 0.3 >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	if grep -q "as root" "$tmp/err" || { [ $st -ne 0 ] && [ $st -ne 2 ]; } ||
+	   { [ $st -eq 2 ] && ! grep -q "^contend: not permitted to sample process 1: " "$tmp/err"; }; then
+		echo "FAIL attach to pid 1 as root: exit $st"; cat "$tmp/err"; fails=$((fails + 1))
+	else
+		echo "ok attach to pid 1 as root: $(head -c 100 "$tmp/err" | head -1)"
+	fi
 fi
 
 [ $fails -eq 0 ]

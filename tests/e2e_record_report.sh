@@ -141,4 +141,42 @@ expect "record: target fails" 1 "target exited with status 3" \
 "$contend" report -i "$tmp/fail.data" >"$tmp/out" 2>&1 && grep -q "(exit 3," "$tmp/out" &&
 	ok "report of a failed target" || { fail "report of a failed target"; cat "$tmp/out"; }
 
+# --- stop signals: SIGTERM, SIGHUP, SIGINT alike --------------------------
+# record stops the target (SIGTERM, as perf record does; after a SIGINT, a
+# grace of 2 s for the terminal's SIGINT to end it first) and writes a
+# complete data file: no F.partial, report -i F works.  It used to die at
+# once and leave only F.partial.
+for sig in TERM HUP INT; do
+	rm -f "$tmp/sig.data" "$tmp/sig.data.partial"
+	t0=$(date +%s)
+	"$contend" record -o "$tmp/sig.data" -- "$fsc" --seconds 10 >"$tmp/sig.out" 2>"$tmp/sig.err" &
+	rec=$!
+	sleep 1
+	kill -$sig $rec
+	wait $rec
+	st=$?
+	took=$(($(date +%s) - t0))
+	"$contend" report -i "$tmp/sig.data" >"$tmp/sig.rep" 2>"$tmp/sig.rerr"
+	rst=$?
+	if [ -e "$tmp/sig.data.partial" ] || [ ! -s "$tmp/sig.data" ] || [ $took -gt 6 ] ||
+	   ! grep -q "^contend: SIG$sig: stopping the target" "$tmp/sig.err"; then
+		fail "record, SIG$sig after 1 s: exit $st after ${took} s"; ls -la "$tmp"; cat "$tmp/sig.err"
+	elif [ $rst -gt 1 ] || ! grep -q "^# command: .*false_sharing_counters" "$tmp/sig.rep"; then
+		fail "record, SIG$sig after 1 s: report -i exit $rst"; cat "$tmp/sig.rerr"
+	else
+		ok "record, SIG$sig after 1 s: complete data file in ${took} s"
+	fi
+done
+# run prints its report after SIGTERM
+"$contend" run -- "$fsc" --seconds 10 >"$tmp/sig.out" 2>"$tmp/sig.err" &
+rec=$!
+sleep 1
+kill -TERM $rec
+wait $rec
+if grep -q "^# command: .*false_sharing_counters.*signal 15" "$tmp/sig.out"; then
+	ok "run, SIGTERM after 1 s: report printed"
+else
+	fail "run, SIGTERM after 1 s: no report"; cat "$tmp/sig.out" "$tmp/sig.err"
+fi
+
 [ $fails -eq 0 ]

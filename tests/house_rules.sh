@@ -1,7 +1,7 @@
 #!/bin/bash
 # The house (docs/DESIGN.md), checked: includes point down only, every
 # project include names its floor, no production file grows past
-# MAX_LINES, and no run output is tracked at the top of the tree.
+# MAX_LINES, no bare qsort/bsearch, and no run output is tracked at the top of the tree.
 # Prints one line per violation; exit 1 if any.
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 cd "$top_srcdir" || exit 99
@@ -39,6 +39,13 @@ for floor in $floors; do
 			echo "$f: $n lines, over $MAX_LINES: split it by job"; bad=1
 		fi
 	done
+done
+
+# qsort/bsearch of an empty NULL array is undefined (UBSan aborts): the
+# tree calls sort_items()/search_items() of common/util.h instead
+for f in $(grep -lE '\b(qsort|bsearch) *\(' $(for d in $floors; do echo "$d"/*.[ch]; done)); do
+	[ "$f" = common/util.h ] && continue
+	echo "$f: calls qsort()/bsearch(): use sort_items()/search_items() (common/util.h)"; bad=1
 done
 
 # run outputs (reports, data files, transcripts) never go into git

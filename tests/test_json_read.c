@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "common/util.h"
@@ -169,8 +172,82 @@ static void test_truncated(void)
 	strbuf_release(&err);
 }
 
+/* "[[0],[0],...]" in at most n bytes (*len): 4 bytes of text per node; the
+ * reader once spent 8 slots (448 bytes) on each one-element array, 1.7 GB
+ * for 32 MiB. */
+static char *crafted_nested(size_t n, size_t *len)
+{
+	char *t = xmalloc(n);
+	size_t i = 0;
+
+	t[i++] = '[';
+	while (i + 8 <= n) {
+		memcpy(t + i, "[0],", 4);
+		i += 4;
+	}
+	memcpy(t + i, "[0]]", 4);
+	*len = i + 4;
+	return t;
+}
+
+static void test_memory_bound(void)
+{
+	size_t len = 32u << 20, budget = len * JSON_MEM_PER_BYTE + JSON_MEM_SLACK;
+	struct strbuf err = STRBUF_INIT;
+	size_t text_len;
+	char *text = crafted_nested(len, &text_len);
+	struct json *j;
+	pid_t child;
+	int status;
+
+	j = json_parse(text, text_len, &err);
+	CHECK(j == NULL, "a 32 MiB document of one-element arrays is refused");
+	CHECK(strstr(strbuf_str(&err), "would take more than") != NULL,
+	      "and says why: %s", strbuf_str(&err));
+	json_free(j);
+
+	/* The bound, measured: in a child whose address space can grow by
+	 * the budget and 64 MiB more, the refusal comes, not an out-of-memory
+	 * death.  ASan reserves terabytes of shadow: no limit there. */
+#if !defined(__SANITIZE_ADDRESS__)
+	child = fork();
+	if (child == 0) {
+		struct rlimit rl;
+		unsigned long pages = 0;
+		FILE *f = fopen("/proc/self/statm", "r");
+
+		if (!f || fscanf(f, "%lu", &pages) != 1)
+			_exit(3);
+		fclose(f);
+		rl.rlim_cur = rl.rlim_max = pages * (size_t)sysconf(_SC_PAGESIZE) +
+					     budget + (64u << 20);
+		setrlimit(RLIMIT_AS, &rl);
+		strbuf_reset(&err);
+		_exit(json_parse(text, text_len, &err) == NULL && err.len ? 0 : 1);
+	}
+	waitpid(child, &status, 0);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "refused within the budget's address space (status %#x)", status);
+#else
+	(void)child; (void)status; (void)budget;
+#endif
+	free(text);
+
+	/* a document as large, mostly space, is read */
+	text = xmalloc(len);
+	memset(text, ' ', len);
+	memcpy(text, "[0,1,2]", 7);
+	strbuf_reset(&err);
+	j = json_parse(text, len, &err);
+	CHECK(j && j->n == 3, "32 MiB of mostly white space is read: %s", strbuf_str(&err));
+	json_free(j);
+	free(text);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
+	test_memory_bound();
 	test_report();
 	test_values();
 	test_errors();

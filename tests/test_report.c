@@ -279,7 +279,7 @@ static void check_text(const struct report *r)
 	CHECK(strstr(text, "threads: 101 102\n"), "thread list");
 	CHECK(strstr(text, "0x401000"), "unnamed site shown by address");
 	CHECK(strstr(text, "dropped: 50 (no memory operand 30, stack 20)"), "dropped");
-	CHECK(strstr(text, "prog \"a b\"\\x0anext\\x01"), "command control characters");
+	CHECK(strstr(text, "prog \"a b\"\\nnext\\x01"), "command control characters (escape_text)");
 	CHECK(widest_line(text) <= 100, "text wider than 100 columns:\n%s", text);
 	free(text);
 }

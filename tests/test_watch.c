@@ -576,8 +576,50 @@ static void test_live(void)
 	watch_free(w);
 }
 
+/*
+ * A short run: every sample on one line, 3 loads of thread 1 and 2 of
+ * thread 2; the watch saw 1500 and 500 reads and one write of thread 2
+ * that sampling missed.  Merged, the line rounds to 4 + 1 loads and keeps
+ * the one write: 6 samples' weight out of 5 sampled, so its share (and
+ * score) read 120% until the table's total followed the replaced line.
+ */
+static void test_merge_keeps_total(void)
+{
+	struct line_table *t = line_table_new(64, 1000000);
+	struct watch_thread_count tc[] = { { 1, 1500, 0, 1500 }, { 2, 500, 1, 501 } };
+	struct watch_word_result w[] = { word(0x1020, tc, 2) };
+	const struct watch_word_result *p[] = { &w[0] };
+	struct line merged, *l;
+	struct line_verdict v;
+
+	for (unsigned i = 0; i < 5; i++) {
+		struct access_sample s = {
+			.time = 1000 * i, .pid = 42, .tid = i < 3 ? 1 : 2, .ip = 0x4000,
+			.addr = 0x1020, .size = 8, .kind = ACCESS_LOAD, .base_reg = -1,
+		};
+		line_table_add(t, &s);
+	}
+	l = line_table_find(t, 42, 0x1000);
+	CHECK(l && l->count == 5, "five samples on the line");
+	if (!l)
+		goto out;
+	CHECK(watch_merge_line(l, p, 1, 64, &merged), "merged");
+	CHECK(merged.count > l->count, "rounding and the kept write: %llu > %llu",
+	      (unsigned long long)merged.count, (unsigned long long)l->count);
+	line_table_replace_line(t, l, &merged);
+	CHECK_EQ_U64(line_table_samples(t), l->count, "the total follows the line");
+	classify_line(l, line_table_samples(t), &(struct classify_config){ 0, 0.3, 8, 0.01 }, &v);
+	CHECK(v.share <= 1.0 && v.score <= 1.0, "share %g and score %g at most 1",
+	      v.share, v.score);
+	line_verdict_release(&v);
+	watch_line_evidence_release(&merged);
+out:
+	line_table_free(t);
+}
+
 int main(void)
 {
+	test_merge_keeps_total();
 	test_hot_words();
 	test_hot_words_mix_threads();
 	test_plan();

@@ -1,0 +1,128 @@
+#!/bin/sh
+# Names from the target are data: a program whose threads name themselves
+# "a<ESC>[2Jb<LF>c" and "<ESC>]0;t<BEL>w0" (prctl PR_SET_NAME), and whose
+# code sits in a file named "evil.c:99: note: all good<LF>x.c" (#line),
+# must not reach the terminal raw nor forge a line: the text report,
+# --annotate and check print no ESC, BEL or stray newline from those
+# names, and print their escaped forms (common/escape.h) instead.  JSON
+# keeps them exactly, as valid JSON.
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+contend="$top_builddir/contend"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+fail() {
+	echo "FAIL $1"
+	shift
+	for f in "$@"; do echo "--- $f"; cat -v "$f"; done
+	fails=$((fails + 1))
+}
+
+cat >"$tmp/evil.c" <<'EOF'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+static volatile long counters[8];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+#line 5 "evil.c:99: note: all good\nx.c"
+static void *work(void *arg)
+{
+	long i = (long)arg;
+	double end = now() + 1.5;
+
+	prctl(PR_SET_NAME, i ? "a\033[2Jb\nc" : "\033]0;t\007w0", 0, 0, 0);
+	while (now() < end)
+		for (int k = 0; k < 100000; k++)
+			counters[i]++;
+	return 0;
+}
+
+int main(void)
+{
+	pthread_t t[2];
+
+	for (long i = 0; i < 2; i++)
+		pthread_create(&t[i], 0, work, (void *)i);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], 0);
+	return 0;
+}
+EOF
+if ! cc -O2 -g -pthread -o "$tmp/evil" "$tmp/evil.c" 2>"$tmp/cc.err"; then
+	echo "SKIP: cannot compile the test program"; cat "$tmp/cc.err"
+	exit 77
+fi
+
+esc=$(printf '\033')
+bel=$(printf '\007')
+# raw: FILE holds an ESC or BEL, or a line that a name's newline began
+raw() {
+	grep -q "[$esc$bel]" "$1" || grep -qE '^(c\)|x\.c)' "$1"
+}
+
+# sampling needs the two threads at once: one retry on a busy machine
+run_until() {   # pattern file command...
+	pat=$1 out=$2
+	shift 2
+	for attempt in 1 2; do
+		"$@" >"$out" 2>"$tmp/err"
+		grep -qF -- "$pat" "$out" && return 0
+	done
+	return 1
+}
+
+if ! run_until 'evil.c\x3a99\x3a note\x3a all good\nx.c:' "$tmp/text" \
+	"$contend" run --no-confirm -- "$tmp/evil" || raw "$tmp/text" || raw "$tmp/err"; then
+	fail "text report: escaped file name, no raw bytes" "$tmp/text" "$tmp/err"
+elif ! grep -qF '(a\x1b[2Jb\nc)' "$tmp/text" || ! grep -qF '(\x1b]0;t\x07w0)' "$tmp/text"; then
+	fail "text report: escaped thread names" "$tmp/text"
+else
+	echo "ok text report"
+fi
+
+if ! run_until '== ' "$tmp/annotate" "$contend" run --no-confirm --annotate -- "$tmp/evil" ||
+   raw "$tmp/annotate" || ! grep -qF 'evil.c:99: note: all good\nx.c' "$tmp/annotate"; then
+	fail "annotate: escaped file name, no raw bytes" "$tmp/annotate" "$tmp/err"
+else
+	echo "ok annotate"
+fi
+
+# check's "file:line: message": the forged line must not appear, the
+# location's own colons are the only ones
+if ! run_until ': false sharing on' "$tmp/check" "$contend" check --no-confirm -- "$tmp/evil" ||
+   raw "$tmp/check" || grep -q '^[^ ]*evil\.c:99:' "$tmp/check" ||
+   ! grep -qF 'evil.c\x3a99\x3a note\x3a all good\nx.c:' "$tmp/check"; then
+	fail "check: location escaped, no forged line" "$tmp/check" "$tmp/err"
+else
+	echo "ok check"
+fi
+
+# JSON keeps the names exactly (its own escaping), and stays valid
+if command -v python3 >/dev/null 2>&1; then
+	if ! run_until '"comm"' "$tmp/json" "$contend" run --no-confirm --format json -- "$tmp/evil" ||
+	   raw "$tmp/json" || ! python3 - "$tmp/json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+names = {t.get("comm") for l in r["lines"] for t in l.get("threads", [])}
+sys.exit(0 if "a\033[2Jb\nc" in names else 1)
+EOF
+	then
+		fail "json: names kept exactly, escaped by JSON" "$tmp/json"
+	else
+		echo "ok json"
+	fi
+fi
+
+[ $fails -eq 0 ]
