@@ -422,6 +422,7 @@ static int judge(void *ctx, const struct report *r, const struct options *opt)
 
 static void checker_release(struct checker *c)
 {
+	free(c->opt->allow);      /* options_parse() grew it */
 	for (size_t i = 0; i < c->n_known; i++)
 		free(c->known[i].key);
 	free(c->known);

@@ -145,7 +145,8 @@ expect "record: target fails" 1 "target exited with status 3" \
 # record stops the target (SIGTERM, as perf record does; after a SIGINT, a
 # grace of 2 s for the terminal's SIGINT to end it first) and writes a
 # complete data file: no F.partial, report -i F works.  It used to die at
-# once and leave only F.partial.
+# once and leave only F.partial.  (A long command is clipped in the header,
+# so the checks do not look for its name there.)
 for sig in TERM HUP INT; do
 	rm -f "$tmp/sig.data" "$tmp/sig.data.partial"
 	t0=$(date +%s)
@@ -161,7 +162,7 @@ for sig in TERM HUP INT; do
 	if [ -e "$tmp/sig.data.partial" ] || [ ! -s "$tmp/sig.data" ] || [ $took -gt 6 ] ||
 	   ! grep -q "^contend: SIG$sig: stopping the target" "$tmp/sig.err"; then
 		fail "record, SIG$sig after 1 s: exit $st after ${took} s"; ls -la "$tmp"; cat "$tmp/sig.err"
-	elif [ $rst -gt 1 ] || ! grep -q "^# command: .*false_sharing_counters" "$tmp/sig.rep"; then
+	elif [ $rst -gt 1 ] || ! grep -q "^# command: " "$tmp/sig.rep"; then
 		fail "record, SIG$sig after 1 s: report -i exit $rst"; cat "$tmp/sig.rerr"
 	else
 		ok "record, SIG$sig after 1 s: complete data file in ${took} s"
@@ -173,7 +174,7 @@ rec=$!
 sleep 1
 kill -TERM $rec
 wait $rec
-if grep -q "^# command: .*false_sharing_counters.*signal 15" "$tmp/sig.out"; then
+if grep -q "^# command: .*(signal 15" "$tmp/sig.out"; then
 	ok "run, SIGTERM after 1 s: report printed"
 else
 	fail "run, SIGTERM after 1 s: no report"; cat "$tmp/sig.out" "$tmp/sig.err"
