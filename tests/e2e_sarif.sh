@@ -11,7 +11,7 @@ set -u
 contend="$top_builddir/contend"
 fsc="$top_builddir/testcases/false_sharing_counters"
 schema="$top_srcdir/tests/sarif-schema-2.1.0.json"
-validate="python3 $top_srcdir/tests/sarif_validate.py $schema"
+validate() { python3 "$top_srcdir/tests/sarif_validate.py" "$schema" "$@"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -32,7 +32,7 @@ for attempt in 1 2 3; do
 done
 if [ $st -ne 1 ]; then
 	fail "check --format sarif: exit $st, want 1"; cat "$tmp/out" "$tmp/err"
-elif $validate "$tmp/c.sarif" --results 1 --rule false-sharing --level error \
+elif validate "$tmp/c.sarif" --results 1 --rule false-sharing --level error \
 	--uri testcases/false_sharing_counters.c --base-id SRCROOT --line "$line" \
 	--text "false sharing on counters[" --text "score 0." --text ": pad each element"; then
 	ok "check --format sarif: valid SARIF 2.1.0, false-sharing at false_sharing_counters.c:$line"
@@ -49,14 +49,17 @@ for attempt in 1 2 3; do
 		"$tmp/r.sarif" 2>/dev/null && break
 done
 src=$(cd "$top_srcdir" && pwd)
-$validate "$tmp/r.sarif" --rule false-sharing --level warning \
-	--uri "file://$src/testcases/false_sharing_counters.c" --line "$line" &&
+# percent-encoded as the URI must be: a checkout path may hold spaces, UTF-8
+uri=$(python3 -c 'import sys, urllib.parse; print("file://" + urllib.parse.quote(sys.argv[1], safe="/-._~"))' \
+	"$src/testcases/false_sharing_counters.c")
+validate "$tmp/r.sarif" --rule false-sharing --level warning \
+	--uri "$uri" --line "$line" &&
 	ok "run --format sarif: valid, a warning at an absolute file URI" ||
 	{ fail "run --format sarif"; cat "$tmp/r.sarif"; }
 
 "$contend" check -q --format sarif -o "$tmp/p.sarif" -- "$fsc" --padded >/dev/null 2>&1
 st=$?
-[ $st -eq 0 ] && $validate "$tmp/p.sarif" --results 0 &&
+[ $st -eq 0 ] && validate "$tmp/p.sarif" --results 0 &&
 	ok "padded: exit 0, valid SARIF with no result" || fail "padded: exit $st"
 
 "$contend" check --format sarif -- "$fsc" >"$tmp/out" 2>"$tmp/err"

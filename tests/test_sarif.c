@@ -4,6 +4,7 @@
  * current directory (percent-encoded) or absolute file:// ones, and names
  * from the target escaped so that the document stays JSON.  The e2e test
  * (e2e_sarif.sh) validates real output against the SARIF 2.1.0 schema. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,24 @@
 #include "reports/report.h"
 #include "reports/violation.h"
 #include "tests/tap.h"
+
+/* The URI the printer must give the directory: RFC 3986's unreserved
+ * bytes and '/' as they are, every other byte %XX (a checkout path may hold
+ * spaces and non-ASCII). */
+static char *file_uri_of_dir(const char *dir)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "file://");
+	for (const unsigned char *p = (const unsigned char *)dir; *p; p++) {
+		if (isalnum(*p) || strchr("-._~/", *p))
+			strbuf_addch(&sb, (char)*p);
+		else
+			strbuf_addf(&sb, "%%%02X", *p);
+	}
+	strbuf_addch(&sb, '/');
+	return strbuf_detach(&sb);
+}
 
 static const struct json *at(const struct json *j, size_t i)
 {
@@ -99,7 +118,7 @@ static void test_sarif(void)
 	      "message: kind, data (escaped and back), score: %s",
 	      json_string(path(res, "message.text")));
 	CHECK(strstr(json_string(path(res, "message.text")) ?: "", ": pad it") != NULL, "advice");
-	root = xasprintf("file://%s/", cwd);
+	root = file_uri_of_dir(cwd);
 	CHECK_STR(json_string(path(doc, "runs.0.originalUriBaseIds.SRCROOT.uri")), root,
 		  "SRCROOT is the current directory");
 	free(root);
