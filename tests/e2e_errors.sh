@@ -9,24 +9,8 @@ set -u
 contend="$top_builddir/contend"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-expect() {   # name, want-status, stderr-pattern, command...
-	name=$1 want=$2 pat=$3
-	shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" -ne "$want" ]; then
-		echo "FAIL $name: exit $got, want $want"; cat "$tmp/err"; fails=$((fails + 1)); return
-	fi
-	if ! grep -qE "$pat" "$tmp/err"; then
-		echo "FAIL $name: stderr lacks /$pat/:"; cat "$tmp/err"; fails=$((fails + 1)); return
-	fi
-	if [ "$(wc -l <"$tmp/err")" -gt 3 ]; then
-		echo "FAIL $name: error is not short:"; cat "$tmp/err"; fails=$((fails + 1)); return
-	fi
-	echo "ok $name"
-}
+. "$top_srcdir/tests/e2e_lib.sh"
+expect_max_lines=3
 
 expect "command not found" 2 "cannot run 'no-such-cmd-xyz': command not found" \
 	"$contend" run -- no-such-cmd-xyz

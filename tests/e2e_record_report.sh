@@ -11,28 +11,12 @@
 #   no partial file behind.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 contend="$top_builddir/contend"
 fsc="$top_builddir/testcases/false_sharing_counters"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-ok() { echo "ok $*"; }
-
-expect() {   # name, want-status, stderr-pattern, command...
-	name=$1 want=$2 pat=$3
-	shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" -ne "$want" ]; then
-		fail "$name: exit $got, want $want"; cat "$tmp/err"; return
-	fi
-	if ! grep -qE -- "$pat" "$tmp/err"; then
-		fail "$name: stderr lacks /$pat/:"; cat "$tmp/err"; return
-	fi
-	ok "$name"
-}
+. "$top_srcdir/tests/e2e_lib.sh"
 
 # --- record, then report: the same report --------------------------------
 # The binary is a copy under a/, so that it can move away afterwards.

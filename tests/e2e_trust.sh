@@ -22,33 +22,14 @@ fsc="$top_builddir/testcases/false_sharing_counters"
 tmp=$(mktemp -d)
 bin=$(mktemp -d)    # programs nobody runs: outside the root-only $tmp
 trap 'rm -rf "$tmp" "$bin"' EXIT
-fails=0
-
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-ok() { echo "ok $*"; }
+. "$top_srcdir/tests/e2e_lib.sh"
+expect_max_lines=1
 
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
 	echo "SKIP: needs root and setpriv (an attacker and a target run as nobody)"
 	exit 77
 fi
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
-
-expect() {   # name, want-status, stderr-pattern, command...
-	name=$1 want=$2 pat=$3
-	shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" -ne "$want" ]; then
-		fail "$name: exit $got, want $want"; cat "$tmp/err"; return
-	fi
-	if ! grep -qE -- "$pat" "$tmp/err"; then
-		fail "$name: stderr lacks /$pat/:"; cat "$tmp/err"; return
-	fi
-	if [ "$(wc -l <"$tmp/err")" -gt 1 ]; then
-		fail "$name: more than one line:"; cat "$tmp/err"; return
-	fi
-	ok "$name"
-}
 
 # --- output files ---------------------------------------------------------
 # A sticky, world-writable directory like /tmp, and a root-only file.
