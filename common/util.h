@@ -72,13 +72,13 @@ unsigned named_counts_collect(const uint64_t *counts, unsigned n,
 /* Seconds on CLOCK_MONOTONIC: for intervals and deadlines, never dates. */
 double monotonic_s(void);
 
-/* The last component of path: "b" of "a/b".  A path that ends in '/'
- * ("/", "/x/y/") or has no '/' comes back whole.  Never NULL; points
- * into path. */
 /* "dir/../x.c" -> "x.c", "/a/./b//c/" -> "/a/b/c", in place, without
  * the file system (symlinks are not resolved); "" stays "", "/.." is "/",
  * leading ".." of a relative path are kept. */
 void path_normalize(char *path);
+/* The last component of path: "b" of "a/b".  A path that ends in '/'
+ * ("/", "/x/y/") or has no '/' comes back whole.  Never NULL; points
+ * into path. */
 const char *basename_of(const char *path);
 
 /* qsort, bsearch, memcpy and memmove with a NULL pointer are undefined
