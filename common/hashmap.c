@@ -13,6 +13,16 @@ void hashmap_init(struct hashmap *m, size_t key_size)
 	m->key_size = key_size;
 }
 
+void hash_index_init(struct hash_index *x, uint32_t *entries, size_t n_entries)
+{
+	if (!n_entries || (n_entries & (n_entries - 1)) ||
+	    n_entries / 2 > HASH_INDEX_MAX_ITEMS)
+		die("hash index: %zu entries, want a power of two up to 2^31", n_entries);
+	x->entries = entries;
+	x->mask = (uint32_t)(n_entries - 1);
+	memset(entries, 0, n_entries * sizeof(*entries));
+}
+
 uint64_t hash_bytes(const void *p, size_t n)
 {
 	const unsigned char *b = p;

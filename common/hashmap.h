@@ -1,6 +1,9 @@
 /* hashmap.h - the one hash table every other table is built on.
  *
- * Open addressing, linear probing, grown to stay under half full.  Each
+ * Open addressing, linear probing, kept under half full, in two forms:
+ * the map (struct hashmap), which owns its slots and grows itself, and the
+ * compact index (struct hash_index, below) for an index that must live in
+ * the caller's memory.  The map:  Each
  * slot holds the key's 64-bit hash and a non-NULL value pointer; a map
  * made with key_size > 0 also keeps a copy of each fixed-size key (compared
  * with memcmp: zero a key's padding before use), and one made with
@@ -80,6 +83,63 @@ static inline size_t hashmap_count(const struct hashmap *m) { return m->used; }
  * keeps the storage, release frees it. */
 void hashmap_clear(struct hashmap *m, void (*free_val)(void *));
 void hashmap_release(struct hashmap *m, void (*free_val)(void *));
+
+/*
+ * The compact form, for an index that sits beside the caller's own array
+ * (detector/line_table.c keeps one per cache line, in the block of the
+ * line's cells): up to 2^30 items numbered 0.., in 32-bit entries the
+ * caller allocates, a power of two of them, at least twice the items it
+ * will hold so that probes stay short.  An entry is 0 when empty, else
+ * (item + 1) under the mask and the high half of the key's hash above it,
+ * so a probe past another key rarely has to read that key's item.  The
+ * caller matches keys through its items, as with key_size 0 above:
+ *	for (hash_index_start(x, hash, &pos); hash_index_next(x, hash, &pos, &item);)
+ *		if (equal(&items[item], key)) ...
+ * It holds no memory of its own: to grow, allocate more entries, clear
+ * them with hash_index_init() and add every item again.
+ */
+struct hash_index {
+	uint32_t *entries;
+	uint32_t mask;                /* number of entries - 1 */
+};
+
+#define HASH_INDEX_MAX_ITEMS (1U << 30)
+
+/* entries: n_entries (a power of two) of the caller's, cleared here. */
+void hash_index_init(struct hash_index *x, uint32_t *entries, size_t n_entries);
+
+/* Adds item under hash; the caller knows it is not there and that the
+ * index has room (items < half the entries). */
+static inline void hash_index_add(struct hash_index *x, uint64_t hash, uint32_t item)
+{
+	size_t i = hash & x->mask;
+
+	while (x->entries[i])
+		i = (i + 1) & x->mask;
+	x->entries[i] = ((uint32_t)(hash >> 32) & ~x->mask) | (item + 1);
+}
+
+static inline void hash_index_start(const struct hash_index *x, uint64_t hash, size_t *pos)
+{
+	*pos = hash & x->mask;
+}
+
+/* The next item whose entry carries hash's tag, false at the walk's end. */
+static inline bool hash_index_next(const struct hash_index *x, uint64_t hash,
+				   size_t *pos, uint32_t *item)
+{
+	uint32_t tag = (uint32_t)(hash >> 32) & ~x->mask;
+
+	/* at most half full: an empty entry ends every walk */
+	for (size_t i = *pos; x->entries[i]; i = (i + 1) & x->mask) {
+		if ((x->entries[i] & ~x->mask) == tag) {
+			*pos = (i + 1) & x->mask;
+			*item = (x->entries[i] & x->mask) - 1;
+			return true;
+		}
+	}
+	return false;
+}
 
 uint64_t hash_bytes(const void *p, size_t n);
 uint64_t hash_str(const char *s);

@@ -11,20 +11,19 @@
  * it.  Its slots keep the whole hash, so a probe past another key rarely
  * reads that key's line.
  *
- * Cells are found through an open-addressing index of their own line,
- * keyed by (tid, ip, offset, size, kind): a line touched by a thousand
- * threads from a few sites has thousands of cells, and a scan would not
- * keep up.  The index lives in the same allocation as the cells, after
- * them, with two entries per cell allocated: it grows when the cells do,
- * is rebuilt from cells just copied, costs no allocation of its own, and
- * goes away with the cells whoever frees them.  An entry carries high bits
- * of the key's hash besides the cell's number, so that a probe past
- * another key rarely reads that key's cell (another miss).  A table-wide
- * index would put sixteen bytes per cell far from anything else the
- * sample touches.  That is also why this index is not a common/hashmap:
- * its sixteen-byte slots, at most half full, made it eight times the size
- * of these four-byte tagged entries, and measured (bench/analysis, 1000
- * lines) a fifth slower per sample.
+ * Cells are found through an index of their own line, keyed by (tid,
+ * ip, offset, size, kind): a line touched by a thousand threads from a few
+ * sites has thousands of cells, and a scan would not keep up.  The index
+ * is the hash map's compact form (struct hash_index): four-byte entries
+ * that carry high bits of the key's hash besides the cell's number, so a
+ * probe past another key rarely reads that key's cell (another miss).  It
+ * lives in the same allocation as the cells, after them, two entries per
+ * cell allocated: it grows when the cells do, is rebuilt from cells just
+ * copied, costs no allocation of its own, and goes away with the cells
+ * whoever frees them.  The map form, sixteen-byte slots in a block of
+ * their own, made this index eight times the size and measured (bench/
+ * analysis, 1000 lines) a fifth slower per sample; so would a table-wide
+ * index, far from anything else the sample touches.
  *
  * Threads are a per-line array.  Whether an access is concurrent is
  * decided from the line's two latest threads and the thread's own record
@@ -65,14 +64,13 @@
  */
 struct line_rec {
 	struct line line;
-	uint32_t *index;         /* cell_index(&line), or an empty one */
+	struct hash_index cells; /* of line.cells, by cell_hash() */
 	/* The thread that accessed the line last and the one before it that
 	 * is not the same, with their last_time; the second counts once the
 	 * line has two threads.  Valid while the table alone changes the
 	 * line's threads (line_table.h). */
 	uint64_t recent_time[2];
 	uint32_t recent_tid[2];
-	uint32_t index_mask;     /* index_mask(&line) */
 };
 
 struct line_table {
@@ -104,35 +102,18 @@ static uint64_t cell_hash(uint32_t tid, uint64_t ip, unsigned offset,
 
 /*
  * A line's cell index: after its alloc_cells cells, in the same block,
- * INDEX_PER_CELL * alloc_cells entries (a power of two, mask + 1).  An
- * entry is 0 when empty, else (cell number + 1) in the bits under the mask
- * and the high half of the key's hash above them.  It stays valid only
- * while the table alone changes the line's cells (line_table.h).
+ * INDEX_PER_CELL * alloc_cells entries of the hash map's compact form.
+ * It stays valid only while the table alone changes the line's cells
+ * (line_table.h).
  */
-static uint32_t *cell_index(const struct line *l)
+static uint32_t *cell_index_entries(const struct line *l)
 {
 	return (uint32_t *)(l->cells + l->alloc_cells);
 }
 
-static uint32_t index_mask(const struct line *l)
-{
-	return INDEX_PER_CELL * l->alloc_cells - 1;
-}
-
 /* The index of a line without cells: one empty entry, never written (the
  * first cell grows the line first). */
-static uint32_t no_cells_index[1];
-
-/* Put cell number n, whose key hashes to hash, into an index that does not
- * hold it and has room. */
-static void index_put(uint32_t *index, uint32_t mask, uint64_t hash, unsigned n)
-{
-	size_t i = hash & mask;
-
-	while (index[i])
-		i = (i + 1) & mask;
-	index[i] = ((uint32_t)(hash >> 32) & ~mask) | (n + 1);
-}
+static uint32_t no_cells_entries[1];
 
 /*
  * Make room for one more cell on a full line: grow its block (see the top
@@ -149,16 +130,14 @@ static void grow_cells(struct line_rec *r)
 	alloc = l->alloc_cells == 0 ? 1 :
 		l->alloc_cells < 16 ? l->alloc_cells * 4 : l->alloc_cells * 2;
 	l->cells = xrealloc(l->cells, (size_t)alloc * (sizeof(*l->cells) +
-				INDEX_PER_CELL * sizeof(*r->index)));
+				INDEX_PER_CELL * sizeof(uint32_t)));
 	l->alloc_cells = alloc;
-	r->index = cell_index(l);
-	r->index_mask = index_mask(l);
-	memset(r->index, 0, ((size_t)r->index_mask + 1) * sizeof(*r->index));
+	hash_index_init(&r->cells, cell_index_entries(l), (size_t)INDEX_PER_CELL * alloc);
 	for (unsigned n = 0; n < l->n_cells; n++) {
 		const struct line_cell *c = &l->cells[n];
 
-		index_put(r->index, r->index_mask,
-			  cell_hash(c->tid, c->ip, c->offset, c->size, c->kind), n);
+		hash_index_add(&r->cells,
+			       cell_hash(c->tid, c->ip, c->offset, c->size, c->kind), n);
 	}
 }
 
@@ -278,7 +257,7 @@ static struct line_rec *add_line(struct line_table *t, uint64_t hash,
 	memset(r, 0, sizeof(*r));
 	r->line.pid = pid;
 	r->line.addr = addr;
-	r->index = no_cells_index;
+	r->cells = (struct hash_index){ no_cells_entries, 0 };
 	/* the index + 1: never NULL, and stays right as lines[] grows */
 	hashmap_add(&t->line_map, hash, (void *)(uintptr_t)++t->n_lines);
 	return r;
@@ -308,21 +287,20 @@ static struct line_cell *find_or_add_cell(struct line_rec *r,
 					  unsigned offset, unsigned size)
 {
 	uint64_t hash = cell_hash(s->tid, s->ip, offset, size, s->kind);
-	uint32_t *index = r->index, mask = r->index_mask;
-	uint32_t tag = (uint32_t)(hash >> 32) & ~mask;
 	struct line *l = &r->line;
 	struct line_cell *c;
+	uint32_t n;
+	size_t pos;
 
-	for (size_t i = hash & mask; index[i]; i = (i + 1) & mask) {
-		if ((index[i] & ~mask) != tag)
-			continue;
-		c = &l->cells[(index[i] & mask) - 1];
+	for (hash_index_start(&r->cells, hash, &pos);
+	     hash_index_next(&r->cells, hash, &pos, &n);) {
+		c = &l->cells[n];
 		if (same_cell(c, s, offset, size))
 			return c;
 	}
 	if (l->n_cells == l->alloc_cells)
 		grow_cells(r);
-	index_put(r->index, r->index_mask, hash, l->n_cells);
+	hash_index_add(&r->cells, hash, l->n_cells);
 	c = &l->cells[l->n_cells++];
 	*c = (struct line_cell){
 		.tid = s->tid,

@@ -1,6 +1,7 @@
 /* Unit tests for common/hashmap.c: fixed-size keys across growth,
  * caller-matched keys with colliding hashes, iteration, the string set. */
 #include "common/hashmap.h"
+#include "common/util.h"
 #include "tests/tap.h"
 
 #include <stdlib.h>
@@ -105,6 +106,66 @@ static void test_walk(void)
 	hashmap_release(&m, NULL);
 }
 
+/* The compact form: items in the caller's array, colliding tags, a
+ * rebuild into a larger index as line_table does when its cells grow. */
+static uint64_t item_hash(uint64_t key)
+{
+	/* every 8th key shares one hash: tags and slots collide */
+	return key % 8 == 0 ? 0x5555000000000003ULL : hash_u64(key);
+}
+
+static uint32_t *index_find(const struct hash_index *x, const uint64_t *items, uint64_t key)
+{
+	static uint32_t found;
+	uint64_t hash = item_hash(key);
+	size_t pos;
+	uint32_t n;
+
+	for (hash_index_start(x, hash, &pos); hash_index_next(x, hash, &pos, &n);)
+		if (items[n] == key)
+			return (found = n, &found);
+	return NULL;
+}
+
+static void test_compact(void)
+{
+	enum { N = 700 };
+	uint64_t items[N] = { 0 };
+	uint32_t small[512], big[2048], empty[1];
+	struct hash_index x;
+	unsigned missing = 0, wrong = 0, phantom = 0;
+
+	hash_index_init(&x, empty, 1);
+	CHECK(index_find(&x, items, 42) == NULL, "an index of one empty entry finds nothing");
+
+	hash_index_init(&x, small, 512);
+	for (uint32_t n = 0; n < 256; n++) {
+		items[n] = n * 977 + 5;
+		hash_index_add(&x, item_hash(items[n]), n);
+	}
+	/* grow: a larger index, every item added again */
+	hash_index_init(&x, big, 2048);
+	for (uint32_t n = 0; n < N; n++) {
+		items[n] = n * 977 + 5;
+		hash_index_add(&x, item_hash(items[n]), n);
+	}
+	for (uint32_t n = 0; n < N; n++) {
+		uint32_t *got = index_find(&x, items, items[n]);
+
+		if (!got)
+			missing++;
+		else if (*got != n)
+			wrong++;
+	}
+	for (uint64_t k = 0; k < 5000; k++)
+		if (k % 977 != 5 && index_find(&x, items, k))
+			phantom++;
+	CHECK_EQ_U64(missing, 0, "every item found after the rebuild");
+	CHECK_EQ_U64(wrong, 0, "every key finds its own item, colliding hashes included");
+	CHECK_EQ_U64(phantom, 0, "keys never added are not found");
+	CHECK_EQ_U64(x.mask, 2047, "mask is entries - 1");
+}
+
 static void test_strset(void)
 {
 	struct strset s = STRSET_INIT;
@@ -131,6 +192,7 @@ int main(void)
 	test_keyed();
 	test_matched();
 	test_walk();
+	test_compact();
 	test_strset();
 	return test_done();
 }
