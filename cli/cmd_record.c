@@ -22,6 +22,7 @@
 #include "detector/datafile.h"
 #include "cli/options.h"
 #include "cli/session.h"
+#include "common/hashmap.h"
 #include "common/procfs.h"
 #include "common/safe_file.h"
 #include "common/util.h"
@@ -107,14 +108,6 @@ static void trace_pid(struct recorder *rec, uint32_t pid)
 	rec->pids[rec->n_pids++] = (struct traced_pid){ .pid = pid };
 }
 
-static uint64_t hash_text(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;     /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-	return h | 1;                           /* 0 means "none yet" */
-}
-
 static bool read_maps(pid_t pid, struct strbuf *out)
 {
 	char path[64], buf[8192];
@@ -142,7 +135,7 @@ static void snapshot_maps(struct recorder *rec, struct traced_pid *t)
 
 	if (!read_maps((pid_t)t->pid, &rec->maps))
 		return;
-	h = hash_text(rec->maps.buf, rec->maps.len);
+	h = hash_bytes(rec->maps.buf, rec->maps.len) | 1;   /* 0: none yet */
 	if (h == t->maps_hash)
 		return;
 	t->maps_hash = h;

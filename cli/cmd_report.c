@@ -27,6 +27,7 @@
 #include "detector/thread_names.h"
 #include "common/safe_file.h"
 #include "common/escape.h"
+#include "common/hashmap.h"
 #include "common/util.h"
 #include "reports/report.h"
 #include "symbolize/symbolizer.h"
@@ -65,68 +66,39 @@ struct replay {
 	uint32_t bad_chain;             /* a chain that repeats an earlier one */
 	struct recorded_file *files;
 	size_t n_files, alloc_files;
-	size_t *index;          /* hash of files: slot = file + 1, 0 = free */
-	size_t index_cap;
+	struct hashmap file_index;      /* file number + 1, by file_hash() */
 	struct map_event *events;
 	size_t n_events, alloc_events;
 };
 
 /* --- files, by (path, build-id) ------------------------------------------ */
 
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 0x100000001b3ULL;     /* FNV-1a */
-	return h;
-}
-
 static uint64_t file_hash(const char *path, const uint8_t *id, unsigned id_len)
 {
-	return hash_bytes(hash_bytes(0xcbf29ce484222325ULL, path, strlen(path)), id, id_len);
-}
-
-static bool file_is(const struct recorded_file *f, const char *path, const uint8_t *id,
-		    unsigned id_len)
-{
-	return f->id_len == id_len && !memcmp(f->id, id, id_len) && !strcmp(f->path, path);
-}
-
-static void index_grow(struct replay *rp)
-{
-	size_t cap = rp->index_cap ? 2 * rp->index_cap : 64;
-
-	free(rp->index);
-	rp->index = xcalloc(cap, sizeof(*rp->index));
-	rp->index_cap = cap;
-	for (size_t i = 0; i < rp->n_files; i++) {
-		const struct recorded_file *f = &rp->files[i];
-		size_t slot = file_hash(f->path, f->id, f->id_len) & (cap - 1);
-		while (rp->index[slot])
-			slot = (slot + 1) & (cap - 1);
-		rp->index[slot] = i + 1;
-	}
+	return hash_str(path) ^ hash_bytes(id, id_len);
 }
 
 static size_t file_intern(struct replay *rp, const char *path, const uint8_t *id,
 			  unsigned id_len)
 {
+	uint64_t hash = file_hash(path, id, id_len);
 	struct recorded_file *f;
-	size_t slot;
+	size_t pos;
 
-	if (2 * (rp->n_files + 1) > rp->index_cap)
-		index_grow(rp);
-	slot = file_hash(path, id, id_len) & (rp->index_cap - 1);
-	for (; rp->index[slot]; slot = (slot + 1) & (rp->index_cap - 1))
-		if (file_is(&rp->files[rp->index[slot] - 1], path, id, id_len))
-			return rp->index[slot] - 1;
+	for (void *v = hashmap_first_of(&rp->file_index, hash, &pos); v;
+	     v = hashmap_next_of(&rp->file_index, hash, &pos)) {
+		f = &rp->files[(uintptr_t)v - 1];
+		if (f->id_len == id_len && !memcmp(f->id, id, id_len) && !strcmp(f->path, path))
+			return (uintptr_t)v - 1;
+	}
 	ALLOC_GROW(rp->files, rp->n_files + 1, rp->alloc_files);
 	f = &rp->files[rp->n_files];
 	memset(f, 0, sizeof(*f));
 	f->path = xstrdup(path);
 	copy_bytes(f->id, id, id_len);
 	f->id_len = id_len;
-	rp->index[slot] = ++rp->n_files;
+	/* the number + 1: never NULL, and stays right as files[] grows */
+	hashmap_add(&rp->file_index, hash, (void *)(uintptr_t)++rp->n_files);
 	return rp->n_files - 1;
 }
 
@@ -395,7 +367,7 @@ static void replay_release(struct replay *rp)
 		free(rp->files[i].use);
 	}
 	free(rp->files);
-	free(rp->index);
+	hashmap_release(&rp->file_index, NULL);
 	free(rp->events);
 }
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The house (docs/DESIGN.md), checked: includes point down only, every
 # project include names its floor, no production file grows past
-# MAX_LINES, no bare qsort/bsearch, and no run output is tracked at the top of the tree.
+# MAX_LINES, no bare qsort/bsearch, no hash table but common/hashmap.h's, and no
+# run output is tracked at the top of the tree.
 # Prints one line per violation; exit 1 if any.
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 cd "$top_srcdir" || exit 99
@@ -46,6 +47,14 @@ done
 for f in $(grep -lE '\b(qsort|bsearch) *\(' $(for d in $floors; do echo "$d"/*.[ch]; done)); do
 	[ "$f" = common/util.h ] && continue
 	echo "$f: calls qsort()/bsearch(): use sort_items()/search_items() (common/util.h)"; bad=1
+done
+
+# one hash table (common/hashmap.h): no linear probing or FNV hashing of
+# its own anywhere else
+for f in $(grep -lE '= \(\w+ \+ 1\) & |0xcbf29ce484222325|0x100000001b3' \
+		$(for d in $floors; do echo "$d"/*.[ch]; done)); do
+	case "$f" in common/hashmap.[ch]) continue ;; esac
+	echo "$f: probes or hashes a table of its own: use common/hashmap.h"; bad=1
 done
 
 # run outputs (reports, data files, transcripts) never go into git
