@@ -15,6 +15,7 @@
 
 #include "detector/backend.h"
 #include "detector/callchain.h"
+#include "cli/exit_hold.h"
 #include "cli/launch.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
@@ -67,6 +68,7 @@ struct session {
 	size_t n_forked, alloc_forked;
 	double sample_from;        /* --delay: samples before this monotonic_s() are dropped */
 	struct jvm_map jvm;        /* a HotSpot target: its JIT code's perf map */
+	struct exit_hold hold;     /* run: a JVM's memory kept through its exit */
 };
 
 /* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
@@ -370,6 +372,8 @@ static void jvm_run_tick(struct session *s, pid_t pid)
 	s->jvm.next_try = t + 1.0;
 	if (!s->jvm.is_jvm && !(s->jvm.is_jvm = jvm_is_hotspot(pid)))
 		return;
+	/* its data is named from its memory, gone once it exits */
+	exit_hold_start(&s->hold, pid);
 	jvm_ask_perf_map(s, pid);
 }
 
@@ -655,6 +659,10 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		pid_t w;
 		session_beat(&s, es, &cb, child.pid, t0);
 		jvm_run_tick(&s, child.pid);
+		if (exit_hold_poll(&s.hold)) {
+			status = s.hold.exit_status;
+			break;
+		}
 		w = waitpid(child.pid, &status, WNOHANG);
 		if (w == child.pid)
 			break;
@@ -682,6 +690,13 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		t0 = t1 < s.sample_from ? t1 : s.sample_from;
 	ret = finish_session(&s, command, child.pid, t1 - t0, TARGET_LAUNCHED,
 			     WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status));
+	if (s.hold.at_exit) {
+		/* named while it waited at its exit: now let it end */
+		exit_hold_release(&s.hold);
+		while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	exit_hold_release(&s.hold);
 	catch_stop_signals(false);
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP &&
 	    confirm_windows_run(s.confirm)) {

@@ -26,6 +26,23 @@ bool process_alive(pid_t pid)
 	return alive;
 }
 
+pid_t process_memory_task(pid_t pid)
+{
+	pid_t *tasks, found = pid;
+	unsigned n;
+
+	if (process_alive(pid))
+		return pid;
+	tasks = process_tasks(pid, &n);
+	for (unsigned i = 0; i < n; i++)
+		if (tasks[i] != pid && process_alive(tasks[i])) {
+			found = tasks[i];
+			break;
+		}
+	free(tasks);
+	return found;
+}
+
 char *process_cmdline(pid_t pid)
 {
 	char path[64], buf[4096];

@@ -12,6 +12,12 @@
 
 /* Is the process there, and not a zombie? */
 bool process_alive(pid_t pid);
+/* The task whose memory is the process's: pid while its main thread
+ * lives; once that one has ended (pthread_exit, or the process exits and
+ * one thread is held at its exit: cli/exit_hold.h) another thread, which
+ * still has the memory; pid if there is none.  /proc/TID/... and
+ * process_vm_readv() take the tid like a pid. */
+pid_t process_memory_task(pid_t pid);
 /* Its command line, arguments joined by spaces ("pid N" if unreadable);
  * caller frees. */
 char *process_cmdline(pid_t pid);

@@ -42,7 +42,7 @@ bool hs_read_target(pid_t pid, uint64_t addr, void *buf, size_t len)
 
 bool hotspot_read(const struct hotspot *h, uint64_t addr, void *buf, size_t len)
 {
-	return hs_read_target(h->pid, addr, buf, len);
+	return hs_read_target(h->task, addr, buf, len);
 }
 
 bool hs_read_u64(pid_t pid, uint64_t addr, uint64_t *val)
@@ -117,7 +117,7 @@ static const char *read_table_string(struct hotspot *h, uint64_t addr)
 	s = hashmap_get(&h->string_at, &addr);
 	if (s)
 		return s;
-	n = hs_read_cstr(h->pid, addr, buf, sizeof(buf));
+	n = hs_read_cstr(h->task, addr, buf, sizeof(buf));
 	if (n < 0)
 		return NULL;
 	for (ssize_t i = 0; i < n; i++)
@@ -327,8 +327,8 @@ static long read_table(struct hotspot *h, const struct jvm_syms *js, int table_s
 	size_t alloc = 0, n = 0;
 	uint8_t *buf = NULL;
 
-	if (!hs_read_u64(h->pid, js->addr[table_sym], &base) ||
-	    !read_sym_value(h->pid, js, stride_sym, &stride)) {
+	if (!hs_read_u64(h->task, js->addr[table_sym], &base) ||
+	    !read_sym_value(h->task, js, stride_sym, &stride)) {
 		explain_read_error(err, h->pid, what);
 		return -1;
 	}
@@ -354,9 +354,9 @@ static long read_table(struct hotspot *h, const struct jvm_syms *js, int table_s
 		}
 		ALLOC_GROW(buf, (n + batch) * stride, alloc);
 		/* a batch may run past the table's mapping: then one by one */
-		if (!hs_read_target(h->pid, base + n * stride, buf + n * stride, batch * stride)) {
+		if (!hs_read_target(h->task, base + n * stride, buf + n * stride, batch * stride)) {
 			batch = 1;
-			if (!hs_read_target(h->pid, base + n * stride, buf + n * stride, stride)) {
+			if (!hs_read_target(h->task, base + n * stride, buf + n * stride, stride)) {
 				explain_read_error(err, h->pid, what);
 				free(buf);
 				return -1;
@@ -633,7 +633,7 @@ static bool load(struct hotspot *h, struct strbuf *err)
 	struct table_layout tl;
 	int r, fd, found;
 
-	r = find_libjvm_map(h->pid, &lj);
+	r = find_libjvm_map(h->task, &lj);
 	if (r == -2) {
 		if (errno == ENOENT || errno == ESRCH)
 			strbuf_addf(err, "process %d is gone", (int)h->pid);
@@ -646,7 +646,7 @@ static bool load(struct hotspot *h, struct strbuf *err)
 			    (int)h->pid);
 		return false;
 	}
-	fd = open_libjvm(h->pid, &lj);
+	fd = open_libjvm(h->task, &lj);
 	if (fd < 0) {
 		strbuf_addf(err, "process %d: cannot open its libjvm.so %s: %s",
 			    (int)h->pid, lj.path, strerror(errno));
@@ -667,7 +667,7 @@ static bool load(struct hotspot *h, struct strbuf *err)
 		return false;
 	}
 	free(lj.path);
-	return read_layout(h->pid, &js, &tl, err) &&
+	return read_layout(h->task, &js, &tl, err) &&
 		read_structs(h, &js, &tl, err) &&
 		read_types(h, &js, &tl, err) &&
 		read_constants(h, &js, &tl, false, err) &&
@@ -680,6 +680,8 @@ struct hotspot *hotspot_open(pid_t pid, struct strbuf *err)
 	struct hotspot *h = xcalloc(1, sizeof(*h));
 
 	h->pid = pid;
+	/* a process whose main thread has ended is read through another */
+	h->task = process_memory_task(pid);
 	h->strings = (struct strset)STRSET_INIT;
 	hashmap_init(&h->string_at, sizeof(uint64_t));
 	hashmap_init(&h->field_index, 0);
@@ -892,5 +894,5 @@ bool hotspot_static_value(const struct hotspot *h, const char *type,
 
 	if (!f || !f->is_static || !f->address)
 		return false;
-	return hs_read_uint(h->pid, f->address, f->size ? f->size : 8, val);
+	return hs_read_uint(h->task, f->address, f->size ? f->size : 8, val);
 }

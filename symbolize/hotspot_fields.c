@@ -34,8 +34,8 @@ static bool read_symbol(const struct hotspot *h, uint64_t sym, char *buf, size_t
 	uint64_t n;
 
 	if (!lenf || lenf->is_static || body_off < 0 || !plausible_pointer(sym) ||
-	    !hs_read_uint(h->pid, sym + lenf->offset, lenf->size ? lenf->size : 2, &n) ||
-	    n < 1 || n >= len || !hs_read_target(h->pid, sym + (uint64_t)body_off, buf, n))
+	    !hs_read_uint(h->task, sym + lenf->offset, lenf->size ? lenf->size : 2, &n) ||
+	    n < 1 || n >= len || !hs_read_target(h->task, sym + (uint64_t)body_off, buf, n))
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (buf[i] < 0x21 || buf[i] > 0x7e)
@@ -51,8 +51,8 @@ static bool cp_symbol(const struct hotspot *h, uint64_t cp, uint64_t idx, char *
 	uint64_t header, count, sym;
 
 	if (len_off < 0 || !hotspot_type_size(h, "ConstantPool", &header) || !header ||
-	    !hs_read_uint(h->pid, cp + (uint64_t)len_off, 4, &count) || !idx || idx >= count ||
-	    !hs_read_u64(h->pid, cp + header + 8 * idx, &sym))
+	    !hs_read_uint(h->task, cp + (uint64_t)len_off, 4, &count) || !idx || idx >= count ||
+	    !hs_read_u64(h->task, cp + header + 8 * idx, &sym))
 		return false;
 	return read_symbol(h, sym, buf, len);
 }
@@ -107,15 +107,15 @@ static bool class_fields(const struct hotspot *h, const struct field_info_layout
 	uint64_t fields, count, cp, len;
 	uint16_t rec[16];
 
-	if (!hs_read_u64(h->pid, klass + (uint64_t)fl->fields_off, &fields) ||
-	    !hs_read_uint(h->pid, klass + (uint64_t)fl->count_off, 2, &count) ||
-	    !hs_read_u64(h->pid, klass + (uint64_t)fl->constants_off, &cp) ||
+	if (!hs_read_u64(h->task, klass + (uint64_t)fl->fields_off, &fields) ||
+	    !hs_read_uint(h->task, klass + (uint64_t)fl->count_off, 2, &count) ||
+	    !hs_read_u64(h->task, klass + (uint64_t)fl->constants_off, &cp) ||
 	    !plausible_pointer(cp) || count > MAX_JAVA_FIELDS)
 		return false;
 	if (!count)
 		return true;
 	/* Array<u2>: an int length, then the data */
-	if (!plausible_pointer(fields) || !hs_read_uint(h->pid, fields, 4, &len) ||
+	if (!plausible_pointer(fields) || !hs_read_uint(h->task, fields, 4, &len) ||
 	    len < count * (uint64_t)fl->slots)
 		return false;
 	for (uint64_t i = 0; i < count; i++) {
@@ -123,7 +123,7 @@ static bool class_fields(const struct hotspot *h, const struct field_info_layout
 		struct hotspot_java_field *f;
 		uint32_t packed;
 
-		if (!hs_read_target(h->pid, at, rec, 2 * (size_t)fl->slots))
+		if (!hs_read_target(h->task, at, rec, 2 * (size_t)fl->slots))
 			return false;
 		packed = (uint32_t)rec[fl->high_at] << 16 | rec[fl->low_at];
 		if ((rec[fl->flags_at] & ACC_STATIC) ||
@@ -166,7 +166,7 @@ struct hotspot_java_field *hotspot_java_fields(const struct hotspot *h, uint64_t
 			*n = 0;
 			return NULL;
 		}
-		if (!hs_read_u64(h->pid, klass + (uint64_t)fl.super_off, &klass))
+		if (!hs_read_u64(h->task, klass + (uint64_t)fl.super_off, &klass))
 			break;
 	}
 	if (*n)
@@ -186,7 +186,7 @@ uint64_t hotspot_object_containing(const struct hotspot *h, uint64_t addr, uint6
 	for (uint64_t back = 0; back <= MAX_OBJECT_SCAN && back <= start; back += 8) {
 		uint64_t obj = start - back, k = hotspot_object_klass(h, obj), lh;
 
-		if (!k || !hs_read_uint(h->pid, k + (uint64_t)lh_off, 4, &lh))
+		if (!k || !hs_read_uint(h->task, k + (uint64_t)lh_off, 4, &lh))
 			continue;
 		/* an instance's layout helper is its size in bytes (bit 0: slow
 		 * path); arrays' are negative: not taken */

@@ -34,6 +34,7 @@ struct hotspot_const {
 
 struct hotspot {
 	pid_t pid;
+	pid_t task;                     /* whose memory is read: process_memory_task() */
 	struct strset strings;
 	struct hashmap string_at;       /* target address -> interned string */
 	struct hotspot_field *fields;

@@ -81,13 +81,13 @@ bool hotspot_klass_name(const struct hotspot *h, uint64_t klass_addr,
 	if (len < 2 || !lenf || lenf->is_static || name_off < 0 || body_off < 0 ||
 	    !plausible_pointer(klass_addr))
 		return false;
-	if (!hs_read_u64(h->pid, klass_addr + (uint64_t)name_off, &sym) ||
+	if (!hs_read_u64(h->task, klass_addr + (uint64_t)name_off, &sym) ||
 	    !plausible_pointer(sym) ||
-	    !hs_read_uint(h->pid, sym + lenf->offset, lenf->size ? lenf->size : 2, &n))
+	    !hs_read_uint(h->task, sym + lenf->offset, lenf->size ? lenf->size : 2, &n))
 		return false;
 	if (n < 1 || n > sizeof(name) || n >= len)
 		return false;
-	if (!hs_read_target(h->pid, sym + (uint64_t)body_off, name, n) ||
+	if (!hs_read_target(h->task, sym + (uint64_t)body_off, name, n) ||
 	    !plausible_class_name(name, n))
 		return false;
 	copy_bytes(buf, name, n);
@@ -122,7 +122,7 @@ static bool static_ending_value(const struct hotspot *h, const char *type,
 	const struct hotspot_field *f = static_field_ending(h, type, suffix);
 
 	return f && f->address &&
-		hs_read_uint(h->pid, f->address, f->size ? f->size : 8, val);
+		hs_read_uint(h->task, f->address, f->size ? f->size : 8, val);
 }
 
 bool hotspot_flag_bool(const struct hotspot *h, const char *flag, bool *val)
@@ -141,12 +141,12 @@ bool hotspot_flag_bool(const struct hotspot *h, const char *flag, bool *val)
 		char name[128];
 		uint8_t b;
 
-		if (!hs_read_u64(h->pid, entry + namef->offset, &name_addr) || !name_addr ||
-		    hs_read_cstr(h->pid, name_addr, name, sizeof(name)) < 0 ||
+		if (!hs_read_u64(h->task, entry + namef->offset, &name_addr) || !name_addr ||
+		    hs_read_cstr(h->task, name_addr, name, sizeof(name)) < 0 ||
 		    strcmp(name, flag))
 			continue;
-		if (!hs_read_u64(h->pid, entry + addrf->offset, &addr) ||
-		    !hs_read_target(h->pid, addr, &b, 1))
+		if (!hs_read_u64(h->task, entry + addrf->offset, &addr) ||
+		    !hs_read_target(h->task, addr, &b, 1))
 			return false;
 		*val = b != 0;
 		return true;
@@ -178,8 +178,8 @@ static uint64_t read_pointer_field(const struct hotspot *h, const struct narrow_
 	if (!np->known)
 		return 0;
 	if (!np->compressed)
-		return hs_read_u64(h->pid, addr, &v) ? v : 0;
-	if (!hs_read_uint(h->pid, addr, 4, &v) || !v)
+		return hs_read_u64(h->task, addr, &v) ? v : 0;
+	if (!hs_read_uint(h->task, addr, 4, &v) || !v)
 		return 0;
 	return np->base + (v << np->shift);
 }
@@ -217,7 +217,7 @@ uint64_t hotspot_vm_class(const struct hotspot *h, const char *id)
 		 * them in SystemDictionary::_well_known_klasses */
 		if (f->is_static && f->address && strstr(f->name, id) &&
 		    (!strcmp(f->type, "vmClasses") || !strcmp(f->type, "SystemDictionary")) &&
-		    hs_read_u64(h->pid, f->address, &k) && plausible_pointer(k))
+		    hs_read_u64(h->task, f->address, &k) && plausible_pointer(k))
 			return k;
 	}
 	return 0;
@@ -232,10 +232,10 @@ uint64_t hotspot_klass_mirror(const struct hotspot *h, uint64_t klass)
 	if (mirror_off < 0 || !plausible_pointer(klass))
 		return 0;
 	if (obj_off < 0)   /* before OopHandle (JDK < 16) the field was the oop */
-		return hs_read_u64(h->pid, klass + (uint64_t)mirror_off, &mirror) ? mirror : 0;
-	if (!hs_read_u64(h->pid, klass + (uint64_t)mirror_off, &handle) ||
+		return hs_read_u64(h->task, klass + (uint64_t)mirror_off, &mirror) ? mirror : 0;
+	if (!hs_read_u64(h->task, klass + (uint64_t)mirror_off, &handle) ||
 	    !plausible_pointer(handle) ||
-	    !hs_read_u64(h->pid, handle + (uint64_t)obj_off, &mirror))
+	    !hs_read_u64(h->task, handle + (uint64_t)obj_off, &mirror))
 		return 0;
 	return plausible_pointer(mirror) ? mirror : 0;
 }
@@ -259,15 +259,15 @@ uint64_t hotspot_find_klass(const struct hotspot *h, const char *name)
 
 		if (hotspot_klass_name(h, k, buf, sizeof(buf)) && !strcmp(buf, name))
 			return k;
-		if (hs_read_u64(h->pid, k + (uint64_t)sub_off, &next) && plausible_pointer(next)) {
+		if (hs_read_u64(h->task, k + (uint64_t)sub_off, &next) && plausible_pointer(next)) {
 			k = next;
 			continue;
 		}
 		while (k && k != root) {
-			if (hs_read_u64(h->pid, k + (uint64_t)sib_off, &next) && plausible_pointer(next))
+			if (hs_read_u64(h->task, k + (uint64_t)sib_off, &next) && plausible_pointer(next))
 				break;
 			next = 0;
-			if (!hs_read_u64(h->pid, k + (uint64_t)super_off, &k) || !plausible_pointer(k))
+			if (!hs_read_u64(h->task, k + (uint64_t)super_off, &k) || !plausible_pointer(k))
 				return 0;
 		}
 		if (!next)
@@ -286,7 +286,7 @@ static bool is_klass_at(const struct hotspot *h, uint64_t k, int64_t primary_off
 	char name[MAX_CLASS_NAME];
 	uint64_t first;
 
-	return hs_read_u64(h->pid, k + (uint64_t)primary_off, &first) &&
+	return hs_read_u64(h->task, k + (uint64_t)primary_off, &first) &&
 		first == h->object_klass && hotspot_klass_name(h, k, name, sizeof(name));
 }
 
@@ -313,7 +313,7 @@ bool hotspot_describe(const struct hotspot *h, uint64_t addr, struct strbuf *out
 	if (!klass || !hotspot_klass_name(h, klass, name, sizeof(name)))
 		return false;
 	/* a negative layout helper marks an array class */
-	if (lh_off >= 0 && hs_read_uint(h->pid, klass + (uint64_t)lh_off, 4, &lh) && (int32_t)lh < 0)
+	if (lh_off >= 0 && hs_read_uint(h->task, klass + (uint64_t)lh_off, 4, &lh) && (int32_t)lh < 0)
 		type = "ArrayKlass";
 	off = addr - klass;
 	strbuf_addf(out, "%s %s+%llu", type, name, (unsigned long long)off);
