@@ -454,6 +454,11 @@ void jvm_advise_line(struct jvm_names *j, struct report_line *rl, enum jvm_namin
 	} else {
 		rl->advice.summary = klass_field_advice(rl);
 	}
+	/* Nothing in a Klass can be padded: its fixes (a JDK without the
+	 * write, Java code that stops causing it) remove the writes, true and
+	 * false sharing alike, so the gain of the fix is the whole line's. */
+	if (named == JVM_KLASS && rl->predicted_gain_all > rl->predicted_gain)
+		rl->predicted_gain = rl->predicted_gain_all;
 	/* the JVM's layout, and no C proposal: the JVM lays out its data */
 	advice_layout_release(&rl->advice.current);
 	advice_layout_release(&rl->advice.proposed);

@@ -86,6 +86,12 @@ if grep -q 'build with -g' "$tmp/r.txt"; then
 	echo "FAIL: the text report of a JVM advises building with -g"
 	problems=1
 fi
+# nothing in a Klass can be padded: no "(padding)" gain on its lines
+if grep -q '(padding)' "$tmp/r.txt"; then
+	echo "FAIL: a JVM Klass line prices a padding fix:"
+	grep '(padding)' "$tmp/r.txt"
+	problems=1
+fi
 if [ $problems -ne 0 ]; then
 	cat "$tmp/r.txt"
 	exit 1

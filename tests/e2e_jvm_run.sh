@@ -46,6 +46,8 @@ echo "$top" | grep -q 'JDK-8180450' && ok "advice names JDK-8180450" || fail "no
 if grep -q 'had exited\|\[anon\]+0x[0-9a-f]*  line' "$tmp/r.txt" && ! echo "$top" | grep -q Klass; then
 	fail "the report still says the JVM had exited / names [anon]"
 fi
+grep -q '(padding)' "$tmp/r.txt" && fail "a Klass line prices a padding fix" ||
+	ok "no padding gain on a Klass line"
 if pgrep -f "TypeCheck 2 5" >/dev/null; then
 	fail "a JVM is left running"; pkill -f "TypeCheck 2 5"
 else
