@@ -639,6 +639,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	catch_stop_signals(true);
 	signal(SIGQUIT, SIG_IGN);
 
+	if (hooks && hooks->start)
+		hooks->start(hooks->ctx, child.pid, true);
 	t0 = monotonic_s();
 	if (opt->delay > 0)
 		s.sample_from = t0 + opt->delay;
@@ -671,6 +673,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	t1 = monotonic_s();
 	event_set_drain(es, &cb);
 	event_set_close(es);
+	if (hooks && hooks->stop)
+		hooks->stop(hooks->ctx);
 	if (left_running)
 		error("target (pid %d) did not exit within %.0f s of SIGTERM: left running; "
 		      "the report covers %.2f s", (int)child.pid, 2 * RUN_STOP_GRACE_S, t1 - t0);
@@ -890,6 +894,8 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 			escape_text(&esc, command), opt->duration > 0 ? "" : "; Ctrl-C to stop");
 	strbuf_release(&esc);
 
+	if (hooks && hooks->start)
+		hooks->start(hooks->ctx, opt->pid, false);
 	t0 = monotonic_s();
 	if (opt->delay > 0)
 		s.sample_from = t0 + opt->delay;
@@ -907,6 +913,8 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	 * stopped and receives no signal. */
 	event_set_drain(es, &cb);
 	event_set_close(es);
+	if (hooks && hooks->stop)
+		hooks->stop(hooks->ctx);
 	/* methods compiled while sampled: the map is read at report time */
 	if (s.jvm.is_jvm && !exited)
 		jvm_ask_perf_map(&s, opt->pid);
