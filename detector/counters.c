@@ -48,7 +48,7 @@ struct model_row {
 	uint64_t raw[N_HW];           /* Arm: architected event number */
 	const char *why_none[N_HW];
 	const char *caveat[N_HW];
-	bool fixed_cycles_instructions;   /* they need no general counter */
+	unsigned fixed;               /* 1 << metric: counted in a dedicated counter */
 	unsigned gp_counters;
 	const char *gp_source;
 };
@@ -58,6 +58,9 @@ struct model_row {
 	[CM_MO_CLEARS] = "MACHINE_CLEARS:MEMORY_ORDERING", \
 	[CM_L3_MISS] = "MEM_LOAD_RETIRED:L3_MISS", \
 	[CM_DTLB_WALK] = "DTLB_LOAD_MISSES:WALK_COMPLETED"
+
+/* IA32_FIXED_CTR0 and 1 */
+#define INTEL_FIXED (1u << CM_CYCLES | 1u << CM_INSTRUCTIONS)
 
 #define AMD_NO_CLEARS \
 	.why_none = { [CM_MO_CLEARS] = "libpfm4 4.13 has no memory-ordering machine clear event for this AMD core" }
@@ -75,21 +78,21 @@ struct model_row {
 		[CM_MO_CLEARS] = "the Arm PMUv3 common events have no memory-ordering clear event", \
 		[CM_HITM] = "the Arm PMUv3 common events have no snoop-hit-modified event" }, \
 	.caveat = { [CM_L3_MISS] = "LL_CACHE_MISS_RD: counted only where the system cache reports it" }, \
-	.fixed_cycles_instructions = false, \
+	.fixed = 1u << CM_CYCLES, /* PMCCNTR */ \
 	.gp_counters = 6, .gp_source = "Neoverse TRMs: six event counters besides the cycle counter" }
 
 static const struct model_row models[] = {
 	{ .pfm = { "skx" }, .vendor = VENDOR_INTEL, .label = "Intel Skylake-SP",
 	  .event = { INTEL_COMMON_EVENTS, [CM_HITM] = "MEM_LOAD_L3_HIT_RETIRED:XSNP_HITM" },
-	  .fixed_cycles_instructions = true,
+	  .fixed = INTEL_FIXED,
 	  .gp_counters = 4, .gp_source = "Intel SDM vol. 3B: four per logical processor with Hyper-Threading on" },
 	{ .pfm = { "icx" }, .vendor = VENDOR_INTEL, .label = "Intel Ice Lake-SP",
 	  .event = { INTEL_COMMON_EVENTS, [CM_HITM] = "MEM_LOAD_L3_HIT_RETIRED:XSNP_HITM" },
-	  .fixed_cycles_instructions = true,
+	  .fixed = INTEL_FIXED,
 	  .gp_counters = 8, .gp_source = "Intel SDM vol. 3B: eight per logical processor from Ice Lake on" },
 	{ .pfm = { "spr", "emr" }, .vendor = VENDOR_INTEL, .label = "Intel Sapphire Rapids",
 	  .event = { INTEL_COMMON_EVENTS, [CM_HITM] = "MEM_LOAD_L3_HIT_RETIRED:XSNP_FWD" },
-	  .fixed_cycles_instructions = true,
+	  .fixed = INTEL_FIXED,
 	  .gp_counters = 8, .gp_source = "Intel SDM vol. 3B: eight per logical processor from Ice Lake on" },
 	{ .pfm = { "amd64_fam17h_zen2" }, .vendor = VENDOR_AMD, .label = "AMD Zen 2",
 	  .event = { AMD_COMMON_EVENTS,
@@ -227,8 +230,7 @@ static void plan_hardware(struct counter_plan *p, const struct hw_host *h,
 		}
 		if (!p->missing[m]) {
 			p->caveat[m] = row->caveat[m];
-			if (!row->fixed_cycles_instructions ||
-			    (m != CM_CYCLES && m != CM_INSTRUCTIONS))
+			if (!(row->fixed & 1u << m))
 				p->gp_events++;
 		}
 	}
@@ -263,12 +265,15 @@ void counter_plan_make(struct counter_plan *p, const struct hw_host *h)
 
 	memset(p, 0, sizeof(*p));
 	p->host = *h;
-	if (row && row == intel_fallback && strcmp(h->pfm_pmu, "icx"))
+	if (row && row->vendor == VENDOR_ARM && strcmp(h->pfm_pmu, row->pfm[0]))
+		snprintf(p->model, sizeof(p->model), "%s (libpfm4 %s; not in contend's table: "
+			 "architected PMUv3 events)", h->vendor_name[0] ? h->vendor_name : "Arm",
+			 h->pfm_pmu[0] ? h->pfm_pmu : "does not name the core");
+	else if (row && row == intel_fallback && strcmp(h->pfm_pmu, "icx"))
 		snprintf(p->model, sizeof(p->model), "%s (libpfm4 %s; not in contend's table: "
 			 "Ice Lake-SP events tried)", h->vendor_name, h->pfm_pmu);
 	else if (row)
-		snprintf(p->model, sizeof(p->model), "%s (libpfm4 %s)", row->label,
-			 h->pfm_pmu[0] ? h->pfm_pmu : "unknown: architected events");
+		snprintf(p->model, sizeof(p->model), "%s (libpfm4 %s)", row->label, h->pfm_pmu);
 	else
 		snprintf(p->model, sizeof(p->model), "%s (not in contend's table)",
 			 h->vendor_name[0] ? h->vendor_name : "unknown CPU");

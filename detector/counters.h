@@ -54,7 +54,7 @@ const char *counter_metric_name(enum counter_metric m);
 struct counter_event {
 	enum counter_metric metric;
 	struct perf_event_attr attr;  /* type, config, config1, privilege bits */
-	char name[128];               /* "skx::MACHINE_CLEARS:MEMORY_ORDERING" */
+	char name[192];               /* "skx::MACHINE_CLEARS:MEMORY_ORDERING" */
 };
 
 struct counter_group {
