@@ -16,6 +16,7 @@
 #include "detector/backend.h"
 #include "detector/callchain.h"
 #include "cli/launch.h"
+#include "cli/triage.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "common/escape.h"
@@ -66,6 +67,7 @@ struct session {
 	pid_t *forked;
 	size_t n_forked, alloc_forked;
 	double sample_from;        /* --delay: samples before this monotonic_s() are dropped */
+	struct triage *triage;     /* run/attach: counters for the one-line triage */
 	struct jvm_map jvm;        /* a HotSpot target: its JIT code's perf map */
 };
 
@@ -453,6 +455,14 @@ int session_output(const struct options *opt, const struct run_facts *hdr,
 	return output_report(opt, hdr, lines, sym, names, hooks, NULL, reader);
 }
 
+/* run and attach print the counters' triage line; the other commands
+ * riding on a session (stat counts more, check and record have their own
+ * output) do not. */
+static bool wants_triage(const struct options *opt)
+{
+	return !strcmp(opt->command, "run") || !strcmp(opt->command, "attach");
+}
+
 static void session_release(struct session *s)
 {
 	line_table_free(s->lines);
@@ -641,6 +651,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	if (hooks && hooks->start)
 		hooks->start(hooks->ctx, child.pid, true);
+	if (wants_triage(opt))
+		s.triage = triage_start(child.pid, true);
 	t0 = monotonic_s();
 	if (opt->delay > 0)
 		s.sample_from = t0 + opt->delay;
@@ -675,6 +687,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	event_set_close(es);
 	if (hooks && hooks->stop)
 		hooks->stop(hooks->ctx);
+	triage_finish(s.triage, opt->quiet);
 	if (left_running)
 		error("target (pid %d) did not exit within %.0f s of SIGTERM: left running; "
 		      "the report covers %.2f s", (int)child.pid, 2 * RUN_STOP_GRACE_S, t1 - t0);
@@ -896,6 +909,8 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 
 	if (hooks && hooks->start)
 		hooks->start(hooks->ctx, opt->pid, false);
+	if (wants_triage(opt))
+		s.triage = triage_start(opt->pid, false);
 	t0 = monotonic_s();
 	if (opt->delay > 0)
 		s.sample_from = t0 + opt->delay;
@@ -915,6 +930,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	event_set_close(es);
 	if (hooks && hooks->stop)
 		hooks->stop(hooks->ctx);
+	triage_finish(s.triage, opt->quiet);
 	/* methods compiled while sampled: the map is read at report time */
 	if (s.jvm.is_jvm && !exited)
 		jvm_ask_perf_map(&s, opt->pid);
