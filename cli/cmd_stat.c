@@ -31,9 +31,14 @@ struct stat_task {
 	pid_t tid;
 	char *comm;
 	struct counter_set *cs;       /* NULL: seen only in samples */
+	bool uncounted;               /* beyond STAT_MAX_COUNTED_THREADS */
 	struct counter_reading reading;
 	uint64_t samples, on_contended;
 };
+
+/* Up to 9 descriptors a thread: past this many threads, the process row
+ * alone counts the rest (and the output says so). */
+#define STAT_MAX_COUNTED_THREADS 512
 
 struct access_key {                /* accesses of a thread to a line */
 	uint32_t pid, tid;
@@ -51,6 +56,7 @@ struct stat_session {
 	struct hashmap task_index;    /* tid -> index + 1 */
 	struct hashmap line_accesses; /* access_key -> count + 1 */
 	uint64_t samples;
+	unsigned counted_threads, uncounted_threads;
 	bool stopped;
 };
 
@@ -77,8 +83,15 @@ static void count_new_threads(struct stat_session *s, bool enable_on_exec)
 	for (unsigned i = 0; i < n; i++) {
 		struct stat_task *t = task_of(s, tids[i]);
 
-		if (!t->cs)
-			t->cs = counter_set_open(&s->plan, tids[i], false, enable_on_exec);
+		if (t->cs || t->uncounted)
+			continue;
+		if (s->counted_threads >= STAT_MAX_COUNTED_THREADS) {
+			t->uncounted = true;
+			s->uncounted_threads++;
+			continue;
+		}
+		t->cs = counter_set_open(&s->plan, tids[i], false, enable_on_exec);
+		s->counted_threads++;
 	}
 	free(tids);
 }
@@ -274,6 +287,10 @@ static int on_report(void *ctx, const struct report *r, const struct options *op
 	sr->target_status = r->target_status;
 	sr->model = xstrdup(s->plan.model);
 	sr->fit_note = counter_plan_fit_note(&s->plan);
+	if (s->uncounted_threads)
+		sr->threads_note = xasprintf("%u threads beyond the first %u have no counters of "
+					     "their own: the process row counts them",
+					     s->uncounted_threads, STAT_MAX_COUNTED_THREADS);
 	sr->sampler = xstrdup(r->backend ? r->backend : "?");
 	sr->process.c = s->process_reading;
 	fill_events(s, sr);

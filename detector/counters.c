@@ -367,11 +367,12 @@ static void open_group(struct counter_set *cs, struct open_group *og, const stru
 		attr.enable_on_exec = i == 0 && enable_on_exec;
 		fd = sys_perf_event_open(&attr, tid, -1, i ? og->fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0) {
-			char *why = counter_open_error(errno, &attr, h);
-
 			/* a member the kernel refuses is left out; the leader
 			 * takes the whole group with it */
-			for (unsigned k = i ? i : 0; k < (i ? i + 1 : g->n); k++)
+			unsigned last = i ? i : g->n - 1;
+			char *why = counter_open_error(errno, &attr, h);
+
+			for (unsigned k = i; k <= last; k++)
 				if (!cs->why[g->ev[k].metric])
 					cs->why[g->ev[k].metric] = xstrdup(why);
 			free(why);

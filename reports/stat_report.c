@@ -37,6 +37,8 @@
 #include "common/util.h"
 #include "reports/json_string.h"
 
+#define STAT_TEXT_THREADS 20
+
 static const char *const src_tma =
 	"Intel top-down (TMA) tma_contested_accesses > 0.05, as in perf's pmu-events and "
 	"VTune's Contested Accesses; 60 cycles per HITM load as TMA's Haswell/Broadwell "
@@ -203,6 +205,7 @@ void stat_report_free(struct stat_report *r)
 		free(r->event[m]);
 	free(r->fit_note);
 	free(r->multiplex_note);
+	free(r->threads_note);
 	for (unsigned i = 0; i < r->n_unread; i++) {
 		free(r->unread[i].event);
 		free(r->unread[i].why);
@@ -247,6 +250,31 @@ static void print_row(FILE *out, const char *label, const struct stat_metrics *m
 	fputc('\n', out);
 }
 
+/* How busy a thread was: its samples, else its CPU time. */
+static double activity(const struct stat_thread *t)
+{
+	const struct counter_value *clock = &t->m.c.v[CM_TASK_CLOCK];
+
+	return (double)t->m.samples * 1e9 + (clock->read ? clock->value : 0.0);
+}
+
+/* The text shows the STAT_TEXT_THREADS busiest threads (in tid order):
+ * a thread pool of a thousand would bury the verdict. */
+static bool shown_thread(const struct stat_report *r, const struct stat_thread *t)
+{
+	unsigned busier = 0;
+	double a = activity(t);
+
+	if (r->n_threads <= STAT_TEXT_THREADS)
+		return true;
+	for (unsigned i = 0; i < r->n_threads && busier < STAT_TEXT_THREADS; i++) {
+		double b = activity(&r->threads[i]);
+
+		busier += b > a || (b == a && r->threads[i].tid < t->tid);
+	}
+	return busier < STAT_TEXT_THREADS;
+}
+
 static void print_unread(const struct stat_report *r, FILE *out)
 {
 	struct strbuf esc = STRBUF_INIT;
@@ -281,6 +309,8 @@ static void print_header(const struct stat_report *r, FILE *out)
 		fprintf(out, "# note: %s\n", r->fit_note);
 	if (r->multiplex_note)
 		fprintf(out, "# note: %s\n", r->multiplex_note);
+	if (r->threads_note)
+		fprintf(out, "# note: %s\n", r->threads_note);
 	if (r->sampler)
 		fprintf(out, "# sampled alongside with the %s backend: %u contended line%s\n",
 			r->sampler, r->contended_lines, r->contended_lines == 1 ? "" : "s");
@@ -300,10 +330,15 @@ void stat_report_print_text(const struct stat_report *r, FILE *out)
 		const struct stat_thread *t = &r->threads[i];
 		char label[64];
 
+		if (!shown_thread(r, t))
+			continue;
 		snprintf(label, sizeof(label), "  %u %s", t->tid,
 			 t->comm ? escape_text(&esc, t->comm) : "");
 		print_row(out, label, &t->m);
 	}
+	if (r->n_threads > STAT_TEXT_THREADS)
+		fprintf(out, "  ... %u more threads (--format json lists every one)\n",
+			r->n_threads - STAT_TEXT_THREADS);
 	fprintf(out, "\n%s\n", r->verdict ? r->verdict : "no verdict");
 	if (r->n_thresholds)
 		fprintf(out, "thresholds:\n");
@@ -402,6 +437,10 @@ void stat_report_print_json(const struct stat_report *r, FILE *out)
 	if (r->multiplex_note) {
 		fprintf(out, "%s", r->fit_note ? ", " : "");
 		json_string_or_null(out, r->multiplex_note);
+	}
+	if (r->threads_note) {
+		fprintf(out, "%s", r->fit_note || r->multiplex_note ? ", " : "");
+		json_string_or_null(out, r->threads_note);
 	}
 	fprintf(out, "],\n");
 	json_events(r, out);

@@ -69,6 +69,7 @@ struct stat_report {
 	const char *caveat[CM__COUNT];
 	char *fit_note;               /* the group cannot fit, or NULL */
 	char *multiplex_note;         /* the hardware group shared counters, or NULL */
+	char *threads_note;           /* threads not counted one by one, or NULL */
 	struct stat_unread *unread;
 	unsigned n_unread;
 	struct stat_metrics process;
