@@ -23,7 +23,10 @@
  *   0x34.  The common set has no snoop-hit-modified and no memory-ordering
  *   clear event, so an Arm verdict comes from the sampler.  They are raw
  *   numbers, not libpfm4 encodings: Debian's x86 build of libpfm4 has no
- *   Arm tables to force.
+ *   Arm tables to force.  libpfm4 names the cores arm_n1, arm_n2, arm_v1
+ *   (lib/pfmlib_arm_armv8.c, armv9.c) and, by its 4.13 README, knows V2
+ *   (arm_v2 assumed, not seen in its source here); any other Arm core
+ *   gets the same architected numbers and the output says so.
  */
 #include "detector/counters.h"
 
@@ -79,7 +82,7 @@ struct model_row {
 		[CM_HITM] = "the Arm PMUv3 common events have no snoop-hit-modified event" }, \
 	.caveat = { [CM_L3_MISS] = "LL_CACHE_MISS_RD: counted only where the system cache reports it" }, \
 	.fixed = 1u << CM_CYCLES, /* PMCCNTR */ \
-	.gp_counters = 6, .gp_source = "Neoverse TRMs: six event counters besides the cycle counter" }
+	.gp_counters = 6, .gp_source = "libpfm4's Neoverse tables: num_cntrs 6, the cycle counter apart" }
 
 static const struct model_row models[] = {
 	{ .pfm = { "skx" }, .vendor = VENDOR_INTEL, .label = "Intel Skylake-SP",
