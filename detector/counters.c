@@ -255,9 +255,13 @@ static void plan_software(struct counter_plan *p)
 		event_defaults(e, sw[i].m);
 		e->attr.type = PERF_TYPE_SOFTWARE;
 		e->attr.config = sw[i].config;
-		/* a context switch or fault is the kernel's doing on the
-		 * target's behalf: counted at user level it is always 0 */
-		e->attr.exclude_kernel = 0;
+		/* a context switch is the kernel's doing: counted at user
+		 * level it is always 0, so it asks for the kernel, which an
+		 * unprivileged user is refused at perf_event_paranoid 2; it
+		 * is a member, so the refusal takes nothing else with it.
+		 * task-clock counts time and page faults are counted at the
+		 * user instruction that faulted: user level suffices. */
+		e->attr.exclude_kernel = sw[i].m != CM_CTX_SWITCHES;
 		snprintf(e->name, sizeof(e->name), "%s", sw[i].name);
 	}
 }
@@ -328,6 +332,19 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
+static int perf_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
 char *counter_open_error(int err, const struct perf_event_attr *attr, const struct hw_host *h)
 {
 	bool hw = attr->type != PERF_TYPE_SOFTWARE;
@@ -346,8 +363,12 @@ char *counter_open_error(int err, const struct perf_event_attr *attr, const stru
 				 strerror(err));
 	case EACCES:
 	case EPERM:
-		return xasprintf("not permitted (perf_event_open: %s): see "
-				 "/proc/sys/kernel/perf_event_paranoid, or CAP_PERFMON", strerror(err));
+		if (!attr->exclude_kernel)
+			return xasprintf("counted in the kernel, which perf_event_paranoid %d does not "
+					 "permit this user (needs 1 or less, or CAP_PERFMON)",
+					 perf_paranoid());
+		return xasprintf("not permitted (perf_event_open: %s; perf_event_paranoid %d, "
+				 "CAP_PERFMON)", strerror(err), perf_paranoid());
 	case EINVAL:
 		return xstrdup("the kernel refused the encoding (perf_event_open: Invalid argument)");
 	case ESRCH:

@@ -99,6 +99,9 @@ static void check_plan(const struct counter_plan *p, const struct expect *e, uin
 	      p->sw.ev[0].attr.config == PERF_COUNT_SW_TASK_CLOCK, "task-clock leads software");
 	CHECK(p->sw.ev[1].attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
 	      p->sw.ev[2].attr.config == PERF_COUNT_SW_PAGE_FAULTS, "ctx switches, page faults");
+	/* a context switch happens in the kernel: at user level it counts 0 */
+	CHECK(p->sw.ev[0].attr.exclude_kernel && !p->sw.ev[1].attr.exclude_kernel &&
+	      p->sw.ev[2].attr.exclude_kernel, "only context switches count in the kernel");
 }
 
 static int child_main(const char *pmu)
