@@ -6,9 +6,12 @@
  *   Intel's top-down method (TMA) flags tma_contested_accesses above 0.05
  *   ("MetricThreshold": "tma_contested_accesses > 0.05 & ..." in Linux
  *   perf's tools/perf/pmu-events/arch/x86/<model>/<model>-metrics.json,
- *   generated from Intel's TMA_Metrics tables), and VTune's "Contested
- *   Accesses" / Access Contention analysis said the same: "investigate if
- *   % cycles accessing modified data > .05".  The metric is cycles, not a
+ *   generated from Intel's TMA_Metrics tables), and VTune's Access
+ *   Contention analysis said the same: "Thresholds: Investigate if - %
+ *   cycles accessing modified data > .05" (Intel's answer on the VTune
+ *   forum, software.intel.com/en-us/forums/intel-vtune-amplifier-xe/
+ *   topic/485768; the metric itself: VTune help, "Contested Accesses").
+ *   The metric is cycles, not a
  *   count: TMA's Haswell/Broadwell expressions charge 60 cycles per
  *   XSNP_HITM load ("60 * (MEM_LOAD_UOPS_L3_HIT_RETIRED.XSNP_HITM * ...)
  *   / CLKS"); later TMA versions scale a latency by the core frequency,
