@@ -135,7 +135,7 @@ static void judge_samples(struct stat_report *r)
 
 	add_threshold(r, "sampled accesses on contended lines >= 5%", src_samples);
 	if (!m->samples) {
-		r->verdict = xstrdup("no verdict: no counter could be read and no access was sampled");
+		r->verdict = xstrdup("no verdict: no hardware counter could be read and no access was sampled");
 		return;
 	}
 	r->judged = true;
