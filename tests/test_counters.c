@@ -8,6 +8,7 @@
  * checked in this process: its events are architected numbers, and
  * Debian's x86 libpfm4 has no Arm tables to force.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,32 @@ static void test_unknown_cpu(void)
 	counter_plan_release(&p);
 }
 
+static void test_open_errors(void)
+{
+	struct perf_event_attr hw = { .type = PERF_TYPE_RAW, .exclude_kernel = 1 };
+	struct perf_event_attr cs = { .type = PERF_TYPE_SOFTWARE, .exclude_kernel = 0 };
+	struct hw_host vm, host;
+	char *why;
+
+	memset(&vm, 0, sizeof(vm));
+	vm.hypervisor = true;
+	host = vm;
+	host.hypervisor = false;
+	why = counter_open_error(ENOENT, &hw, &vm);
+	CHECK(!strcmp(why, "no PMU exposed to this virtual machine (perf_event_open: No such "
+		      "file or directory)"), "VM: %s", why);
+	free(why);
+	why = counter_open_error(ENOENT, &hw, &host);
+	CHECK(!strncmp(why, "the kernel exposes no CPU PMU", 29), "bare metal: %s", why);
+	free(why);
+	why = counter_open_error(EACCES, &cs, &host);
+	CHECK(!strncmp(why, "counted in the kernel, which perf_event_paranoid", 48), "EACCES: %s", why);
+	free(why);
+	why = counter_open_error(EINVAL, &hw, &host);
+	CHECK(strstr(why, "refused the encoding") != NULL, "EINVAL: %s", why);
+	free(why);
+}
+
 static void test_fit_note(void)
 {
 	struct counter_plan p = { .gp_events = 5, .gp_counters = 4, .gp_source = "a manual" };
@@ -353,6 +380,7 @@ int main(int argc, char **argv)
 	test_arm();
 	test_unknown_cpu();
 	test_fit_note();
+	test_open_errors();
 	test_scaling();
 	test_verdicts();
 	test_live();
