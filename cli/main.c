@@ -35,6 +35,7 @@ static const struct command commands[] = {
 	{ "record", "run or attach like run/attach, and write the samples to a file", cmd_record },
 	{ "report", "report on a data file written by record", cmd_report },
 	{ "check", "pass or fail a program (for CI) against contention rules", cmd_check },
+	{ "stat", "count first: is contention the problem at all? (counters, a verdict)", cmd_stat },
 	{ "backends", "say which sampling backends can run here, and why not", cmd_backends },
 	{ "watch", "count every access to given words, per thread (watchpoints)", cmd_watch },
 };

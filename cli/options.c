@@ -127,6 +127,31 @@ static const char usage_check[] =
 	"  contend check --baseline main.json -o pr.json -- ./bench\n"
 	"  contend check --format sarif -o contention.sarif -- ./bench\n";
 
+static const char usage_stat[] =
+	"usage: contend stat [options] (-- CMD [ARGS...] | -p PID [-d SECONDS])\n"
+	"\n"
+	"Triage before the hunt: run CMD (or attach to PID), count, and say whether\n"
+	"contention is likely.  Per process and per thread: CPI, memory-ordering\n"
+	"machine clears, HITM loads (a line modified in another core), L3 misses and\n"
+	"dTLB walks per 1000 instructions, from the CPU's counters (events per CPU\n"
+	"model through libpfm4); task-clock, context switches and page faults; and\n"
+	"the sampler's share of accesses on contended lines (sampled alongside, as\n"
+	"'contend run' does).  Counters that cannot be read (no PMU in a virtual\n"
+	"machine, perf_event_paranoid) are listed with the reason, and the verdict\n"
+	"then comes from the samples.  The thresholds and their sources are printed.\n"
+	"\n"
+	"  -p, --pid PID          attach to this process instead of running CMD\n"
+	"  -d, --duration SECONDS with -p: how long (default: until Ctrl-C)\n"
+	"  -o, --output FILE      write the result to FILE\n"
+	"      --format FMT       text (default) or json\n"
+	"  -F, -b, --line-size, --no-confirm, -q: as for run\n"
+	"\n"
+	"Exit status: as for run (1: the target failed; the result is still written).\n"
+	"\n"
+	"Examples:\n"
+	"  contend stat -- ./myprog -t 8\n"
+	"  contend stat -p $(pidof server) -d 10 --format json\n";
+
 void options_usage(const char *command, int status)
 {
 	FILE *f = status ? stderr : stdout;
@@ -140,6 +165,8 @@ void options_usage(const char *command, int status)
 		fputs(usage_report, f);
 	else if (command && !strcmp(command, "check"))
 		fprintf(f, usage_check);
+	else if (command && !strcmp(command, "stat"))
+		fputs(usage_stat, f);
 	else
 		fprintf(f, "see 'contend --help'\n");
 	exit(status);

@@ -17,6 +17,7 @@
 #include "detector/callchain.h"
 #include "cli/exit_hold.h"
 #include "cli/launch.h"
+#include "cli/triage.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "common/escape.h"
@@ -67,6 +68,7 @@ struct session {
 	pid_t *forked;
 	size_t n_forked, alloc_forked;
 	double sample_from;        /* --delay: samples before this monotonic_s() are dropped */
+	struct triage *triage;     /* run/attach: counters for the one-line triage */
 	struct jvm_map jvm;        /* a HotSpot target: its JIT code's perf map */
 	struct exit_hold hold;     /* run: a JVM's memory kept through its exit */
 };
@@ -457,6 +459,14 @@ int session_output(const struct options *opt, const struct run_facts *hdr,
 	return output_report(opt, hdr, lines, sym, names, hooks, NULL, reader);
 }
 
+/* run and attach print the counters' triage line; the other commands
+ * riding on a session (stat counts more, check and record have their own
+ * output) do not. */
+static bool wants_triage(const struct options *opt)
+{
+	return !strcmp(opt->command, "run") || !strcmp(opt->command, "attach");
+}
+
 static void session_release(struct session *s)
 {
 	line_table_free(s->lines);
@@ -643,6 +653,10 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	catch_stop_signals(true);
 	signal(SIGQUIT, SIG_IGN);
 
+	if (hooks && hooks->start)
+		hooks->start(hooks->ctx, child.pid, true);
+	if (wants_triage(opt))
+		s.triage = triage_start(child.pid, true);
 	t0 = monotonic_s();
 	if (opt->delay > 0)
 		s.sample_from = t0 + opt->delay;
@@ -679,6 +693,9 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	t1 = monotonic_s();
 	event_set_drain(es, &cb);
 	event_set_close(es);
+	if (hooks && hooks->stop)
+		hooks->stop(hooks->ctx);
+	triage_finish(s.triage, opt->quiet);
 	if (left_running)
 		error("target (pid %d) did not exit within %.0f s of SIGTERM: left running; "
 		      "the report covers %.2f s", (int)child.pid, 2 * RUN_STOP_GRACE_S, t1 - t0);
@@ -905,6 +922,10 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 			escape_text(&esc, command), opt->duration > 0 ? "" : "; Ctrl-C to stop");
 	strbuf_release(&esc);
 
+	if (hooks && hooks->start)
+		hooks->start(hooks->ctx, opt->pid, false);
+	if (wants_triage(opt))
+		s.triage = triage_start(opt->pid, false);
 	t0 = monotonic_s();
 	if (opt->delay > 0)
 		s.sample_from = t0 + opt->delay;
@@ -922,6 +943,9 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	 * stopped and receives no signal. */
 	event_set_drain(es, &cb);
 	event_set_close(es);
+	if (hooks && hooks->stop)
+		hooks->stop(hooks->ctx);
+	triage_finish(s.triage, opt->quiet);
 	/* methods compiled while sampled: the map is read at report time */
 	if (s.jvm.is_jvm && !exited)
 		jvm_ask_perf_map(&s, opt->pid);

@@ -40,6 +40,11 @@ struct session_hooks {
 	void (*mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
 		     uint64_t pgoff, uint32_t prot, const char *filename);
 	void (*comm)(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
+	/* sampling is about to start on pid: run calls it before the
+	 * command is exec'd (launched: true), attach once it has attached */
+	void (*start)(void *ctx, pid_t pid, bool launched);
+	/* sampling has stopped (before the report is built) */
+	void (*stop)(void *ctx);
 	/* about every 100 ms while the target runs */
 	void (*tick)(void *ctx, struct line_table *lines, pid_t pid, double elapsed);
 	/* the report is built: output it and return contend's exit status
