@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/procfs.h"
 #include "common/util.h"
 
 /* How long the other threads may take to die before an exit of the held
@@ -128,23 +129,30 @@ static pid_t choose_thread(pid_t pid, pid_t except)
 	return best;
 }
 
-bool exit_hold_start(struct exit_hold *h, pid_t pid)
+/* Hold a thread of pid other than except (one that is ending). */
+static bool hold_thread(struct exit_hold *h, pid_t pid, pid_t except)
 {
 	pid_t tid;
 
 	if (h->tid || h->refused)
 		return h->tid != 0;
 	h->pid = pid;
-	if (!(tid = choose_thread(pid, 0)))
+	if (!(tid = choose_thread(pid, except)))
 		return false;
 	if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)PTRACE_O_TRACEEXIT) < 0) {
-		if (errno == EPERM)
+		/* a thread ending now refuses too: only a live one's no is final */
+		if (errno == EPERM && process_alive(tid))
 			h->refused = true;
 		return false;
 	}
 	h->tid = tid;
 	catch_sigchld(true);
 	return true;
+}
+
+bool exit_hold_start(struct exit_hold *h, pid_t pid)
+{
+	return hold_thread(h, pid, 0);
 }
 
 /* Are all the process's threads but the held one dead or dying?  Then the
@@ -182,6 +190,7 @@ bool exit_hold_poll(struct exit_hold *h)
 {
 	while (h->tid && !h->at_exit) {
 		unsigned long msg = 0;
+		pid_t ended;
 		int st, sig;
 		pid_t w = waitpid(h->tid, &st, __WALL | WNOHANG);
 
@@ -207,9 +216,10 @@ bool exit_hold_poll(struct exit_hold *h)
 				break;
 			}
 			/* the thread alone ends: let it, hold another */
-			ptrace(PTRACE_DETACH, h->tid, 0, 0);
+			ended = h->tid;
+			ptrace(PTRACE_DETACH, ended, 0, 0);
 			h->tid = 0;
-			exit_hold_start(h, h->pid);
+			hold_thread(h, h->pid, ended);
 			break;
 		case PTRACE_EVENT_STOP:
 			/* a group stop (SIGSTOP and the like): stay stopped with the
