@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "detector/soft.h"
+#include "detector/spe.h"
 #include "common/util.h"
 
 /* --- the rows ------------------------------------------------------------ */
@@ -48,7 +49,38 @@ static void hw_row_close(void *state) { hw_backend_free(state); }
 
 static const struct backend_row pebs_row = HW_ROW(BACKEND_PEBS, "pebs");
 static const struct backend_row ibs_row = HW_ROW(BACKEND_IBS, "ibs");
-static const struct backend_row spe_row = HW_ROW(BACKEND_SPE, "spe");
+
+/* spe: packets in the AUX area (spe.h), decoded into the perf samples the
+ * other hardware rows get.  Never run on an Arm machine. */
+static void *spe_aux_open(void)
+{
+	return spe_aux_new(spe_source_format_detect(""));
+}
+
+static void spe_aux_feed_cb(void *dec, const struct perf_aux *a, const struct perf_callbacks *cb)
+{
+	spe_aux_feed(dec, a, cb->sample, cb->ctx);
+}
+
+static void spe_aux_itrace(void *dec, uint32_t cpu, uint32_t pid, uint32_t tid)
+{
+	spe_aux_itrace_start(dec, cpu, pid, tid);
+}
+
+static void spe_aux_close(void *dec) { spe_aux_free(dec); }
+
+static const struct aux_decoder spe_decoder = {
+	.pages = 256, .open = spe_aux_open, .feed = spe_aux_feed_cb,
+	.itrace_start = spe_aux_itrace, .close = spe_aux_close,
+};
+
+static const struct backend_row spe_row = {
+	.id = BACKEND_SPE, .name = "spe", .mem_info = true, .untried = true,
+	.encode = hw_row_encode, .probe = hw_row_probe, .open = hw_row_open,
+	.access = hw_row_access, .samples_seen = hw_row_seen,
+	.samples_decoded = hw_row_decoded, .drop_counts = hw_row_drops,
+	.close = hw_row_close, .aux = &spe_decoder,
+};
 
 /* soft always runs: its one event is the same everywhere */
 static unsigned soft_row_probe(const struct backend_row *row, const struct backend_request *req,
@@ -128,6 +160,12 @@ static bool try_row(const struct backend_request *req, const struct hw_host *h,
 	char *why = NULL;
 
 	c->n_events = row->probe(row, req, h, c->events, &why);
+	if (c->n_events && row->untried && c->automatic) {
+		/* it could run, but nobody has seen it run: not by default */
+		c->n_events = 0;
+		why = xasprintf("its decoding has never run on hardware, only on synthetic "
+				"records: ask for it with --backend %s", row->name);
+	}
 	if (c->n_events) {
 		c->id = row->id;
 		return true;
@@ -165,6 +203,7 @@ bool backend_choose(const struct backend_request *req, const struct hw_host *h,
 		}
 		/* only the reason matters for the ones after the chosen one */
 		memset(&other, 0, sizeof(other));
+		other.automatic = true;
 		if (try_row(req, h, row, &other))
 			other.why_not[row->id] = xasprintf("%s was chosen first",
 							   backend_name(c->id));
@@ -194,6 +233,8 @@ char *backend_note(const struct backend_choice *c)
 		for (unsigned i = 0; i < c->n_events; i++)
 			strbuf_addf(&sb, "%s%s", i ? ", " : "", c->events[i].name);
 	}
+	if (row && row->untried)
+		strbuf_addf(&sb, " (never run on hardware before: check its samples)");
 	/* the fallback's reason ("pebs runs instead") goes without saying */
 	for (int i = 0; i < BACKEND__COUNT; i++)
 		if (!backend_rows[i]->fallback && c->why_not[backend_rows[i]->id])
@@ -223,6 +264,8 @@ void backend_close(struct backend *b)
 struct event_set {
 	struct perf_session *ps[HW_MAX_EVENTS];
 	unsigned n;
+	const struct aux_decoder *aux;      /* NULL: samples come as samples */
+	void *dec;
 };
 
 struct event_set *event_set_open(const struct backend_choice *c,
@@ -230,6 +273,12 @@ struct event_set *event_set_open(const struct backend_choice *c,
 {
 	struct event_set *es = xcalloc(1, sizeof(*es));
 	const struct hw_event *leader = NULL;
+	const struct backend_row *row = backend_row(c->id);
+
+	if (row && row->aux) {
+		es->aux = row->aux;
+		es->dec = row->aux->open();
+	}
 
 	for (unsigned i = 0; i < c->n_events; i++) {
 		struct perf_session_config pc = *cfg;
@@ -240,6 +289,7 @@ struct event_set *event_set_open(const struct backend_choice *c,
 			continue;
 		}
 		pc.attr = c->events[i].attr;
+		pc.aux_pages = es->aux ? es->aux->pages : 0;
 		a->disabled = on_exec;
 		a->enable_on_exec = on_exec;
 		/* side-band records once, not once per event */
@@ -288,10 +338,39 @@ int event_set_poll(struct event_set *es, int timeout_ms)
 	return ready;
 }
 
+/* The AUX records go to the decoder, which hands its samples to the
+ * caller's sample callback. */
+struct aux_relay {
+	struct event_set *es;
+	const struct perf_callbacks *cb;
+};
+
+static void relay_aux(void *ctx, const struct perf_aux *a)
+{
+	struct aux_relay *r = ctx;
+
+	r->es->aux->feed(r->es->dec, a, r->cb);
+}
+
+static void relay_itrace_start(void *ctx, uint32_t cpu, uint32_t pid, uint32_t tid)
+{
+	struct aux_relay *r = ctx;
+
+	r->es->aux->itrace_start(r->es->dec, cpu, pid, tid);
+}
+
 size_t event_set_drain(struct event_set *es, const struct perf_callbacks *cb)
 {
+	struct perf_callbacks with_aux = *cb;
+	struct aux_relay relay = { es, cb };
 	size_t n = 0;
 
+	if (es->aux) {
+		with_aux.aux_ctx = &relay;
+		with_aux.aux = relay_aux;
+		with_aux.itrace_start = relay_itrace_start;
+		cb = &with_aux;
+	}
 	for (unsigned i = 0; i < es->n; i++)
 		n += perf_session_drain(es->ps[i], cb);
 	return n;
@@ -303,5 +382,7 @@ void event_set_close(struct event_set *es)
 		return;
 	for (unsigned i = 0; i < es->n; i++)
 		perf_session_close(es->ps[i]);
+	if (es->aux)
+		es->aux->close(es->dec);
 	free(es);
 }

@@ -603,7 +603,7 @@ static void dispatch_aux(struct perf_session *ps, const struct rec_ref *ref,
 	a.time_shift = meta->time_shift;
 	a.time_mult = meta->time_mult;
 	a.time_zero = meta->time_zero;
-	cb->aux(cb->ctx, &a);
+	cb->aux(cb->aux_ctx, &a);
 }
 
 static void dispatch(struct perf_session *ps, const struct rec_ref *ref,
@@ -623,7 +623,7 @@ static void dispatch(struct perf_session *ps, const struct rec_ref *ref,
 		uint32_t pid, tid;
 
 		if (cb->itrace_start && perf_parse_itrace_start(rec, len, &pid, &tid))
-			cb->itrace_start(cb->ctx, (uint32_t)ps->rings[ref->ring].cpu, pid, tid);
+			cb->itrace_start(cb->aux_ctx, (uint32_t)ps->rings[ref->ring].cpu, pid, tid);
 		break;
 	}
 	case PERF_RECORD_SAMPLE: {

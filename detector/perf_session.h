@@ -83,9 +83,11 @@ struct perf_callbacks {
 	void (*exit)(void *ctx, uint32_t pid, uint32_t tid);
 	void (*lost)(void *ctx, uint64_t n);
 	/* AUX-area traces only (aux_pages): new trace bytes, and the task
-	 * whose trace starts on a CPU (PERF_RECORD_ITRACE_START) */
-	void (*aux)(void *ctx, const struct perf_aux *a);
-	void (*itrace_start)(void *ctx, uint32_t cpu, uint32_t pid, uint32_t tid);
+	 * whose trace starts on a CPU (PERF_RECORD_ITRACE_START).  Their own
+	 * context: the trace's decoder, a layer below the sample's consumer. */
+	void *aux_ctx;
+	void (*aux)(void *aux_ctx, const struct perf_aux *a);
+	void (*itrace_start)(void *aux_ctx, uint32_t cpu, uint32_t pid, uint32_t tid);
 };
 
 struct perf_session_config {
