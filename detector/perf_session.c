@@ -603,6 +603,9 @@ static void dispatch_aux(struct perf_session *ps, const struct rec_ref *ref,
 	a.time_shift = meta->time_shift;
 	a.time_mult = meta->time_mult;
 	a.time_zero = meta->time_zero;
+	a.time_short = meta->cap_user_time_short;
+	a.time_cycles = meta->time_cycles;
+	a.time_mask = meta->time_mask;
 	cb->aux(cb->aux_ctx, &a);
 }
 

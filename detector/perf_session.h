@@ -71,6 +71,9 @@ struct perf_aux {
 	uint16_t time_shift;
 	uint32_t time_mult;
 	uint64_t time_zero;
+	bool time_short;          /* cap_user_time_short: the counter is
+				     narrower than 64 bits (arm64) */
+	uint64_t time_cycles, time_mask;
 };
 
 struct perf_callbacks {

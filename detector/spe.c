@@ -129,6 +129,9 @@ uint64_t spe_clock_to_perf(const struct spe_clock *c, uint64_t ticks)
 
 	if (!c->valid || c->shift > 63)
 		return 0;
+	/* a counter narrower than 64 bits: ticks since the page's last update */
+	if (c->short_counter)
+		ticks = c->cycles + ((ticks - c->cycles) & c->mask);
 	quot = ticks >> c->shift;
 	rem = ticks & ((1ULL << c->shift) - 1);
 	return c->zero + quot * c->mult + ((rem * c->mult) >> c->shift);
@@ -229,7 +232,8 @@ void spe_aux_feed(struct spe_aux *sa, const struct perf_aux *a,
 		  void (*sample)(void *ctx, const struct perf_sample *s), void *ctx)
 {
 	struct spe_context c = chunk_context(sa, a);
-	struct spe_clock clk = { a->time_zero_valid, a->time_shift, a->time_mult, a->time_zero };
+	struct spe_clock clk = { a->time_zero_valid, a->time_shift, a->time_mult, a->time_zero,
+				 a->time_short, a->time_cycles, a->time_mask };
 	struct spe_reader r;
 	struct spe_record rec;
 	enum spe_result res;

@@ -63,6 +63,8 @@ struct spe_clock {
 	uint16_t shift;
 	uint32_t mult;
 	uint64_t zero;
+	bool short_counter;         /* cap_user_time_short: cycles, mask apply */
+	uint64_t cycles, mask;
 };
 uint64_t spe_clock_to_perf(const struct spe_clock *c, uint64_t ticks);
 

@@ -204,6 +204,15 @@ static void test_clock_and_context(void)
 	CHECK_EQ_U64(spe_clock_to_perf(&big, 0x123456789abcdefULL), 7 + 0x123456789abcdefULL,
 		     "no overflow");
 	CHECK_EQ_U64(spe_clock_to_perf(&none, 5), 0, "no clock");
+	/* a 56-bit counter: the page's last cycles value anchors the reading */
+	clk.short_counter = true;
+	clk.cycles = 0x00fffffffffffff0ULL;
+	clk.mask = (1ULL << 56) - 1;
+	CHECK_EQ_U64(spe_clock_to_perf(&clk, 0x00fffffffffffff8ULL),
+		     5000 + 0x00fffffffffffff8ULL * 40, "short counter, before the wrap");
+	CHECK_EQ_U64(spe_clock_to_perf(&clk, 0x10), 5000 + 0x0100000000000010ULL * 40,
+		     "short counter, wrapped: the ticks go on");
+	clk.short_counter = false;
 
 	r.has |= SPE_HAS_PC | SPE_HAS_TIMESTAMP | SPE_HAS_TOTAL_LAT | SPE_HAS_CONTEXT;
 	r.pc = 0x401000;
