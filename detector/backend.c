@@ -51,35 +51,52 @@ static const struct backend_row pebs_row = HW_ROW(BACKEND_PEBS, "pebs");
 static const struct backend_row ibs_row = HW_ROW(BACKEND_IBS, "ibs");
 
 /* spe: packets in the AUX area (spe.h), decoded into the perf samples the
- * other hardware rows get.  Never run on an Arm machine. */
-static void *spe_aux_open(void)
+ * other hardware rows get, which reach access through cb->sample.  Never
+ * run on an Arm machine. */
+static void *spe_row_open(struct symbolizer *sym)
 {
-	return spe_aux_new(spe_source_format_detect(""));
+	return spe_backend_new(sym, spe_source_format_detect(""));
 }
 
-static void spe_aux_feed_cb(void *dec, const struct perf_aux *a, const struct perf_callbacks *cb)
+static void spe_row_feed(void *state, const struct perf_aux *a, const struct perf_callbacks *cb)
 {
-	spe_aux_feed(dec, a, cb->sample, cb->ctx);
+	spe_aux_feed(spe_backend_aux(state), a, cb->sample, cb->ctx);
 }
 
-static void spe_aux_itrace(void *dec, uint32_t cpu, uint32_t pid, uint32_t tid)
+static void spe_row_itrace(void *state, uint32_t cpu, uint32_t pid, uint32_t tid)
 {
-	spe_aux_itrace_start(dec, cpu, pid, tid);
+	spe_aux_itrace_start(spe_backend_aux(state), cpu, pid, tid);
 }
 
-static void spe_aux_close(void *dec) { spe_aux_free(dec); }
+static bool spe_row_access(void *state, const struct perf_sample *ps, struct access_sample *out)
+{
+	return hw_backend_access(spe_backend_hw(state), ps, out);
+}
+
+static uint64_t spe_row_seen(const void *state) { return spe_backend_samples_seen(state); }
+
+static uint64_t spe_row_decoded(const void *state)
+{
+	return hw_backend_samples_decoded(spe_backend_hw((struct spe_backend *)state));
+}
+
+static unsigned spe_row_drops(const void *state, struct named_count **out)
+{
+	return spe_backend_drop_counts(state, out);
+}
+
+static void spe_row_close(void *state) { spe_backend_free(state); }
 
 static const struct aux_decoder spe_decoder = {
-	.pages = 256, .open = spe_aux_open, .feed = spe_aux_feed_cb,
-	.itrace_start = spe_aux_itrace, .close = spe_aux_close,
+	.pages = 256, .feed = spe_row_feed, .itrace_start = spe_row_itrace,
 };
 
 static const struct backend_row spe_row = {
 	.id = BACKEND_SPE, .name = "spe", .mem_info = true, .untried = true,
-	.encode = hw_row_encode, .probe = hw_row_probe, .open = hw_row_open,
-	.access = hw_row_access, .samples_seen = hw_row_seen,
-	.samples_decoded = hw_row_decoded, .drop_counts = hw_row_drops,
-	.close = hw_row_close, .aux = &spe_decoder,
+	.encode = hw_row_encode, .probe = hw_row_probe, .open = spe_row_open,
+	.access = spe_row_access, .samples_seen = spe_row_seen,
+	.samples_decoded = spe_row_decoded, .drop_counts = spe_row_drops,
+	.close = spe_row_close, .aux = &spe_decoder,
 };
 
 /* soft always runs: its one event is the same everywhere */
@@ -264,8 +281,8 @@ void backend_close(struct backend *b)
 struct event_set {
 	struct perf_session *ps[HW_MAX_EVENTS];
 	unsigned n;
-	const struct aux_decoder *aux;      /* NULL: samples come as samples */
-	void *dec;
+	unsigned aux_pages;                 /* 0: samples come as samples */
+	struct backend *b;                  /* whose decoder takes the trace */
 };
 
 struct event_set *event_set_open(const struct backend_choice *c,
@@ -275,10 +292,7 @@ struct event_set *event_set_open(const struct backend_choice *c,
 	const struct hw_event *leader = NULL;
 	const struct backend_row *row = backend_row(c->id);
 
-	if (row && row->aux) {
-		es->aux = row->aux;
-		es->dec = row->aux->open();
-	}
+	es->aux_pages = row && row->aux ? row->aux->pages : 0;
 
 	for (unsigned i = 0; i < c->n_events; i++) {
 		struct perf_session_config pc = *cfg;
@@ -289,7 +303,7 @@ struct event_set *event_set_open(const struct backend_choice *c,
 			continue;
 		}
 		pc.attr = c->events[i].attr;
-		pc.aux_pages = es->aux ? es->aux->pages : 0;
+		pc.aux_pages = es->aux_pages;
 		a->disabled = on_exec;
 		a->enable_on_exec = on_exec;
 		/* side-band records once, not once per event */
@@ -310,6 +324,12 @@ struct event_set *event_set_open(const struct backend_choice *c,
 		es->n++;
 	}
 	return es;
+}
+
+void event_set_attach(struct event_set *es, struct backend *b)
+{
+	if (es && b && b->row && b->row->aux)
+		es->b = b;
 }
 
 int event_set_add_task(struct event_set *es, pid_t tid)
@@ -348,15 +368,17 @@ struct aux_relay {
 static void relay_aux(void *ctx, const struct perf_aux *a)
 {
 	struct aux_relay *r = ctx;
+	const struct backend *b = r->es->b;
 
-	r->es->aux->feed(r->es->dec, a, r->cb);
+	b->row->aux->feed(b->state, a, r->cb);
 }
 
 static void relay_itrace_start(void *ctx, uint32_t cpu, uint32_t pid, uint32_t tid)
 {
 	struct aux_relay *r = ctx;
+	const struct backend *b = r->es->b;
 
-	r->es->aux->itrace_start(r->es->dec, cpu, pid, tid);
+	b->row->aux->itrace_start(b->state, cpu, pid, tid);
 }
 
 size_t event_set_drain(struct event_set *es, const struct perf_callbacks *cb)
@@ -365,7 +387,7 @@ size_t event_set_drain(struct event_set *es, const struct perf_callbacks *cb)
 	struct aux_relay relay = { es, cb };
 	size_t n = 0;
 
-	if (es->aux) {
+	if (es->b) {
 		with_aux.aux_ctx = &relay;
 		with_aux.aux = relay_aux;
 		with_aux.itrace_start = relay_itrace_start;
@@ -382,7 +404,5 @@ void event_set_close(struct event_set *es)
 		return;
 	for (unsigned i = 0; i < es->n; i++)
 		perf_session_close(es->ps[i]);
-	if (es->aux)
-		es->aux->close(es->dec);
 	free(es);
 }

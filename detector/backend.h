@@ -74,17 +74,16 @@ struct backend_row {
 	unsigned (*drop_counts)(const void *state, struct named_count **out);
 	void (*close)(void *state);
 	/* Samples that arrive as an AUX-area trace (spe), NULL for the others:
-	 * the pages to map per ring, and the decoder that turns the trace
-	 * into perf samples for cb->sample (and so for access above). */
+	 * the pages to map per ring, and the decoder (on the state open()
+	 * returned) that turns the trace into perf samples for cb->sample,
+	 * which hands them to access above. */
 	const struct aux_decoder *aux;
 };
 
 struct aux_decoder {
 	unsigned pages;                     /* per ring, a power of two */
-	void *(*open)(void);
-	void (*feed)(void *dec, const struct perf_aux *a, const struct perf_callbacks *cb);
-	void (*itrace_start)(void *dec, uint32_t cpu, uint32_t pid, uint32_t tid);
-	void (*close)(void *dec);
+	void (*feed)(void *state, const struct perf_aux *a, const struct perf_callbacks *cb);
+	void (*itrace_start)(void *state, uint32_t cpu, uint32_t pid, uint32_t tid);
 };
 
 /* The row of id, and every row in auto's order. */
@@ -129,6 +128,9 @@ struct event_set;
  * NULL after printing an error. */
 struct event_set *event_set_open(const struct backend_choice *c,
 				 const struct perf_session_config *cfg, bool on_exec);
+/* The running backend whose AUX decoder takes the trace (a row with
+ * aux); without it the AUX records are passed over.  es may be NULL. */
+void event_set_attach(struct event_set *es, struct backend *b);
 int event_set_add_task(struct event_set *es, pid_t tid);
 int event_set_poll(struct event_set *es, int timeout_ms);
 size_t event_set_drain(struct event_set *es, const struct perf_callbacks *cb);

@@ -269,3 +269,82 @@ const struct spe_aux_counts *spe_aux_counts(const struct spe_aux *sa)
 {
 	return &sa->counts;
 }
+
+/* --- the spe backend's state ---------------------------------------------------------- */
+
+struct spe_backend {
+	struct hw_backend *hb;
+	struct spe_aux *sa;
+};
+
+struct spe_backend *spe_backend_new(struct symbolizer *sym, enum spe_source_format fmt)
+{
+	struct spe_backend *sb = xcalloc(1, sizeof(*sb));
+
+	sb->hb = hw_backend_new(sym);
+	sb->sa = spe_aux_new(fmt);
+	return sb;
+}
+
+void spe_backend_free(struct spe_backend *sb)
+{
+	if (!sb)
+		return;
+	hw_backend_free(sb->hb);
+	spe_aux_free(sb->sa);
+	free(sb);
+}
+
+struct spe_aux *spe_backend_aux(struct spe_backend *sb) { return sb->sa; }
+struct hw_backend *spe_backend_hw(struct spe_backend *sb) { return sb->hb; }
+
+enum spe_drop {
+	SPE_DROP_OTHER_OP,
+	SPE_DROP_BAD,
+	SPE_DROP_TRUNCATED,
+	SPE_DROP_AUX_GAPS,
+	SPE_DROP__COUNT
+};
+
+static const char *spe_drop_name(unsigned i)
+{
+	static const char *const names[SPE_DROP__COUNT] = {
+		[SPE_DROP_OTHER_OP] = "SPE record of no load or store",
+		[SPE_DROP_BAD] = "SPE record lost to a bad packet",
+		[SPE_DROP_TRUNCATED] = "SPE record cut short",
+		[SPE_DROP_AUX_GAPS] = "AUX data the kernel lost (chunks)",
+	};
+	return names[i];
+}
+
+static void spe_drops(const struct spe_backend *sb, uint64_t drops[SPE_DROP__COUNT])
+{
+	const struct spe_aux_counts *c = &sb->sa->counts;
+
+	drops[SPE_DROP_OTHER_OP] = c->other_ops;
+	drops[SPE_DROP_BAD] = c->bad;
+	drops[SPE_DROP_TRUNCATED] = c->truncated;
+	drops[SPE_DROP_AUX_GAPS] = c->lost_chunks;
+}
+
+uint64_t spe_backend_samples_seen(const struct spe_backend *sb)
+{
+	const struct spe_aux_counts *c = &sb->sa->counts;
+
+	return hw_backend_samples_seen(sb->hb) + c->other_ops + c->bad + c->truncated;
+}
+
+unsigned spe_backend_drop_counts(const struct spe_backend *sb, struct named_count **out)
+{
+	uint64_t drops[SPE_DROP__COUNT];
+	struct named_count *hw, *spe;
+	unsigned n_hw = hw_backend_drop_counts(sb->hb, &hw), n_spe;
+
+	spe_drops(sb, drops);
+	n_spe = named_counts_collect(drops, SPE_DROP__COUNT, spe_drop_name, &spe);
+	hw = xrealloc(hw, (n_hw + n_spe ? n_hw + n_spe : 1) * sizeof(*hw));
+	copy_bytes(hw + n_hw, spe, n_spe * sizeof(*spe));
+	free(spe);      /* the names moved */
+	*out = hw;
+	return n_hw + n_spe;
+}

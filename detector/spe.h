@@ -113,4 +113,20 @@ void spe_aux_feed(struct spe_aux *sa, const struct perf_aux *a,
 		  void (*sample)(void *ctx, const struct perf_sample *s), void *ctx);
 const struct spe_aux_counts *spe_aux_counts(const struct spe_aux *sa);
 
+/* --- the spe backend's state (backend.c's row) ------------------------------- */
+
+/* The AUX decoder and the hw_backend its samples go through: samples seen
+ * are the records (load/store or not, and those lost to bad or cut
+ * packets), the drop counts say why each one is not an access. */
+struct spe_backend;
+struct symbolizer;
+
+struct spe_backend *spe_backend_new(struct symbolizer *sym, enum spe_source_format fmt);
+void spe_backend_free(struct spe_backend *sb);
+struct spe_aux *spe_backend_aux(struct spe_backend *sb);
+struct hw_backend *spe_backend_hw(struct spe_backend *sb);
+uint64_t spe_backend_samples_seen(const struct spe_backend *sb);
+/* caller frees with named_counts_free() */
+unsigned spe_backend_drop_counts(const struct spe_backend *sb, struct named_count **out);
+
 #endif

@@ -21,6 +21,7 @@
 #include "tap.h"
 #include "elf_fixture.h"
 #include "common/util.h"
+#include "detector/backend.h"
 #include "detector/data_src.h"
 #include "detector/hw_backend.h"
 #include "detector/line_table.h"
@@ -457,6 +458,88 @@ static void run_spe(const struct workload *w, const struct perf_event_attr *attr
 	spe_aux_free(sa);
 }
 
+/* --- the spe row: its state, its decoder, its counts ------------------------------------- */
+
+struct row_sink {
+	const struct backend_row *row;
+	void *state;
+	struct access_sample got[8];
+	unsigned n;
+};
+
+static void row_sample(void *ctx, const struct perf_sample *ps)
+{
+	struct row_sink *sink = ctx;
+	struct access_sample a;
+
+	if (sink->row->access(sink->state, ps, &a) && sink->n < ARRAY_SIZE(sink->got))
+		sink->got[sink->n++] = a;
+}
+
+/*
+ * What a session does with the spe row (whose data-source format is this
+ * machine's: none, so the events speak): open it, let the event set feed
+ * its decoder (the relay is event_set_drain's), take the samples through
+ * its access call, and report its counts: a load, a branch, a bad byte
+ * that costs the record around it, a store, a record cut by the end of
+ * the bytes, and a chunk the kernel flagged as having gaps.
+ */
+static void test_spe_row(const struct perf_event_attr *attr)
+{
+	const struct backend_row *row = backend_row(BACKEND_SPE);
+	const struct op load = { T1, 0x401100, 0x601040, 250, 0x00, SPE_NV_PEER_CORE, 0 };
+	const struct op store = { T1, 0x401108, 0x601048, 0, 0x01, 0, 0 };
+	struct row_sink sink = { row, NULL, { { 0 } }, 0 };
+	struct perf_callbacks cb = { .ctx = &sink, .sample = row_sample };
+	struct bytes chunk = { 0 };
+	struct named_count *drops;
+	struct perf_aux a;
+	uint8_t rec[128];
+	unsigned n_drops;
+
+	CHECK(row && row->aux && row->aux->pages && row->untried, "spe row: an AUX decoder");
+	if (!row || !row->aux)
+		return;
+	sink.state = row->open(NULL);
+	spe_record(&chunk, &load, 100, false);
+	spe_branch(&chunk, 0x401200, 101);
+	put(&chunk, 0xb2);                      /* a data address ... */
+	put_le(&chunk, 0x601000, 8);
+	put(&chunk, 0x02);                      /* ... and a byte that is no packet */
+	spe_record(&chunk, &store, 102, false);
+	put(&chunk, 0xb0);                      /* a PC, and the bytes end */
+	put_le(&chunk, 0x401300, 8);
+	row->aux->itrace_start(sink.state, 2, PID, T1);
+	CHECK(perf_parse_aux(attr, rec, aux_record(rec, 0, chunk.n, PERF_AUX_FLAG_PARTIAL, 0, 0, 77),
+			     &a), "AUX record");
+	a.data = chunk.b;
+	a.cpu = 2;
+	row->aux->feed(sink.state, &a, &cb);
+
+	CHECK(sink.n == 2, "%u accesses", sink.n);
+	if (sink.n == 2) {
+		CHECK(sink.got[0].kind == ACCESS_LOAD && sink.got[0].addr == 0x601040 &&
+		      sink.got[0].weight == 250 && sink.got[0].pid == PID &&
+		      sink.got[0].tid == T1 && sink.got[0].time == 77 &&
+		      (sink.got[0].data_src & PERF_MEM_S(OP, LOAD)),
+		      "the load: kind %u tid %u time %" PRIu64, sink.got[0].kind, sink.got[0].tid,
+		      sink.got[0].time);
+		CHECK(sink.got[1].kind == ACCESS_STORE && sink.got[1].addr == 0x601048,
+		      "the store: kind %u addr 0x%" PRIx64, sink.got[1].kind, sink.got[1].addr);
+	}
+	CHECK_EQ_U64(row->samples_seen(sink.state), 5, "seen: load, branch, bad, store, cut");
+	CHECK_EQ_U64(row->samples_decoded(sink.state), 2, "decoded");
+	n_drops = row->drop_counts(sink.state, &drops);
+	CHECK(n_drops == 4 && !strcmp(drops[0].what, "SPE record of no load or store") &&
+	      drops[0].n == 1 && !strcmp(drops[1].what, "SPE record lost to a bad packet") &&
+	      drops[1].n == 1 && !strcmp(drops[2].what, "SPE record cut short") &&
+	      drops[2].n == 1 && !strcmp(drops[3].what, "AUX data the kernel lost (chunks)") &&
+	      drops[3].n == 1, "%u drop reasons: %s ...", n_drops, n_drops ? drops[0].what : "");
+	named_counts_free(drops, n_drops);
+	row->close(sink.state);
+	free(chunk.b);
+}
+
 static uint64_t symbol(struct elf_file *f, const char *name)
 {
 	Elf_Scn *scn = NULL;
@@ -705,6 +788,7 @@ int main(int argc, char **argv)
 	CHECK(ok, "events encoded");
 	if (ok) {
 		test_aux_records(&spe);
+		test_spe_row(&spe);
 		if (access(fixture, R_OK))
 			printf("# %s not built: SPE and PEBS reports not compared\n", fixture);
 		else
