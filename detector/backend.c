@@ -77,7 +77,7 @@ static uint64_t spe_row_seen(const void *state) { return spe_backend_samples_see
 
 static uint64_t spe_row_decoded(const void *state)
 {
-	return hw_backend_samples_decoded(spe_backend_hw((struct spe_backend *)state));
+	return spe_backend_samples_decoded(state);
 }
 
 static unsigned spe_row_drops(const void *state, struct named_count **out)

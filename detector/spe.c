@@ -334,6 +334,11 @@ uint64_t spe_backend_samples_seen(const struct spe_backend *sb)
 	return hw_backend_samples_seen(sb->hb) + c->other_ops + c->bad + c->truncated;
 }
 
+uint64_t spe_backend_samples_decoded(const struct spe_backend *sb)
+{
+	return hw_backend_samples_decoded(sb->hb);
+}
+
 unsigned spe_backend_drop_counts(const struct spe_backend *sb, struct named_count **out)
 {
 	uint64_t drops[SPE_DROP__COUNT];

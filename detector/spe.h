@@ -126,6 +126,7 @@ void spe_backend_free(struct spe_backend *sb);
 struct spe_aux *spe_backend_aux(struct spe_backend *sb);
 struct hw_backend *spe_backend_hw(struct spe_backend *sb);
 uint64_t spe_backend_samples_seen(const struct spe_backend *sb);
+uint64_t spe_backend_samples_decoded(const struct spe_backend *sb);
 /* caller frees with named_counts_free() */
 unsigned spe_backend_drop_counts(const struct spe_backend *sb, struct named_count **out);
 
