@@ -638,6 +638,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	pc.pid = child.pid;
 	pc.buffer_pages = ring_pages(opt);
 	es = event_set_open(&s.choice, &pc, true);
+	event_set_attach(es, &s.backend);
 	if (!es) {
 		launch_abort(&child);
 		session_release(&s);
@@ -880,6 +881,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	errno = 0;
 	s.note_forks = true;
 	es = event_set_open(&s.choice, &pc, false);
+	event_set_attach(es, &s.backend);
 	if (!es) {
 		free(tids);
 		free(command);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "detector/soft.h"
+#include "detector/spe.h"
 #include "common/util.h"
 
 /* --- the rows ------------------------------------------------------------ */
@@ -48,7 +49,55 @@ static void hw_row_close(void *state) { hw_backend_free(state); }
 
 static const struct backend_row pebs_row = HW_ROW(BACKEND_PEBS, "pebs");
 static const struct backend_row ibs_row = HW_ROW(BACKEND_IBS, "ibs");
-static const struct backend_row spe_row = HW_ROW(BACKEND_SPE, "spe");
+
+/* spe: packets in the AUX area (spe.h), decoded into the perf samples the
+ * other hardware rows get, which reach access through cb->sample.  Never
+ * run on an Arm machine. */
+static void *spe_row_open(struct symbolizer *sym)
+{
+	return spe_backend_new(sym, spe_source_format_detect(""));
+}
+
+static void spe_row_feed(void *state, const struct perf_aux *a, const struct perf_callbacks *cb)
+{
+	spe_aux_feed(spe_backend_aux(state), a, cb->sample, cb->ctx);
+}
+
+static void spe_row_itrace(void *state, uint32_t cpu, uint32_t pid, uint32_t tid)
+{
+	spe_aux_itrace_start(spe_backend_aux(state), cpu, pid, tid);
+}
+
+static bool spe_row_access(void *state, const struct perf_sample *ps, struct access_sample *out)
+{
+	return hw_backend_access(spe_backend_hw(state), ps, out);
+}
+
+static uint64_t spe_row_seen(const void *state) { return spe_backend_samples_seen(state); }
+
+static uint64_t spe_row_decoded(const void *state)
+{
+	return spe_backend_samples_decoded(state);
+}
+
+static unsigned spe_row_drops(const void *state, struct named_count **out)
+{
+	return spe_backend_drop_counts(state, out);
+}
+
+static void spe_row_close(void *state) { spe_backend_free(state); }
+
+static const struct aux_decoder spe_decoder = {
+	.pages = 256, .feed = spe_row_feed, .itrace_start = spe_row_itrace,
+};
+
+static const struct backend_row spe_row = {
+	.id = BACKEND_SPE, .name = "spe", .mem_info = true, .untried = true,
+	.encode = hw_row_encode, .probe = hw_row_probe, .open = spe_row_open,
+	.access = spe_row_access, .samples_seen = spe_row_seen,
+	.samples_decoded = spe_row_decoded, .drop_counts = spe_row_drops,
+	.close = spe_row_close, .aux = &spe_decoder,
+};
 
 /* soft always runs: its one event is the same everywhere */
 static unsigned soft_row_probe(const struct backend_row *row, const struct backend_request *req,
@@ -128,6 +177,12 @@ static bool try_row(const struct backend_request *req, const struct hw_host *h,
 	char *why = NULL;
 
 	c->n_events = row->probe(row, req, h, c->events, &why);
+	if (c->n_events && row->untried && c->automatic) {
+		/* it could run, but nobody has seen it run: not by default */
+		c->n_events = 0;
+		why = xasprintf("its decoding has never run on hardware, only on synthetic "
+				"records: ask for it with --backend %s", row->name);
+	}
 	if (c->n_events) {
 		c->id = row->id;
 		return true;
@@ -165,6 +220,7 @@ bool backend_choose(const struct backend_request *req, const struct hw_host *h,
 		}
 		/* only the reason matters for the ones after the chosen one */
 		memset(&other, 0, sizeof(other));
+		other.automatic = true;
 		if (try_row(req, h, row, &other))
 			other.why_not[row->id] = xasprintf("%s was chosen first",
 							   backend_name(c->id));
@@ -194,6 +250,8 @@ char *backend_note(const struct backend_choice *c)
 		for (unsigned i = 0; i < c->n_events; i++)
 			strbuf_addf(&sb, "%s%s", i ? ", " : "", c->events[i].name);
 	}
+	if (row && row->untried)
+		strbuf_addf(&sb, " (never run on hardware before: check its samples)");
 	/* the fallback's reason ("pebs runs instead") goes without saying */
 	for (int i = 0; i < BACKEND__COUNT; i++)
 		if (!backend_rows[i]->fallback && c->why_not[backend_rows[i]->id])
@@ -223,6 +281,8 @@ void backend_close(struct backend *b)
 struct event_set {
 	struct perf_session *ps[HW_MAX_EVENTS];
 	unsigned n;
+	unsigned aux_pages;                 /* 0: samples come as samples */
+	struct backend *b;                  /* whose decoder takes the trace */
 };
 
 struct event_set *event_set_open(const struct backend_choice *c,
@@ -230,6 +290,9 @@ struct event_set *event_set_open(const struct backend_choice *c,
 {
 	struct event_set *es = xcalloc(1, sizeof(*es));
 	const struct hw_event *leader = NULL;
+	const struct backend_row *row = backend_row(c->id);
+
+	es->aux_pages = row && row->aux ? row->aux->pages : 0;
 
 	for (unsigned i = 0; i < c->n_events; i++) {
 		struct perf_session_config pc = *cfg;
@@ -240,6 +303,7 @@ struct event_set *event_set_open(const struct backend_choice *c,
 			continue;
 		}
 		pc.attr = c->events[i].attr;
+		pc.aux_pages = es->aux_pages;
 		a->disabled = on_exec;
 		a->enable_on_exec = on_exec;
 		/* side-band records once, not once per event */
@@ -260,6 +324,12 @@ struct event_set *event_set_open(const struct backend_choice *c,
 		es->n++;
 	}
 	return es;
+}
+
+void event_set_attach(struct event_set *es, struct backend *b)
+{
+	if (es && b && b->row && b->row->aux)
+		es->b = b;
 }
 
 int event_set_add_task(struct event_set *es, pid_t tid)
@@ -288,10 +358,41 @@ int event_set_poll(struct event_set *es, int timeout_ms)
 	return ready;
 }
 
+/* The AUX records go to the decoder, which hands its samples to the
+ * caller's sample callback. */
+struct aux_relay {
+	struct event_set *es;
+	const struct perf_callbacks *cb;
+};
+
+static void relay_aux(void *ctx, const struct perf_aux *a)
+{
+	struct aux_relay *r = ctx;
+	const struct backend *b = r->es->b;
+
+	b->row->aux->feed(b->state, a, r->cb);
+}
+
+static void relay_itrace_start(void *ctx, uint32_t cpu, uint32_t pid, uint32_t tid)
+{
+	struct aux_relay *r = ctx;
+	const struct backend *b = r->es->b;
+
+	b->row->aux->itrace_start(b->state, cpu, pid, tid);
+}
+
 size_t event_set_drain(struct event_set *es, const struct perf_callbacks *cb)
 {
+	struct perf_callbacks with_aux = *cb;
+	struct aux_relay relay = { es, cb };
 	size_t n = 0;
 
+	if (es->b) {
+		with_aux.aux_ctx = &relay;
+		with_aux.aux = relay_aux;
+		with_aux.itrace_start = relay_itrace_start;
+		cb = &with_aux;
+	}
 	for (unsigned i = 0; i < es->n; i++)
 		n += perf_session_drain(es->ps[i], cb);
 	return n;

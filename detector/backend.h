@@ -28,6 +28,7 @@
 #include "detector/perf_session.h"
 #include "detector/sample.h"
 
+struct aux_decoder;
 struct named_count;
 struct symbolizer;
 
@@ -53,6 +54,9 @@ struct backend_row {
 	/* soft: what it samples, for the note; NULL: the events say it */
 	const char *method;
 	bool fallback;                      /* auto's last resort: always runs */
+	/* Never run on hardware (spe): auto passes it over with that reason;
+	 * asked for by name, it runs. */
+	bool untried;
 	bool mem_info;                      /* samples carry data source, weight */
 	/* The events it would open on host h, run or not (NULL: no such
 	 * encodings to show); 0 and *why (caller frees) if there are none. */
@@ -69,6 +73,17 @@ struct backend_row {
 	/* reasons samples were dropped; caller frees with named_counts_free() */
 	unsigned (*drop_counts)(const void *state, struct named_count **out);
 	void (*close)(void *state);
+	/* Samples that arrive as an AUX-area trace (spe), NULL for the others:
+	 * the pages to map per ring, and the decoder (on the state open()
+	 * returned) that turns the trace into perf samples for cb->sample,
+	 * which hands them to access above. */
+	const struct aux_decoder *aux;
+};
+
+struct aux_decoder {
+	unsigned pages;                     /* per ring, a power of two */
+	void (*feed)(void *state, const struct perf_aux *a, const struct perf_callbacks *cb);
+	void (*itrace_start)(void *state, uint32_t cpu, uint32_t pid, uint32_t tid);
 };
 
 /* The row of id, and every row in auto's order. */
@@ -108,9 +123,14 @@ struct event_set;
 
 /* Open the choice's events on the target (cfg: pid, tids, buffer_pages;
  * its attr is ignored).  on_exec: start counting when the target execs,
- * else at once.  NULL after printing an error. */
+ * else at once.  A backend with an AUX decoder gets its AUX areas mapped,
+ * and drain feeds them to the decoder, whose samples reach cb->sample.
+ * NULL after printing an error. */
 struct event_set *event_set_open(const struct backend_choice *c,
 				 const struct perf_session_config *cfg, bool on_exec);
+/* The running backend whose AUX decoder takes the trace (a row with
+ * aux); without it the AUX records are passed over.  es may be NULL. */
+void event_set_attach(struct event_set *es, struct backend *b);
 int event_set_add_task(struct event_set *es, pid_t tid);
 int event_set_poll(struct event_set *es, int timeout_ms);
 size_t event_set_drain(struct event_set *es, const struct perf_callbacks *cb);

@@ -577,11 +577,6 @@ unsigned hw_probe(enum backend_id id, const struct hw_host *h,
 
 	if (!n)
 		return 0;
-	if (id == BACKEND_SPE) {
-		*why = xstrdup("arm_spe delivers its samples as packets in the AUX area, "
-			       "which contend does not decode yet");
-		return 0;
-	}
 	/* a fake host (tests) has nothing to open */
 	if (h->root[0])
 		return n;

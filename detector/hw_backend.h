@@ -19,9 +19,10 @@
  * ibs: the ibs_op PMU (type from sysfs), per process on kernels >= 6.2.
  *   IBS cannot exclude the kernel, so it needs CAP_PERFMON (or
  *   kernel.perf_event_paranoid <= 1); kernel samples are dropped here.
- * spe: arm_spe is encoded and probed, but its samples arrive as packets in
- *   the AUX area, which contend does not decode yet: the probe says so and
- *   auto moves on (docs/hardware-backends.md).
+ * spe: arm_spe, probed like the others; its samples arrive as packets in
+ *   the AUX area, decoded by spe.h into the same perf samples.  That has
+ *   never run on hardware, so auto passes it over (backend.c) and only
+ *   --backend spe runs it (docs/hardware-backends.md).
  */
 #ifndef CONTEND_HW_BACKEND_H
 #define CONTEND_HW_BACKEND_H

@@ -18,6 +18,8 @@ struct ring {
 	int cpu;
 	void *base;               /* metadata page + data pages */
 	size_t data_size;
+	uint8_t *aux;             /* the AUX area (aux_pages), NULL if none */
+	size_t aux_size;
 };
 
 struct perf_session {
@@ -30,11 +32,17 @@ struct perf_session {
 	int *fds;                 /* every event, for enable/disable/close */
 	size_t n_fds, alloc_fds;
 	unsigned pages;
+	unsigned aux_pages;
 	size_t page_size;
 	/* drain scratch: records copied out of the rings, then sorted */
 	uint8_t *buf;
 	size_t buf_len, buf_alloc;
-	struct rec_ref { uint64_t time; size_t off, len; unsigned seq; } *refs;
+	struct rec_ref {
+		uint64_t time;
+		size_t off, len;
+		size_t aux_off, aux_len;   /* PERF_RECORD_AUX: its bytes in buf */
+		unsigned seq, ring;
+	} *refs;
 	size_t n_refs, alloc_refs;
 };
 
@@ -104,10 +112,33 @@ static int open_leader(struct perf_session *ps, pid_t pid, int cpu)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * The AUX area of a ring: its place and size go into the metadata page,
+ * then a second mmap at that offset.  Read-write, so that aux_tail tells
+ * the kernel which bytes it may overwrite.  Never run on hardware: only
+ * arm_spe asks for it, and no Arm machine has run contend yet.
+ */
+static int map_aux(struct perf_session *ps, struct ring *r)
+{
+	struct perf_event_mmap_page *meta = r->base;
+	size_t size = (size_t)ps->aux_pages * ps->page_size;
+	uint64_t offset = ps->page_size + r->data_size;
+	void *aux;
+
+	meta->aux_offset = offset;
+	meta->aux_size = size;
+	aux = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, (off_t)offset);
+	if (aux == MAP_FAILED)
+		return errno == EPERM ? ENOMEM : errno;
+	r->aux = aux;
+	r->aux_size = size;
+	return 0;
+}
+
 static int open_on_cpu(struct perf_session *ps, pid_t pid, int cpu)
 {
 	struct ring *r = NULL;
-	int fd, lfd;
+	int fd, lfd, aux_err;
 
 	for (unsigned i = 0; i < ps->n_rings; i++)
 		if (ps->rings[i].cpu == cpu)
@@ -147,6 +178,14 @@ static int open_on_cpu(struct perf_session *ps, pid_t pid, int cpu)
 		r->cpu = cpu;
 		r->base = base;
 		r->data_size = data_size;
+		r->aux = NULL;
+		if (ps->aux_pages && (aux_err = map_aux(ps, r)) != 0) {
+			munmap(base, ps->page_size + data_size);
+			close(fd);
+			if (lfd >= 0)
+				close(lfd);
+			return -aux_err;
+		}
 		ps->pfds[ps->n_rings].fd = fd;
 		ps->pfds[ps->n_rings].events = POLLIN;
 		ps->n_rings++;
@@ -194,6 +233,7 @@ struct perf_session *perf_session_open(const struct perf_session_config *cfg)
 	ps->leader = cfg->leader;
 	ps->leader.size = sizeof(ps->leader);
 	ps->pages = cfg->buffer_pages ? cfg->buffer_pages : 128;
+	ps->aux_pages = cfg->aux_pages;
 	ps->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	ps->rings = xcalloc((size_t)ncpu, sizeof(*ps->rings));
 	ps->pfds = xcalloc((size_t)ncpu, sizeof(*ps->pfds));
@@ -247,8 +287,11 @@ void perf_session_close(struct perf_session *ps)
 {
 	if (!ps)
 		return;
-	for (unsigned i = 0; i < ps->n_rings; i++)
+	for (unsigned i = 0; i < ps->n_rings; i++) {
+		if (ps->rings[i].aux)
+			munmap(ps->rings[i].aux, ps->rings[i].aux_size);
 		munmap(ps->rings[i].base, ps->page_size + ps->rings[i].data_size);
+	}
 	for (size_t i = 0; i < ps->n_fds; i++)
 		close(ps->fds[i]);
 	free(ps->fds);
@@ -358,27 +401,92 @@ bool perf_parse_sample(const struct perf_event_attr *attr, const void *rec,
 	return !c.bad;
 }
 
-/* The time of a non-sample record lives in its trailing sample_id
- * (attr.sample_id_all): the fields are at the end, in a fixed order. */
-static uint64_t trailer_time(const struct perf_event_attr *attr, const uint8_t *rec, size_t len)
+/* The pid, tid and time of a non-sample record live in its trailing
+ * sample_id (attr.sample_id_all): the fields are at the end, in a fixed
+ * order (tid, time, id, stream_id, cpu, identifier).  Zero if absent. */
+struct trailer {
+	uint32_t pid, tid;
+	uint64_t time;
+};
+
+static void parse_trailer(const struct perf_event_attr *attr, const uint8_t *rec, size_t len,
+			  size_t body_min, struct trailer *t)
 {
 	uint64_t st = attr->sample_type;
-	size_t n = 0, pos;
-	uint64_t t = 0;
+	size_t n, pos;
 
-	if (!attr->sample_id_all || !(st & PERF_SAMPLE_TIME))
-		return 0;
-	/* order: tid, time, id, stream_id, cpu, identifier */
-	n += !!(st & PERF_SAMPLE_IDENTIFIER);
-	n += !!(st & PERF_SAMPLE_CPU);
-	n += !!(st & PERF_SAMPLE_STREAM_ID);
-	n += !!(st & PERF_SAMPLE_ID);
-	n += 1;   /* time itself */
-	if (len < sizeof(struct perf_event_header) + n * 8)
-		return 0;
+	memset(t, 0, sizeof(*t));
+	if (!attr->sample_id_all)
+		return;
+	n = !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ID) +
+	    !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
+	    !!(st & PERF_SAMPLE_IDENTIFIER);
+	if (len < sizeof(struct perf_event_header) + body_min + n * 8)
+		return;
 	pos = len - n * 8;
-	memcpy(&t, rec + pos, 8);
-	return t;
+	if (st & PERF_SAMPLE_TID) {
+		memcpy(&t->pid, rec + pos, 4);
+		memcpy(&t->tid, rec + pos + 4, 4);
+		pos += 8;
+	}
+	if (st & PERF_SAMPLE_TIME)
+		memcpy(&t->time, rec + pos, 8);
+}
+
+static uint64_t trailer_time(const struct perf_event_attr *attr, const uint8_t *rec, size_t len)
+{
+	struct trailer t;
+
+	parse_trailer(attr, rec, len, 0, &t);
+	return t.time;
+}
+
+bool perf_parse_aux(const struct perf_event_attr *attr, const void *rec, size_t len,
+		    struct perf_aux *out)
+{
+	const struct perf_event_header *h = rec;
+	uint64_t v[3];   /* aux_offset, aux_size, flags */
+	struct trailer t;
+
+	memset(out, 0, sizeof(*out));
+	if (len < sizeof(*h) + sizeof(v) || h->type != PERF_RECORD_AUX || h->size != len)
+		return false;
+	memcpy(v, (const uint8_t *)rec + sizeof(*h), sizeof(v));
+	parse_trailer(attr, rec, len, sizeof(v), &t);
+	out->offset = v[0];
+	out->size = v[1];
+	out->flags = v[2];
+	out->pid = t.pid;
+	out->tid = t.tid;
+	out->time = t.time;
+	return true;
+}
+
+bool perf_parse_itrace_start(const void *rec, size_t len, uint32_t *pid, uint32_t *tid)
+{
+	const struct perf_event_header *h = rec;
+	uint32_t ids[2];
+
+	if (len < sizeof(*h) + sizeof(ids) || h->type != PERF_RECORD_ITRACE_START)
+		return false;
+	memcpy(ids, (const uint8_t *)rec + sizeof(*h), sizeof(ids));
+	*pid = ids[0];
+	*tid = ids[1];
+	return true;
+}
+
+bool perf_aux_copy(const uint8_t *aux, size_t aux_size, uint64_t offset, uint64_t size,
+		   uint8_t *dst)
+{
+	size_t at, first;
+
+	if (!aux || !aux_size || (aux_size & (aux_size - 1)) || size > aux_size)
+		return false;
+	at = (size_t)(offset & (aux_size - 1));
+	first = aux_size - at < size ? aux_size - at : (size_t)size;
+	copy_bytes(dst, aux + at, first);
+	copy_bytes(dst + first, aux, (size_t)size - first);
+	return true;
 }
 
 static uint64_t record_time(const struct perf_event_attr *attr, const uint8_t *rec, size_t len)
@@ -396,9 +504,29 @@ static uint64_t record_time(const struct perf_event_attr *attr, const uint8_t *r
 	return trailer_time(attr, rec, len);
 }
 
+/* The AUX bytes a PERF_RECORD_AUX (the last record in buf) announces,
+ * after it in buf; returns where the AUX area's consumed bytes end, 0 if
+ * none were taken. */
+static uint64_t copy_aux(struct perf_session *ps, struct ring *r, struct rec_ref *ref)
+{
+	struct perf_aux a;
+
+	if (!r->aux || !perf_parse_aux(&ps->attr, ps->buf + ref->off, ref->len, &a) ||
+	    a.size > r->aux_size)
+		return 0;
+	ALLOC_GROW(ps->buf, ps->buf_len + a.size, ps->buf_alloc);
+	if (!perf_aux_copy(r->aux, r->aux_size, a.offset, a.size, ps->buf + ps->buf_len))
+		return 0;
+	ref->aux_off = ps->buf_len;
+	ref->aux_len = a.size;
+	ps->buf_len += a.size;
+	return a.offset + a.size;
+}
+
 /* Copy the available records of one ring into ps->buf. */
 static void ring_copy_out(struct perf_session *ps, struct ring *r, unsigned *seq)
 {
+	uint64_t aux_end = 0;
 	struct perf_event_mmap_page *meta = r->base;
 	const uint8_t *data = (const uint8_t *)r->base + ps->page_size;
 	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
@@ -432,10 +560,20 @@ static void ring_copy_out(struct perf_session *ps, struct ring *r, unsigned *seq
 		ps->refs[ps->n_refs].len = h.size;
 		ps->refs[ps->n_refs].seq = (*seq)++;
 		ps->refs[ps->n_refs].time = 0;
-		ps->n_refs++;
+		ps->refs[ps->n_refs].ring = (unsigned)(r - ps->rings);
+		ps->refs[ps->n_refs].aux_off = ps->refs[ps->n_refs].aux_len = 0;
 		ps->buf_len += h.size;
 		tail += h.size;
+		if (h.type == PERF_RECORD_AUX) {
+			uint64_t end = copy_aux(ps, r, &ps->refs[ps->n_refs]);
+
+			aux_end = end > aux_end ? end : aux_end;
+		}
+		ps->n_refs++;
 	}
+	/* the AUX bytes are copied: the kernel may write there again */
+	if (aux_end)
+		__atomic_store_n(&meta->aux_tail, aux_end, __ATOMIC_RELEASE);
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
@@ -447,14 +585,50 @@ static int cmp_ref(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void dispatch(struct perf_session *ps, const uint8_t *rec, size_t len,
+/* A PERF_RECORD_AUX with its bytes and the ring's clock. */
+static void dispatch_aux(struct perf_session *ps, const struct rec_ref *ref,
+			 const struct perf_callbacks *cb)
+{
+	const struct ring *r = &ps->rings[ref->ring];
+	const struct perf_event_mmap_page *meta = r->base;
+	struct perf_aux a;
+
+	if (!cb->aux || !ref->aux_len ||
+	    !perf_parse_aux(&ps->attr, ps->buf + ref->off, ref->len, &a))
+		return;
+	a.cpu = (uint32_t)r->cpu;
+	a.data = ps->buf + ref->aux_off;
+	a.size = ref->aux_len;
+	a.time_zero_valid = meta->cap_user_time_zero;
+	a.time_shift = meta->time_shift;
+	a.time_mult = meta->time_mult;
+	a.time_zero = meta->time_zero;
+	a.time_short = meta->cap_user_time_short;
+	a.time_cycles = meta->time_cycles;
+	a.time_mask = meta->time_mask;
+	cb->aux(cb->aux_ctx, &a);
+}
+
+static void dispatch(struct perf_session *ps, const struct rec_ref *ref,
 		     const struct perf_callbacks *cb)
 {
+	const uint8_t *rec = ps->buf + ref->off;
+	size_t len = ref->len;
 	const struct perf_event_header *h = (const void *)rec;
 	const uint8_t *body = rec + sizeof(*h);
 	size_t blen = len - sizeof(*h);
 
 	switch (h->type) {
+	case PERF_RECORD_AUX:
+		dispatch_aux(ps, ref, cb);
+		break;
+	case PERF_RECORD_ITRACE_START: {
+		uint32_t pid, tid;
+
+		if (cb->itrace_start && perf_parse_itrace_start(rec, len, &pid, &tid))
+			cb->itrace_start(cb->aux_ctx, (uint32_t)ps->rings[ref->ring].cpu, pid, tid);
+		break;
+	}
 	case PERF_RECORD_SAMPLE: {
 		struct perf_sample s;
 		if (perf_parse_sample(&ps->attr, rec, len, &s) && cb->sample)
@@ -538,7 +712,7 @@ size_t perf_session_drain(struct perf_session *ps, const struct perf_callbacks *
 	if (ps->n_refs > 1)   /* refs is NULL until the first record */
 		sort_items(ps->refs, ps->n_refs, sizeof(*ps->refs), cmp_ref);
 	for (size_t i = 0; i < ps->n_refs; i++)
-		dispatch(ps, ps->buf + ps->refs[i].off, ps->refs[i].len, cb);
+		dispatch(ps, &ps->refs[i], cb);
 	n = ps->n_refs;
 	/* keep the scratch bounded: a burst should not pin memory forever */
 	if (ps->buf_alloc > (64u << 20)) {

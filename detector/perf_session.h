@@ -53,6 +53,29 @@ static inline void access_sample_from_perf(struct access_sample *out,
 	out->addr = addr;
 }
 
+/*
+ * A run of new AUX-area bytes (PERF_RECORD_AUX), copied out of the ring's
+ * AUX buffer in order (a wrap is undone).  pid/tid come from the record's
+ * sample_id (0 when the event has none); the clock fields are the ring's
+ * metadata page, to turn the trace's own timestamps into perf time.
+ */
+struct perf_aux {
+	uint32_t cpu;             /* the ring's CPU */
+	uint32_t pid, tid;
+	uint64_t time;            /* when the kernel wrote the record */
+	uint64_t flags;           /* PERF_AUX_FLAG_*: truncated, partial, collision */
+	uint64_t offset;          /* where the bytes began in the AUX area */
+	const uint8_t *data;      /* valid during the callback */
+	size_t size;
+	bool time_zero_valid;     /* cap_user_time_zero */
+	uint16_t time_shift;
+	uint32_t time_mult;
+	uint64_t time_zero;
+	bool time_short;          /* cap_user_time_short: the counter is
+				     narrower than 64 bits (arm64) */
+	uint64_t time_cycles, time_mask;
+};
+
 struct perf_callbacks {
 	void *ctx;
 	void (*sample)(void *ctx, const struct perf_sample *s);
@@ -62,6 +85,12 @@ struct perf_callbacks {
 	void (*fork)(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid);
 	void (*exit)(void *ctx, uint32_t pid, uint32_t tid);
 	void (*lost)(void *ctx, uint64_t n);
+	/* AUX-area traces only (aux_pages): new trace bytes, and the task
+	 * whose trace starts on a CPU (PERF_RECORD_ITRACE_START).  Their own
+	 * context: the trace's decoder, a layer below the sample's consumer. */
+	void *aux_ctx;
+	void (*aux)(void *aux_ctx, const struct perf_aux *a);
+	void (*itrace_start)(void *aux_ctx, uint32_t cpu, uint32_t pid, uint32_t tid);
 };
 
 struct perf_session_config {
@@ -75,6 +104,9 @@ struct perf_session_config {
 	bool has_leader;
 	struct perf_event_attr leader;
 	unsigned buffer_pages;    /* data pages per ring, power of two */
+	/* AUX-area pages per ring, power of two; 0: no AUX area (every
+	 * backend but spe).  Never run on hardware (docs/hardware-backends.md). */
+	unsigned aux_pages;
 };
 
 struct perf_session;
@@ -101,5 +133,18 @@ const char *perf_open_hint(int err);
  * Returns false if the record is malformed for attr's sample_type. */
 bool perf_parse_sample(const struct perf_event_attr *attr, const void *rec,
 		       size_t len, struct perf_sample *out);
+
+/* PERF_RECORD_AUX: aux_offset, aux_size and flags into out (offset, size,
+ * flags), with the pid, tid and time of its sample_id when attr has them;
+ * data, cpu and the clock stay unset.  False if malformed. */
+bool perf_parse_aux(const struct perf_event_attr *attr, const void *rec, size_t len,
+		    struct perf_aux *out);
+/* PERF_RECORD_ITRACE_START: the task whose trace starts. */
+bool perf_parse_itrace_start(const void *rec, size_t len, uint32_t *pid, uint32_t *tid);
+/* The size bytes at offset of an AUX area of aux_size bytes (a power of
+ * two; offsets grow forever and wrap) into dst.  False if they cannot all
+ * be there. */
+bool perf_aux_copy(const uint8_t *aux, size_t aux_size, uint64_t offset, uint64_t size,
+		   uint8_t *dst);
 
 #endif
