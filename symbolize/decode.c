@@ -75,6 +75,33 @@ const char *decoder_unavailable(unsigned elf_machine)
 	return NULL;
 }
 
+_Static_assert(ARRAY_SIZE(arches) <= DECODE_MAX_ARCHES, "raise DECODE_MAX_ARCHES");
+
+struct decoder *decoder_set_get(struct decoder_set *ds, unsigned elf_machine)
+{
+	if (elf_machine == EM_NONE)
+		elf_machine = NATIVE_MACHINE;
+	for (size_t i = 0; i < ARRAY_SIZE(arches); i++) {
+		if (arches[i]->elf_machine != elf_machine)
+			continue;
+		if (!ds->dec[i] && !ds->failed[i]) {
+			ds->dec[i] = arches[i]->new_decoder();
+			ds->failed[i] = !ds->dec[i];
+		}
+		return ds->dec[i];
+	}
+	return NULL;
+}
+
+void decoder_set_release(struct decoder_set *ds)
+{
+	for (size_t i = 0; i < DECODE_MAX_ARCHES; i++) {
+		decoder_free(ds->dec[i]);
+		ds->dec[i] = NULL;
+		ds->failed[i] = false;
+	}
+}
+
 const struct decode_arch *decoder_arch(const struct decoder *d)
 {
 	return d->arch;

@@ -99,6 +99,21 @@ void decoder_free(struct decoder *d);
 /* The row d decodes for. */
 const struct decode_arch *decoder_arch(const struct decoder *d);
 
+/*
+ * Decoders opened on first use, one per architecture, for code of
+ * whichever architecture its binary is: a report of a recording made on
+ * another machine reads that machine's code.  Zero-initialise; EM_NONE
+ * (code in no ELF file: JIT, or unknown) asks for the native decoder.
+ */
+#define DECODE_MAX_ARCHES 4
+struct decoder_set {
+	struct decoder *dec[DECODE_MAX_ARCHES];   /* by row of decode.c */
+	bool failed[DECODE_MAX_ARCHES];           /* tried, did not open */
+};
+/* NULL for an architecture without a row, or if it fails to open. */
+struct decoder *decoder_set_get(struct decoder_set *ds, unsigned elf_machine);
+void decoder_set_release(struct decoder_set *ds);   /* frees the decoders */
+
 /* Decode one instruction at code[0..len) that lives at address ip.
  * Returns false if the bytes are not a valid instruction. */
 bool decoder_insn(struct decoder *d, const uint8_t *code, size_t len,
