@@ -261,7 +261,7 @@ bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sam
 	struct func_info fi;
 	struct func_code *f = NULL;
 	struct decoded_access acc;
-	struct decoder *dec;
+	struct decoder *dec = NULL;   /* that decoded the access */
 	enum decode_status prev_st = DECODE__COUNT, ip_st;
 	uint64_t at = 0;
 	unsigned idx;
@@ -279,6 +279,7 @@ bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sam
 		f = func_code_get(s, ps->pid, &fi);
 	if (f && f->ok && insn_index(f, (uint32_t)(ps->ip - f->start), &idx)) {
 		prev_st = predecessor_access(s, f, idx, &ps->regs, &acc, &at);
+		dec = f->dec;
 		ip_bytes = f->bytes + f->insn[idx];
 		ip_len = f->end - ps->ip;
 	}
@@ -305,7 +306,7 @@ bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sam
 			return false;
 		}
 	}
-	if (!user_address(acc.addr)) {
+	if (!decode_user_address(decoder_arch(dec), acc.addr)) {
 		s->drops[DROP_BAD_ADDRESS]++;
 		return false;
 	}

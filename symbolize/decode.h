@@ -79,6 +79,10 @@ struct decode_arch {
 	 * only by decoding the function from its start. */
 	unsigned insn_width;
 	uint64_t perf_regs_mask;               /* user registers to sample */
+	/* The first address above user space (x86-64: 47 bits; AArch64: 52,
+	 * the most a kernel with 52-bit VAs hands out): a computed address
+	 * at or above it is a misdecode, or the kernel's. */
+	uint64_t user_end;
 	const uint8_t *perf_reg_of_dwarf;      /* DWARF register n -> perf number, */
 	unsigned n_dwarf_regs;                 /* ... for n below this (<= DECODE_MAX_REGS) */
 	int perf_ip, perf_sp, perf_fp;         /* what frame-pointer unwinding reads */
@@ -86,6 +90,9 @@ struct decode_arch {
 };
 /* NULL for an architecture without a decoder. */
 const struct decode_arch *decode_arch_for_machine(unsigned elf_machine);
+/* Could a user-space access of arch touch addr?  Not the null page, not
+ * at or above user_end. */
+bool decode_user_address(const struct decode_arch *arch, uint64_t addr);
 const struct decode_arch *decode_arch_native(void);    /* of this build */
 /* The user registers to sample here (perf_regs_mask), 0 if unknown. */
 uint64_t decode_native_regs_mask(void);

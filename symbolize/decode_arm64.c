@@ -793,6 +793,7 @@ const struct decode_arch decode_arch_aarch64 = {
 	.ops = &arm64_ops,
 	.insn_width = 4,
 	.perf_regs_mask = AARCH64_REGS_MASK,
+	.user_end = 1ULL << 52,
 	.perf_reg_of_dwarf = perf_reg_of_dwarf,
 	.n_dwarf_regs = ARRAY_SIZE(perf_reg_of_dwarf),
 	.perf_ip = A64_PERF_PC,

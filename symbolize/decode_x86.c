@@ -629,6 +629,7 @@ const struct decode_arch decode_arch_x86_64 = {
 	.ops = &x86_ops,
 	.insn_width = 0,
 	.perf_regs_mask = X86_64_REGS_MASK,
+	.user_end = 0x0000800000000000ULL,
 	.perf_reg_of_dwarf = perf_reg_of_dwarf,
 	.n_dwarf_regs = ARRAY_SIZE(perf_reg_of_dwarf),
 	.perf_ip = PERF_REG_X86_IP,
