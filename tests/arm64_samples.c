@@ -151,6 +151,11 @@ int main(int argc, char **argv)
 	datafile_write_comm(rec.w, PID, PID + 2, "fsc", false);
 	if (!symbolizer_find_symbol(rec.sym, PID, "counters", &counters))
 		die("%s: no symbol counters", argv[1]);
+	/* the decoders are chosen by this, not by the machine we run on */
+	if (symbolizer_machine(rec.sym, PID, counters.start) != EM_AARCH64)
+		die("%s: the symbolizer does not see an AArch64 file", argv[1]);
+	if (symbolizer_machine(rec.sym, PID, 0x1000) != EM_NONE)
+		die("unmapped memory has a machine");
 	hot_sites(&rec, &after_load, &after_store);
 	for (int i = 0; i < SAMPLES_PER_SITE; i++)
 		for (uint32_t t = 0; t < 2; t++) {
