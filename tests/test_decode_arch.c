@@ -65,6 +65,21 @@ static void test_aarch64_row(void)
 	decoder_free(d);
 }
 
+/* One decoder per architecture, opened once, EM_NONE the native one. */
+static void test_decoder_set(void)
+{
+	struct decoder_set ds = { 0 };
+	struct decoder *a64 = decoder_set_get(&ds, EM_AARCH64);
+
+	CHECK(a64 && decoder_arch(a64) == decode_arch_for_machine(EM_AARCH64), "AArch64");
+	CHECK(decoder_set_get(&ds, EM_AARCH64) == a64, "opened once");
+	CHECK(decoder_set_get(&ds, EM_NONE) == decoder_set_get(&ds, decode_arch_native()->elf_machine),
+	      "EM_NONE is the native decoder");
+	CHECK(decoder_set_get(&ds, EM_RISCV) == NULL, "no RISC-V");
+	decoder_set_release(&ds);
+	CHECK(ds.dec[0] == NULL && ds.dec[1] == NULL, "released");
+}
+
 static void test_unknown_machine(void)
 {
 	CHECK(decode_arch_for_machine(EM_RISCV) == NULL, "no RISC-V row");
@@ -77,6 +92,7 @@ int main(void)
 	test_x86_64_row();
 	test_aarch64_row();
 	test_native();
+	test_decoder_set();
 	test_unknown_machine();
 	return test_done();
 }
