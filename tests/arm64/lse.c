@@ -1,5 +1,7 @@
 /* lse.c - ARMv8.1 LSE atomics as gcc emits them with -march=armv8.1-a
- * (tests/arm64/regen.sh), CASP in inline asm (gcc calls libatomic). */
+ * (tests/arm64/regen.sh).  Inline asm where gcc 12 does not: caspal (it
+ * calls libatomic), staddl/stsetb (it writes ldadd x1, x1), ldumaxal (no
+ * builtin), ldapr (needs +rcpc). */
 #include <stdint.h>
 
 int64_t lse_ldadd(int64_t *p, int64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
@@ -34,4 +36,16 @@ __int128 lse_casp(__int128 *p, __int128 o, __int128 n)
 {
 	__asm__ volatile("caspal %0, %H0, %1, %H1, [%2]" : "+r"(o) : "r"(n), "r"(p) : "memory");
 	return o;
+}
+uint64_t lse_ldumax(uint64_t *p, uint64_t v)   /* no builtin: inline asm */
+{
+	uint64_t old;
+	__asm__ volatile("ldumaxal %1, %0, [%2]" : "=r"(old) : "r"(v), "r"(p) : "memory");
+	return old;
+}
+int64_t rcpc_ldapr(int64_t *p)                 /* ARMv8.3 RCpc: gcc needs +rcpc */
+{
+	int64_t v;
+	__asm__ volatile(".arch_extension rcpc\n\tldapr %0, [%1]" : "=r"(v) : "r"(p) : "memory");
+	return v;
 }
