@@ -12,12 +12,17 @@
 
 #include "common/access.h"
 
-/* Could a user-space access (x86-64, 47-bit) touch this address?  Backends
- * drop samples whose computed or sampled address is not one: the null page,
- * kernel addresses, a misdecoded effective address. */
+/* Could a user-space access of this machine touch this address (x86-64:
+ * 47 bits; AArch64: 52)?  The hardware backends drop samples whose address
+ * is not one: the null page, kernel addresses.  The soft backend asks the
+ * decoded code's architecture instead (decode_user_address()). */
 static inline bool user_address(uint64_t a)
 {
+#if defined(__aarch64__)
+	return a >= 4096 && a < (1ULL << 52);
+#else
 	return a >= 4096 && a < 0x0000800000000000ULL;
+#endif
 }
 
 struct access_sample {

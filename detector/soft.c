@@ -12,6 +12,7 @@
 
 enum soft_drop {
 	DROP_NO_REGS,          /* sample without user registers */
+	DROP_NO_DECODER,       /* code of an architecture without a decoder */
 	DROP_BAD_ADDRESS,      /* computed address is not a user address */
 	DROP_CODE_UNREADABLE,
 	DROP_DECODE,           /* + decode_status */
@@ -22,6 +23,8 @@ enum soft_drop {
 struct func_code {
 	uint32_t pid;
 	uint64_t start, end;
+	struct decoder *dec;     /* of the architecture of the function's file */
+	unsigned width;          /* its fixed instruction length, 0: variable */
 	uint8_t *bytes;
 	uint32_t *insn;          /* offsets of instruction starts, ascending */
 	unsigned n_insn;
@@ -32,7 +35,7 @@ struct func_code {
 
 struct soft {
 	struct symbolizer *sym;
-	struct decoder *dec;
+	struct decoder_set decs;      /* by the ELF machine of the sampled code */
 	struct hashmap funcs;         /* struct func_code *, by func_hash() */
 	uint64_t seen, decoded;
 	uint64_t drops[DROP__COUNT];
@@ -76,9 +79,10 @@ struct soft *soft_new(struct symbolizer *sym)
 	struct soft *s = xcalloc(1, sizeof(*s));
 	s->sym = sym;
 	hashmap_init(&s->funcs, 0);
-	s->dec = decoder_new_native();
-	if (!s->dec)
-		die("cannot initialise the x86-64 decoder (Capstone)");
+	if (!decoder_set_get(&s->decs, EM_NONE))
+		die("cannot initialise the instruction decoder (Capstone): %s",
+		    decoder_unavailable(decode_arch_native() ?
+					decode_arch_native()->elf_machine : EM_NONE));
 	return s;
 }
 
@@ -99,7 +103,7 @@ void soft_free(struct soft *s)
 	if (!s)
 		return;
 	hashmap_release(&s->funcs, func_code_free);
-	decoder_free(s->dec);
+	decoder_set_release(&s->decs);
 	free(s);
 }
 
@@ -110,7 +114,10 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* Walk the function linearly from its symbol start.  Compilers do not put
- * data inside x86 functions, so a linear sweep finds the real boundaries. */
+ * data inside x86 functions, so a linear sweep finds the real boundaries.
+ * With fixed-width instructions (AArch64) every word is one: a word that
+ * does not decode (a literal pool, an instruction Capstone does not know)
+ * is kept as a boundary, and the walk only collects branch targets. */
 static struct func_code *func_code_build(struct soft *s, uint32_t pid,
 					 uint64_t start, uint64_t end)
 {
@@ -120,16 +127,22 @@ static struct func_code *func_code_build(struct soft *s, uint32_t pid,
 	f->pid = pid;
 	f->start = start;
 	f->end = end;
-	if (len == 0 || len > MAX_FUNC_BYTES)
+	f->dec = decoder_set_get(&s->decs, symbolizer_machine(s->sym, pid, start));
+	if (len == 0 || len > MAX_FUNC_BYTES || !f->dec)
 		return f;
+	f->width = decoder_arch(f->dec)->insn_width;
 	f->bytes = xmalloc(len);
 	if (symbolizer_read(s->sym, pid, start, f->bytes, len) != len)
 		return f;
 	while (off < len) {
 		struct insn_info ii;
-		if (!decoder_insn(s->dec, f->bytes + off, len - off, start + off, &ii) ||
-		    ii.length == 0)
-			break;
+		if (!decoder_insn(f->dec, f->bytes + off, len - off, start + off, &ii) ||
+		    ii.length == 0) {
+			if (!f->width || len - off < f->width)
+				break;
+			ii = (struct insn_info){ .length = (uint8_t)f->width,
+						 .falls_through = true };
+		}
 		ALLOC_GROW(f->insn, f->n_insn + 1, alloc_insn);
 		f->insn[f->n_insn++] = (uint32_t)off;
 		if (ii.has_target && !ii.is_call && ii.target >= start && ii.target < end) {
@@ -181,6 +194,21 @@ static bool u32_find(const uint32_t *a, unsigned n, uint32_t v, unsigned *idx)
 	return lo < n && a[lo] == v;
 }
 
+/* The index of the instruction at offset off.  With fixed-width
+ * instructions the walk kept every word, so it is off / width and the
+ * predecessor is the word before; otherwise the boundaries the walk found
+ * say whether off is one. */
+static bool insn_index(const struct func_code *f, uint32_t off, unsigned *idx)
+{
+	if (f->width) {
+		if (off % f->width || off / f->width >= f->n_insn)
+			return false;
+		*idx = off / f->width;
+		return true;
+	}
+	return u32_find(f->insn, f->n_insn, off, idx);
+}
+
 static bool is_branch_target(const struct func_code *f, uint32_t off)
 {
 	return u32_find(f->targets, f->n_targets, off, NULL);
@@ -203,17 +231,17 @@ static enum decode_status predecessor_access(struct soft *s, struct func_code *f
 	if (idx == 0 || is_branch_target(f, ioff))
 		return DECODE__COUNT;   /* ambiguous: reached by a jump */
 	poff = f->insn[idx - 1];
-	if (!decoder_insn(s->dec, f->bytes + poff, ioff - poff, f->start + poff, &ii) ||
+	if (!decoder_insn(f->dec, f->bytes + poff, ioff - poff, f->start + poff, &ii) ||
 	    !ii.falls_through || ii.is_call)
 		return DECODE__COUNT;
 	*at = f->start + poff;
-	st = decoder_access(s->dec, f->bytes + poff, ioff - poff, *at, regs, true, acc);
+	st = decoder_access(f->dec, f->bytes + poff, ioff - poff, *at, regs, true, acc);
 	if (st == DECODE_NO_MEMORY && ii.has_target && idx >= 2 &&
 	    !is_branch_target(f, poff)) {
 		uint32_t ppoff = f->insn[idx - 2];
 		enum decode_status st2;
 		*at = f->start + ppoff;
-		st2 = decoder_access(s->dec, f->bytes + ppoff, poff - ppoff, *at, regs, true, acc);
+		st2 = decoder_access(f->dec, f->bytes + ppoff, poff - ppoff, *at, regs, true, acc);
 		if (st2 != DECODE_NO_MEMORY)
 			return st2;
 	}
@@ -233,6 +261,7 @@ bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sam
 	struct func_info fi;
 	struct func_code *f = NULL;
 	struct decoded_access acc;
+	struct decoder *dec = NULL;   /* that decoded the access */
 	enum decode_status prev_st = DECODE__COUNT, ip_st;
 	uint64_t at = 0;
 	unsigned idx;
@@ -248,12 +277,19 @@ bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sam
 	if (symbolizer_function(s->sym, ps->pid, ps->ip, &fi) && fi.end > fi.start &&
 	    ps->ip >= fi.start && ps->ip < fi.end)
 		f = func_code_get(s, ps->pid, &fi);
-	if (f && f->ok && u32_find(f->insn, f->n_insn, (uint32_t)(ps->ip - f->start), &idx)) {
+	if (f && f->ok && insn_index(f, (uint32_t)(ps->ip - f->start), &idx)) {
 		prev_st = predecessor_access(s, f, idx, &ps->regs, &acc, &at);
+		dec = f->dec;
 		ip_bytes = f->bytes + f->insn[idx];
 		ip_len = f->end - ps->ip;
 	}
 	if (prev_st != DECODE_OK) {
+		dec = f && f->dec ? f->dec :
+		      decoder_set_get(&s->decs, symbolizer_machine(s->sym, ps->pid, ps->ip));
+		if (!dec) {
+			s->drops[DROP_NO_DECODER]++;
+			return false;
+		}
 		if (!ip_bytes) {
 			ip_len = symbolizer_read(s->sym, ps->pid, ps->ip, tmp, sizeof(tmp));
 			ip_bytes = tmp;
@@ -263,14 +299,14 @@ bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sam
 			return false;
 		}
 		at = ps->ip;
-		ip_st = decoder_access(s->dec, ip_bytes, ip_len, ps->ip, &ps->regs, false, &acc);
+		ip_st = decoder_access(dec, ip_bytes, ip_len, ps->ip, &ps->regs, false, &acc);
 		if (ip_st != DECODE_OK) {
 			enum decode_status why = is_memory_failure(prev_st) ? prev_st : ip_st;
 			s->drops[DROP_DECODE + why]++;
 			return false;
 		}
 	}
-	if (!user_address(acc.addr)) {
+	if (!decode_user_address(decoder_arch(dec), acc.addr)) {
 		s->drops[DROP_BAD_ADDRESS]++;
 		return false;
 	}
@@ -290,6 +326,7 @@ static const char *drop_name(unsigned i)
 {
 	switch (i) {
 	case DROP_NO_REGS: return "no user registers";
+	case DROP_NO_DECODER: return "no decoder for the code's architecture";
 	case DROP_BAD_ADDRESS: return "address outside user space";
 	case DROP_CODE_UNREADABLE: return "code unreadable";
 	}

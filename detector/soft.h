@@ -4,11 +4,14 @@
  * sampling with the interrupted user registers.  A timer sample lands on the
  * instruction after the one that stalled, so soft_access() decodes the
  * previous instruction (boundaries from decoding the enclosing function
- * from its start, cached per function) and computes its effective address
+ * from its start, cached per function; with fixed-width instructions,
+ * AArch64's, simply the word before) and computes its effective address
  * from the registers; an instruction that overwrote its own base/index
  * register, an ambiguous predecessor (the IP is a branch target, or follows
  * a jump/call) falls back to the instruction at the IP, whose registers are
- * exact.  Every sample that yields no access is counted under a reason.
+ * exact.  Code is decoded as the architecture of the ELF file it lies in
+ * says (decode.h's decoder_set), the native one for anonymous code.
+ * Every sample that yields no access is counted under a reason.
  */
 #ifndef CONTEND_SOFT_H
 #define CONTEND_SOFT_H

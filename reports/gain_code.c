@@ -2,7 +2,8 @@
  *
  * The gain model asks for the bounds of the function around a code
  * address and for what that function stores (store_stream.h).  Answers
- * come from the symbolizer's view of the code, decoded with Capstone;
+ * come from the symbolizer's view of the code, decoded with Capstone as
+ * the architecture of the code's file says;
  * a function is decoded once per code address, not per question.
  */
 #include "reports/report_build.h"
@@ -20,7 +21,7 @@ struct stream_answer {
 
 struct code_view {
 	struct symbolizer *sym;
-	struct decoder *dec;       /* NULL if Capstone would not open */
+	struct decoder_set decs;   /* by the ELF machine of the code */
 	unsigned line_size;
 	/* the gain model asks per cell, and again for its queue: a function
 	 * is decoded once per code address, not per question */
@@ -46,15 +47,19 @@ static bool function_bounds(void *ctx, uint32_t pid, uint64_t ip,
 static enum store_stream decode_stream(struct code_view *cv, uint32_t pid, uint64_t ip)
 {
 	enum store_stream st = STORE_STREAM_UNKNOWN;
+	struct decoder *dec;
 	uint64_t start, end;
 	uint8_t *code;
 
-	if (!cv->dec || !function_bounds(cv, pid, ip, &start, &end) ||
+	if (!function_bounds(cv, pid, ip, &start, &end) ||
 	    ip < start || ip >= end || end - start > STREAM_MAX_FUNCTION)
+		return st;
+	dec = decoder_set_get(&cv->decs, symbolizer_machine(cv->sym, pid, start));
+	if (!dec)
 		return st;
 	code = xmalloc(end - start);
 	if (symbolizer_read(cv->sym, pid, start, code, end - start) == end - start)
-		st = store_stream_of(cv->dec, code, end - start, start, ip, cv->line_size);
+		st = store_stream_of(dec, code, end - start, start, ip, cv->line_size);
 	free(code);
 	return st;
 }
@@ -82,7 +87,6 @@ struct code_view *code_view_new(struct symbolizer *sym, unsigned line_size)
 	cv = xcalloc(1, sizeof(*cv));
 	cv->sym = sym;
 	cv->line_size = line_size;
-	cv->dec = decoder_new_native();
 	return cv;
 }
 
@@ -90,7 +94,7 @@ void code_view_free(struct code_view *cv)
 {
 	if (!cv)
 		return;
-	decoder_free(cv->dec);
+	decoder_set_release(&cv->decs);
 	free(cv->answers);
 	free(cv);
 }

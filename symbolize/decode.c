@@ -2,8 +2,9 @@
  *
  * Everything an architecture brings (its decoder, the user registers perf
  * samples for it, how DWARF numbers them) is defined in its decoder file
- * (decode_x86.c for x86-64) and reached only through its row here, so a
- * new architecture is one file plus one row.
+ * (decode_x86.c for x86-64, decode_arm64.c for AArch64) and reached only
+ * through its row here, so a new architecture is one file plus one row.
+ * The decoder_*() functions dispatch to the row's operations.
  */
 #include "symbolize/decode.h"
 
@@ -11,12 +12,11 @@
 #include <stddef.h>
 
 #include "common/util.h"
-
-/* Defined by each architecture's decoder file. */
-extern const struct decode_arch decode_arch_x86_64;
+#include "symbolize/decode_arch.h"
 
 static const struct decode_arch *const arches[] = {
 	&decode_arch_x86_64,
+	&decode_arch_aarch64,
 };
 
 /* The ELF machine of the code this binary runs, hence of the processes it
@@ -35,6 +35,11 @@ const struct decode_arch *decode_arch_for_machine(unsigned elf_machine)
 		if (arches[i]->elf_machine == elf_machine)
 			return arches[i];
 	return NULL;
+}
+
+bool decode_user_address(const struct decode_arch *arch, uint64_t addr)
+{
+	return addr >= 4096 && addr < arch->user_end;
 }
 
 const struct decode_arch *decode_arch_native(void)
@@ -67,10 +72,91 @@ const char *decoder_unavailable(unsigned elf_machine)
 	struct decoder *d;
 
 	if (!arch)
-		return "no instruction decoder for this architecture (x86-64 only)";
+		return "no instruction decoder for this architecture (x86-64 and AArch64 only)";
 	d = arch->new_decoder();
 	if (!d)
 		return "the disassembler (Capstone) failed to open";
 	decoder_free(d);
 	return NULL;
+}
+
+_Static_assert(ARRAY_SIZE(arches) <= DECODE_MAX_ARCHES, "raise DECODE_MAX_ARCHES");
+
+struct decoder *decoder_set_get(struct decoder_set *ds, unsigned elf_machine)
+{
+	if (elf_machine == EM_NONE)
+		elf_machine = NATIVE_MACHINE;
+	for (size_t i = 0; i < ARRAY_SIZE(arches); i++) {
+		if (arches[i]->elf_machine != elf_machine)
+			continue;
+		if (!ds->dec[i] && !ds->failed[i]) {
+			ds->dec[i] = arches[i]->new_decoder();
+			ds->failed[i] = !ds->dec[i];
+		}
+		return ds->dec[i];
+	}
+	return NULL;
+}
+
+void decoder_set_release(struct decoder_set *ds)
+{
+	for (size_t i = 0; i < DECODE_MAX_ARCHES; i++) {
+		decoder_free(ds->dec[i]);
+		ds->dec[i] = NULL;
+		ds->failed[i] = false;
+	}
+}
+
+const struct decode_arch *decoder_arch(const struct decoder *d)
+{
+	return d->arch;
+}
+
+void decoder_free(struct decoder *d)
+{
+	if (d)
+		d->arch->ops->free(d);
+}
+
+bool decoder_insn(struct decoder *d, const uint8_t *code, size_t len,
+		  uint64_t ip, struct insn_info *out)
+{
+	return d->arch->ops->insn(d, code, len, ip, out);
+}
+
+enum decode_status decoder_access(struct decoder *d, const uint8_t *code,
+				  size_t len, uint64_t ip,
+				  const struct regs *regs, bool after,
+				  struct decoded_access *out)
+{
+	return d->arch->ops->access(d, code, len, ip, regs, after, out);
+}
+
+bool decoder_memory(struct decoder *d, const uint8_t *code, size_t len,
+		    uint64_t ip, struct insn_mem *out)
+{
+	return d->arch->ops->memory(d, code, len, ip, out);
+}
+
+bool decoder_reg_flow(struct decoder *d, const uint8_t *code, size_t len,
+		      uint64_t ip, int dwarf_reg, struct reg_flow *out)
+{
+	return d->arch->ops->reg_flow(d, code, len, ip, dwarf_reg, out);
+}
+
+const char *decode_status_name(enum decode_status s)
+{
+	static const char *const names[DECODE__COUNT] = {
+		[DECODE_OK] = "ok",
+		[DECODE_INVALID] = "invalid instruction",
+		[DECODE_NO_MEMORY] = "no memory operand",
+		[DECODE_NOT_ACCESS] = "lea/nop/prefetch",
+		[DECODE_STACK] = "stack",
+		[DECODE_CLOBBERED] = "base register clobbered",
+		[DECODE_SEGMENT] = "fs/gs segment",
+		[DECODE_NO_REGS] = "register not sampled",
+		[DECODE_UNSUPPORTED] = "unsupported instruction",
+	};
+
+	return (unsigned)s < DECODE__COUNT ? names[s] : "?";
 }

@@ -4,9 +4,10 @@
  * memory access that instruction makes: effective address, size and kind.
  * It is architecture-neutral at this interface: decode.c holds one row per
  * architecture (struct decode_arch), and each row's file implements it;
- * decode_x86.c does x86-64 with Capstone.  Registers use perf's numbering
- * for the architecture (for x86-64, enum perf_event_x86_regs: AX=0 ...
- * SS=11, R8=16 ... R15=23).
+ * decode_x86.c does x86-64 and decode_arm64.c AArch64, both with Capstone.
+ * Registers use perf's numbering for the architecture (for x86-64, enum
+ * perf_event_x86_regs: AX=0 ... SS=11, R8=16 ... R15=23; for AArch64,
+ * X0..X30=0..30, SP=31, PC=32).
  *
  * Two uses:
  *  - decoder_insn(): length and control-flow facts, for walking a function
@@ -24,7 +25,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DECODE_MAX_REGS 32
+/* perf registers a sample holds: AArch64's X0..X30, SP and PC are 33
+ * (x86-64 uses 24).  Users: perf_session.c keeps the sampled ones below
+ * it, unwind.c sizes its DWARF array by it (n_dwarf_regs <= it). */
+#define DECODE_MAX_REGS 33
 
 struct regs {
 	uint64_t val[DECODE_MAX_REGS];   /* perf register numbering */
@@ -62,13 +66,23 @@ struct decoded_access {
 };
 
 struct decoder;
+struct decode_ops;                             /* decode_arch.h */
 
 /* An architecture: its decoder and the register facts that go with it. */
 struct decode_arch {
 	unsigned elf_machine;                  /* EM_* */
 	const char *name;
 	struct decoder *(*new_decoder)(void);  /* NULL if the disassembler fails */
+	const struct decode_ops *ops;          /* what decoder_*() dispatch to */
+	/* Every instruction is this many bytes (AArch64: 4), so the one
+	 * before ip is at ip - insn_width; 0: variable length (x86), found
+	 * only by decoding the function from its start. */
+	unsigned insn_width;
 	uint64_t perf_regs_mask;               /* user registers to sample */
+	/* The first address above user space (x86-64: 47 bits; AArch64: 52,
+	 * the most a kernel with 52-bit VAs hands out): a computed address
+	 * at or above it is a misdecode, or the kernel's. */
+	uint64_t user_end;
 	const uint8_t *perf_reg_of_dwarf;      /* DWARF register n -> perf number, */
 	unsigned n_dwarf_regs;                 /* ... for n below this (<= DECODE_MAX_REGS) */
 	int perf_ip, perf_sp, perf_fp;         /* what frame-pointer unwinding reads */
@@ -76,6 +90,9 @@ struct decode_arch {
 };
 /* NULL for an architecture without a decoder. */
 const struct decode_arch *decode_arch_for_machine(unsigned elf_machine);
+/* Could a user-space access of arch touch addr?  Not the null page, not
+ * at or above user_end. */
+bool decode_user_address(const struct decode_arch *arch, uint64_t addr);
 const struct decode_arch *decode_arch_native(void);    /* of this build */
 /* The user registers to sample here (perf_regs_mask), 0 if unknown. */
 uint64_t decode_native_regs_mask(void);
@@ -86,6 +103,23 @@ struct decoder *decoder_new_for_machine(unsigned elf_machine);
 struct decoder *decoder_new_native(void);
 const char *decoder_unavailable(unsigned elf_machine);
 void decoder_free(struct decoder *d);
+/* The row d decodes for. */
+const struct decode_arch *decoder_arch(const struct decoder *d);
+
+/*
+ * Decoders opened on first use, one per architecture, for code of
+ * whichever architecture its binary is: a report of a recording made on
+ * another machine reads that machine's code.  Zero-initialise; EM_NONE
+ * (code in no ELF file: JIT, or unknown) asks for the native decoder.
+ */
+#define DECODE_MAX_ARCHES 4
+struct decoder_set {
+	struct decoder *dec[DECODE_MAX_ARCHES];   /* by row of decode.c */
+	bool failed[DECODE_MAX_ARCHES];           /* tried, did not open */
+};
+/* NULL for an architecture without a row, or if it fails to open. */
+struct decoder *decoder_set_get(struct decoder_set *ds, unsigned elf_machine);
+void decoder_set_release(struct decoder_set *ds);   /* frees the decoders */
 
 /* Decode one instruction at code[0..len) that lives at address ip.
  * Returns false if the bytes are not a valid instruction. */

@@ -17,16 +17,25 @@
 
 #include "common/access.h"
 #include "common/util.h"
+#include "symbolize/decode_arch.h"
 
-struct decoder {
+struct x86_decoder {
+	struct decoder base;
 	csh cs;
 	cs_insn *insn;   /* reused by every call (cs_disasm_iter) */
 };
 
+/* base is the first member: the row's operations get it back. */
+static struct x86_decoder *x86_of(struct decoder *d)
+{
+	return (struct x86_decoder *)d;
+}
+
 static struct decoder *decoder_new_x86_64(void)
 {
-	struct decoder *d = xcalloc(1, sizeof(*d));
+	struct x86_decoder *d = xcalloc(1, sizeof(*d));
 
+	d->base.arch = &decode_arch_x86_64;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
 		free(d);
 		return NULL;
@@ -37,21 +46,23 @@ static struct decoder *decoder_new_x86_64(void)
 		free(d);
 		return NULL;
 	}
-	return d;
+	return &d->base;
 }
 
-void decoder_free(struct decoder *d)
+static void x86_decoder_free(struct decoder *base)
 {
-	if (!d)
-		return;
+	struct x86_decoder *d = x86_of(base);
+
 	cs_free(d->insn, 1);
 	cs_close(&d->cs);
 	free(d);
 }
 
-static const cs_insn *decode_one(struct decoder *d, const uint8_t *code,
+static const cs_insn *decode_one(struct decoder *base, const uint8_t *code,
 				 size_t len, uint64_t ip)
 {
+	struct x86_decoder *d = x86_of(base);
+
 	if (!code || !len)
 		return NULL;
 	if (!cs_disasm_iter(d->cs, &code, &len, &ip, d->insn))
@@ -79,7 +90,7 @@ static bool is_call(unsigned int id)
 	return id == X86_INS_CALL || id == X86_INS_LCALL;
 }
 
-bool decoder_insn(struct decoder *d, const uint8_t *code, size_t len,
+static bool x86_decode_insn(struct decoder *d, const uint8_t *code, size_t len,
 		  uint64_t ip, struct insn_info *out)
 {
 	const cs_insn *insn = decode_one(d, code, len, ip);
@@ -91,7 +102,7 @@ bool decoder_insn(struct decoder *d, const uint8_t *code, size_t len,
 	out->length = insn->size;
 	out->falls_through = !ends_flow(insn->id);
 	out->is_call = is_call(insn->id);
-	out->has_target = cs_insn_group(d->cs, insn, X86_GRP_BRANCH_RELATIVE) &&
+	out->has_target = cs_insn_group(x86_of(d)->cs, insn, X86_GRP_BRANCH_RELATIVE) &&
 			  x86->op_count > 0 && x86->operands[0].type == X86_OP_IMM;
 	out->target = out->has_target ? (uint64_t)x86->operands[0].imm : 0;
 	return true;
@@ -157,19 +168,6 @@ static const uint8_t perf_reg_of_dwarf[] = {
  * are not sampled in 64-bit mode and the kernel rejects the mask if asked). */
 #define X86_64_REGS_MASK 0xff0fffULL
 
-const struct decode_arch decode_arch_x86_64 = {
-	.elf_machine = EM_X86_64,
-	.name = "x86-64",
-	.new_decoder = decoder_new_x86_64,
-	.perf_regs_mask = X86_64_REGS_MASK,
-	.perf_reg_of_dwarf = perf_reg_of_dwarf,
-	.n_dwarf_regs = ARRAY_SIZE(perf_reg_of_dwarf),
-	.perf_ip = PERF_REG_X86_IP,
-	.perf_sp = PERF_REG_X86_SP,
-	.perf_fp = PERF_REG_X86_BP,
-	.dwarf_sp = 7,
-	.dwarf_fp = 6,
-};
 
 /* DWARF x86-64 numbering of a general-purpose perf register, -1 for others. */
 static int dwarf_reg(int perf)
@@ -353,7 +351,7 @@ static uint64_t written_regs(struct decoder *d, const cs_insn *insn)
 	cs_regs rd, wr;
 	uint8_t n_rd, n_wr;
 
-	if (cs_regs_access(d->cs, insn, rd, &n_rd, wr, &n_wr) != CS_ERR_OK)
+	if (cs_regs_access(x86_of(d)->cs, insn, rd, &n_rd, wr, &n_wr) != CS_ERR_OK)
 		return ~0ULL;
 	for (int i = 0; i < n_wr; i++)
 		set |= perf_reg_bit(wr[i]);
@@ -408,7 +406,7 @@ static enum decode_status effective_address(const cs_insn *insn, const x86_op_me
 	return DECODE_OK;
 }
 
-enum decode_status decoder_access(struct decoder *d, const uint8_t *code,
+static enum decode_status x86_decode_access(struct decoder *d, const uint8_t *code,
 				  size_t len, uint64_t ip,
 				  const struct regs *regs, bool after,
 				  struct decoded_access *out)
@@ -529,7 +527,7 @@ static enum reg_flow_kind flow_kind(const cs_insn *insn, const cs_x86_op *src)
 	return FLOW_OTHER;
 }
 
-bool decoder_reg_flow(struct decoder *d, const uint8_t *code, size_t len,
+static bool x86_decode_reg_flow(struct decoder *d, const uint8_t *code, size_t len,
 		      uint64_t ip, int dwarf_reg, struct reg_flow *out)
 {
 	const cs_insn *insn = decode_one(d, code, len, ip);
@@ -582,7 +580,7 @@ static bool is_push(unsigned int id)
 	return false;
 }
 
-bool decoder_memory(struct decoder *d, const uint8_t *code, size_t len,
+static bool x86_decode_memory(struct decoder *d, const uint8_t *code, size_t len,
 		    uint64_t ip, struct insn_mem *out)
 {
 	const cs_insn *insn = decode_one(d, code, len, ip);
@@ -616,19 +614,27 @@ bool decoder_memory(struct decoder *d, const uint8_t *code, size_t len,
 	return true;
 }
 
-const char *decode_status_name(enum decode_status s)
-{
-	static const char *const names[DECODE__COUNT] = {
-		[DECODE_OK] = "ok",
-		[DECODE_INVALID] = "invalid instruction",
-		[DECODE_NO_MEMORY] = "no memory operand",
-		[DECODE_NOT_ACCESS] = "lea/nop/prefetch",
-		[DECODE_STACK] = "stack",
-		[DECODE_CLOBBERED] = "base register clobbered",
-		[DECODE_SEGMENT] = "fs/gs segment",
-		[DECODE_NO_REGS] = "register not sampled",
-		[DECODE_UNSUPPORTED] = "unsupported instruction",
-	};
+static const struct decode_ops x86_ops = {
+	.free = x86_decoder_free,
+	.insn = x86_decode_insn,
+	.access = x86_decode_access,
+	.memory = x86_decode_memory,
+	.reg_flow = x86_decode_reg_flow,
+};
 
-	return (unsigned)s < DECODE__COUNT ? names[s] : "?";
-}
+const struct decode_arch decode_arch_x86_64 = {
+	.elf_machine = EM_X86_64,
+	.name = "x86-64",
+	.new_decoder = decoder_new_x86_64,
+	.ops = &x86_ops,
+	.insn_width = 0,
+	.perf_regs_mask = X86_64_REGS_MASK,
+	.user_end = 0x0000800000000000ULL,
+	.perf_reg_of_dwarf = perf_reg_of_dwarf,
+	.n_dwarf_regs = ARRAY_SIZE(perf_reg_of_dwarf),
+	.perf_ip = PERF_REG_X86_IP,
+	.perf_sp = PERF_REG_X86_SP,
+	.perf_fp = PERF_REG_X86_BP,
+	.dwarf_sp = 7,
+	.dwarf_fp = 6,
+};

@@ -71,7 +71,8 @@ struct origin_key {
 struct pointer_origins {
 	struct symbolizer *sym;
 	struct data_types *dt;
-	struct decoder *dec;
+	struct decoder_set decs;   /* by the ELF machine of the code */
+	struct decoder *dec;       /* of the access being traced */
 	const struct decode_arch *arch;   /* of dec: its stack registers */
 	struct function_code fn;   /* the last function decoded */
 	struct hashmap cache;      /* origin_key -> struct origin */
@@ -80,16 +81,16 @@ struct pointer_origins {
 struct pointer_origins *pointer_origins_new(struct symbolizer *sym,
 					    struct data_types *dt)
 {
-	struct decoder *dec = decoder_new_native();
-	struct pointer_origins *po;
+	struct pointer_origins *po = xcalloc(1, sizeof(*po));
 
-	if (!dec)
+	po->dec = decoder_set_get(&po->decs, EM_NONE);
+	if (!po->dec) {
+		free(po);
 		return NULL;
-	po = xcalloc(1, sizeof(*po));
+	}
 	po->sym = sym;
 	po->dt = dt;
-	po->dec = dec;
-	po->arch = decode_arch_native();
+	po->arch = decoder_arch(po->dec);
 	hashmap_init(&po->cache, sizeof(struct origin_key));
 	return po;
 }
@@ -106,7 +107,7 @@ void pointer_origins_free(struct pointer_origins *po)
 {
 	if (!po)
 		return;
-	decoder_free(po->dec);
+	decoder_set_release(&po->decs);
 	function_release(&po->fn);
 	hashmap_release(&po->cache, free);
 	free(po);
@@ -423,6 +424,11 @@ enum data_types_miss pointer_origin_access(struct pointer_origins *po, pid_t pid
 	t.mod = symbolizer_module(po->sym, pid, pc, &t.bias);
 	if (!t.mod)
 		return DT_NO_DWARF;
+	/* the code's own architecture: a recording may come from another */
+	po->dec = decoder_set_get(&po->decs, symbolizer_machine(po->sym, pid, pc));
+	if (!po->dec)
+		return DT_NO_ORIGIN;
+	po->arch = decoder_arch(po->dec);
 	cached = cache_get(po, t.mod, pc - t.bias, dwarf_reg);
 	if (cached) {
 		o = *cached;

@@ -87,6 +87,9 @@ bool symbolizer_function(struct symbolizer *s, pid_t pid, uint64_t addr,
 			 struct func_info *out);
 bool symbolizer_source(struct symbolizer *s, pid_t pid, uint64_t addr,
 		       struct source_loc *out);
+/* The ELF machine (EM_*) of the file mapped at addr, which says how to
+ * decode its code; EM_NONE (0) for anonymous memory or no ELF file. */
+unsigned symbolizer_machine(struct symbolizer *s, pid_t pid, uint64_t addr);
 /* Bytes of code (or data) at addr: from the backing file, else from the
  * live process (/proc/PID/mem).  Returns bytes read, 0 if none. */
 size_t symbolizer_read(struct symbolizer *s, pid_t pid, uint64_t addr,

@@ -112,8 +112,10 @@ static bool file_probe(struct symbolizer *s, struct elf_file *f)
 				.filesz = ph.p_filesz, .flags = ph.p_flags,
 			};
 		}
-		if (f->nr_segs)
+		if (f->nr_segs) {
 			f->e_type = ehdr.e_type;
+			f->e_machine = ehdr.e_machine;
+		}
 	}
 	elf_end(elf);
 	return f->e_type != 0;
@@ -478,6 +480,18 @@ struct Dwfl_Module *symbolizer_module(struct symbolizer *s, pid_t pid,
 	if (bias)
 		*bias = mod ? b : 0;
 	return mod;
+}
+
+unsigned symbolizer_machine(struct symbolizer *s, pid_t pid, uint64_t addr)
+{
+	struct proc *p = proc_get(s, pid);
+	const struct mapping *m = p ? maps_find(&p->maps, addr) : NULL;
+	struct elf_file *f;
+
+	if (!m || m->kind != MAPPING_FILE)
+		return EM_NONE;
+	f = file_get(s, m->name);
+	return file_probe(s, f) ? f->e_machine : EM_NONE;
 }
 
 /* ---- bytes ------------------------------------------------------------- */

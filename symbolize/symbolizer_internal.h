@@ -61,6 +61,7 @@ struct elf_file {
 	bool unopenable;		/* not a regular file, or open failed */
 	bool probed;			/* ELF headers read (or found missing) */
 	uint16_t e_type;		/* ET_EXEC or ET_DYN; 0: not loadable */
+	uint16_t e_machine;		/* EM_*: which decoder reads its code */
 	struct load_seg *segs;
 	size_t nr_segs, alloc_segs;
 	/* Built from the first module of this file, whichever pid's: both

@@ -252,11 +252,21 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct unwinder *u = arg;
 	const struct decode_arch *arch = u->arch;
-	Dwarf_Word dwarf_regs[DECODE_MAX_REGS];
+	Dwarf_Word dwarf_regs[DECODE_MAX_REGS] = { 0 };
 
-	for (unsigned i = 0; i < arch->n_dwarf_regs; i++)
+	bool pc_is_dwarf = false;
+
+	for (unsigned i = 0; i < arch->n_dwarf_regs; i++) {
 		dwarf_regs[i] = reg(u->cur.regs, arch->perf_reg_of_dwarf[i]);
-	return dwfl_thread_state_registers(thread, 0, arch->n_dwarf_regs, dwarf_regs);
+		pc_is_dwarf |= arch->perf_reg_of_dwarf[i] == arch->perf_ip;
+	}
+	if (!dwfl_thread_state_registers(thread, 0, arch->n_dwarf_regs, dwarf_regs))
+		return false;
+	/* AArch64's pc has no DWARF number (x86-64's rip is 16): set apart,
+	 * as perf's unwind-libdw does for arm64 */
+	if (!pc_is_dwarf)
+		dwfl_thread_state_register_pc(thread, reg(u->cur.regs, arch->perf_ip));
+	return true;
 }
 
 static const Dwfl_Thread_Callbacks thread_callbacks = {
