@@ -16,6 +16,7 @@
 #include "detector/backend.h"
 #include "detector/callchain.h"
 #include "cli/launch.h"
+#include "cli/progress.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "common/escape.h"
@@ -67,6 +68,8 @@ struct session {
 	size_t n_forked, alloc_forked;
 	double sample_from;        /* --delay: samples before this monotonic_s() are dropped */
 	struct jvm_map jvm;        /* a HotSpot target: its JIT code's perf map */
+	struct progress progress;  /* the status line on a terminal */
+	double duration;           /* attach -d: planned seconds, 0 if none */
 };
 
 /* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
@@ -158,6 +161,7 @@ static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 	if (exec && pid == tid && pid == (uint32_t)s->opt->pid && !s->opt->quiet) {
 		struct strbuf esc = STRBUF_INIT;   /* the name is the target's */
 
+		progress_clear(&s->progress);
 		fprintf(stderr, "contend: process %u executed %s: following the new program\n",
 			pid, escape_text(&esc, comm));
 		strbuf_release(&esc);
@@ -268,17 +272,38 @@ static void target_execed(struct session *s, pid_t pid)
 	}
 }
 
+/* What the session knows so far, for the live hook and the status line. */
+static struct session_view session_view(struct session *s, pid_t pid, double t0)
+{
+	const struct backend_row *row = s->backend.row;
+
+	return (struct session_view){
+		.lines = s->lines, .sym = s->sym, .names = &s->names,
+		.backend = row->name, .freq = s->opt->freq,
+		.samples = row->samples_seen(s->backend.state),
+		.decoded = row->samples_decoded(s->backend.state),
+		.pid = pid, .elapsed = monotonic_s() - t0, .duration = s->duration,
+	};
+}
+
 /* One beat of a running session, run and attach alike: wait up to 100 ms
  * for records, take them in, then let the hooks and --confirm look. */
 static void session_beat(struct session *s, struct event_set *es,
 			 const struct perf_callbacks *cb, pid_t pid, double t0)
 {
+	struct session_view view;
+
 	note_target_creds(s, pid);
 	event_set_poll(es, 100);
 	event_set_drain(es, cb);
 	refresh_maps(s, false);
 	if (s->hooks && s->hooks->tick)
 		s->hooks->tick(s->hooks->ctx, s->lines, pid, monotonic_s() - t0);
+	view = session_view(s, pid, t0);
+	if (s->hooks && s->hooks->live && s->hooks->live(s->hooks->ctx, &view) &&
+	    !stop_requested)
+		stop_requested = SIGTERM;
+	progress_update(&s->progress, &view);
 	if (s->confirm)
 		confirm_tick(s->confirm, s->lines, monotonic_s() - t0);
 }
@@ -402,17 +427,42 @@ static void jvm_map_release(struct jvm_map *j)
 	free(j->path);
 }
 
-static int output_report(const struct options *opt, const struct run_facts *hdr,
-			 struct line_table *lines, struct symbolizer *sym,
-			 const struct thread_names *names, const struct session_hooks *hooks,
-			 struct confirm *confirm, const struct proc_creds *reader)
+int session_print_report(const struct report *r, const struct options *opt)
 {
-	struct data_types *dt = data_types_new();
-	struct report *r;
 	struct out_file *of;
 	char *why = NULL;
 	int ret = 0;
 
+	of = out_file_open(opt->output ? opt->output : "-", &why);
+	if (!of) {
+		error("%s", why);
+		free(why);
+		return 2;
+	}
+	opt->format->print(r, out_file_stream(of),
+			   &(struct format_flags){ .full = opt->annotate_full });
+	if (out_file_commit(of, &why) < 0) {
+		error("%s", why);
+		ret = 2;
+	}
+	free(why);
+	return ret;
+}
+
+/* prog: a status line to say what takes long, or NULL. */
+static int output_report(const struct options *opt, const struct run_facts *hdr,
+			 struct line_table *lines, struct symbolizer *sym,
+			 const struct thread_names *names, const struct session_hooks *hooks,
+			 struct confirm *confirm, const struct proc_creds *reader,
+			 struct progress *prog)
+{
+	struct data_types *dt = data_types_new();
+	struct report *r;
+	int ret;
+
+	if (prog)
+		progress_phase(prog, "building the report: classifying lines, naming data "
+			       "and code, advice");
 	if (confirm)
 		confirm_merge_evidence(confirm, lines);
 	r = report_build(hdr, lines, &opt->classify, opt->top, sym, dt);
@@ -422,24 +472,12 @@ static int output_report(const struct options *opt, const struct run_facts *hdr,
 	}
 	session_name_threads(r, names);
 	r->source_reader = reader;
-	if (hooks && hooks->report) {
+	if (prog)
+		progress_phase_end(prog);
+	if (hooks && hooks->report)
 		ret = hooks->report(hooks->ctx, r, opt);
-		goto done;
-	}
-	of = out_file_open(opt->output ? opt->output : "-", &why);
-	if (!of) {
-		error("%s", why);
-		ret = 2;
-		goto done;
-	}
-	opt->format->print(r, out_file_stream(of),
-			   &(struct format_flags){ .full = opt->annotate_full });
-	if (out_file_commit(of, &why) < 0) {
-		error("%s", why);
-		ret = 2;
-	}
-done:
-	free(why);
+	else
+		ret = session_print_report(r, opt);
 	report_free(r);
 	data_types_free(dt);
 	return ret;
@@ -450,7 +488,7 @@ int session_output(const struct options *opt, const struct run_facts *hdr,
 		   const struct thread_names *names, const struct session_hooks *hooks,
 		   const struct proc_creds *reader)
 {
-	return output_report(opt, hdr, lines, sym, names, hooks, NULL, reader);
+	return output_report(opt, hdr, lines, sym, names, hooks, NULL, reader, NULL);
 }
 
 static void session_release(struct session *s)
@@ -466,6 +504,7 @@ static void session_release(struct session *s)
 	free(s->pids);
 	confirm_free(s->confirm);
 	jvm_map_release(&s->jvm);
+	progress_release(&s->progress);
 }
 
 uint64_t session_window_ns(const struct options *opt, unsigned freq)
@@ -504,6 +543,7 @@ static void session_init(struct session *s, const struct options *opt,
 	memset(s, 0, sizeof(*s));
 	s->opt = opt;
 	s->hooks = hooks;
+	progress_init(&s->progress, opt->quiet);
 	s->sym = symbolizer_new();
 	s->creds = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
 	symbolizer_set_map_owner(s->sym, s->creds.uid);
@@ -549,11 +589,12 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.target = target;
 	hdr.target_status = target_status;
 	hdr.chains = s->chains;
+	progress_clear(&s->progress);
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
 	ret = output_report(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm,
-			    &s->creds);
+			    &s->creds, &s->progress);
 	named_counts_free(dropped, n_dropped);
 	free(note);
 	free(jit_note);
@@ -662,6 +703,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 			status = 0;
 			break;
 		}
+		if (stop_requested)
+			progress_clear(&s.progress);
 		if (stop_requested && !stop_run(&stop, child.pid, opt->quiet)) {
 			left_running = true;
 			status = 0;
@@ -669,6 +712,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		}
 	}
 	t1 = monotonic_s();
+	progress_clear(&s.progress);
 	event_set_drain(es, &cb);
 	event_set_close(es);
 	if (left_running)
@@ -813,6 +857,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 
 	raise_fd_limit();
 	session_init(&s, opt, hooks);
+	s.duration = opt->duration;
 	note_pid(&s, opt->pid);
 	note_target_creds(&s, opt->pid);
 	/* before the events, so that the JVM's work on it is not sampled */
@@ -903,6 +948,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 		}
 	}
 	t1 = monotonic_s();
+	progress_clear(&s.progress);
 	/* Detach: closing the events removes them from the target; it never
 	 * stopped and receives no signal. */
 	event_set_drain(es, &cb);
