@@ -37,6 +37,7 @@ static const struct command commands[] = {
 	{ "check", "pass or fail a program (for CI) against contention rules", cmd_check },
 	{ "backends", "say which sampling backends can run here, and why not", cmd_backends },
 	{ "watch", "count every access to given words, per thread (watchpoints)", cmd_watch },
+	{ "top", "a live view of the lines contended in the last seconds", cmd_top },
 };
 
 static void usage(int status)
