@@ -74,6 +74,8 @@ struct session {
 
 /* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
 static volatile sig_atomic_t stop_requested;
+/* The live hook ended the sampling: the target's SIGTERM was our choice. */
+static bool stopped_by_hook;
 
 static void on_stop_signal(int sig)
 {
@@ -301,8 +303,10 @@ static void session_beat(struct session *s, struct event_set *es,
 		s->hooks->tick(s->hooks->ctx, s->lines, pid, monotonic_s() - t0);
 	view = session_view(s, pid, t0);
 	if (s->hooks && s->hooks->live && s->hooks->live(s->hooks->ctx, &view) &&
-	    !stop_requested)
+	    !stop_requested) {
 		stop_requested = SIGTERM;
+		stopped_by_hook = true;
+	}
 	progress_update(&s->progress, &view);
 	if (s->confirm)
 		confirm_tick(s->confirm, s->lines, monotonic_s() - t0);
@@ -677,6 +681,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	 * it exits, at most RUN_STOP_GRACE_S more (then it is left running,
 	 * as contend's orphan), and report what was seen. */
 	stop_requested = 0;
+	stopped_by_hook = false;
 	catch_stop_signals(true);
 	signal(SIGQUIT, SIG_IGN);
 
@@ -736,6 +741,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		      "samples without watchpoints", t1 - t0);
 		if (!ret)
 			ret = 1;
+	} else if (WIFSIGNALED(status) && stopped_by_hook && WTERMSIG(status) == SIGTERM) {
+		/* as asked: not a failure of the target */
 	} else if (WIFSIGNALED(status)) {
 		error("target was killed by signal %d (%s); the report covers its %.2f s",
 		      WTERMSIG(status), strsignal(WTERMSIG(status)), t1 - t0);
