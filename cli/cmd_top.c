@@ -51,8 +51,34 @@ struct top {
 	uint32_t sel_pid;             /* the selected line, kept across refreshes */
 	uint64_t sel_addr;
 	char *message;                /* for the bottom line, until the next key */
-	struct top_screen *screen;    /* NULL: batch */
+	bool want_screen;             /* not --batch, and stdout is a terminal */
+	struct top_screen *screen;    /* NULL: batch, or not open yet */
 };
+
+/* The screen, for restore_terminal(): a die() during the session must not
+ * leave the terminal in curses mode. */
+static struct top_screen *open_screen;
+
+static void restore_terminal(void)
+{
+	top_screen_close(open_screen);
+	open_screen = NULL;
+}
+
+/* Opened at the first beat, once the target is sampled: the errors of
+ * starting (no such process, permissions, no such command) print on the
+ * terminal as it is.  A terminal curses cannot drive gets tables. */
+static void start_screen(struct top *t)
+{
+	char *why = NULL;
+
+	t->want_screen = false;
+	t->screen = open_screen = top_screen_open(&why);
+	if (!t->screen) {
+		warning("%s: printing tables instead", why);
+		free(why);
+	}
+}
 
 /* --- what a line shows --------------------------------------------------- */
 
@@ -333,7 +359,9 @@ static void free_lines(char **v, unsigned n)
 	free(v);
 }
 
-static void draw(struct top *t)
+/* repaint: the whole screen, also what curses did not write (a launched
+ * target's output) */
+static void draw(struct top *t, bool repaint)
 {
 	const struct report *r = t->r;
 	char *header[3], **rows = NULL, **detail = NULL;
@@ -364,7 +392,7 @@ static void draw(struct top *t)
 			   "           MEMBERS                      HOTTEST CODE",
 		.rows = (const char *const *)rows, .n_rows = n_rows, .selected = t->selected,
 		.detail = (const char *const *)detail, .n_detail = n_detail,
-		.message = t->message,
+		.message = t->message, .repaint = repaint,
 	});
 	for (unsigned i = 0; i < n_header; i++)
 		free(header[i]);
@@ -455,9 +483,11 @@ static void on_access(void *ctx, const struct access_sample *a)
 static bool on_live(void *ctx, const struct session_view *v)
 {
 	struct top *t = ctx;
-	bool redraw = false;
+	bool redraw = false, refreshed = false;
 	int c;
 
+	if (t->want_screen)
+		start_screen(t);
 	t->seen = *v;
 	t->seen.lines = NULL;
 	t->seen.sym = NULL;
@@ -469,7 +499,7 @@ static bool on_live(void *ctx, const struct session_view *v)
 		live_window_close(t->win, v->elapsed, v->samples, v->decoded);
 		if (!t->paused) {
 			rebuild(t, v);
-			redraw = true;
+			redraw = refreshed = true;
 			t->refreshes++;
 			if (!t->screen)
 				print_table(t, stdout);
@@ -482,7 +512,7 @@ static bool on_live(void *ctx, const struct session_view *v)
 	while (t->screen && !t->quit && (c = top_screen_key(t->screen)) != TOP_KEY_NONE)
 		redraw |= handle_key(t, c);
 	if (t->screen && redraw && !t->quit)
-		draw(t);
+		draw(t, refreshed);
 	return t->quit;
 }
 
@@ -490,7 +520,7 @@ static int on_report(void *ctx, const struct report *r, const struct options *op
 {
 	struct top *t = ctx;
 
-	top_screen_close(t->screen);
+	restore_terminal();
 	t->screen = NULL;
 	if (!t->quit && r->target == TARGET_ATTACHED_EXITED)
 		fprintf(stderr, "contend: process %d exited after %.1f s\n", (int)opt->pid,
@@ -509,7 +539,6 @@ int cmd_top(int argc, char **argv)
 	struct session_hooks hooks = {
 		.ctx = &t, .access = on_access, .live = on_live, .report = on_report,
 	};
-	char *why = NULL;
 	int ret;
 
 	options_parse(&opt, argc, argv);
@@ -543,15 +572,12 @@ int cmd_top(int argc, char **argv)
 			strbuf_addf(&sb, "%s%s", i ? " " : "", opt.argv[i]);
 		t.command = strbuf_detach(&sb);
 	}
-	if (!opt.batch && isatty(STDOUT_FILENO)) {
-		t.screen = top_screen_open(&why);
-		if (!t.screen)
-			die("%s", why);
-	}
+	t.want_screen = !opt.batch && isatty(STDOUT_FILENO);
+	atexit(restore_terminal);
 
 	ret = opt.pid ? session_attach(&opt, &hooks) : session_run(&opt, &hooks);
 
-	top_screen_close(t.screen);   /* the session failed before its report */
+	restore_terminal();   /* the session failed before its report */
 	/* q, -n, -d: the launched target got SIGTERM by our choice */
 	if (t.quit && ret == 1)
 		ret = 0;

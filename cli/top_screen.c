@@ -108,6 +108,8 @@ void top_screen_draw(struct top_screen *s, const struct top_frame *f)
 	unsigned first = 0;
 
 	(void)s;
+	if (f->repaint)
+		clearok(stdscr, TRUE);
 	erase();
 	for (unsigned i = 0; i < f->n_header; i++)
 		put_row(y++, f->header[i], i ? A_NORMAL : A_BOLD);

@@ -21,6 +21,7 @@ struct top_frame {
 	const char *const *detail;    /* the selected row expanded, or none */
 	unsigned n_detail;
 	const char *message;          /* bottom line, or NULL for the keys */
+	bool repaint;                 /* every cell, not just the changed ones */
 };
 
 struct top_screen;
