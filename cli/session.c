@@ -492,7 +492,13 @@ int session_output(const struct options *opt, const struct run_facts *hdr,
 		   const struct thread_names *names, const struct session_hooks *hooks,
 		   const struct proc_creds *reader)
 {
-	return output_report(opt, hdr, lines, sym, names, hooks, NULL, reader, NULL);
+	struct progress prog;   /* report -i, check -i: say so if it takes long */
+	int ret;
+
+	progress_init(&prog, opt->quiet);
+	ret = output_report(opt, hdr, lines, sym, names, hooks, NULL, reader, &prog);
+	progress_release(&prog);
+	return ret;
 }
 
 static void session_release(struct session *s)

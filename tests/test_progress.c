@@ -33,6 +33,13 @@ int main(void)
 	progress_phase(&p, "building the report");
 	progress_phase_end(&p);
 	CHECK(!p.shown, "a short phase is not shown");
+	if (p.on) {   /* run on a terminal (tmux): a long phase is */
+		progress_phase(&p, "building the report");
+		usleep(1300 * 1000);
+		CHECK(p.shown, "a phase of 1.3 s is shown");
+		progress_phase_end(&p);
+		CHECK(!p.shown, "and erased when it ends");
+	}
 	progress_release(&p);
 	return test_done();
 }
