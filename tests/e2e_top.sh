@@ -11,7 +11,8 @@
 #     2 s): the line `shared` is absent, appears, fades (its score falls)
 #     and is gone;
 #   - attach -d 5 in tmux shows a status line that changes, and leaves
-#     none behind; attach -d 5 2>log writes none to the log.
+#     none behind; attach -d 5 2>log writes none to the log;
+#   - -a (no system-wide mode) and top's options elsewhere: one-line errors.
 # The screen checks skip without tmux.  A check that needs the two cores
 # to run both threads at once can fail on a loaded machine: rerun alone.
 set -u
@@ -196,6 +197,15 @@ if ! grep -q ' of 5 s ' "$tmp/attach.log" && ! grep -q $'\r' "$tmp/attach.log" &
 else
 	fail "attach -d 5 2>log: a status line in the log:"; cat -A "$tmp/attach.log"
 fi
+
+# --- what top does not do, said in one line ------------------------------------
+expect_max_lines=1
+expect "top -a: no system-wide mode" 2 '^contend: -a: system-wide sampling is not available' \
+	"$contend" top -a -p "$target"
+expect "run --batch: top's option" 2 "^contend: --batch: an option of 'contend top' only" \
+	"$contend" run --batch -- true
+expect "top -p and a command" 2 '^contend: top: give -p PID or a command after --, not both' \
+	"$contend" top -p "$target" -- true
 
 kill "$target" 2>/dev/null
 wait "$target" 2>/dev/null
