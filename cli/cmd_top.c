@@ -392,6 +392,8 @@ static void draw(struct top *t, bool repaint)
 			   "           MEMBERS                      HOTTEST CODE",
 		.rows = (const char *const *)rows, .n_rows = n_rows, .selected = t->selected,
 		.detail = (const char *const *)detail, .n_detail = n_detail,
+		.empty = r ? "  (no contended line in the window)" :
+			     "  (sampling: the first refresh comes after -i seconds)",
 		.message = t->message, .repaint = repaint,
 	});
 	for (unsigned i = 0; i < n_header; i++)
@@ -486,8 +488,10 @@ static bool on_live(void *ctx, const struct session_view *v)
 	bool redraw = false, refreshed = false;
 	int c;
 
-	if (t->want_screen)
+	if (t->want_screen) {
 		start_screen(t);
+		redraw = t->screen != NULL;
+	}
 	t->seen = *v;
 	t->seen.lines = NULL;
 	t->seen.sym = NULL;

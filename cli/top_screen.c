@@ -118,7 +118,7 @@ void top_screen_draw(struct top_screen *s, const struct top_frame *f)
 	if (f->n_rows && f->selected >= (unsigned)table)
 		first = f->selected - (unsigned)table + 1;
 	if (!f->n_rows)
-		put_row(y, "  (no contended line in the window)", A_DIM);
+		put_row(y, f->empty, A_DIM);
 	for (unsigned i = first; i < f->n_rows && i < first + (unsigned)table; i++)
 		put_row(y + (int)(i - first), f->rows[i], i == f->selected ? A_REVERSE : A_NORMAL);
 	y += table;

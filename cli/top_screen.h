@@ -20,6 +20,7 @@ struct top_frame {
 	unsigned selected;            /* highlighted row, if n_rows */
 	const char *const *detail;    /* the selected row expanded, or none */
 	unsigned n_detail;
+	const char *empty;            /* shown when there are no rows */
 	const char *message;          /* bottom line, or NULL for the keys */
 	bool repaint;                 /* every cell, not just the changed ones */
 };
