@@ -16,16 +16,33 @@
 #include "detector/line_table.h"
 #include "reports/naming.h"
 
+/* The status line on the screen now, erased before any message. */
+static struct progress *active;
+
+static void clear_active(void)
+{
+	if (active)
+		progress_clear(active);
+}
+
 void progress_init(struct progress *p, bool quiet)
 {
 	memset(p, 0, sizeof(*p));
 	p->on = !quiet && isatty(STDERR_FILENO);
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->done_cond, NULL);
+	if (p->on) {
+		active = p;
+		before_message = clear_active;
+	}
 }
 
 void progress_release(struct progress *p)
 {
+	if (active == p) {
+		active = NULL;
+		before_message = NULL;
+	}
 	progress_phase_end(p);
 	progress_clear(p);
 	free(p->top_name);
