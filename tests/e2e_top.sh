@@ -54,18 +54,26 @@ sleep 0.3
 
 # --- the screen ---------------------------------------------------------------
 if [ -n "$have_tmux" ]; then
-	tmux -L "$sock" new-session -d -s top -x 180 -y 40 \
-		"'$contend' top -p $target; echo \$? >'$tmp/top.exit'; sleep 60"
-	t0=$(date +%s.%N)
-	if wait_screen 3 '^ +1  FALSE SHARING +[0-9.]+ .* counters '; then
-		dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-		if awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'; then
-			ok "top: counters as FALSE SHARING after $dt s"
-		else
-			fail "top: counters as FALSE SHARING only after $dt s (want <= 2)"
+	# tried twice: the two threads must run at once to contend
+	for try in 1 2; do
+		tmux -L "$sock" kill-session -t top 2>/dev/null
+		rm -f "$tmp/top.exit"
+		tmux -L "$sock" new-session -d -s top -x 180 -y 40 \
+			"'$contend' top -p $target; echo \$? >'$tmp/top.exit'; sleep 60"
+		t0=$(date +%s.%N)
+		dt=
+		if wait_screen 3 '^ +1  FALSE SHARING +[0-9.]+ .* counters '; then
+			dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+			awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }' && break
 		fi
-	else
+		[ $try = 1 ] && echo "retry: counters not FALSE SHARING within 2 s (${dt:-none in 3} s)"
+	done
+	if [ -z "$dt" ]; then
 		fail "top: no FALSE SHARING line for counters within 3 s:"; cat "$tmp/screen"
+	elif awk -v d="$dt" 'BEGIN { exit !(d <= 2.0) }'; then
+		ok "top: counters as FALSE SHARING after $dt s"
+	else
+		fail "top: counters as FALSE SHARING only after $dt s (want <= 2)"
 	fi
 
 	tmux -L "$sock" send-keys -t top Enter
@@ -115,8 +123,15 @@ else
 fi
 
 # --- tables when stdout is not a terminal -------------------------------------
-"$contend" top -i 1 -d 3 -p "$target" >"$tmp/tables" 2>"$tmp/tables.err"
-st=$?
+tables_ok() {
+	grep -qP '^1\tfalse\t[0-9.]+\t\S+\t[0-9]+\t[0-9.]+%\t\S+\t2\t[0-9]+,[0-9]+\tcounters\tcounters\[0\],counters\[1\]\tincrement false_sharing_counters\.c:[0-9]+$' "$tmp/tables"
+}
+for try in 1 2; do
+	"$contend" top -i 1 -d 3 -p "$target" >"$tmp/tables" 2>"$tmp/tables.err"
+	st=$?
+	tables_ok && break
+	[ $try = 1 ] && echo "retry: no counters row in 3 s of tables"
+done
 n=$(grep -c '^# contend top  elapsed ' "$tmp/tables")
 bad=$(awk -F'\t' '
 	/^# contend top/ { state = 1; next }
@@ -124,8 +139,7 @@ bad=$(awk -F'\t' '
 	state == 2 && $0 == "" { state = 0; next }
 	state == 2 { if (NF != 12 || $1 !~ /^[0-9]+$/ || $2 !~ /^(false|true|mixed)$/ || $3 !~ /^[0-9.]+$/) print "row: " $0; next }
 	{ print "stray: " $0 }' "$tmp/tables")
-if [ $st -eq 0 ] && [ "$n" = 3 ] && [ -z "$bad" ] &&
-   grep -qP '^1\tfalse\t[0-9.]+\t\S+\t[0-9]+\t[0-9.]+%\t\S+\t2\t[0-9]+,[0-9]+\tcounters\tcounters\[0\],counters\[1\]\tincrement false_sharing_counters\.c:[0-9]+$' "$tmp/tables"; then
+if [ $st -eq 0 ] && [ "$n" = 3 ] && [ -z "$bad" ] && tables_ok; then
 	ok "top, stdout a file: 3 tables in 3 s, every row parsed, counters[0],counters[1]"
 else
 	fail "top -i 1 -d 3 >file: exit $st, $n tables (want 3), unparsed: $bad"
@@ -142,13 +156,9 @@ fi
 # phases of 2 s: 0 thread 0 alone, 1 both at once, 2 thread 0, 3 thread 1;
 # windows of 3 s: at 5 s a third of the window is past the sharing (its
 # score falls), at 7 s all of it
-"$contend" top --batch -i 1 --span 3 -n 7 -- \
-	"$tc/phased" --phases 4 --phase-ms 2000 --together 1 >"$tmp/phased" 2>"$tmp/phased.err"
-st=$?
-awk -F'\t' '/^# contend top/ { t++; s[t] = 0 } $10 == "shared" { s[t] = $3 }
-	END { for (i = 1; i <= t; i++) printf "%s ", s[i]; print "" }' "$tmp/phased" >"$tmp/scores"
-read -r -a sc <"$tmp/scores"
-verdict=$(awk -v list="${sc[*]}" 'BEGIN {
+# the verdict on the scores of shared, one per table (0: absent)
+phased_verdict() {
+	awk -v list="$1" 'BEGIN {
 	n = split(list, s, " "); max = 0; at = 0
 	for (i = 1; i <= n; i++) if (s[i] > max) { max = s[i]; at = i }
 	fell = 0; for (i = at + 1; i <= n; i++) if (s[i] > 0 && s[i] < max) fell = 1
@@ -157,7 +167,19 @@ verdict=$(awk -v list="${sc[*]}" 'BEGIN {
 	else if (!at) print "never present"
 	else if (!fell) print "no fading score after the peak"
 	else if (s[n] > 0) print "still there at the end"
-	else print "ok" }')
+	else print "ok" }'
+}
+for try in 1 2; do
+	"$contend" top --batch -i 1 --span 3 -n 7 -- \
+		"$tc/phased" --phases 4 --phase-ms 2000 --together 1 >"$tmp/phased" 2>"$tmp/phased.err"
+	st=$?
+	awk -F'\t' '/^# contend top/ { t++; s[t] = 0 } $10 == "shared" { s[t] = $3 }
+		END { for (i = 1; i <= t; i++) printf "%s ", s[i]; print "" }' "$tmp/phased" >"$tmp/scores"
+	read -r -a sc <"$tmp/scores"
+	verdict=$(phased_verdict "${sc[*]}")
+	[ "$verdict" = ok ] && break
+	[ $try = 1 ] && echo "retry: phased: $verdict (scores ${sc[*]})"
+done
 if [ $st -eq 0 ] && [ "$verdict" = ok ]; then
 	ok "top --batch, phased --together 1: shared appears, fades, goes (scores ${sc[*]})"
 else
@@ -166,7 +188,7 @@ else
 fi
 
 # --- the status line of attach ---------------------------------------------------
-"$contend" attach -d 5 -p "$target" >"$tmp/attach-log.out" 2>"$tmp/attach.log" &
+"$contend" attach --no-confirm -d 5 -p "$target" >"$tmp/attach-log.out" 2>"$tmp/attach.log" &
 logged=$!
 if [ -n "$have_tmux" ]; then
 	tmux -L "$sock" new-session -d -s att -x 160 -y 10 \
