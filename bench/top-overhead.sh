@@ -4,6 +4,10 @@
 # report every second), and under `contend run` for comparison; runs
 # interleaved, medians and ratios to native as a markdown table, then the
 # median ratio of top over all cases.  Target: top within 1.05x.
+# Then the rate of one running process (false_sharing_counters --padded
+# --report-rate) while top is attached, against the same process's rate
+# in the 1.5 s before and after: paired in time, so a busy machine's
+# drift weighs less than in the wall times.
 #   bench/top-overhead.sh [RUNS]    (default 5; run from the build tree)
 set -euo pipefail
 runs=${1:-5}
@@ -43,3 +47,27 @@ for c in "${cases[@]}"; do
 done
 echo
 echo "median ratio of contend top to native: $(median <"$tmp/ratios")x (target <= 1.05x)"
+
+# median rate of the 0.5 s intervals within [from, to) s of the target's run
+median_rate() {
+	awk -v from="$1" -v to="$2" '$2 == "s:" && $1 - 0.5 >= from - 0.05 && $1 <= to + 0.05 { print $3 }' \
+		"$tmp/rates" | median
+}
+echo
+echo "| run | before /s | top attached /s | after /s | attached / mean(before, after) |"
+echo "|---|---|---|---|---|"
+: >"$tmp/slow"
+for ((i = 1; i <= runs; i++)); do
+	"$tc/false_sharing_counters" --padded --seconds 8 --report-rate >"$tmp/rates" &
+	pid=$!
+	sleep 2.5
+	"$contend" top --batch -d 3 -p "$pid" >/dev/null
+	wait "$pid"
+	# top ran from about 2.5 s to 5.5 s: leave its first and last half second
+	before=$(median_rate 1 2.5); during=$(median_rate 3 5); after=$(median_rate 6 7.5)
+	r=$(awk -v d="$during" -v b="$before" -v a="$after" 'BEGIN { printf "%.3f", d / ((b + a) / 2) }')
+	echo "$r" >>"$tmp/slow"
+	printf "| %d | %.4g | %.4g | %.4g | %s |\n" "$i" "$before" "$during" "$after" "$r"
+done
+echo
+echo "median rate while top is attached: $(median <"$tmp/slow")x of before/after (target >= 0.95)"

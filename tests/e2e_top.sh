@@ -3,8 +3,10 @@
 #   - top -p PID of false_sharing_counters inside tmux (send-keys,
 #     capture-pane): `counters` shows as FALSE SHARING within 2 s; Enter
 #     expands it (the ranges counters[0] and counters[1], as the report
-#     prints them); s changes the sort (the header says the new key); the
-#     view redraws at a new size; q exits 0 and the target runs on;
+#     prints them); s changes the sort (the header says the new key); p
+#     pauses; the view redraws at a new size; q exits 0 and the target
+#     runs on;
+#   - --report -o FILE: the whole session's report at the end;
 #   - top with stdout not a terminal, -i 1 -d 3: three tables, each a
 #     '# contend top' line, the column titles and tab-separated rows;
 #   - top --batch of phased --together 1 (true sharing for one phase of
@@ -94,6 +96,14 @@ if [ -n "$have_tmux" ]; then
 		fail "top: s did not change the sort:"; head -3 "$tmp/screen"
 	fi
 
+	tmux -L "$sock" send-keys -t top p
+	if wait_screen 2 'sort: samples  \[paused\]'; then
+		ok "top: p pauses (header)"
+	else
+		fail "top: p did not pause:"; head -3 "$tmp/screen"
+	fi
+	tmux -L "$sock" send-keys -t top p
+
 	tmux -L "$sock" resize-window -t top -x 100 -y 20 2>/dev/null ||
 		tmux -L "$sock" resize-pane -t top -x 100 -y 20
 	sleep 0.5
@@ -150,6 +160,17 @@ if awk 'NR > 1 && ($1 - prev < 0.7 || $1 - prev > 1.5) { bad = 1 } { prev = $1 }
 	ok "top: one table a second ($(tr '\n' ' ' <"$tmp/elapsed")s)"
 else
 	fail "top: tables not a second apart: $(tr '\n' ' ' <"$tmp/elapsed")"
+fi
+
+# --- --report: the whole session's report at the end ----------------------------
+"$contend" top --batch -n 2 --report -o "$tmp/final.txt" -p "$target" >"$tmp/two" 2>&1
+st=$?
+if [ $st -eq 0 ] && [ "$(grep -c '^# contend top' "$tmp/two")" = 2 ] &&
+   grep -q '^# contend report: ' "$tmp/final.txt" && grep -q '^# samples: ' "$tmp/final.txt" &&
+   kill -0 "$target" 2>/dev/null; then
+	ok "top -n 2 --report -o: two tables, then the session's report; the target runs on"
+else
+	fail "top -n 2 --report: exit $st:"; cat "$tmp/two" "$tmp/final.txt"
 fi
 
 # --- sharing that starts and stops ----------------------------------------------
