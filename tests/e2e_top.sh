@@ -10,8 +10,8 @@
 #   - top with stdout not a terminal, -i 1 -d 3: three tables, each a
 #     '# contend top' line, the column titles and tab-separated rows;
 #   - top --batch of phased --together 1 (true sharing for one phase of
-#     2 s): the line `shared` is absent, appears, fades (its score falls)
-#     and is gone;
+#     2 s), a table every 0.5 s: the line `shared` is absent, appears,
+#     fades (its score falls) and is gone;
 #   - attach -d 5 in tmux shows a status line that changes, and leaves
 #     none behind; attach -d 5 2>log writes none to the log;
 #   - -a (no system-wide mode) and top's options elsewhere: one-line errors.
@@ -175,8 +175,8 @@ fi
 
 # --- sharing that starts and stops ----------------------------------------------
 # phases of 2 s: 0 thread 0 alone, 1 both at once, 2 thread 0, 3 thread 1;
-# windows of 3 s: at 5 s a third of the window is past the sharing (its
-# score falls), at 7 s all of it
+# windows of 2 s every 0.5 s: at 4 s the window holds all of the sharing,
+# at 4.5 and 5 s less and less (its score falls), from 6 s none of it
 # the verdict on the scores of shared, one per table (0: absent)
 phased_verdict() {
 	awk -v list="$1" 'BEGIN {
@@ -191,7 +191,7 @@ phased_verdict() {
 	else print "ok" }'
 }
 for try in 1 2; do
-	"$contend" top --batch -i 1 --span 3 -n 7 -- \
+	"$contend" top --batch -i 0.5 --span 2 -n 14 -- \
 		"$tc/phased" --phases 4 --phase-ms 2000 --together 1 >"$tmp/phased" 2>"$tmp/phased.err"
 	st=$?
 	awk -F'\t' '/^# contend top/ { t++; s[t] = 0 } $10 == "shared" { s[t] = $3 }
