@@ -87,7 +87,17 @@ static bool range_contended(const struct report_range *rr)
 	return rr->true_shared || rr->false_victim || rr->false_writer;
 }
 
-/* "counters[0],counters[1]": the members of the contended ranges. */
+static bool member_listed(const struct report_line *l, unsigned i)
+{
+	for (unsigned k = 0; k < i; k++)
+		if (l->ranges[k].member && !strcmp(l->ranges[k].member, l->ranges[i].member) &&
+		    range_contended(&l->ranges[k]))
+			return true;
+	return false;
+}
+
+/* "counters[0],counters[1]": the members of the contended ranges, once
+ * each (two threads' ranges of one member are one member). */
 static char *members_text(const struct report_line *l)
 {
 	struct strbuf sb = STRBUF_INIT, esc = STRBUF_INIT;
@@ -95,7 +105,7 @@ static char *members_text(const struct report_line *l)
 	for (unsigned i = 0; i < l->n_ranges; i++) {
 		const char *m = l->ranges[i].member;
 
-		if (!m || !range_contended(&l->ranges[i]))
+		if (!m || !range_contended(&l->ranges[i]) || member_listed(l, i))
 			continue;
 		strbuf_addf(&sb, "%s%s", sb.len ? "," : "", escape_text(&esc, m));
 	}
