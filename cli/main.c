@@ -38,6 +38,7 @@ static const struct command commands[] = {
 	{ "stat", "count first: is contention the problem at all? (counters, a verdict)", cmd_stat },
 	{ "backends", "say which sampling backends can run here, and why not", cmd_backends },
 	{ "watch", "count every access to given words, per thread (watchpoints)", cmd_watch },
+	{ "top", "a live view of the lines contended in the last seconds", cmd_top },
 };
 
 static void usage(int status)

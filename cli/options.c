@@ -152,6 +152,38 @@ static const char usage_stat[] =
 	"Examples:\n"
 	"  contend stat -- ./myprog -t 8\n"
 	"  contend stat -p $(pidof server) -d 10 --format json\n";
+static const char usage_top[] =
+	"usage: contend top [options] (-p PID | -- CMD [ARGS...])\n"
+	"\n"
+	"A live view of the contended cache lines of the last few seconds, as\n"
+	"perf top shows functions: kind, object and members, threads, score now\n"
+	"and its trend, predicted gain, hottest code.  The numbers are the\n"
+	"report's, over a window sliding with each refresh.\n"
+	"\n"
+	"  -p, --pid PID          a running process (left running as it was on quit)\n"
+	"  -i, --interval S       seconds between refreshes (default 1)\n"
+	"      --span S           seconds the window holds (default 3)\n"
+	"  -n, --iterations N     quit after N refreshes\n"
+	"  -d, --duration S       quit after S seconds\n"
+	"      --batch            plain tables on stdout, one per refresh (the\n"
+	"                         default when stdout is not a terminal)\n"
+	"      --report           at the end, print the report of the whole session\n"
+	"                         (-o, --format as for run)\n"
+	"  -a                     system-wide: not available; contend samples one\n"
+	"                         process, its threads and children\n"
+	"  -F, -b, --top (lines per refresh, default 10), --line-size, --min-score,\n"
+	"  --window-ms: as for run.  No watchpoints are armed.\n"
+	"\n"
+	"Keys: q quit, Up/Down select, Enter expand (ranges, threads, sites,\n"
+	"advice), s sort by score, samples or threads, p pause, w how to\n"
+	"confirm the line with watchpoints.\n"
+	"\n"
+	"Batch tables: a '# contend top' line, a header line, one tab-separated\n"
+	"row per line, a blank line (contend(1) says each column).\n"
+	"\n"
+	"Examples:\n"
+	"  contend top -p $(pidof server)\n"
+	"  contend top --batch -i 5 -p 1234 >> contention.log\n";
 
 void options_usage(const char *command, int status)
 {
@@ -168,6 +200,8 @@ void options_usage(const char *command, int status)
 		fprintf(f, usage_check);
 	else if (command && !strcmp(command, "stat"))
 		fputs(usage_stat, f);
+	else if (command && !strcmp(command, "top"))
+		fputs(usage_top, f);
 	else
 		fprintf(f, "see 'contend --help'\n");
 	exit(status);
@@ -212,10 +246,18 @@ static void parse_tids(struct options *o, const char *list)
 	free(copy);
 }
 
+/* Options of top alone: elsewhere they would be silently ignored. */
+static void top_only(const struct options *o, const char *name)
+{
+	if (strcmp(o->command, "top"))
+		die("%s: an option of 'contend top' only; see 'contend %s --help'", name,
+		    o->command);
+}
+
 enum {
 	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
 	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_NO_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
-	OPT_SYMFS, OPT_LDLAT,
+	OPT_SYMFS, OPT_LDLAT, OPT_SPAN, OPT_BATCH, OPT_REPORT, OPT_INTERVAL,
 };
 
 /* A command that samples this machine groups by its coherency granule
@@ -258,6 +300,11 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "ldlat", required_argument, NULL, OPT_LDLAT },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "span", required_argument, NULL, OPT_SPAN },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "batch", no_argument, NULL, OPT_BATCH },
+		{ "report", no_argument, NULL, OPT_REPORT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -273,10 +320,12 @@ void options_parse(struct options *o, int argc, char **argv)
 	o->confirm = true;      /* soft sampling sees few stores: watch the suspects */
 	o->backend = "auto";
 	o->ldlat = DEFAULT_LDLAT;
+	o->interval = 1;
+	o->span = 3;
 	classify_config_default(&o->classify);
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:o:b:qhp:d:D:t:i:g", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F:o:b:qhp:d:D:t:i:gn:a", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			o->freq = parse_uint("-F", optarg, 1, 100000);
@@ -324,9 +373,36 @@ void options_parse(struct options *o, int argc, char **argv)
 		case 't':
 			parse_tids(o, optarg);
 			break;
-		case 'i':
-			o->input = optarg;
+		case 'i':   /* top: the refresh interval; elsewhere the input */
+			if (!strcmp(o->command, "top"))
+				o->interval = parse_double("-i", optarg, 0.1, 3600);
+			else
+				o->input = optarg;
 			break;
+		case OPT_INTERVAL:
+			top_only(o, "--interval");
+			o->interval = parse_double("--interval", optarg, 0.1, 3600);
+			break;
+		case OPT_SPAN:
+			top_only(o, "--span");
+			o->span = parse_double("--span", optarg, 0.1, 3600);
+			break;
+		case 'n':
+			top_only(o, "-n");
+			o->iterations = parse_uint("-n", optarg, 1, 10000000);
+			break;
+		case OPT_BATCH:
+			top_only(o, "--batch");
+			o->batch = true;
+			break;
+		case OPT_REPORT:
+			top_only(o, "--report");
+			o->report_on_quit = true;
+			break;
+		case 'a':
+			top_only(o, "-a");
+			die("-a: system-wide sampling is not available: contend samples one "
+			    "process (-p PID or -- CMD), its threads and its children");
 		case 'g':
 			o->callchain = true;
 			break;

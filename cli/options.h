@@ -46,6 +46,11 @@ struct options {
 	unsigned n_allow;
 	const char *baseline;        /* check --baseline FILE (a JSON report) */
 	const char *symfs;           /* report/check --symfs DIR: where binaries are */
+	double interval;             /* top -i: seconds between refreshes */
+	double span;                 /* top --span: seconds the window holds */
+	unsigned iterations;         /* top -n: refreshes, then quit; 0 = no end */
+	bool batch;                  /* top --batch: plain tables, no screen */
+	bool report_on_quit;         /* top --report: the session's report at the end */
 	char **argv;                 /* target command, NULL-terminated */
 	int argc;
 };

@@ -15,9 +15,10 @@
 
 #include "detector/backend.h"
 #include "detector/callchain.h"
-#include "cli/exit_hold.h"
+#include "cli/jvm_target.h"
 #include "cli/launch.h"
 #include "cli/triage.h"
+#include "cli/progress.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "common/escape.h"
@@ -33,19 +34,6 @@
 #include "symbolize/jvm_attach.h"
 #include "symbolize/symbolizer.h"
 #include "symbolize/unwind.h"
-
-/* A HotSpot JVM writes /tmp/perf-PID.map, the names of its JIT code, only
- * when asked (jcmd PID Compiler.perfmap): the session asks it through the
- * attach protocol (symbolize/jvm_attach.h), at the start and at the end
- * of sampling, and the report's header says where the names came from. */
-struct jvm_map {
-	bool is_jvm;               /* the target maps libjvm.so */
-	unsigned written;          /* maps the JVM wrote for us */
-	unsigned refused;          /* requests that failed */
-	char *error;               /* the last refusal, if none was written */
-	char *path;                /* the map as we reach it */
-	double next_try;           /* run: monotonic_s() of the next request */
-};
 
 struct session {
 	const struct options *opt;
@@ -69,12 +57,15 @@ struct session {
 	size_t n_forked, alloc_forked;
 	double sample_from;        /* --delay: samples before this monotonic_s() are dropped */
 	struct triage *triage;     /* run/attach: counters for the one-line triage */
-	struct jvm_map jvm;        /* a HotSpot target: its JIT code's perf map */
-	struct exit_hold hold;     /* run: a JVM's memory kept through its exit */
+	struct jvm_target jvm;     /* a HotSpot target: its perf map, its exit held */
+	struct progress progress;  /* the status line on a terminal */
+	double duration;           /* attach -d: planned seconds, 0 if none */
 };
 
 /* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
 static volatile sig_atomic_t stop_requested;
+/* The live hook ended the sampling: the target's SIGTERM was our choice. */
+static bool stopped_by_hook;
 
 static void on_stop_signal(int sig)
 {
@@ -162,6 +153,7 @@ static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 	if (exec && pid == tid && pid == (uint32_t)s->opt->pid && !s->opt->quiet) {
 		struct strbuf esc = STRBUF_INIT;   /* the name is the target's */
 
+		progress_clear(&s->progress);
 		fprintf(stderr, "contend: process %u executed %s: following the new program\n",
 			pid, escape_text(&esc, comm));
 		strbuf_release(&esc);
@@ -272,17 +264,40 @@ static void target_execed(struct session *s, pid_t pid)
 	}
 }
 
+/* What the session knows so far, for the live hook and the status line. */
+static struct session_view session_view(struct session *s, pid_t pid, double t0)
+{
+	const struct backend_row *row = s->backend.row;
+
+	return (struct session_view){
+		.lines = s->lines, .sym = s->sym, .names = &s->names,
+		.backend = row->name, .freq = s->opt->freq,
+		.samples = row->samples_seen(s->backend.state),
+		.decoded = row->samples_decoded(s->backend.state),
+		.pid = pid, .elapsed = monotonic_s() - t0, .duration = s->duration,
+	};
+}
+
 /* One beat of a running session, run and attach alike: wait up to 100 ms
  * for records, take them in, then let the hooks and --confirm look. */
 static void session_beat(struct session *s, struct event_set *es,
 			 const struct perf_callbacks *cb, pid_t pid, double t0)
 {
+	struct session_view view;
+
 	note_target_creds(s, pid);
 	event_set_poll(es, 100);
 	event_set_drain(es, cb);
 	refresh_maps(s, false);
 	if (s->hooks && s->hooks->tick)
 		s->hooks->tick(s->hooks->ctx, s->lines, pid, monotonic_s() - t0);
+	view = session_view(s, pid, t0);
+	if (s->hooks && s->hooks->live && s->hooks->live(s->hooks->ctx, &view) &&
+	    !stop_requested) {
+		stop_requested = SIGTERM;
+		stopped_by_hook = true;
+	}
+	progress_update(&s->progress, &view);
 	if (s->confirm)
 		confirm_tick(s->confirm, s->lines, monotonic_s() - t0);
 }
@@ -321,104 +336,42 @@ void session_name_threads(struct report *r, const struct thread_names *names)
 	}
 }
 
-/* --- a JVM's perf map ---------------------------------------------------- */
-
-/* The JVM's map as this process reaches it (/proc/PID/root/tmp/...) is
- * most often our own /tmp/perf-PID.map: say that, shorter.  Takes path. */
-static char *same_file_in_tmp(char *path, pid_t pid)
+int session_print_report(const struct report *r, const struct options *opt)
 {
-	char tmp[64];
-	struct stat a, b;
-
-	snprintf(tmp, sizeof(tmp), "/tmp/perf-%d.map", (int)pid);
-	if (stat(path, &a) || stat(tmp, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
-		return path;
-	free(path);
-	return xstrdup(tmp);
-}
-
-/* Asks the JVM to write its perf map now; keeps the first reason it
- * refused until one is written. */
-static void jvm_ask_perf_map(struct session *s, pid_t pid)
-{
-	struct strbuf err = STRBUF_INIT;
-	char *path = NULL;
-
-	if (jvm_write_perf_map(pid, JVM_ATTACH_TIMEOUT_MS, &path, &err) == 0) {
-		s->jvm.written++;
-		free(s->jvm.path);
-		s->jvm.path = same_file_in_tmp(path, pid);
-		free(s->jvm.error);
-		s->jvm.error = NULL;
-	} else {
-		s->jvm.refused++;
-		if (!s->jvm.written && !s->jvm.error)
-			s->jvm.error = strbuf_detach(&err);
-	}
-	strbuf_release(&err);
-}
-
-/* run: the JVM is a child that may not have started its VM yet and whose
- * end comes unannounced, so ask every second once it maps libjvm.so (and
- * catches SIGQUIT, which jvm_write_perf_map checks): the last map names
- * what was compiled up to a second before it exits.  A request can block
- * for the attach timeout, during which no records are read: after three
- * refusals, stop asking. */
-static void jvm_run_tick(struct session *s, pid_t pid)
-{
-	double t = monotonic_s();
-
-	if (t < s->jvm.next_try || (s->sample_from && t < s->sample_from) ||
-	    s->jvm.refused >= 3)
-		return;
-	s->jvm.next_try = t + 1.0;
-	if (!s->jvm.is_jvm && !(s->jvm.is_jvm = jvm_is_hotspot(pid)))
-		return;
-	/* its data is named from its memory, gone once it exits */
-	exit_hold_start(&s->hold, pid);
-	jvm_ask_perf_map(s, pid);
-}
-
-/* The header's line on where JIT code names came from; NULL if no JVM. */
-static char *jvm_map_note(const struct session *s, pid_t pid)
-{
-	char path[64];
-	struct stat st;
-
-	if (!s->jvm.is_jvm)
-		return NULL;
-	if (s->jvm.written)
-		return xasprintf("named from %s, written by the JVM at contend's request "
-				 "(Compiler.perfmap through its attach mechanism) %s", s->jvm.path,
-				 s->jvm.next_try ? "every second while sampling" :
-				 s->jvm.written > 1 ? "at the start and at the end of sampling" :
-				 "once");
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
-	if (stat(path, &st) == 0)
-		return xasprintf("the JVM did not write its perf map (%s): named from the "
-				 "existing %s, which lacks methods compiled since it was written",
-				 s->jvm.error ? s->jvm.error : "?", path);
-	return xasprintf("unnamed: the JVM did not write its perf map (%s) and there is no %s",
-			 s->jvm.error ? s->jvm.error : "?", path);
-}
-
-static void jvm_map_release(struct jvm_map *j)
-{
-	free(j->error);
-	free(j->path);
-}
-
-static int output_report(const struct options *opt, const struct run_facts *hdr,
-			 struct line_table *lines, struct symbolizer *sym,
-			 const struct thread_names *names, const struct session_hooks *hooks,
-			 struct confirm *confirm, const struct proc_creds *reader)
-{
-	struct data_types *dt = data_types_new();
-	struct report *r;
 	struct out_file *of;
 	char *why = NULL;
 	int ret = 0;
 
+	of = out_file_open(opt->output ? opt->output : "-", &why);
+	if (!of) {
+		error("%s", why);
+		free(why);
+		return 2;
+	}
+	opt->format->print(r, out_file_stream(of),
+			   &(struct format_flags){ .full = opt->annotate_full });
+	if (out_file_commit(of, &why) < 0) {
+		error("%s", why);
+		ret = 2;
+	}
+	free(why);
+	return ret;
+}
+
+/* prog: a status line to say what takes long, or NULL. */
+static int output_report(const struct options *opt, const struct run_facts *hdr,
+			 struct line_table *lines, struct symbolizer *sym,
+			 const struct thread_names *names, const struct session_hooks *hooks,
+			 struct confirm *confirm, const struct proc_creds *reader,
+			 struct progress *prog)
+{
+	struct data_types *dt = data_types_new();
+	struct report *r;
+	int ret;
+
+	if (prog)
+		progress_phase(prog, "building the report: classifying lines, naming data "
+			       "and code, advice");
 	if (confirm)
 		confirm_merge_evidence(confirm, lines);
 	r = report_build(hdr, lines, &opt->classify, opt->top, sym, dt);
@@ -428,24 +381,12 @@ static int output_report(const struct options *opt, const struct run_facts *hdr,
 	}
 	session_name_threads(r, names);
 	r->source_reader = reader;
-	if (hooks && hooks->report) {
+	if (prog)
+		progress_phase_end(prog);
+	if (hooks && hooks->report)
 		ret = hooks->report(hooks->ctx, r, opt);
-		goto done;
-	}
-	of = out_file_open(opt->output ? opt->output : "-", &why);
-	if (!of) {
-		error("%s", why);
-		ret = 2;
-		goto done;
-	}
-	opt->format->print(r, out_file_stream(of),
-			   &(struct format_flags){ .full = opt->annotate_full });
-	if (out_file_commit(of, &why) < 0) {
-		error("%s", why);
-		ret = 2;
-	}
-done:
-	free(why);
+	else
+		ret = session_print_report(r, opt);
 	report_free(r);
 	data_types_free(dt);
 	return ret;
@@ -456,7 +397,13 @@ int session_output(const struct options *opt, const struct run_facts *hdr,
 		   const struct thread_names *names, const struct session_hooks *hooks,
 		   const struct proc_creds *reader)
 {
-	return output_report(opt, hdr, lines, sym, names, hooks, NULL, reader);
+	struct progress prog;   /* report -i, check -i: say so if it takes long */
+	int ret;
+
+	progress_init(&prog, opt->quiet);
+	ret = output_report(opt, hdr, lines, sym, names, hooks, NULL, reader, &prog);
+	progress_release(&prog);
+	return ret;
 }
 
 /* run and attach print the counters' triage line; the other commands
@@ -479,7 +426,8 @@ static void session_release(struct session *s)
 	proc_creds_release(&s->creds);
 	free(s->pids);
 	confirm_free(s->confirm);
-	jvm_map_release(&s->jvm);
+	jvm_target_release(&s->jvm);
+	progress_release(&s->progress);
 }
 
 uint64_t session_window_ns(const struct options *opt, unsigned freq)
@@ -518,6 +466,7 @@ static void session_init(struct session *s, const struct options *opt,
 	memset(s, 0, sizeof(*s));
 	s->opt = opt;
 	s->hooks = hooks;
+	progress_init(&s->progress, opt->quiet);
 	s->sym = symbolizer_new();
 	s->creds = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
 	symbolizer_set_map_owner(s->sym, s->creds.uid);
@@ -545,7 +494,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	unsigned n_dropped;
 	const struct backend_row *row = s->backend.row;
 	char *note = backend_note(&s->choice);
-	char *jit_note = jvm_map_note(s, pid);
+	char *jit_note = jvm_map_note(&s->jvm, pid);
 	int ret;
 
 	n_dropped = row->drop_counts(s->backend.state, &dropped);
@@ -563,11 +512,12 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.target = target;
 	hdr.target_status = target_status;
 	hdr.chains = s->chains;
+	progress_clear(&s->progress);
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
 	ret = output_report(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm,
-			    &s->creds);
+			    &s->creds, &s->progress);
 	named_counts_free(dropped, n_dropped);
 	free(note);
 	free(jit_note);
@@ -651,6 +601,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	 * it exits, at most RUN_STOP_GRACE_S more (then it is left running,
 	 * as contend's orphan), and report what was seen. */
 	stop_requested = 0;
+	stopped_by_hook = false;
 	catch_stop_signals(true);
 	signal(SIGQUIT, SIG_IGN);
 
@@ -673,9 +624,9 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	for (;;) {
 		pid_t w;
 		session_beat(&s, es, &cb, child.pid, t0);
-		jvm_run_tick(&s, child.pid);
-		if (exit_hold_poll(&s.hold)) {
-			status = s.hold.exit_status;
+		jvm_run_tick(&s.jvm, child.pid, s.sample_from);
+		if (exit_hold_poll(&s.jvm.hold)) {
+			status = s.jvm.hold.exit_status;
 			break;
 		}
 		w = waitpid(child.pid, &status, WNOHANG);
@@ -685,6 +636,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 			status = 0;
 			break;
 		}
+		if (stop_requested)
+			progress_clear(&s.progress);
 		if (stop_requested && !stop_run(&stop, child.pid, opt->quiet)) {
 			left_running = true;
 			status = 0;
@@ -692,6 +645,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		}
 	}
 	t1 = monotonic_s();
+	progress_clear(&s.progress);
 	event_set_drain(es, &cb);
 	event_set_close(es);
 	if (hooks && hooks->stop)
@@ -708,13 +662,13 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		t0 = t1 < s.sample_from ? t1 : s.sample_from;
 	ret = finish_session(&s, command, child.pid, t1 - t0, TARGET_LAUNCHED,
 			     WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status));
-	if (s.hold.at_exit) {
+	if (s.jvm.hold.at_exit) {
 		/* named while it waited at its exit: now let it end */
-		exit_hold_release(&s.hold);
+		exit_hold_release(&s.jvm.hold);
 		while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
-	exit_hold_release(&s.hold);
+	exit_hold_release(&s.jvm.hold);
 	catch_stop_signals(false);
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP &&
 	    confirm_windows_run(s.confirm)) {
@@ -725,6 +679,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		      "samples without watchpoints", t1 - t0);
 		if (!ret)
 			ret = 1;
+	} else if (WIFSIGNALED(status) && stopped_by_hook && WTERMSIG(status) == SIGTERM) {
+		/* as asked: not a failure of the target */
 	} else if (WIFSIGNALED(status)) {
 		error("target was killed by signal %d (%s); the report covers its %.2f s",
 		      WTERMSIG(status), strsignal(WTERMSIG(status)), t1 - t0);
@@ -846,14 +802,15 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 
 	raise_fd_limit();
 	session_init(&s, opt, hooks);
+	s.duration = opt->duration;
 	note_pid(&s, opt->pid);
 	note_target_creds(&s, opt->pid);
 	/* before the events, so that the JVM's work on it is not sampled */
 	s.jvm.is_jvm = jvm_is_hotspot(opt->pid);
 	if (s.jvm.is_jvm)
-		jvm_ask_perf_map(&s, opt->pid);
+		jvm_ask_perf_map(&s.jvm, opt->pid);
 	if (s.jvm.is_jvm && !s.jvm.written && !opt->quiet) {
-		char *note = jvm_map_note(&s, opt->pid);
+		char *note = jvm_map_note(&s.jvm, opt->pid);
 
 		warning("JIT code %s", note);
 		free(note);
@@ -941,6 +898,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 		}
 	}
 	t1 = monotonic_s();
+	progress_clear(&s.progress);
 	/* Detach: closing the events removes them from the target; it never
 	 * stopped and receives no signal. */
 	event_set_drain(es, &cb);
@@ -950,7 +908,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	triage_finish(s.triage, opt->quiet);
 	/* methods compiled while sampled: the map is read at report time */
 	if (s.jvm.is_jvm && !exited)
-		jvm_ask_perf_map(&s, opt->pid);
+		jvm_ask_perf_map(&s.jvm, opt->pid);
 	if (exited && !opt->quiet)
 		fprintf(stderr, "contend: process %d exited after %.2f s; reporting what was seen\n",
 			(int)opt->pid, t1 - t0);

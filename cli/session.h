@@ -29,6 +29,20 @@ struct run_facts;
 struct symbolizer;
 struct thread_names;
 
+/* What a running session knows so far, for live views (top, the
+ * progress line).  Valid during the call it is passed to. */
+struct session_view {
+	struct line_table *lines;     /* everything sampled so far */
+	struct symbolizer *sym;
+	const struct thread_names *names;
+	const char *backend;          /* "soft" */
+	unsigned freq;
+	uint64_t samples, decoded;    /* taken, and access samples in lines */
+	pid_t pid;
+	double elapsed;               /* seconds since sampling began */
+	double duration;              /* planned seconds, 0: until stopped */
+};
+
 struct session_hooks {
 	void *ctx;
 	/* each access sample, as it enters the line table */
@@ -47,6 +61,9 @@ struct session_hooks {
 	void (*stop)(void *ctx);
 	/* about every 100 ms while the target runs */
 	void (*tick)(void *ctx, struct line_table *lines, pid_t pid, double elapsed);
+	/* with the tick: the session so far; true ends the sampling as a
+	 * stop signal would (run: the target gets SIGTERM), without a word */
+	bool (*live)(void *ctx, const struct session_view *v);
 	/* the report is built: output it and return contend's exit status
 	 * (replaces the default text/JSON output) */
 	int (*report)(void *ctx, const struct report *r, const struct options *opt);
@@ -76,6 +93,10 @@ int session_output(const struct options *opt, const struct run_facts *hdr,
 		   struct line_table *lines, struct symbolizer *sym,
 		   const struct thread_names *names, const struct session_hooks *hooks,
 		   const struct proc_creds *reader);
+
+/* Print r as opt says (-o, --format): what run does with its report.
+ * Returns 0, or 2 after saying why it could not be written. */
+int session_print_report(const struct report *r, const struct options *opt);
 
 /* Give the report's threads (per line, range and word) the names known in
  * names, where they have none yet.  names may be NULL. */

@@ -7,9 +7,12 @@
 
 int die_status = 2;
 bool warnings_quiet;
+void (*before_message)(void);
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
+	if (before_message)
+		before_message();
 	fprintf(stderr, "contend: %s", prefix);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

@@ -293,6 +293,8 @@ struct report_thread *report_thread_of(struct report_thread **threads, unsigned 
 void report_confirm_locks(struct report *r);
 
 void report_print_text(const struct report *r, FILE *out);
+/* line i alone, as report_print_text() prints it (contend top) */
+void report_print_text_line(const struct report *r, unsigned i, FILE *out);
 void report_print_json(const struct report *r, FILE *out);
 /* source files with the contended lines marked; full: whole files */
 void report_print_annotate(const struct report *r, FILE *out, bool full);

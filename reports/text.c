@@ -886,6 +886,11 @@ static void print_line(const struct report_line *l, unsigned rank, bool mem, FIL
 	print_advice(l, out);
 }
 
+void report_print_text_line(const struct report *r, unsigned i, FILE *out)
+{
+	print_line(&r->lines[i], i + 1, r->mem_info, out);
+}
+
 void report_print_text(const struct report *r, FILE *out)
 {
 	print_measured(r, out);
