@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -153,6 +154,17 @@ static int create_temp(int dirfd, const char *base, char **tmp)
 	return -1;
 }
 
+/* -o /dev/null discards, as every tool's does: the one device written
+ * to (in place, never replaced), because writing to it does nothing.  By
+ * what it is, not its name: a link named /dev/null is no null device. */
+static bool is_null_device(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISCHR(st.st_mode) &&
+	       major(st.st_rdev) == 1 && minor(st.st_rdev) == 3;
+}
+
 static void out_file_free(struct out_file *of)
 {
 	if (of->dirfd >= 0)
@@ -174,6 +186,13 @@ struct out_file *out_file_open(const char *path, char **why)
 	of->path = xstrdup(path);
 	if (!strcmp(path, "-")) {
 		of->f = stdout;
+		return of;
+	}
+	if (is_null_device(path)) {
+		if (!(of->f = fopen(path, "we"))) {
+			fail(why, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
 		return of;
 	}
 	if (open_parent(path, &of->dirfd, &of->base, why) ||
@@ -234,7 +253,8 @@ int out_file_commit(struct out_file *of, char **why)
 	int ret = -1;
 
 	if (of->dirfd < 0) {
-		ret = finish_stream(of->f, false, "standard output", why);
+		ret = finish_stream(of->f, false, of->f == stdout ? "standard output" :
+				    of->path, why);
 		out_file_free(of);
 		return ret;
 	}
@@ -268,8 +288,10 @@ void out_file_abort(struct out_file *of)
 	if (of->dirfd >= 0) {
 		fclose(of->f);
 		unlinkat(of->dirfd, of->tmp, 0);
-	} else {
+	} else if (of->f == stdout) {
 		fflush(of->f);
+	} else {
+		fclose(of->f);
 	}
 	out_file_free(of);
 }
@@ -310,6 +332,8 @@ int out_file_check_early(const char *path, char **why)
 			return fail(why, "standard output is not open for writing");
 		return 0;
 	}
+	if (is_null_device(path))
+		return 0;
 	if (open_parent(path, &dirfd, &base, why) ||
 	    check_target(dirfd, base, path, &exists, &mode, why) ||
 	    (exists && check_replaceable(dirfd, base, path, why)))

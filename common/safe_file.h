@@ -15,6 +15,8 @@
  * bits) of the file it replaces when that one was ours; otherwise it gets
  * 0666 minus the umask, like a new file (a 0666 file planted in /tmp does
  * not make our report world-writable).  Its owner is us.
+ * The null device (/dev/null, by device number, not through a link) is
+ * written in place: output to it is discarded, as users mean it to be.
  * "-" means stdout: no temporary, but commit still reports write errors
  * (fflush, ferror and fclose of stdout: print nothing to stdout after it).
  * commit and abort free the out_file; on failure the temporary is removed

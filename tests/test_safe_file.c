@@ -211,18 +211,42 @@ static void test_refuse_non_regular(void)
 
 	if (root) {
 		/* a device like /dev/full, but our own: refused, untouched */
-		char *dev = in_dir("null");
+		char *dev = in_dir("full"), *null = in_dir("null"), *link = in_dir("null-link");
 		struct stat st;
 
-		CHECK(mknod(dev, S_IFCHR | 0666, makedev(1, 3)) == 0, "mknod: %s", strerror(errno));
+		CHECK(mknod(dev, S_IFCHR | 0666, makedev(1, 7)) == 0, "mknod: %s", strerror(errno));
 		of = out_file_open(dev, &why);
 		CHECK(of == NULL && why && strstr(why, "character device"),
 		      "-o DEVICE refused: %s", why ? why : "");
 		free(why), why = NULL;
 		CHECK(out_file_check_early(dev, &why) == -1, "early check refuses a device");
 		free(why), why = NULL;
-		CHECK(lstat(dev, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3),
+		CHECK(lstat(dev, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 7),
 		      "device node still there, unchanged");
+
+		/* the null device: written in place (discarded), never replaced */
+		CHECK(mknod(null, S_IFCHR | 0666, makedev(1, 3)) == 0, "mknod: %s", strerror(errno));
+		CHECK(out_file_check_early(null, &why) == 0, "early check takes the null device: %s",
+		      why ? why : "");
+		free(why), why = NULL;
+		of = out_file_open(null, &why);
+		CHECK(of != NULL, "-o NULLDEV opens: %s", why ? why : "");
+		free(why), why = NULL;
+		if (of) {
+			fputs("report\n", out_file_stream(of));
+			CHECK(out_file_commit(of, &why) == 0, "commit to the null device: %s",
+			      why ? why : "");
+			free(why), why = NULL;
+		}
+		CHECK(lstat(null, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3),
+		      "null device node still a device after the write");
+		/* a link to it is a link: refused like any */
+		CHECK(symlink(null, link) == 0, "symlink: %s", strerror(errno));
+		of = out_file_open(link, &why);
+		CHECK(of == NULL && why, "-o LINK-TO-NULL refused: %s", why ? why : "");
+		free(why), why = NULL;
+		free(null);
+		free(link);
 		free(dev);
 	}
 	free(fifo);
