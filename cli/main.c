@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/continuous.h"
 #include "cli/session.h"
 #include "common/util.h"
 
@@ -26,6 +27,8 @@ static int cmd_attach(int argc, char **argv)
 {
 	struct options opt;
 	options_parse(&opt, argc, argv);
+	if (opt.continuous)
+		return continuous_attach(&opt);
 	return session_attach(&opt, NULL);
 }
 

@@ -59,9 +59,16 @@ static const char usage_attach[] =
 	"  -F, -g, -o, --format, --top, --line-size, --min-score, --window-ms,\n"
 	"  --no-confirm, -b, --ldlat: as for run\n"
 	"\n"
+	"Continuous: one profile per interval, for a fleet's profiler (docs/pprof.md):\n"
+	"      --interval SECONDS write the report of every SECONDS alone to\n"
+	"                         -o DIR/contend-PID-TIME.EXT (pprof unless --format says;\n"
+	"                         -F %u unless given), until -d, Ctrl-C or the exit\n"
+	"      --keep N           keep the newest N profiles written (default %u)\n"
+	"\n"
 	"Examples:\n"
 	"  contend attach -p $(pidof server) -d 10\n"
-	"  contend attach -p 1234 -t 1240,1241 -d 5 --format json -o r.json\n";
+	"  contend attach -p 1234 -t 1240,1241 -d 5 --format json -o r.json\n"
+	"  contend attach -p $(pidof server) --interval 60 -o /var/lib/contend\n";
 
 static const char usage_record[] =
 	"usage: contend record [-o FILE] [-F HZ] (-- CMD [ARGS...] | -p PID [-d SECONDS])\n"
@@ -191,7 +198,7 @@ void options_usage(const char *command, int status)
 	if (command && !strcmp(command, "run"))
 		fprintf(f, usage_run, DEFAULT_FREQ);
 	else if (command && !strcmp(command, "attach"))
-		fputs(usage_attach, f);
+		fprintf(f, usage_attach, CONTINUOUS_FREQ, CONTINUOUS_KEEP);
 	else if (command && !strcmp(command, "record"))
 		fprintf(f, usage_record, DEFAULT_FREQ);
 	else if (command && !strcmp(command, "report"))
@@ -257,7 +264,7 @@ static void top_only(const struct options *o, const char *name)
 enum {
 	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
 	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_NO_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
-	OPT_SYMFS, OPT_LDLAT, OPT_SPAN, OPT_BATCH, OPT_REPORT, OPT_INTERVAL,
+	OPT_SYMFS, OPT_LDLAT, OPT_SPAN, OPT_BATCH, OPT_REPORT, OPT_INTERVAL, OPT_KEEP,
 };
 
 /* A command that samples this machine groups by its coherency granule
@@ -301,6 +308,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "ldlat", required_argument, NULL, OPT_LDLAT },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "keep", required_argument, NULL, OPT_KEEP },
 		{ "span", required_argument, NULL, OPT_SPAN },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "batch", no_argument, NULL, OPT_BATCH },
@@ -329,12 +337,14 @@ void options_parse(struct options *o, int argc, char **argv)
 		switch (c) {
 		case 'F':
 			o->freq = parse_uint("-F", optarg, 1, 100000);
+			o->freq_set = true;
 			break;
 		case 'o':
 			o->output = optarg;
 			break;
 		case OPT_FORMAT:
 			o->format = options_format(optarg, FORMAT_FOR_REPORT);
+			o->format_set = true;
 			break;
 		case OPT_TOP:
 			o->top = parse_uint("--top", optarg, 0, 1000000);
@@ -380,8 +390,18 @@ void options_parse(struct options *o, int argc, char **argv)
 				o->input = optarg;
 			break;
 		case OPT_INTERVAL:
+			if (!strcmp(o->command, "attach")) {
+				o->continuous = true;
+				o->interval = parse_double("--interval", optarg, 1, 86400);
+				break;
+			}
 			top_only(o, "--interval");
 			o->interval = parse_double("--interval", optarg, 0.1, 3600);
+			break;
+		case OPT_KEEP:
+			if (strcmp(o->command, "attach"))
+				die("--keep: an option of 'contend attach --interval' only");
+			o->keep = parse_uint("--keep", optarg, 1, 1000000);
 			break;
 		case OPT_SPAN:
 			top_only(o, "--span");
@@ -450,6 +470,18 @@ void options_parse(struct options *o, int argc, char **argv)
 	}
 	if (!line_size_set)
 		o->line_size = default_line_size(o->command);
+	if (o->keep && !o->continuous)
+		die("--keep: keeps the profiles of --interval; give --interval SECONDS too");
+	if (o->continuous) {
+		if (!o->output)
+			die("--interval: give -o DIR, the directory the profiles go to");
+		if (!o->freq_set)
+			o->freq = CONTINUOUS_FREQ;
+		if (!o->format_set)
+			o->format = report_format_find("pprof", FORMAT_FOR_REPORT);
+		if (!o->keep)
+			o->keep = CONTINUOUS_KEEP;
+	}
 	/* --annotate shapes the text report; --format json or html wins */
 	if (o->annotate && !strcmp(o->format->name, "text"))
 		o->format = report_format_find("annotate", 0);

@@ -17,6 +17,8 @@ enum fail_on { FAIL_ON_ANY, FAIL_ON_FALSE, FAIL_ON_TRUE };
 #define DEFAULT_FREQ 1000      /* Hz per thread; see bench/overhead */
 #define DEFAULT_LDLAT 30        /* cycles, as perf mem */
 #define DEFAULT_WINDOW_PERIODS 10
+#define CONTINUOUS_FREQ 99      /* Hz per thread, attach --interval; bench/continuous.sh */
+#define CONTINUOUS_KEEP 24
 
 struct options {
 	const char *command;         /* "run", "attach", ... */
@@ -51,6 +53,9 @@ struct options {
 	unsigned iterations;         /* top -n: refreshes, then quit; 0 = no end */
 	bool batch;                  /* top --batch: plain tables, no screen */
 	bool report_on_quit;         /* top --report: the session's report at the end */
+	bool continuous;             /* attach --interval: a profile per interval (continuous.h) */
+	unsigned keep;               /* attach --keep: newest profiles kept (default 24) */
+	bool freq_set, format_set;   /* -F, --format given */
 	char **argv;                 /* target command, NULL-terminated */
 	int argc;
 };
