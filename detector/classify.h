@@ -73,4 +73,12 @@ void classify_line(const struct line *l, uint64_t total_samples,
 		   const struct classify_config *cfg, struct line_verdict *out);
 void line_verdict_release(struct line_verdict *v);
 
+/* Minor sharing: a line that is not contended, but on which two threads
+ * really share (the verdict has a kind, >= 2 threads, >= 1 writer) with
+ * at least MINOR_MIN_CONCURRENT concurrent samples: the thresholds
+ * dropped it for its cost, not for doubt about the sharing.  Reported
+ * after the contended lines, ranked low (CI baselines track them). */
+#define MINOR_MIN_CONCURRENT 4
+bool line_verdict_minor(const struct line *l, const struct line_verdict *v);
+
 #endif

@@ -1,0 +1,364 @@
+/* report_latent.c - latent false sharing: sharing one placement away.
+ *
+ * The line table keeps cells (thread, offset, size, kind) for every
+ * sampled line, contended or not.  Here they become footprints: the byte
+ * ranges each thread reads and writes, in absolute addresses, across
+ * lines.  Two footprints of different threads, one writing, that lie on
+ * different lines but less than a line apart, are false sharing that the
+ * object's current start address happens to avoid: a heap that starts 32
+ * bytes further on, another build, another machine puts them on one line.
+ *
+ * Only pairs within one object are reported, for only there is the
+ * distance between the two ranges fixed by the program: the same global
+ * (or the same pointee), or elements of one array (both typed by the same
+ * struct, whose starts differ by a multiple of its size).  Two separate
+ * allocations that happen to lie side by side move apart on their own.
+ * Untyped ranges have no object, so no latent report.
+ *
+ * Quiet by construction: each footprint needs LATENT_MIN_SAMPLES samples,
+ * the two together min_score of all samples (the bar of a contended line,
+ * as if the whole pair were to contend), the threads' sample spans must
+ * meet (threads that run one after the other never contend), and a pair
+ * that no placement at the object's alignment puts on one line (padded
+ * elements) is not reported.  Ranges on a reported line (contended or
+ * minor) are left to that line: its advice pads them apart anyway.
+ */
+#include "reports/report_build.h"
+
+#include <inttypes.h>
+
+#include "reports/advice.h"
+#include "reports/naming.h"
+
+#define LATENT_MIN_SAMPLES 8
+#define MALLOC_ALIGN 16
+
+/* What one thread did to one byte range, over the whole run. */
+struct footprint {
+	uint32_t pid, tid;
+	uint64_t addr;
+	unsigned size;
+	uint64_t reads, writes, count;
+	const struct line *line;           /* the line it lies on */
+	const struct line_cell *hottest;   /* its most sampled cell */
+	uint64_t first, last;              /* the thread's span on that line */
+};
+
+static int cmp_footprint(const void *a, const void *b)
+{
+	const struct footprint *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static const struct line_thread *thread_on(const struct line *l, uint32_t tid)
+{
+	for (unsigned i = 0; i < l->n_threads; i++)
+		if (l->threads[i].tid == tid)
+			return &l->threads[i];
+	return NULL;
+}
+
+/* Every cell of every line, one footprint per (pid, tid, bytes). */
+static struct footprint *collect_footprints(struct line_table *lines, size_t *n_out)
+{
+	struct footprint *fp = NULL;
+	size_t n = 0, alloc = 0, out = 0;
+
+	for (size_t i = 0; i < line_table_count(lines); i++) {
+		const struct line *l = line_table_line(lines, i);
+
+		for (unsigned k = 0; k < l->n_cells; k++) {
+			const struct line_cell *c = &l->cells[k];
+			const struct line_thread *t = thread_on(l, c->tid);
+
+			ALLOC_GROW(fp, n + 1, alloc);
+			fp[n++] = (struct footprint){
+				.pid = l->pid, .tid = c->tid, .addr = l->addr + c->offset,
+				.size = c->size ? c->size : 1,
+				.reads = cell_reads(c), .writes = cell_writes(c),
+				.count = c->count, .line = l, .hottest = c,
+				.first = t ? t->first_time : 0, .last = t ? t->last_time : 0,
+			};
+		}
+	}
+	sort(fp, n, sizeof(*fp), cmp_footprint);
+	for (size_t i = 0; i < n; i++) {
+		struct footprint *o = out ? &fp[out - 1] : NULL;
+
+		if (o && o->pid == fp[i].pid && o->tid == fp[i].tid &&
+		    o->addr == fp[i].addr && o->size == fp[i].size) {
+			o->reads += fp[i].reads;
+			o->writes += fp[i].writes;
+			o->count += fp[i].count;
+			if (fp[i].hottest->count > o->hottest->count)
+				o->hottest = fp[i].hottest;
+			continue;
+		}
+		fp[out++] = fp[i];
+	}
+	*n_out = out;
+	return fp;
+}
+
+static bool on_reported_line(const struct report *r, uint32_t pid, uint64_t line)
+{
+	for (unsigned i = 0; i < r->n_lines; i++)
+		if (r->lines[i].pid == pid && r->lines[i].addr == line)
+			return true;
+	for (unsigned i = 0; i < r->n_minor; i++)
+		if (r->minor[i].pid == pid && r->minor[i].addr == line)
+			return true;
+	return false;
+}
+
+static bool spans_meet(const struct footprint *x, const struct footprint *y)
+{
+	if ((!x->first && !x->last) || (!y->first && !y->last))
+		return true;            /* unknown: watched, never sampled */
+	return x->first <= y->last && y->first <= x->last;
+}
+
+/* Could a and b (a starts first) ever contend: threads, writes, lines. */
+static bool latent_pair(const struct build *b, const struct footprint *a,
+			const struct footprint *x, unsigned L)
+{
+	uint64_t a_last = a->addr + a->size - 1;
+
+	if (a->tid == x->tid || (!a->writes && !x->writes))
+		return false;
+	if (a_last / L >= x->addr / L)
+		return false;           /* on one line now: the line's business */
+	if (x->addr - a_last >= L)
+		return false;           /* a line or more apart: never one line */
+	if (a->count < LATENT_MIN_SAMPLES || x->count < LATENT_MIN_SAMPLES ||
+	    (double)(a->count + x->count) < b->cfg->min_score * (double)b->total)
+		return false;
+	if (on_reported_line(b->r, a->pid, a->line->addr) ||
+	    on_reported_line(b->r, x->pid, x->line->addr))
+		return false;
+	return spans_meet(a, x);
+}
+
+/* ------------------------------------------------------------------ */
+/* one object */
+
+struct latent_object {
+	bool array;                  /* elements of one array: member "[k].m" */
+	uint64_t base;               /* offsets count from here */
+	uint64_t elem_size, align;
+	const char *type_name, *variable;
+};
+
+/* The two typed cells belong to one object whose layout fixes their
+ * distance: false if not, or if either is untyped. */
+static bool one_object(const struct cell_attr *x, const struct cell_attr *y,
+		       struct latent_object *o)
+{
+	const struct data_attribution *p = &x->a, *q = &y->a;
+	const struct type_layout *lay = p->layout;
+
+	if (!x->typed || !y->typed)
+		return false;
+	memset(o, 0, sizeof(*o));
+	o->align = lay && lay->align ? lay->align : 8;
+	if (same_object(p, q) && !p->via_pointer) {
+		o->base = p->object_start;
+		o->type_name = p->type_name;
+		o->variable = p->variable;
+		return true;
+	}
+	if (!lay || !q->layout || lay->size != q->layout->size || !lay->size ||
+	    !str_eq(lay->name, q->layout->name))
+		return false;
+	if ((q->layout_start - p->layout_start) % lay->size)
+		return false;
+	o->array = true;
+	o->base = p->layout_start < q->layout_start ? p->layout_start : q->layout_start;
+	o->elem_size = lay->size;
+	o->type_name = lay->name;
+	o->variable = p->via_pointer ? p->variable : NULL;
+	return true;
+}
+
+/* "[1].count" in an array, else the member as the object names it. */
+static char *side_member(const struct latent_object *o, const struct data_attribution *a)
+{
+	const char *path;
+
+	if (!o->array)
+		return member_name(a);
+	path = a->path ? a->path : "";
+	if (a->layout_start != a->object_start || !a->via_pointer) {
+		/* the attribution's path runs from an outer object: keep only
+		 * what lies in the element */
+		const char *dot = strrchr(path, ']');
+		path = dot ? dot + 1 : path;
+	}
+	return xasprintf("[%" PRIu64 "]%s%s", (a->layout_start - o->base) / o->elem_size,
+			 *path && *path != '.' && *path != '[' ? "." : "", path);
+}
+
+static void fill_side(struct build *b, const struct latent_object *o,
+		      const struct footprint *f, const struct cell_attr *at,
+		      struct report_latent_side *s)
+{
+	s->tid = f->tid;
+	s->addr = f->addr;
+	s->size = f->size;
+	s->offset = f->addr - o->base;
+	s->member = side_member(o, &at->a);
+	s->reads = f->reads;
+	s->writes = f->writes;
+	s->site.ip = f->hottest->ip;
+	s->site.reads = f->reads;
+	s->site.writes = f->writes;
+	symbolize_site(b->sym, f->pid, &s->site);
+}
+
+static void add_placement(struct report_latent *lt, unsigned L, uint64_t align)
+{
+	struct report_placement *p = &lt->placements[lt->n_placements];
+	uint64_t first = lt->a.addr & ~(align - 1);
+
+	if (lt->n_placements >= REPORT_LATENT_PLACEMENTS || align & (align - 1))
+		return;
+	p->line_size = L;
+	p->align = align;
+	p->sharing = advice_shared_placements(align, L, lt->a.addr - first, lt->a.size,
+					      lt->b.addr - first, lt->b.size, &p->total);
+	lt->n_placements++;
+}
+
+/* The padding that keeps the two apart at any start address. */
+static char *latent_advice(const struct report_latent *lt, const struct latent_object *o,
+			   unsigned L)
+{
+	const char *type = o->type_name ? o->type_name : "the element";
+
+	if (o->array && o->elem_size % L == 0)
+		return xasprintf("%s is %" PRIu64 " bytes, a multiple of the %u-byte line, but "
+				 "nothing keeps the array line-aligned: align it to %u bytes "
+				 "(aligned_alloc(%u, ...) on the heap, _Alignas(%u) on the "
+				 "struct's first member), so that each element starts a line",
+				 type, o->elem_size, L, L, L, L);
+	if (o->array)
+		return xasprintf("pad %s from %" PRIu64 " to %" PRIu64 " bytes and align "
+				 "the array to %u (_Alignas(%u) on its first member; "
+				 "aligned_alloc(%u, ...) on the heap): cost +%" PRIu64
+				 " bytes per element", type, o->elem_size,
+				 (o->elem_size + L - 1) / L * L, L, L, L,
+				 (o->elem_size + L - 1) / L * L - o->elem_size);
+	return xasprintf("start %s on its own %u-byte line (_Alignas(%u) on it, and the "
+			 "object aligned to %u), away from %s: at most %u bytes of padding",
+			 lt->b.member ? lt->b.member : "the second range", L, L, L,
+			 lt->a.member ? lt->a.member : "the first", L - 1);
+}
+
+/* The report entry for footprints a and x, or false if they are not one
+ * object's, or no placement would put them on one line. */
+static bool build_latent(struct build *b, const struct footprint *a,
+			 const struct footprint *x, struct report_latent *lt)
+{
+	struct cell_attr at_a, at_x;
+	struct latent_object o;
+	unsigned L = b->r->line_size;
+	bool heap = false;
+	char *where;
+
+	attribute_cell(b, a->line, a->hottest, &at_a);
+	attribute_cell(b, x->line, x->hottest, &at_x);
+	if (!one_object(&at_a, &at_x, &o))
+		return false;
+	memset(lt, 0, sizeof(*lt));
+	lt->pid = a->pid;
+	where = object_name(b->sym, a->pid, o.base, &heap);
+	lt->heap = heap;
+	if (o.array)
+		lt->object = xasprintf("%s[] at %s%s%s", o.type_name ? o.type_name : "?",
+				       where, o.variable ? ", via " : "",
+				       o.variable ? o.variable : "");
+	else
+		lt->object = xstrdup(o.variable ? o.variable : where);
+	free(where);
+	lt->type_name = strdup_or_null(o.type_name);
+	lt->object_start = o.base;
+	lt->type_size = o.array ? o.elem_size : 0;
+	lt->type_align = o.align;
+	fill_side(b, &o, a, &at_a, &lt->a);
+	fill_side(b, &o, x, &at_x, &lt->b);
+	lt->gap = x->addr - (a->addr + a->size);
+	lt->share = (double)(a->count + x->count) / (double)b->total;
+	/* malloc's first: where a heap array lies is the usual luck */
+	for (unsigned L2 = 64; L2 <= 128; L2 *= 2) {
+		if (heap && o.align < MALLOC_ALIGN)
+			add_placement(lt, L2, MALLOC_ALIGN);
+		add_placement(lt, L2, o.align);
+	}
+	lt->advice = latent_advice(lt, &o, L);
+	/* the object's own alignment keeps them apart: padded already */
+	for (unsigned i = 0; i < lt->n_placements; i++)
+		if (lt->placements[i].line_size == L && lt->placements[i].sharing)
+			return true;
+	report_latent_free_one(lt);
+	return false;
+}
+
+static int cmp_latent(const void *x, const void *y)
+{
+	const struct report_latent *a = x, *b = y;
+
+	if (a->share != b->share)
+		return a->share > b->share ? -1 : 1;
+	if (a->a.addr != b->a.addr)
+		return a->a.addr < b->a.addr ? -1 : 1;
+	return (a->b.addr > b->b.addr) - (a->b.addr < b->b.addr);
+}
+
+void report_latent_build(struct build *b, struct line_table *lines)
+{
+	struct report *r = b->r;
+	unsigned L = r->line_size;
+	size_t n, alloc = 0;
+	struct footprint *fp;
+
+	if (!L || !b->total)
+		return;
+	fp = collect_footprints(lines, &n);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = i + 1; j < n && fp[j].pid == fp[i].pid &&
+		     fp[j].addr < fp[i].addr + fp[i].size + L; j++) {
+			if (!latent_pair(b, &fp[i], &fp[j], L))
+				continue;
+			ALLOC_GROW(r->latent, r->n_latent + 1, alloc);
+			if (build_latent(b, &fp[i], &fp[j], &r->latent[r->n_latent]))
+				r->n_latent++;
+		}
+	}
+	free(fp);
+	sort(r->latent, r->n_latent, sizeof(*r->latent), cmp_latent);
+}
+
+void report_latent_free_one(struct report_latent *lt)
+{
+	free(lt->object);
+	free(lt->type_name);
+	free(lt->a.member);
+	free(lt->b.member);
+	report_site_release(&lt->a.site);
+	report_site_release(&lt->b.site);
+	free(lt->advice);
+}
+
+void report_latent_free(struct report_latent *v, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		report_latent_free_one(&v[i]);
+	free(v);
+}
