@@ -465,7 +465,7 @@ static struct candidate *contended_lines(struct line_table *lines, uint64_t tota
 			n++;
 			continue;
 		}
-		if (line_verdict_minor(c[n].line, &c[n].v)) {
+		if (line_verdict_minor(c[n].line, &c[n].v, cfg)) {
 			ALLOC_GROW(m, nm + 1, alloc_m);
 			m[nm++] = c[n];
 			continue;
