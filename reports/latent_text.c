@@ -11,6 +11,7 @@
 #include "reports/violation.h"
 
 #define INDENT "   "
+#define TEXT_WIDTH 100          /* as text.c's */
 
 char *latent_site_text(const struct report_site *s)
 {
@@ -89,10 +90,37 @@ static void print_side(const struct report_latent_side *s, FILE *out)
 	strbuf_release(&es);
 }
 
+/* title, then text (escaped) in words wrapped at TEXT_WIDTH, continued
+ * lines indented under the text's first column */
+static void print_wrapped(const char *title, const char *text, FILE *out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = escape_text(&sb, text);
+	int start = (int)strlen(INDENT) + (int)strlen(title), col = start;
+
+	fprintf(out, INDENT "%s", title);
+	while (*p) {
+		size_t n = strcspn(p, " ");
+
+		if (col > start && col + 1 + (int)n > TEXT_WIDTH) {
+			fprintf(out, "\n%*s", start, "");
+			col = start;
+		} else if (col > start) {
+			fputc(' ', out);
+			col++;
+		}
+		col += fprintf(out, "%.*s", (int)n, p);
+		p += n;
+		p += strspn(p, " ");
+	}
+	fputc('\n', out);
+	strbuf_release(&sb);
+}
+
 static void print_latent(const struct report_latent *lt, unsigned rank,
 			 unsigned line_size, FILE *out)
 {
-	struct strbuf eo = STRBUF_INIT, ea = STRBUF_INIT;
+	struct strbuf eo = STRBUF_INIT;
 	char *placements = latent_placements_text(lt);
 
 	fprintf(out, "== latent #%u  LATENT FALSE SHARING  %s  pid %" PRIu32 "\n", rank,
@@ -102,19 +130,18 @@ static void print_latent(const struct report_latent *lt, unsigned rank,
 	fprintf(out, INDENT "offset size  member                 thread   reads writes  code\n");
 	print_side(&lt->a, out);
 	print_side(&lt->b, out);
-	fprintf(out, INDENT "they share a line in %s\n", placements);
-	fprintf(out, INDENT "advice: %s\n", escape_text(&ea, lt->advice ? lt->advice : ""));
+	print_wrapped("they share a line in ", placements, out);
+	print_wrapped("advice: ", lt->advice ? lt->advice : "", out);
 	free(placements);
 	strbuf_release(&eo);
-	strbuf_release(&ea);
 }
 
 void report_print_latent_text(const struct report *r, FILE *out)
 {
 	if (!r->n_latent)
 		return;
-	fprintf(out, "\n-- latent false sharing: %u pair%s of ranges less than a line apart, "
-		"on different lines only by this placement --\n", r->n_latent,
+	fprintf(out, "\n-- latent false sharing: %u pair%s less than a line apart, on two lines "
+		"only by this placement --\n", r->n_latent,
 		r->n_latent == 1 ? "" : "s");
 	for (unsigned i = 0; i < r->n_latent; i++) {
 		fputc('\n', out);
