@@ -151,6 +151,7 @@ static bool latent_pair(const struct build *b, const struct footprint *a,
 
 struct latent_object {
 	bool array;                  /* elements of one array: member "[k].m" */
+	bool via_pointer;            /* named by the pointer the code used */
 	uint64_t base;               /* offsets count from here */
 	uint64_t elem_size, align;
 	const char *type_name, *variable;
@@ -168,10 +169,11 @@ static bool one_object(const struct cell_attr *x, const struct cell_attr *y,
 		return false;
 	memset(o, 0, sizeof(*o));
 	o->align = lay && lay->align ? lay->align : 8;
-	if (same_object(p, q) && !p->via_pointer) {
+	if (same_object(p, q)) {
 		o->base = p->object_start;
 		o->type_name = p->type_name;
 		o->variable = p->variable;
+		o->via_pointer = p->via_pointer;
 		return true;
 	}
 	if (!lay || !q->layout || lay->size != q->layout->size || !lay->size ||
@@ -184,6 +186,7 @@ static bool one_object(const struct cell_attr *x, const struct cell_attr *y,
 	o->elem_size = lay->size;
 	o->type_name = lay->name;
 	o->variable = p->via_pointer ? p->variable : NULL;
+	o->via_pointer = p->via_pointer;
 	return true;
 }
 
@@ -280,12 +283,13 @@ static bool build_latent(struct build *b, const struct footprint *a,
 	lt->pid = a->pid;
 	where = object_name(b->sym, a->pid, o.base, &heap);
 	lt->heap = heap;
-	if (o.array)
-		lt->object = xasprintf("%s[] at %s%s%s", o.type_name ? o.type_name : "?",
-				       where, o.variable ? ", via " : "",
+	/* a global by its name; what a pointer reached, by type and place */
+	if (o.array || o.via_pointer || !o.variable)
+		lt->object = xasprintf("%s%s at %s%s%s", o.type_name ? o.type_name : "?",
+				       o.array ? "[]" : "", where, o.variable ? ", via " : "",
 				       o.variable ? o.variable : "");
 	else
-		lt->object = xstrdup(o.variable ? o.variable : where);
+		lt->object = xstrdup(o.variable);
 	free(where);
 	lt->type_name = strdup_or_null(o.type_name);
 	lt->object_start = o.base;
