@@ -42,6 +42,13 @@ struct footprint {
 	const struct line *line;           /* the line it lies on */
 	const struct line_cell *hottest;   /* its most sampled cell */
 	uint64_t first, last;              /* the thread's span on that line */
+	int attr;                          /* in the attr cache; -1: not yet */
+};
+
+/* Type attributions of the footprints in candidate pairs, looked up once. */
+struct attr_cache {
+	struct cell_attr *v;
+	size_t n, alloc;
 };
 
 static int cmp_footprint(const void *a, const void *b)
@@ -65,57 +72,114 @@ static const struct line_thread *thread_on(const struct line *l, uint32_t tid)
 	return NULL;
 }
 
-/* Every cell of every line, one footprint per (pid, tid, bytes). */
-static struct footprint *collect_footprints(struct line_table *lines, size_t *n_out)
+static int cmp_in_line(const void *a, const void *b)
 {
-	struct footprint *fp = NULL;
-	size_t n = 0, alloc = 0, out = 0;
+	const struct footprint *x = a, *y = b;
 
-	for (size_t i = 0; i < line_table_count(lines); i++) {
-		const struct line *l = line_table_line(lines, i);
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->size > y->size) - (x->size < y->size);
+}
 
-		for (unsigned k = 0; k < l->n_cells; k++) {
-			const struct line_cell *c = &l->cells[k];
-			const struct line_thread *t = thread_on(l, c->tid);
+/*
+ * The line's cells as footprints, one per (thread, bytes), appended to
+ * *fp when they have the samples a side needs: a line's cells differ by
+ * code site and kind too, and most lines of a big table have few samples,
+ * so the merge is per line and the sort over all lines sees only these.
+ */
+static void line_footprints(const struct line *l, struct footprint **fp, size_t *n,
+			    size_t *alloc, struct footprint **tmp, size_t *tmp_alloc)
+{
+	size_t m = 0, out = 0;
 
-			ALLOC_GROW(fp, n + 1, alloc);
-			fp[n++] = (struct footprint){
-				.pid = l->pid, .tid = c->tid, .addr = l->addr + c->offset,
-				.size = c->size ? c->size : 1,
-				.reads = cell_reads(c), .writes = cell_writes(c),
-				.count = c->count, .line = l, .hottest = c,
-				.first = t ? t->first_time : 0, .last = t ? t->last_time : 0,
-			};
-		}
+	if (l->count < LATENT_MIN_SAMPLES)
+		return;
+	ALLOC_GROW(*tmp, l->n_cells, *tmp_alloc);
+	for (unsigned k = 0; k < l->n_cells; k++) {
+		const struct line_cell *c = &l->cells[k];
+
+		(*tmp)[m++] = (struct footprint){
+			.pid = l->pid, .tid = c->tid, .addr = l->addr + c->offset,
+			.size = c->size ? c->size : 1,
+			.reads = cell_reads(c), .writes = cell_writes(c),
+			.count = c->count, .line = l, .hottest = c, .attr = -1,
+		};
 	}
-	sort(fp, n, sizeof(*fp), cmp_footprint);
-	for (size_t i = 0; i < n; i++) {
-		struct footprint *o = out ? &fp[out - 1] : NULL;
+	sort(*tmp, m, sizeof(**tmp), cmp_in_line);
+	for (size_t i = 0; i < m; i++) {
+		struct footprint *o = out ? &(*tmp)[out - 1] : NULL, *f = &(*tmp)[i];
 
-		if (o && o->pid == fp[i].pid && o->tid == fp[i].tid &&
-		    o->addr == fp[i].addr && o->size == fp[i].size) {
-			o->reads += fp[i].reads;
-			o->writes += fp[i].writes;
-			o->count += fp[i].count;
-			if (fp[i].hottest->count > o->hottest->count)
-				o->hottest = fp[i].hottest;
+		if (o && o->tid == f->tid && o->addr == f->addr && o->size == f->size) {
+			o->reads += f->reads;
+			o->writes += f->writes;
+			o->count += f->count;
+			if (f->hottest->count > o->hottest->count)
+				o->hottest = f->hottest;
 			continue;
 		}
-		fp[out++] = fp[i];
+		(*tmp)[out++] = *f;
 	}
-	*n_out = out;
+	for (size_t i = 0; i < out; i++) {
+		const struct line_thread *t = thread_on(l, (*tmp)[i].tid);
+
+		if ((*tmp)[i].count < LATENT_MIN_SAMPLES)
+			continue;
+		(*tmp)[i].first = t ? t->first_time : 0;
+		(*tmp)[i].last = t ? t->last_time : 0;
+		ALLOC_GROW(*fp, *n + 1, *alloc);
+		(*fp)[(*n)++] = (*tmp)[i];
+	}
+}
+
+/* The footprints with enough samples, sorted by pid and address. */
+static struct footprint *collect_footprints(struct line_table *lines, size_t *n_out)
+{
+	struct footprint *fp = NULL, *tmp = NULL;
+	size_t n = 0, alloc = 0, tmp_alloc = 0;
+
+	for (size_t i = 0; i < line_table_count(lines); i++)
+		line_footprints(line_table_line(lines, i), &fp, &n, &alloc, &tmp, &tmp_alloc);
+	free(tmp);
+	sort(fp, n, sizeof(*fp), cmp_footprint);
+	*n_out = n;
 	return fp;
 }
 
-static bool on_reported_line(const struct report *r, uint32_t pid, uint64_t line)
+/* The reported lines (contended and minor), sorted for lookups. */
+struct line_key {
+	uint32_t pid;
+	uint64_t addr;
+};
+
+static int cmp_line_key(const void *a, const void *b)
 {
+	const struct line_key *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static struct line_key *reported_lines(const struct report *r, size_t *n)
+{
+	struct line_key *k = xcalloc(r->n_lines + r->n_minor + 1, sizeof(*k));
+
+	*n = 0;
 	for (unsigned i = 0; i < r->n_lines; i++)
-		if (r->lines[i].pid == pid && r->lines[i].addr == line)
-			return true;
+		k[(*n)++] = (struct line_key){ r->lines[i].pid, r->lines[i].addr };
 	for (unsigned i = 0; i < r->n_minor; i++)
-		if (r->minor[i].pid == pid && r->minor[i].addr == line)
-			return true;
-	return false;
+		k[(*n)++] = (struct line_key){ r->minor[i].pid, r->minor[i].addr };
+	sort(k, *n, sizeof(*k), cmp_line_key);
+	return k;
+}
+
+static bool on_reported_line(const struct line_key *k, size_t n, uint32_t pid, uint64_t line)
+{
+	struct line_key key = { pid, line };
+
+	return search_items(&key, k, n, sizeof(*k), cmp_line_key) != NULL;
 }
 
 static bool spans_meet(const struct footprint *x, const struct footprint *y)
@@ -126,7 +190,8 @@ static bool spans_meet(const struct footprint *x, const struct footprint *y)
 }
 
 /* Could a and b (a starts first) ever contend: threads, writes, lines. */
-static bool latent_pair(const struct build *b, const struct footprint *a,
+static bool latent_pair(const struct build *b, const struct line_key *reported,
+			size_t n_reported, const struct footprint *a,
 			const struct footprint *x, unsigned L)
 {
 	uint64_t a_last = a->addr + a->size - 1;
@@ -137,11 +202,10 @@ static bool latent_pair(const struct build *b, const struct footprint *a,
 		return false;           /* on one line now: the line's business */
 	if (x->addr - a_last >= L)
 		return false;           /* a line or more apart: never one line */
-	if (a->count < LATENT_MIN_SAMPLES || x->count < LATENT_MIN_SAMPLES ||
-	    (double)(a->count + x->count) < b->cfg->min_score * (double)b->total)
+	if ((double)(a->count + x->count) < b->cfg->min_score * (double)b->total)
 		return false;
-	if (on_reported_line(b->r, a->pid, a->line->addr) ||
-	    on_reported_line(b->r, x->pid, x->line->addr))
+	if (on_reported_line(reported, n_reported, a->pid, a->line->addr) ||
+	    on_reported_line(reported, n_reported, x->pid, x->line->addr))
 		return false;
 	return spans_meet(a, x);
 }
@@ -264,19 +328,32 @@ static char *latent_advice(const struct report_latent *lt, const struct latent_o
 			 lt->a.member ? lt->a.member : "the first", L - 1);
 }
 
+/* A footprint's type attribution, looked up once (at its hottest cell). */
+static const struct cell_attr *attr_of(struct build *b, struct attr_cache *cache,
+				       struct footprint *f)
+{
+	if (f->attr < 0) {
+		ALLOC_GROW(cache->v, cache->n + 1, cache->alloc);
+		memset(&cache->v[cache->n], 0, sizeof(cache->v[cache->n]));
+		if (b->sym && b->dt)
+			attribute_cell(b, f->line, f->hottest, &cache->v[cache->n]);
+		f->attr = (int)cache->n++;
+	}
+	return &cache->v[f->attr];
+}
+
 /* The report entry for footprints a and x, or false if they are not one
  * object's, or no placement would put them on one line. */
-static bool build_latent(struct build *b, const struct footprint *a,
-			 const struct footprint *x, struct report_latent *lt)
+static bool build_latent(struct build *b, struct attr_cache *cache, struct footprint *a,
+			 struct footprint *x, struct report_latent *lt)
 {
-	struct cell_attr at_a, at_x;
+	/* copies: the cache may grow under the second lookup */
+	struct cell_attr at_a = *attr_of(b, cache, a), at_x = *attr_of(b, cache, x);
 	struct latent_object o;
 	unsigned L = b->r->line_size;
 	bool heap = false;
 	char *where;
 
-	attribute_cell(b, a->line, a->hottest, &at_a);
-	attribute_cell(b, x->line, x->hottest, &at_x);
 	if (!one_object(&at_a, &at_x, &o))
 		return false;
 	memset(lt, 0, sizeof(*lt));
@@ -314,6 +391,24 @@ static bool build_latent(struct build *b, const struct footprint *a,
 	return false;
 }
 
+/* The first footprint after i that starts past the line of i's last byte
+ * (or of another pid): fp is sorted by pid and address. */
+static size_t next_line(const struct footprint *fp, size_t n, size_t i, unsigned L)
+{
+	uint64_t past = ((fp[i].addr + fp[i].size - 1) / L + 1) * L;
+	size_t lo = i + 1, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fp[mid].pid == fp[i].pid && fp[mid].addr < past)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int cmp_latent(const void *x, const void *y)
 {
 	const struct report_latent *a = x, *b = y;
@@ -329,23 +424,29 @@ void report_latent_build(struct build *b, struct line_table *lines)
 {
 	struct report *r = b->r;
 	unsigned L = r->line_size;
-	size_t n, alloc = 0;
+	size_t n, alloc = 0, n_reported;
 	struct footprint *fp;
+	struct line_key *reported;
+	struct attr_cache cache = { 0 };
 
 	if (!L || !b->total)
 		return;
 	fp = collect_footprints(lines, &n);
+	reported = reported_lines(r, &n_reported);
 	for (size_t i = 0; i < n; i++) {
-		for (size_t j = i + 1; j < n && fp[j].pid == fp[i].pid &&
+		/* partners start on a later line: skip the rest of this one */
+		for (size_t j = next_line(fp, n, i, L); j < n && fp[j].pid == fp[i].pid &&
 		     fp[j].addr < fp[i].addr + fp[i].size + L; j++) {
-			if (!latent_pair(b, &fp[i], &fp[j], L))
+			if (!latent_pair(b, reported, n_reported, &fp[i], &fp[j], L))
 				continue;
 			ALLOC_GROW(r->latent, r->n_latent + 1, alloc);
-			if (build_latent(b, &fp[i], &fp[j], &r->latent[r->n_latent]))
+			if (build_latent(b, &cache, &fp[i], &fp[j], &r->latent[r->n_latent]))
 				r->n_latent++;
 		}
 	}
 	free(fp);
+	free(reported);
+	free(cache.v);
 	sort(r->latent, r->n_latent, sizeof(*r->latent), cmp_latent);
 }
 
