@@ -243,7 +243,10 @@ static bool one_object(const struct cell_attr *x, const struct cell_attr *y,
 	if (!lay || !q->layout || lay->size != q->layout->size || !lay->size ||
 	    !str_eq(lay->name, q->layout->name))
 		return false;
-	if ((q->layout_start - p->layout_start) % lay->size)
+	/* elements of one array; two allocations of the type lie apart by
+	 * malloc's chunk header as well, seldom a multiple of the size */
+	if ((q->layout_start > p->layout_start ? q->layout_start - p->layout_start :
+	     p->layout_start - q->layout_start) % lay->size)
 		return false;
 	o->array = true;
 	o->base = p->layout_start < q->layout_start ? p->layout_start : q->layout_start;
