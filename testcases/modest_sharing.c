@@ -5,18 +5,19 @@
  * bytes, half a line), so threads 0 and 1 share a line.  Each thread
  * mostly computes on private data (a chain of multiplies in registers,
  * in crunch()) and only now and then publishes its progress to its own
- * slot (publish(): two stores and a load).  The sharing is real but rare:
- * it costs a few percent of the run time, too little to pass contend's
- * thresholds for a contended line.  contend must list the line as minor
- * false sharing on struct slot ("done" and "value" written by the two
- * threads), and report no contended line.  --padded gives each slot its
- * own line: nothing, minor or not, may be reported.
+ * slot (publish(): a load and two stores).  The sharing is real but rare:
+ * while both threads run it costs a fraction of a percent of the samples,
+ * too little to pass contend's thresholds for a contended line.  contend
+ * must list the line as minor false sharing on struct slot ("done" of
+ * both slots, written by the two threads), and report no contended line.
+ * --padded gives each slot its own line: nothing, minor or not, may be
+ * reported.
  *
  * usage: modest_sharing [-t N] [--padded] [--seconds S] [--work N]
  *   -t N        threads (default 2, at most 64)
  *   --padded    one slot per 64-byte line
  *   --seconds S run time (default 2)
- *   --work N    multiplies between two publications (default 35000)
+ *   --work N    multiplies between two publications (default 50000)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -40,7 +41,7 @@ struct worker {
 };
 
 static double deadline;
-static long work = 35000;
+static long work = 50000;
 
 static double now(void)
 {

@@ -82,7 +82,7 @@ PY
 fi
 
 # --- minor -------------------------------------------------------------------
-if record_with "modest_sharing" minor_lines "$tmp/m.data" -F 4000 -- "$modest"; then
+if record_with "modest_sharing" minor_lines "$tmp/m.data" -F 4000 -- "$modest" --seconds 4; then
 	python3 - "$tmp/m.data.json" "$tmp/none.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
