@@ -1,5 +1,5 @@
 /* modest_sharing - per-thread slots padded to half a line: false sharing
- * that costs a few percent.
+ * that costs little.
  *
  * work[] holds one 32-byte struct slot per thread (padded from 16 to 32
  * bytes, half a line), so threads 0 and 1 share a line.  Each thread
