@@ -85,7 +85,7 @@ fi
 # --- minor -------------------------------------------------------------------
 # A contended line turns minor under a --min-score above its score: the
 # judging of minor lines, without waiting for a run as modest as that.
-if record_with "false_sharing_counters" lines "$tmp/f.data" -- "$fsc" --iters 300000000; then
+if record_with "false_sharing_counters" lines "$tmp/f.data" -- "$fsc"; then
 	"$contend" report -i "$tmp/f.data" --min-score 0.99 --format json -o "$tmp/minor.json"
 	python3 - "$tmp/minor.json" "$tmp/none.json" <<'PY'
 import json, sys
