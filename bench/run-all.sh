@@ -29,6 +29,8 @@ start=$(date +%s)
 	"$here/gain.sh" 3
 	echo; echo "## Klass variants (bench/klass.sh, median of 3)"; echo
 	RUNS=3 "$here/klass.sh" --seconds 1
+	echo; echo "## Latent and minor (bench/latent.sh, 20 runs each)"; echo
+	"$here/latent.sh" 20
 	echo; echo "## Accuracy (bench/accuracy.sh, 20 runs)"; echo
 	"$here/accuracy.sh" 20
 	echo

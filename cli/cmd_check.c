@@ -3,7 +3,10 @@
  * Runs a command (-- CMD) or reads a data file (-i FILE), builds the
  * report exactly as `run` and `report` do, and judges each reported line
  * against the rules: --fail-on KIND, --min-score X, --allow PATTERN and
- * --baseline FILE.  A violation is printed as one line in the format
+ * --baseline FILE.  Minor lines (real sharing below the thresholds) are
+ * judged only against a baseline: one that is new there fails.  Latent
+ * false sharing fails only under --fail-on latent (and not where the
+ * baseline has it, or --allow names it).  A violation is printed as one line in the format
  * compilers use, at the hottest writing code site of the line,
  *
  *   src/stats.c:77: false sharing on counters[0] with counters[1] (...)
@@ -29,6 +32,7 @@
 #include "cli/options.h"
 #include "cli/session.h"
 #include "common/util.h"
+#include "reports/latent.h"
 #include "reports/report.h"
 #include "reports/violation.h"
 
@@ -165,6 +169,31 @@ static void add_known(struct checker *c, const struct json *line)
 	free(members);
 }
 
+/* "latent|object type|member a,member b": a latent pair by its names */
+static char *latent_key(const char *type, const char *object, const char *a, const char *b)
+{
+	const char *members[2] = { a ? a : "?", b ? b : "?" };
+	char *who = xasprintf("latent %s", type ? type : object ? object : "?");
+	char *key = line_key(who, NULL, NULL, members, 2);
+
+	free(who);
+	return key;
+}
+
+static void add_known_latent(struct checker *c, const struct json *lt)
+{
+	struct known_line *k;
+
+	ALLOC_GROW(c->known, c->n_known + 1, c->alloc_known);
+	k = &c->known[c->n_known++];
+	k->key = latent_key(json_string(json_get(lt, "type")),
+			    json_string(json_get(lt, "object")),
+			    json_string(json_get(json_get(lt, "a"), "member")),
+			    json_string(json_get(json_get(lt, "b"), "member")));
+	k->kind = SHARING_NONE;
+	k->score = json_number(json_get(lt, "share"), 0);
+}
+
 static int load_baseline(struct checker *c, const char *path)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -196,6 +225,14 @@ static int load_baseline(struct checker *c, const char *path)
 	}
 	for (size_t i = 0; i < lines->n; i++)
 		add_known(c, &lines->items[i]);
+	/* minor lines and latent pairs are known too (both absent from
+	 * reports of an older contend: nothing of theirs is known then) */
+	lines = json_get(doc, "minor_lines");
+	for (size_t i = 0; lines && lines->type == JSON_ARRAY && i < lines->n; i++)
+		add_known(c, &lines->items[i]);
+	lines = json_get(doc, "latent");
+	for (size_t i = 0; lines && lines->type == JSON_ARRAY && i < lines->n; i++)
+		add_known_latent(c, &lines->items[i]);
 out:
 	json_free(doc);
 	strbuf_release(&err);
@@ -323,7 +360,10 @@ static bool breaks_rules(struct checker *c, const struct report_line *l, char **
 	char *key;
 
 	*why = NULL;
-	if (!kind_fails(opt->fail_on, l->kind) || l->score < opt->classify.min_score)
+	if (!kind_fails(opt->fail_on, l->kind))
+		return false;
+	/* a minor line is below every threshold: only a baseline judges it */
+	if (l->minor ? !opt->baseline : l->score < opt->classify.min_score)
 		return false;
 	if (allowed(opt, l)) {
 		c->allowed++;
@@ -335,7 +375,7 @@ static bool breaks_rules(struct checker *c, const struct report_line *l, char **
 	k = find_known(c, key);
 	free(key);
 	if (!k) {
-		*why = xstrdup("new since the baseline");
+		*why = xstrdup(l->minor ? "new since the baseline, minor" : "new since the baseline");
 		return true;
 	}
 	if (k->kind != l->kind) {
@@ -348,6 +388,55 @@ static bool breaks_rules(struct checker *c, const struct report_line *l, char **
 	}
 	c->unchanged++;
 	return false;
+}
+
+/* --fail-on latent: a latent pair fails unless allowed (its object, type
+ * or one of its members) or in the baseline. */
+static bool latent_breaks_rules(struct checker *c, const struct report_latent *lt)
+{
+	const struct options *opt = c->opt;
+	char *key;
+	bool known;
+
+	if (!opt->fail_on_latent)
+		return false;
+	for (unsigned i = 0; i < opt->n_allow; i++) {
+		const char *pat = opt->allow[i];
+		const char *type = skip_keyword(lt->type_name);
+
+		if ((lt->object && !strcmp(lt->object, pat)) ||
+		    (lt->type_name && !strcmp(lt->type_name, pat)) || (type && !strcmp(type, pat)) ||
+		    (lt->a.member && !strcmp(lt->a.member, pat)) ||
+		    (lt->b.member && !strcmp(lt->b.member, pat))) {
+			c->allowed++;
+			return false;
+		}
+	}
+	if (!opt->baseline)
+		return true;
+	key = latent_key(lt->type_name, lt->object, lt->a.member, lt->b.member);
+	known = find_known(c, key) != NULL;
+	free(key);
+	if (known)
+		c->unchanged++;
+	return !known;
+}
+
+/* file:line: latent false sharing: ..., at the code writing it */
+static void print_latent_violation(const struct report_latent *lt)
+{
+	const struct report_latent_side *w = lt->a.writes ? &lt->a : &lt->b;
+	char *message = latent_message(lt);
+	struct strbuf loc = STRBUF_INIT, msg = STRBUF_INIT;
+
+	if (w->site.file && w->site.line > 0)
+		printf("%s:%d: ", escape_location_path(&loc, w->site.file), w->site.line);
+	else
+		printf("%s: ", escape_location_path(&loc, lt->object ? lt->object : "?"));
+	puts(escape_text(&msg, message));
+	strbuf_release(&loc);
+	strbuf_release(&msg);
+	free(message);
 }
 
 /* The exit status, and the summary on stderr. */
@@ -370,6 +459,10 @@ static int verdict(const struct checker *c, const struct report *r)
 			fprintf(stderr, "contend: check passed: %u contended line%s, %u allowed, "
 				"%u as in the baseline\n", r->n_lines, r->n_lines == 1 ? "" : "s",
 				c->allowed, c->unchanged);
+		if (r->n_latent && !c->opt->fail_on_latent)
+			fprintf(stderr, "contend: note: %u latent false-sharing pair%s (on one line "
+				"in other placements); --fail-on latent fails on them\n",
+				r->n_latent, r->n_latent == 1 ? "" : "s");
 	}
 	return c->violations ? 1 : 0;
 }
@@ -378,7 +471,8 @@ static int verdict(const struct checker *c, const struct report *r)
  * or JSON where --format is the default text.  Checked before the run
  * (session_check_output), written safely (common/safe_file.h). */
 static int write_artefact(const struct report *r, const struct options *opt,
-			  const struct report_violation *v, unsigned n)
+			  const struct report_violation *v, unsigned n,
+			  const struct report_latent *const *lv, unsigned n_lv)
 {
 	const struct report_format *fmt = opt->format;
 	char *why = NULL;
@@ -389,7 +483,9 @@ static int write_artefact(const struct report *r, const struct options *opt,
 	if (of) {
 		fmt->print(r, out_file_stream(of),
 			   &(struct format_flags){ .full = opt->annotate_full, .judged = true,
-						   .violations = v, .n_violations = n });
+						   .violations = v, .n_violations = n,
+						   .latent_violations = lv,
+						   .n_latent_violations = n_lv });
 		if (out_file_commit(of, &why) == 0)
 			return 0;
 	}
@@ -401,20 +497,35 @@ static int write_artefact(const struct report *r, const struct options *opt,
 static int judge(void *ctx, const struct report *r, const struct options *opt)
 {
 	struct checker *c = ctx;
-	struct report_violation *v = xcalloc(r->n_lines + 1, sizeof(*v));
-	char **why = xcalloc(r->n_lines + 1, sizeof(*why));
+	unsigned n = r->n_lines + r->n_minor, n_lines, n_lv = 0;
+	struct report_violation *v = xcalloc(n + 1, sizeof(*v));
+	const struct report_latent **lv = xcalloc(r->n_latent + 1, sizeof(*lv));
+	char **why = xcalloc(n + 1, sizeof(*why));
 	int ret;
 
-	for (unsigned i = 0; i < r->n_lines; i++) {
-		if (breaks_rules(c, &r->lines[i], &why[i])) {
-			print_violation(&r->lines[i], why[i]);
-			v[c->violations++] = (struct report_violation){ &r->lines[i], why[i] };
+	/* contended lines, then minor ones: SARIF shows the violations */
+	for (unsigned i = 0; i < n; i++) {
+		const struct report_line *l = i < r->n_lines ? &r->lines[i] :
+					      &r->minor[i - r->n_lines];
+
+		if (breaks_rules(c, l, &why[i])) {
+			print_violation(l, why[i]);
+			v[c->violations++] = (struct report_violation){ l, why[i] };
+		}
+	}
+	n_lines = c->violations;
+	for (unsigned i = 0; i < r->n_latent; i++) {
+		if (latent_breaks_rules(c, &r->latent[i])) {
+			print_latent_violation(&r->latent[i]);
+			lv[n_lv++] = &r->latent[i];
+			c->violations++;
 		}
 	}
 	fflush(stdout);
-	ret = opt->output && write_artefact(r, opt, v, c->violations) < 0 ? 2 : verdict(c, r);
-	for (unsigned i = 0; i < r->n_lines; i++)
+	ret = opt->output && write_artefact(r, opt, v, n_lines, lv, n_lv) < 0 ? 2 : verdict(c, r);
+	for (unsigned i = 0; i < n; i++)
 		free(why[i]);
+	free(lv);
 	free(why);
 	free(v);
 	return ret;

@@ -115,7 +115,8 @@ static const char usage_check[] =
 	"breaks the rules.  Each violation is one line, 'file:line: false sharing\n"
 	"on ...', at the code that writes the line most.\n"
 	"\n"
-	"  --fail-on KIND         false-sharing, true-sharing or any (default)\n"
+	"  --fail-on KIND[,latent] false-sharing, true-sharing or any (default);\n"
+	"                         latent: latent false sharing fails too\n"
 	"  --min-score X          ignore lines scoring below X (default 0.005)\n"
 	"  --allow NAME           accept lines of this variable, type or\n"
 	"                         TYPE.member (repeatable)\n"
@@ -280,6 +281,26 @@ static unsigned default_line_size(const char *command)
 	return host == 128 ? 128 : 64;
 }
 
+/* --fail-on KIND[,KIND]: one kind of contended line, and/or latent */
+static void parse_fail_on(struct options *o, const char *arg)
+{
+	char *list = xstrdup(arg), *save = NULL;
+
+	for (char *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(k, "any"))
+			o->fail_on = FAIL_ON_ANY;
+		else if (!strcmp(k, "false-sharing"))
+			o->fail_on = FAIL_ON_FALSE;
+		else if (!strcmp(k, "true-sharing"))
+			o->fail_on = FAIL_ON_TRUE;
+		else if (!strcmp(k, "latent"))
+			o->fail_on_latent = true;
+		else
+			die("--fail-on: '%s' is not one of: false-sharing, true-sharing, any, latent", k);
+	}
+	free(list);
+}
+
 void options_parse(struct options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -439,14 +460,7 @@ void options_parse(struct options *o, int argc, char **argv)
 			o->confirm = true;
 			break;
 		case OPT_FAIL_ON:
-			if (!strcmp(optarg, "any"))
-				o->fail_on = FAIL_ON_ANY;
-			else if (!strcmp(optarg, "false-sharing"))
-				o->fail_on = FAIL_ON_FALSE;
-			else if (!strcmp(optarg, "true-sharing"))
-				o->fail_on = FAIL_ON_TRUE;
-			else
-				die("--fail-on: '%s' is not one of: false-sharing, true-sharing, any", optarg);
+			parse_fail_on(o, optarg);
 			break;
 		case OPT_ALLOW:
 			o->allow = xrealloc(o->allow, (o->n_allow + 1) * sizeof(*o->allow));

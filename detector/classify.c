@@ -471,6 +471,15 @@ void classify_line(const struct line *l, uint64_t total_samples,
 	free(u);
 }
 
+bool line_verdict_minor(const struct line *l, const struct line_verdict *v,
+			const struct classify_config *cfg)
+{
+	return !v->contended && v->kind != SHARING_NONE &&
+	       v->n_threads >= 2 && v->n_writers >= 1 &&
+	       l->concurrent >= MINOR_MIN_CONCURRENT &&
+	       v->concurrent_frac >= cfg->min_concurrent_frac;
+}
+
 void line_verdict_release(struct line_verdict *v)
 {
 	free(v->ranges);

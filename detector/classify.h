@@ -73,4 +73,16 @@ void classify_line(const struct line *l, uint64_t total_samples,
 		   const struct classify_config *cfg, struct line_verdict *out);
 void line_verdict_release(struct line_verdict *v);
 
+/* Minor sharing: a line that is not contended, but on which two threads
+ * really share at the same time (the verdict has a kind, >= 2 threads,
+ * >= 1 writer, and the concurrent fraction of a contended line) with at
+ * least MINOR_MIN_CONCURRENT concurrent samples: only the cost thresholds
+ * (min_score, min_concurrent) dropped it.  Threads that take turns (a low
+ * concurrent fraction) are not minor sharing: they do not share at all.
+ * Reported after the contended lines, ranked low (CI baselines track
+ * them). */
+#define MINOR_MIN_CONCURRENT 4
+bool line_verdict_minor(const struct line *l, const struct line_verdict *v,
+			const struct classify_config *cfg);
+
 #endif

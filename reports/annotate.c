@@ -8,6 +8,7 @@
  * HTML page); the second half is the --annotate text.
  */
 #include "reports/annotate.h"
+#include "reports/latent.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -708,6 +709,7 @@ void report_print_annotate(const struct report *r, FILE *out, bool full)
 	if (!r->n_lines) {
 		fprintf(out, "no contended cache lines found (%u line%s touched by >= 2 threads)\n",
 			r->n_candidates, r->n_candidates == 1 ? "" : "s");
+		report_print_latent_annotate(r, out);
 		return;
 	}
 	text_header(r, out);
@@ -720,4 +722,5 @@ void report_print_annotate(const struct report *r, FILE *out, bool full)
 		fprintf(out, "# not shown: %u code site%s without a source line (no debug info)\n",
 			a.sites_without_source, a.sites_without_source == 1 ? "" : "s");
 	annotation_release(&a);
+	report_print_latent_annotate(r, out);
 }

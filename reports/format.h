@@ -16,6 +16,7 @@
 
 struct report;
 struct report_violation;
+struct report_latent;
 
 /* What a caller may pass on to a printer beyond the report. */
 struct format_flags {
@@ -26,6 +27,9 @@ struct format_flags {
 	bool judged;
 	const struct report_violation *violations;
 	unsigned n_violations;
+	/* check --fail-on latent: the latent pairs (report.h) that break it */
+	const struct report_latent *const *latent_violations;
+	unsigned n_latent_violations;
 };
 
 enum format_use {

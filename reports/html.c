@@ -18,6 +18,7 @@
 
 #include "reports/advice.h"
 #include "reports/annotate.h"
+#include "reports/latent.h"
 #include "config.h"
 #include "common/util.h"
 
@@ -236,6 +237,79 @@ static void print_ranking(const struct report *r, FILE *out)
 			"</td><td class=\"num\">%u</td><td class=\"mono dim\">0x%" PRIx64
 			" pid %" PRIu32 "</td></tr>\n", l->score, l->samples, l->n_threads,
 			l->addr, l->pid);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+/* Minor lines: real sharing at little cost, after the contended ones. */
+static void print_minor(const struct report *r, FILE *out)
+{
+	if (!r->n_minor)
+		return;
+	fputs("<h2>Minor sharing</h2>\n<p class=\"dim\">Shared for real, but at a cost below "
+	      "the thresholds of a contended line; ranked low.</p>\n<table class=\"grid\">"
+	      "<thead><tr><th>#</th><th>kind</th><th>object</th><th>members</th>"
+	      "<th class=\"num\">score</th><th class=\"num\">samples</th>"
+	      "<th class=\"num\">threads</th><th>address</th></tr></thead>\n<tbody>\n", out);
+	for (unsigned i = 0; i < r->n_minor; i++) {
+		const struct report_line *l = &r->minor[i];
+
+		fprintf(out, "<tr><td>minor #%u</td><td>", i + 1);
+		badge(out, l->kind);
+		fputs("</td><td>", out);
+		print_object(l, out);
+		fputs("</td><td class=\"mono\">", out);
+		for (unsigned k = 0; k < l->n_ranges; k++) {
+			fputs(k ? ", " : "", out);
+			esc(out, l->ranges[k].member ? l->ranges[k].member : "?");
+		}
+		fprintf(out, "</td><td class=\"num\">%.4f</td><td class=\"num\">%" PRIu64
+			"</td><td class=\"num\">%u</td><td class=\"mono dim\">0x%" PRIx64
+			" pid %" PRIu32 "</td></tr>\n", l->score, l->samples, l->n_threads,
+			l->addr, l->pid);
+	}
+	fputs("</tbody></table>\n", out);
+}
+
+static void print_latent_side(const struct report_latent_side *s, FILE *out)
+{
+	char *site = latent_site_text(&s->site);
+
+	fputs("<td class=\"mono\">", out);
+	esc(out, s->member ? s->member : "?");
+	fprintf(out, " <span class=\"dim\">+%" PRIu64 ", %u bytes, thread %" PRIu32 " %s, "
+		"in</span> ", s->offset, s->size, s->tid, s->writes ? "writes" : "reads");
+	esc(out, site);
+	fputs("</td>", out);
+	free(site);
+}
+
+/* Latent false sharing: one placement away from a contended line. */
+static void print_latent(const struct report *r, FILE *out)
+{
+	if (!r->n_latent)
+		return;
+	fputs("<h2>Latent false sharing</h2>\n<p class=\"dim\">Ranges of one object that "
+	      "different threads use, less than a line apart: here on different lines, on "
+	      "one line if the object started elsewhere.</p>\n<table class=\"grid\"><thead>"
+	      "<tr><th>#</th><th>object</th><th>first range</th><th>second range</th>"
+	      "<th class=\"num\">apart</th><th>placements sharing a line</th>"
+	      "<th>advice</th></tr></thead>\n<tbody>\n", out);
+	for (unsigned i = 0; i < r->n_latent; i++) {
+		const struct report_latent *lt = &r->latent[i];
+		char *placements = latent_placements_text(lt);
+
+		fprintf(out, "<tr><td>latent #%u</td><td>", i + 1);
+		esc(out, lt->object ? lt->object : "?");
+		fputs("</td>", out);
+		print_latent_side(&lt->a, out);
+		print_latent_side(&lt->b, out);
+		fprintf(out, "<td class=\"num\">%" PRIu64 " bytes</td><td>", lt->gap);
+		esc(out, placements);
+		fputs("</td><td class=\"advice\">", out);
+		esc(out, lt->advice ? lt->advice : "");
+		fputs("</td></tr>\n", out);
+		free(placements);
 	}
 	fputs("</tbody></table>\n", out);
 }
@@ -863,6 +937,8 @@ void report_print_html(const struct report *r, FILE *out)
 		for (unsigned i = 0; i < r->n_lines; i++)
 			print_line(r, &r->lines[i], i + 1, out);
 	}
+	print_minor(r, out);
+	print_latent(r, out);
 	fprintf(out, "</main>\n<footer>contend %s</footer>\n</body>\n</html>\n",
 		PACKAGE_VERSION);
 }

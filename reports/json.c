@@ -542,6 +542,8 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_u64(j, "samples", l->samples);
 	json_u64(j, "concurrent", l->concurrent);
 	json_u64(j, "instances", l->n_instances ? l->n_instances : 1);
+	if (l->minor)
+		json_bool(j, "minor", true);
 	mem_json(j, &l->mem);
 	json_str(j, "object", l->object);
 	json_str(j, "variable", l->variable);
@@ -574,6 +576,53 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_u64(j, "struct_size", l->struct_size);
 	json_u64(j, "struct_align", l->struct_align);
 	advice_json(j, &l->advice);
+	json_close(j);
+}
+
+static void latent_side_json(struct json *j, const char *key,
+			     const struct report_latent_side *s)
+{
+	json_object(j, key, false);
+	json_u64(j, "tid", s->tid);
+	json_addr(j, "address", s->addr);
+	json_u64(j, "offset", s->offset);
+	json_u64(j, "size", s->size);
+	json_str(j, "member", s->member);
+	json_u64(j, "reads", s->reads);
+	json_u64(j, "writes", s->writes);
+	json_object(j, "site", false);
+	location_json(j, &s->site);
+	json_close(j);
+	json_close(j);
+}
+
+static void latent_json(struct json *j, const struct report_latent *lt, unsigned rank)
+{
+	json_object(j, NULL, false);
+	json_u64(j, "rank", rank);
+	json_str(j, "kind", "latent_false");
+	json_u64(j, "pid", lt->pid);
+	json_str(j, "object", lt->object);
+	json_str(j, "type", lt->type_name);
+	json_addr(j, "object_start", lt->object_start);
+	json_u64(j, "element_size", lt->type_size);
+	json_u64(j, "type_align", lt->type_align);
+	json_bool(j, "heap", lt->heap);
+	json_double(j, "share", lt->share);
+	json_u64(j, "gap", lt->gap);
+	latent_side_json(j, "a", &lt->a);
+	latent_side_json(j, "b", &lt->b);
+	json_array(j, "placements", false);
+	for (unsigned i = 0; i < lt->n_placements; i++) {
+		json_object(j, NULL, true);
+		json_u64(j, "line_size", lt->placements[i].line_size);
+		json_u64(j, "align", lt->placements[i].align);
+		json_u64(j, "sharing", lt->placements[i].sharing);
+		json_u64(j, "total", lt->placements[i].total);
+		json_close(j);
+	}
+	json_close(j);
+	json_str(j, "advice", lt->advice);
 	json_close(j);
 }
 
@@ -627,6 +676,14 @@ void report_print_json(const struct report *r, FILE *out)
 	json_array(&j, "lines", false);
 	for (unsigned i = 0; i < r->n_lines; i++)
 		line_json(&j, &r->lines[i], i + 1);
+	json_close(&j);
+	json_array(&j, "minor_lines", false);
+	for (unsigned i = 0; i < r->n_minor; i++)
+		line_json(&j, &r->minor[i], i + 1);
+	json_close(&j);
+	json_array(&j, "latent", false);
+	for (unsigned i = 0; i < r->n_latent; i++)
+		latent_json(&j, &r->latent[i], i + 1);
 	json_close(&j);
 	json_close(&j);
 	fputc('\n', out);

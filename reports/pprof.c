@@ -210,7 +210,7 @@ static void add_label(struct pprof *p, Sample *s, const char *key, const char *v
 	s->label[s->n_label++] = l;
 }
 
-#define SAMPLE_LABELS 8
+#define SAMPLE_LABELS 9
 
 /* The exact count of site s's accesses (writes or reads) to range g where
  * the line's words were watched: the watched words' share of that site. */
@@ -273,6 +273,8 @@ static void add_sample(struct pprof *p, const struct report_line *l,
 	add_label(p, sm, "access", writes ? "write" : "read");
 	if (l->type_name)
 		add_label(p, sm, "type", l->type_name);
+	if (l->minor)
+		add_label(p, sm, "minor", "true");
 	ALLOC_GROW(p->samples, p->n_samples + 1, p->alloc_samples);
 	p->samples[p->n_samples++] = sm;
 out:
@@ -280,6 +282,45 @@ out:
 	free(addr);
 	free(pid);
 	free(threads);
+}
+
+/* One side of a latent pair: its site's reads or writes of its range,
+ * of kind latent_false; line_address is the line it lies on now. */
+static void add_latent_sample(struct pprof *p, const struct report_latent *lt,
+			      const struct report_latent_side *side, unsigned line_size,
+			      bool writes)
+{
+	uint64_t count = writes ? side->writes : side->reads;
+	char *addr, *pid, *thread;
+	Sample *sm;
+
+	if (!count)
+		return;
+	addr = xasprintf("0x%" PRIx64, side->addr & ~(uint64_t)(line_size - 1));
+	pid = xasprintf("%" PRIu32, lt->pid);
+	thread = xasprintf("%" PRIu32, side->tid);
+	sm = xmalloc(sizeof(*sm));
+	perftools__profiles__sample__init(sm);
+	sm->location_id = xcalloc(1, sizeof(*sm->location_id));
+	sm->location_id[sm->n_location_id++] = site_location(p, &side->site);
+	sm->n_value = N_VALUES;
+	sm->value = xcalloc(N_VALUES, sizeof(*sm->value));
+	sm->value[VALUE_SAMPLES] = (int64_t)count;
+	sm->label = xcalloc(SAMPLE_LABELS, sizeof(*sm->label));
+	add_label(p, sm, "object", lt->object ? lt->object : "?");
+	add_label(p, sm, "member", side->member ? side->member : "?");
+	add_label(p, sm, "kind", "latent_false");
+	add_label(p, sm, "line_address", addr);
+	add_label(p, sm, "thread", thread);
+	add_label(p, sm, "process", pid);
+	add_label(p, sm, "access", writes ? "write" : "read");
+	if (lt->type_name)
+		add_label(p, sm, "type", lt->type_name);
+	ALLOC_GROW(p->samples, p->n_samples + 1, p->alloc_samples);
+	p->samples[p->n_samples++] = sm;
+	free(addr);
+	free(pid);
+	free(thread);
 }
 
 static ValueType *value_type(struct pprof *p, const char *type, const char *unit)
@@ -362,14 +403,20 @@ void report_print_pprof(const struct report *r, FILE *out, const struct format_f
 	p.strings[p.n_strings++] = (char *)"";
 	types[VALUE_SAMPLES] = value_type(&p, "samples", "count");
 	types[VALUE_WATCHED] = value_type(&p, "watched_accesses", "count");
-	for (unsigned i = 0; i < r->n_lines; i++) {
-		const struct report_line *l = &r->lines[i];
+	for (unsigned i = 0; i < r->n_lines + r->n_minor; i++) {
+		const struct report_line *l = i < r->n_lines ? &r->lines[i] :
+					      &r->minor[i - r->n_lines];
 		for (unsigned k = 0; k < l->n_ranges; k++)
 			for (unsigned s = 0; s < l->ranges[k].n_sites; s++) {
 				add_sample(&p, l, &l->ranges[k], &l->ranges[k].sites[s], false);
 				add_sample(&p, l, &l->ranges[k], &l->ranges[k].sites[s], true);
 			}
 	}
+	for (unsigned i = 0; i < r->n_latent; i++)
+		for (int w = 0; w < 2; w++) {
+			add_latent_sample(&p, &r->latent[i], &r->latent[i].a, r->line_size, w);
+			add_latent_sample(&p, &r->latent[i], &r->latent[i].b, r->line_size, w);
+		}
 	note = xasprintf("contend: %s backend, %u Hz", r->backend ? r->backend : "?", r->freq);
 	comments[prof.n_comment++] = str_id(&p, note);
 	if (r->command)

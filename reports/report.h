@@ -207,6 +207,7 @@ struct report_line {
 	double score, share, concurrent_frac;
 	uint64_t samples, concurrent;
 	unsigned n_instances;        /* lines of one structure pooled here (instances.h); 1 = this line */
+	bool minor;                  /* real sharing below the thresholds (r->minor) */
 	struct report_mem mem;
 	char *object;                /* "counters+8", "[heap]+0x2a0", ... */
 	char *variable;              /* DWARF variable or pointer name, NULL */
@@ -243,6 +244,48 @@ struct report_line {
 	unsigned n_words;
 };
 
+/*
+ * Latent false sharing (report_latent.c): two byte ranges of one object,
+ * written by one thread and touched by another, less than a line apart
+ * but on different lines where the object lies now.  Another start
+ * address (another heap, another build) would put them on one line.
+ * Side a is the lower range; a or b writes.
+ */
+struct report_latent_side {
+	uint32_t tid;
+	uint64_t addr;               /* first byte */
+	unsigned size;
+	uint64_t offset;             /* from the object's start (element 0) */
+	char *member;                /* "[0].sum"; NULL: unknown */
+	uint64_t reads, writes;      /* samples */
+	struct report_site site;     /* the code touching it most */
+};
+
+/* In how many start placements of the object (multiples of align within
+ * a line of line_size bytes) the two ranges share a line. */
+struct report_placement {
+	unsigned line_size;
+	uint64_t align;
+	unsigned sharing, total;
+};
+
+#define REPORT_LATENT_PLACEMENTS 4   /* 64 and 128 bytes, type's and malloc's alignment */
+
+struct report_latent {
+	uint32_t pid;
+	char *object;                /* "workers", "struct worker[] at 0x..." */
+	char *type_name;             /* of the object or its elements, NULL */
+	uint64_t object_start;       /* what offsets count from */
+	uint64_t type_size, type_align;  /* of the element when an array */
+	bool heap;                   /* not a global: malloc's alignment applies */
+	struct report_latent_side a, b;
+	uint64_t gap;                /* bytes between a's end and b's start */
+	struct report_placement placements[REPORT_LATENT_PLACEMENTS];
+	unsigned n_placements;
+	char *advice;                /* the padding that removes the risk */
+	double share;                /* samples of both ranges / all samples */
+};
+
 /* How the session saw its target: launched by contend (its exit status is
  * known) or attached to (contend detaches; it may have exited meanwhile,
  * with a status only its parent can know). */
@@ -268,6 +311,13 @@ struct report {
 	struct report_line *lines;   /* ranked, contended only, at most top */
 	unsigned n_lines;
 	unsigned n_candidates;       /* lines touched by >= 2 threads */
+	/* Lines with real sharing that cost too little to be contended
+	 * (classify.h's thresholds), ranked the same way, at most top;
+	 * and latent false sharing, most sampled first. */
+	struct report_line *minor;
+	unsigned n_minor;
+	struct report_latent *latent;
+	unsigned n_latent;
 	unsigned watch_windows;      /* watchpoint windows run, 0 if none */
 	double watch_armed_s;        /* their armed time, all together */
 	/* Whose read permission a source file needs before --annotate or

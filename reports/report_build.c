@@ -431,15 +431,18 @@ static int cmp_candidate(const void *a, const void *b)
 }
 
 /* Contended lines, ranked; counts the candidates on the way.  Instances
- * of one structure used the same way are pooled first (instances.h). */
+ * of one structure used the same way are pooled first (instances.h).
+ * Lines with real sharing below the thresholds (line_verdict_minor) go to
+ * *minor, ranked alike. */
 static struct candidate *contended_lines(struct line_table *lines, uint64_t total,
 					 const struct classify_config *cfg,
-					 struct report *r, size_t *n_out)
+					 struct report *r, size_t *n_out,
+					 struct candidate **minor, size_t *n_minor)
 {
-	struct candidate *c = NULL;
+	struct candidate *c = NULL, *m = NULL;
 	struct line **shared = NULL;
 	struct instance_group *groups;
-	size_t n = 0, alloc = 0, n_shared = 0, n_groups;
+	size_t n = 0, alloc = 0, n_shared = 0, n_groups, nm = 0, alloc_m = 0;
 
 	for (size_t i = 0; i < line_table_count(lines); i++) {
 		struct line *l = line_table_line(lines, i);
@@ -462,6 +465,11 @@ static struct candidate *contended_lines(struct line_table *lines, uint64_t tota
 			n++;
 			continue;
 		}
+		if (line_verdict_minor(c[n].line, &c[n].v, cfg)) {
+			ALLOC_GROW(m, nm + 1, alloc_m);
+			m[nm++] = c[n];
+			continue;
+		}
 		line_verdict_release(&c[n].v);
 		if (c[n].owned)
 			instance_line_free(c[n].line);
@@ -469,8 +477,46 @@ static struct candidate *contended_lines(struct line_table *lines, uint64_t tota
 	instance_groups_free(groups, n_groups);
 	free(shared);
 	sort(c, n, sizeof(*c), cmp_candidate);
+	sort(m, nm, sizeof(*m), cmp_candidate);
 	*n_out = n;
+	*minor = m;
+	*n_minor = nm;
 	return c;
+}
+
+/* The minor lines, built as contended ones are; the header's type
+ * attribution stays that of the contended lines alone. */
+static void build_minor(struct build *b, const struct candidate *minor, unsigned line_size)
+{
+	struct report *r = b->r;
+	uint64_t typed = r->typed, untyped = r->untyped;
+	unsigned n_why = r->n_untyped_why;
+	uint64_t *why = xcalloc(n_why + 1, sizeof(*why));
+
+	for (unsigned i = 0; i < n_why; i++)
+		why[i] = r->untyped_why[i].n;
+	for (unsigned i = 0; i < r->n_minor; i++) {
+		build_line(b, &minor[i], line_size, &r->minor[i]);
+		r->minor[i].minor = true;
+	}
+	r->typed = typed;
+	r->untyped = untyped;
+	for (unsigned i = 0; i < n_why; i++)
+		r->untyped_why[i].n = why[i];
+	for (unsigned i = n_why; i < r->n_untyped_why; i++)
+		free(r->untyped_why[i].what);
+	r->n_untyped_why = n_why;
+	free(why);
+}
+
+static void candidates_free(struct candidate *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		line_verdict_release(&c[i].v);
+		if (c[i].owned)
+			instance_line_free(c[i].line);
+	}
+	free(c);
 }
 
 struct report *report_build(const struct run_facts *hdr,
@@ -484,8 +530,8 @@ struct report *report_build(const struct run_facts *hdr,
 	};
 	struct code_view *cv = NULL;
 	uint64_t total = line_table_samples(lines);
-	struct candidate *cand;
-	size_t n_contended, n;
+	struct candidate *cand, *minor;
+	size_t n_contended, n, n_minor, nm;
 
 	copy_header(r, hdr);
 	r->line_size = line_table_line_size(lines);
@@ -494,31 +540,32 @@ struct report *report_build(const struct run_facts *hdr,
 		total = hdr->samples;
 
 	b.total = total;
-	cand = contended_lines(lines, total, cfg, r, &n_contended);
+	cand = contended_lines(lines, total, cfg, r, &n_contended, &minor, &n_minor);
 	n = top && n_contended > top ? top : n_contended;
+	nm = top && n_minor > top ? top : n_minor;
 	r->lines = xcalloc(n, sizeof(*r->lines));
 	r->n_lines = n;
-	if (n && sym) {
+	r->minor = xcalloc(nm, sizeof(*r->minor));
+	r->n_minor = nm;
+	if (n + nm && sym) {
 		cv = code_view_new(sym, r->line_size);
 		b.queue = code_view_gain_queue(cv, lines);
 	}
-	if (n && sym && dt)
+	if (sym && dt)
 		b.origins = pointer_origins_new(sym, dt);
-	if (n && sym)
+	if (n + nm && sym)
 		b.jvm = jvm_names_new(sym);
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
+	build_minor(&b, minor, r->line_size);
+	report_latent_build(&b, lines);
 	gain_queue_free(b.queue);
 	code_view_free(cv);
 	pointer_origins_free(b.origins);
 	jvm_names_free(b.jvm);
 
-	for (size_t i = 0; i < n_contended; i++) {
-		line_verdict_release(&cand[i].v);
-		if (cand[i].owned)
-			instance_line_free(cand[i].line);
-	}
-	free(cand);
+	candidates_free(cand, n_contended);
+	candidates_free(minor, n_minor);
 	sort(r->untyped_why, r->n_untyped_why, sizeof(*r->untyped_why), cmp_count);
 	return r;
 }
@@ -566,6 +613,11 @@ static void free_watch_word(struct report_watch_word *ww)
 	free(ww->member);
 	free_threads(ww->threads, ww->n_threads);
 	free_sites(ww->sites, ww->n_sites);
+}
+
+void report_site_release(struct report_site *s)
+{
+	free_site(s);
 }
 
 void report_pair_side_release(struct report_pair_side *side)
@@ -634,5 +686,9 @@ void report_free(struct report *r)
 	for (unsigned i = 0; i < r->n_lines; i++)
 		free_line(&r->lines[i]);
 	free(r->lines);
+	for (unsigned i = 0; i < r->n_minor; i++)
+		free_line(&r->minor[i]);
+	free(r->minor);
+	report_latent_free(r->latent, r->n_latent);
 	free(r);
 }

@@ -136,6 +136,21 @@ const struct data_attribution *build_members(const struct line *l,
 					     const struct data_attribution *obj,
 					     struct report_line *rl);
 
+/* The attribution of one cell alone (as attribute_line() does for each),
+ * counting nothing in the report. */
+void attribute_cell(struct build *b, const struct line *l, const struct line_cell *c,
+		    struct cell_attr *out);
+
+/* --- report_latent.c: latent false sharing ------------------------------ */
+
+/* b->r->latent from every line of the table, once the contended and minor
+ * lines are built (their ranges are theirs). */
+void report_latent_build(struct build *b, struct line_table *lines);
+void report_latent_free_one(struct report_latent *lt);
+void report_latent_free(struct report_latent *v, unsigned n);
+/* Frees what a site owns (report_build.c). */
+void report_site_release(struct report_site *s);
+
 /* --- report_pairs.c: who contends with whom ----------------------------- */
 
 /* rl->pairs from the line's cells and their verdict v. */

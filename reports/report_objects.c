@@ -46,8 +46,8 @@ static void count_untyped(struct build *b, const char *why, uint64_t n)
  * else the load that set it: pointer_origin.h).  The reason kept for a
  * miss is that of the last lookup tried: the pointer's, for heap data.
  */
-static void attribute_cell(struct build *b, const struct line *l,
-			   const struct line_cell *c, struct cell_attr *out)
+void attribute_cell(struct build *b, const struct line *l,
+		    const struct line_cell *c, struct cell_attr *out)
 {
 	uint64_t addr = l->addr + c->offset;
 	struct Dwfl_Module *data_mod, *code_mod;

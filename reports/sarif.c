@@ -6,7 +6,10 @@
  * the code that writes the line most (violation.h, as check's compiler-
  * style line), says the data, kind, score and advice in its message, and
  * lists the line's other code sites as related locations.  Its rule is the
- * kind: false-sharing, true-sharing, mixed-sharing.
+ * kind: false-sharing, true-sharing, mixed-sharing.  Minor lines follow as
+ * notes (under check, only those its baseline judged new, as errors), and
+ * latent false sharing as notes of rule latent-false-sharing (under check,
+ * only the pairs that break --fail-on latent, as errors).
  *
  * Source files under the current directory (a CI job runs in its checkout)
  * are URIs relative to the base id SRCROOT, which originalUriBaseIds sets
@@ -23,6 +26,7 @@
 #include "config.h"
 #include "common/util.h"
 #include "reports/json_string.h"
+#include "reports/latent.h"
 #include "reports/report.h"
 #include "reports/violation.h"
 
@@ -42,6 +46,10 @@ static const struct {
 	{ SHARING_MIXED, "mixed-sharing", "MixedSharing",
 	  "A cache line shared both ways: threads write the same bytes, and "
 	  "other data beside them." },
+	/* not a line's kind: a pair of ranges, see latent_result() */
+	{ SHARING_NONE, "latent-false-sharing", "LatentFalseSharing",
+	  "Threads write data less than a cache line apart that lies on two "
+	  "lines only by where the object happens to start." },
 };
 
 static int rule_of(enum sharing_kind k)
@@ -197,6 +205,40 @@ static void result(struct sarif *s, const struct report_line *l, const char *why
 	free(message);
 }
 
+/* A latent pair: at the code writing it (side a's if both write), the
+ * other side as its related location. */
+static void latent_result(struct sarif *s, const struct report_latent *lt,
+			  const char *level, bool first)
+{
+	const struct report_latent_side *w = lt->a.writes ? &lt->a : &lt->b;
+	const struct report_latent_side *o = w == &lt->a ? &lt->b : &lt->a;
+	char *message = latent_message(lt);
+	int rule = rule_of(SHARING_NONE);
+
+	fprintf(s->out, "%s\n        {\n          \"ruleId\": \"%s\", \"ruleIndex\": %d, "
+		"\"level\": \"%s\",\n          \"message\": { ", first ? "" : ",",
+		rules[rule].id, rule, level);
+	key_str(s->out, "text", message);
+	fputs(" }", s->out);
+	if (has_place(&w->site)) {
+		fputs(",\n          \"locations\": [ { ", s->out);
+		site_location(s, &w->site);
+		fputs(" } ]", s->out);
+		if (has_place(&o->site)) {
+			fputs(",\n          \"relatedLocations\": [\n            { \"id\": 0, ", s->out);
+			site_location(s, &o->site);
+			fputs(", \"message\": { ", s->out);
+			key_str(s->out, "text", o->member ? o->member : "the other range");
+			fputs(" } }\n          ]", s->out);
+		}
+	}
+	fputs(",\n          \"properties\": { \"kind\": \"latent_false\", ", s->out);
+	key_str(s->out, "object", lt->object ? lt->object : "?");
+	fprintf(s->out, ", \"pid\": %" PRIu32 ", \"gap\": %" PRIu64 " }\n        }", lt->pid,
+		lt->gap);
+	free(message);
+}
+
 static void driver(struct sarif *s)
 {
 	fputs("      \"tool\": { \"driver\": {\n"
@@ -206,10 +248,12 @@ static void driver(struct sarif *s)
 	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
 		fprintf(s->out, "%s\n          { \"id\": \"%s\", \"name\": \"%s\", "
 			"\"shortDescription\": { ", i ? "," : "", rules[i].id, rules[i].name);
-		key_str(s->out, "text", sharing_kind_name(rules[i].kind));
+		key_str(s->out, "text", rules[i].kind == SHARING_NONE ? "latent false sharing" :
+			sharing_kind_name(rules[i].kind));
 		fputs(" }, \"fullDescription\": { ", s->out);
 		key_str(s->out, "text", rules[i].text);
-		fputs(" }, \"defaultConfiguration\": { \"level\": \"warning\" } }", s->out);
+		fprintf(s->out, " }, \"defaultConfiguration\": { \"level\": \"%s\" } }",
+			rules[i].kind == SHARING_NONE ? "note" : "warning");
 	}
 	fputs("\n        ]\n      } },\n", s->out);
 }
@@ -251,6 +295,12 @@ void report_print_sarif(const struct report *r, FILE *out, const struct format_f
 		else
 			result(&s, &r->lines[i], NULL, "warning", !i);
 	}
+	for (unsigned i = 0; !judged && i < r->n_minor; i++, n++)
+		result(&s, &r->minor[i], NULL, "note", !n);
+	for (unsigned i = 0; judged && i < f->n_latent_violations; i++, n++)
+		latent_result(&s, f->latent_violations[i], "error", !n);
+	for (unsigned i = 0; !judged && i < r->n_latent; i++, n++)
+		latent_result(&s, &r->latent[i], "note", !n);
 	fputs(n ? "\n      ]\n" : " ]\n", out);
 	fputs("    }\n  ]\n}\n", out);
 	free(s.root);

@@ -7,6 +7,7 @@
  * The JSON report has everything this one leaves out.
  */
 #include "reports/report.h"
+#include "reports/latent.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -235,7 +236,7 @@ static void print_title(const struct report_line *l, unsigned rank, FILE *out)
 	const char *kind = sharing_kind_name(l->kind);
 	char *where = xasprintf("  line 0x%" PRIx64 "  pid %" PRIu32, l->addr, l->pid);
 	char *object = object_title(l);
-	int col = fprintf(out, "== #%u  ", rank);
+	int col = fprintf(out, "== %s#%u  ", l->minor ? "minor " : "", rank);
 
 	for (; *kind; kind++, col++)
 		fputc(toupper((unsigned char)*kind), out);
@@ -897,14 +898,21 @@ void report_print_text(const struct report *r, FILE *out)
 	print_counts(r, out);
 	print_type_rate(r, out);
 	fputc('\n', out);
-	if (!r->n_lines) {
+	if (!r->n_lines)
 		fprintf(out, "no contended cache lines found (%u line%s touched by >= 2 threads)\n",
 			r->n_candidates, r->n_candidates == 1 ? "" : "s");
-		return;
-	}
 	for (unsigned i = 0; i < r->n_lines; i++) {
 		if (i)
 			fputc('\n', out);
 		print_line(&r->lines[i], i + 1, r->mem_info, out);
 	}
+	if (r->n_minor)
+		fprintf(out, "\n-- minor sharing: %u line%s shared for real but at little cost "
+			"(below the thresholds), ranked low --\n", r->n_minor,
+			r->n_minor == 1 ? "" : "s");
+	for (unsigned i = 0; i < r->n_minor; i++) {
+		fputc('\n', out);
+		print_line(&r->minor[i], i + 1, r->mem_info, out);
+	}
+	report_print_latent_text(r, out);
 }

@@ -39,7 +39,18 @@ and checks the JSON report (docs/json-schema.md):
                 "padded": null,                    layout_padded is null
                 "own_line": ["v"] } } ],           in layout_padded, no other
                                                    member shares its lines
-          "forbid_other_lines": true }  no line beyond the expected ones
+          "forbid_other_lines": true,   no line beyond the expected ones
+          "expect_minor": [ ... ],      minor lines (minor_lines), each as an
+                                        expectation of "expect"
+          "forbid_other_minor": true,   no minor line beyond those
+          "expect_latent": [            latent false sharing (latent)
+            { "members": ["[0].sum", "[1].count"],  sides a and b, in order
+              "type": "struct slot",    the element's or object's type
+              "function": "step",       some side's code is in it
+              "placements": [ { "line_size": 64, "align": 16,
+                                "sharing": 2, "total": 4 } ] } ],
+                                        each listed placement count is there
+          "forbid_other_latent": true } no latent pair beyond those
       ] }
 
 Every key of an expectation is optional.  Member patterns are matched
@@ -68,7 +79,9 @@ import sys
 import tempfile
 
 RUN_KEYS = {"name", "args", "repeat", "contend_args", "timeout", "expect",
-            "forbid_other_lines"}
+            "forbid_other_lines", "expect_minor", "forbid_other_minor",
+            "expect_latent", "forbid_other_latent"}
+LATENT_KEYS = {"members", "type", "function", "placements"}
 EXPECT_KEYS = {"kind", "object", "type", "members", "true_shared_members",
                "false_victim_members", "only_members", "min_writer_threads",
                "function", "file", "min_typed_rate", "alignment_note",
@@ -289,43 +302,94 @@ def summarize_line(line):
                 "; ".join(ranges), "; ".join(sites)))
 
 
-def check_report(report, run):
-    """All failures of one report against a run's expectations."""
-    failures = []
-    lines = report["lines"]
-    if report.get("target_status", 0) != 0:
-        failures.append("target_status: expected 0, got %r"
-                        % report.get("target_status"))
+def check_latent(exp, lt):
+    """Everything in which a latent pair differs from an expectation."""
+    problems = []
+    sides = [lt.get("a") or {}, lt.get("b") or {}]
+    if "members" in exp:
+        got = [sd.get("member") for sd in sides]
+        if len(exp["members"]) != 2 or not all(
+                member_matches(p, m, None) for p, m in zip(exp["members"], got)):
+            problems.append("members: expected %r, got %r" % (exp["members"], got))
+    if "type" in exp:
+        got = lt.get("type")
+        if got is None or strip_tag(got) != strip_tag(exp["type"]):
+            problems.append("type: expected %r, got %r" % (exp["type"], got))
+    if "function" in exp and not any(
+            function_matches(exp["function"], (sd.get("site") or {}).get("function"))
+            for sd in sides):
+        problems.append("function: no side in %s" % exp["function"])
+    for want in exp.get("placements", []):
+        if want not in (lt.get("placements") or []):
+            problems.append("placements: no %r (have %r)"
+                            % (want, lt.get("placements")))
+    return problems
 
+
+def summarize_latent(lt):
+    a, b = lt.get("a") or {}, lt.get("b") or {}
+    return "#%s %s: %s (T%s) and %s (T%s), %s bytes apart; placements %s" % (
+        lt.get("rank"), lt.get("object"), a.get("member"), a.get("tid"),
+        b.get("member"), b.get("tid"), lt.get("gap"),
+        ", ".join("%s/%s@%s/%s" % (p.get("sharing"), p.get("total"),
+                                   p.get("align"), p.get("line_size"))
+                  for p in lt.get("placements") or []))
+
+
+def match_all(expects, items, check, forbid, what, name_of):
+    """Failures of one list of expectations against one list of items."""
+    failures = []
     claimed, closest = set(), set()
-    for i, exp in enumerate(run.get("expect", [])):
+    for i, exp in enumerate(expects):
         best = None
-        for j, line in enumerate(lines):
+        for j, item in enumerate(items):
             if j in claimed:
                 continue
-            problems = check_line(exp, line)
+            problems = check(exp, item)
             if not problems:
                 claimed.add(j)
                 break
             if best is None or len(problems) < len(best[2]):
-                best = (j, line, problems)
+                best = (j, item, problems)
         else:
             if best is None:
-                failures.append("expected line %d %s: no %sline reported"
-                                % (i + 1, describe_expectation(exp),
-                                   "other " if lines else ""))
+                failures.append("expected %s %d %s: no %s%s reported"
+                                % (what, i + 1, describe_expectation(exp),
+                                   "other " if items else "", what))
             else:
                 closest.add(best[0])
-                failures.append("expected line %d %s not found; closest, line "
-                                "#%s: %s" % (i + 1, describe_expectation(exp),
-                                             best[1].get("rank"),
-                                             "; ".join(best[2])))
-    if run.get("forbid_other_lines"):
-        for j, line in enumerate(lines):
+                failures.append("expected %s %d %s not found; closest, %s #%s: %s"
+                                % (what, i + 1, describe_expectation(exp),
+                                   what, best[1].get("rank"),
+                                   "; ".join(best[2])))
+    if forbid:
+        for j, item in enumerate(items):
             if j not in claimed and j not in closest:
-                failures.append("unexpected line #%s: %s kind on %s"
-                                % (line.get("rank"), line.get("kind"),
-                                   line.get("variable") or line.get("object")))
+                failures.append("unexpected %s #%s: %s"
+                                % (what, item.get("rank"), name_of(item)))
+    return failures
+
+
+def line_name(line):
+    return "%s kind on %s" % (line.get("kind"),
+                              line.get("variable") or line.get("object"))
+
+
+def check_report(report, run):
+    """All failures of one report against a run's expectations."""
+    failures = []
+    if report.get("target_status", 0) != 0:
+        failures.append("target_status: expected 0, got %r"
+                        % report.get("target_status"))
+    failures += match_all(run.get("expect", []), report["lines"], check_line,
+                          run.get("forbid_other_lines"), "line", line_name)
+    failures += match_all(run.get("expect_minor", []),
+                          report.get("minor_lines") or [], check_line,
+                          run.get("forbid_other_minor"), "minor line", line_name)
+    failures += match_all(run.get("expect_latent", []),
+                          report.get("latent") or [], check_latent,
+                          run.get("forbid_other_latent"), "latent pair",
+                          summarize_latent)
     return failures
 
 
@@ -383,6 +447,13 @@ def check_run(contend, binary, run, repeat):
                     print("    (malformed line: %r)" % e)
             if not report["lines"]:
                 print("    none")
+            for key, show in (("minor_lines", summarize_line),
+                              ("latent", summarize_latent)):
+                for item in report.get(key) or []:
+                    try:
+                        print("    %s: %s" % (key, show(item)))
+                    except (AttributeError, TypeError) as e:
+                        print("    (malformed %s: %r)" % (key, e))
         print("  report kept: %s" % path)
         sys.stdout.flush()
     print("%s %s (%d/%d)" % ("ok" if passed == repeat else "FAIL",
@@ -410,7 +481,11 @@ def validate(expected, path):
             bad("a run has no \"name\"")
         if set(run) - RUN_KEYS:
             bad("run %s: unknown keys %s" % (name, sorted(set(run) - RUN_KEYS)))
-        for exp in run.get("expect", []):
+        for exp in run.get("expect_latent", []):
+            if not isinstance(exp, dict) or set(exp) - LATENT_KEYS:
+                bad("run %s: a latent expectation takes only %s"
+                    % (name, sorted(LATENT_KEYS)))
+        for exp in run.get("expect", []) + run.get("expect_minor", []):
             if not isinstance(exp, dict):
                 bad("run %s: an expectation is not a JSON object" % name)
             if set(exp) - EXPECT_KEYS:

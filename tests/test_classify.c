@@ -2,6 +2,8 @@
 #include "tap.h"
 #include "common/util.h"
 
+#include <inttypes.h>
+
 #define MS 1000000ULL
 #define PID 42
 #define LINE 0x7000
@@ -58,6 +60,8 @@ static struct line_table *table_of(const struct actor *a, size_t n, unsigned sam
 	play(t, a, n, samples, 0);
 	return t;
 }
+
+static struct classify_config default_cfg;
 
 static void classify(struct line_table *t, struct line_verdict *v)
 {
@@ -314,6 +318,8 @@ static void test_phased(void)
 	classify(t, &v);
 	CHECK(!v.contended, "not contended");
 	CHECK(v.concurrent_frac < 0.05, "concurrent_frac %g", v.concurrent_frac);
+	CHECK(!line_verdict_minor(line_table_find(t, PID, LINE), &v, &default_cfg),
+	      "threads in turn: not minor sharing either");
 	line_verdict_release(&v);
 	line_table_free(t);
 }
@@ -473,6 +479,8 @@ static void test_below_min_score(void)
 	CHECK_STR(sharing_kind_id(v.kind), "false", "kind");
 	CHECK(!v.contended, "not contended at score %g", v.score);
 	CHECK(v.share == 0.001, "share %g", v.share);
+	CHECK(line_verdict_minor(line_table_find(t, PID, LINE), &v, &cfg),
+	      "real false sharing at little cost: minor");
 	line_verdict_release(&v);
 	line_table_free(t);
 }
@@ -486,6 +494,51 @@ static void test_below_min_concurrent(void)
 	classify(t, &v);
 	CHECK_STR(sharing_kind_id(v.kind), "false", "kind");
 	CHECK(!v.contended, "5 concurrent samples are not enough");
+	CHECK(line_verdict_minor(line_table_find(t, PID, LINE), &v, &default_cfg),
+	      "5 concurrent samples: minor");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/* Threads taking turns every 20 ms: each hand-off leaves a few concurrent
+ * samples, enough for the floor, but they are not sharing, minor or not. */
+static void test_turns_not_minor(void)
+{
+	struct line_table *t = line_table_new(64, 3 * MS);
+	struct line_verdict v;
+
+	for (unsigned p = 0; p < 20; p++)
+		play(t, &counters[p % 2], 1, 20, p * 20 * MS);
+	classify(t, &v);
+	CHECK(line_table_find(t, PID, LINE)->concurrent >= MINOR_MIN_CONCURRENT,
+	      "concurrent %" PRIu64, line_table_find(t, PID, LINE)->concurrent);
+	CHECK(v.kind != SHARING_NONE && v.concurrent_frac < default_cfg.min_concurrent_frac,
+	      "kind %s, concurrent_frac %g", sharing_kind_id(v.kind), v.concurrent_frac);
+	CHECK(!line_verdict_minor(line_table_find(t, PID, LINE), &v, &default_cfg),
+	      "threads in turn: not minor");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
+/* Minor needs MINOR_MIN_CONCURRENT concurrent samples; a contended line
+ * and a line nobody writes are not minor. */
+static void test_minor_floor(void)
+{
+	struct line_table *t = table_of(counters, 2, MINOR_MIN_CONCURRENT);
+	struct line_verdict v;
+
+	classify(t, &v);
+	CHECK_EQ_U64(line_table_find(t, PID, LINE)->concurrent, MINOR_MIN_CONCURRENT - 1,
+		     "concurrent");
+	CHECK(!line_verdict_minor(line_table_find(t, PID, LINE), &v, &default_cfg),
+	      "below the floor: not minor");
+	line_verdict_release(&v);
+	line_table_free(t);
+
+	t = table_of(counters, 2, 1000);
+	classify(t, &v);
+	CHECK(v.contended && !line_verdict_minor(line_table_find(t, PID, LINE), &v,
+						 &default_cfg), "contended: not minor");
 	line_verdict_release(&v);
 	line_table_free(t);
 }
@@ -512,6 +565,7 @@ static void test_range_order(void)
 
 int main(void)
 {
+	classify_config_default(&default_cfg);
 	test_names();
 	test_false_sharing();
 	test_true_sharing();
@@ -528,6 +582,8 @@ int main(void)
 	test_thread_churn();
 	test_below_min_score();
 	test_below_min_concurrent();
+	test_minor_floor();
+	test_turns_not_minor();
 	test_range_order();
 	return test_done();
 }

@@ -836,6 +836,84 @@ static void test_typed(const char *path)
 	symbolizer_free(sym);
 }
 
+/*
+ * Latent false sharing: bump(s) in T1 and T2 writes s->writes of two
+ * neighbouring struct stats (32 bytes) on the heap, elements 0 and 1 of
+ * one array whose element 0 starts 32 bytes into a line: the two writes
+ * are 24 bytes apart, on two lines.  With elements 64 bytes apart (a
+ * padded array) no placement at 8-byte alignment joins them: nothing.
+ */
+static struct report *latent_report(struct symbolizer *sym, struct data_types *dt,
+				    const struct fixture *fx, struct line_table *t,
+				    uint64_t first, uint64_t second)
+{
+	struct classify_config cfg;
+
+	for (int i = 0; i < 100; i++) {
+		add_access(t, T1, fx->bump, first + 8, ACCESS_RMW, DWARF_RDI, 8);
+		add_access(t, T2, fx->bump, second + 8, ACCESS_RMW, DWARF_RDI, 8);
+	}
+	classify_config_default(&cfg);
+	return report_build(&header, t, &cfg, 0, sym, dt);
+}
+
+static void test_latent(const char *path)
+{
+	struct symbolizer *sym = symbolizer_new();
+	struct data_types *dt = data_types_new();
+	struct line_table *t = line_table_new(64, 100000);
+	uint64_t heap = LOAD_BASE + 0x100000;
+	struct fixture fx = { 0 };
+	const struct report_latent *lt;
+	struct report *r;
+	char *text;
+
+	CHECK(fixture_load(&fx, sym, path), "fixture symbols in %s", path);
+	symbolizer_add_mapping(sym, PID, heap, 0x21000, 0, PROT_READ | PROT_WRITE, "[heap]");
+	r = latent_report(sym, dt, &fx, t, heap + 0x2a0, heap + 0x2c0);
+	CHECK_EQ_U64(r->n_lines + r->n_minor, 0, "latent: no line shared");
+	CHECK_EQ_U64(r->n_latent, 1, "latent: one pair");
+	lt = r->n_latent ? &r->latent[0] : NULL;
+	if (lt) {
+		CHECK_STR(lt->object, "struct stats[] at [heap]+0x2a0, via s", "latent: object");
+		CHECK_STR(lt->type_name, "struct stats", "latent: type");
+		CHECK_STR(lt->a.member, "[0].writes", "latent: a");
+		CHECK_STR(lt->b.member, "[1].writes", "latent: b");
+		CHECK(lt->a.tid == T1 && lt->b.tid == T2 && lt->a.writes == 100 &&
+		      lt->a.offset == 8 && lt->b.offset == 40, "latent: sides");
+		CHECK_STR(lt->a.site.function, "bump", "latent: site");
+		CHECK_EQ_U64(lt->gap, 24, "latent: gap");
+		CHECK(lt->heap && lt->n_placements == 4 &&
+		      lt->placements[0].line_size == 64 && lt->placements[0].align == 16 &&
+		      lt->placements[0].sharing == 2 && lt->placements[0].total == 4 &&
+		      lt->placements[1].align == 8 && lt->placements[1].sharing == 4 &&
+		      lt->placements[1].total == 8 && lt->placements[2].line_size == 128,
+		      "latent: placements");
+		CHECK(lt->advice && strstr(lt->advice, "pad struct stats from 32 to 64 bytes"),
+		      "latent: advice %s", lt->advice);
+	}
+	text = render(r, false);
+	CHECK(strstr(text, "== latent #1  LATENT FALSE SHARING  struct stats[] at [heap]+0x2a0") &&
+	      strstr(text, "   they share a line in 2 of 4 placements at 16-byte alignment "
+		     "(malloc's), 4 of 8 at 8-byte\n"
+		     "                        alignment (the type's) on 64-byte lines; 6 of 8"),
+	      "latent text:\n%s", text);
+	free(text);
+	text = render(r, true);
+	CHECK(json_parses(text) && strstr(text, "\"kind\": \"latent_false\""), "latent JSON");
+	free(text);
+	report_free(r);
+	line_table_free(t);
+
+	t = line_table_new(64, 100000);
+	r = latent_report(sym, dt, &fx, t, heap + 0x2a0, heap + 0x2e0);
+	CHECK_EQ_U64(r->n_latent, 0, "padded: no latent pair");
+	report_free(r);
+	line_table_free(t);
+	data_types_free(dt);
+	symbolizer_free(sym);
+}
+
 static uint64_t untyped_why(const struct report *r, const char *what)
 {
 	for (unsigned i = 0; i < r->n_untyped_why; i++)
@@ -1159,6 +1237,7 @@ int main(int argc, char **argv)
 		test_typed(fixture);
 		test_untyped_reasons(fixture);
 		test_named_by_contended(fixture);
+		test_latent(fixture);
 	}
 	free(fixture);
 	test_confirm_locks();
