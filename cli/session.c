@@ -18,6 +18,7 @@
 #include "cli/launch.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
+#include "detector/shared_mem.h"
 #include "common/escape.h"
 #include "common/procfs.h"
 #include "common/safe_file.h"
@@ -133,16 +134,19 @@ static void on_sample(void *ctx, const struct perf_sample *ps)
 		return;
 	if (s->unwinder)
 		a.chain_id = sample_chain(s, ps);
+	shared_mem_locate(s->sym, &a);   /* shared memory: one line for all */
 	line_table_add(s->lines, &a);
 	if (s->hooks && s->hooks->access)
 		s->hooks->access(s->hooks->ctx, &a);
 }
 
 static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
-		    uint64_t pgoff, uint32_t prot, const char *filename)
+		    uint64_t pgoff, uint32_t prot, const char *filename,
+		    const struct map_object *obj)
 {
 	struct session *s = ctx;
-	symbolizer_add_mapping(s->sym, (pid_t)pid, start, len, pgoff, prot, filename);
+	symbolizer_add_mapping_object(s->sym, (pid_t)pid, start, len, pgoff, prot,
+				      filename, obj);
 	if (s->hooks && s->hooks->mmap)
 		s->hooks->mmap(s->hooks->ctx, pid, start, len, pgoff, prot, filename);
 }

@@ -9,8 +9,10 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/procfs.h"
 #include "common/util.h"
 
 struct ring {
@@ -481,7 +483,12 @@ static void dispatch(struct perf_session *ps, const uint8_t *rec, size_t len,
 				n = sizeof(name) - 1;
 			copy_bytes(name, body + sizeof(m), n);
 			name[n] = '\0';
-			cb->mmap(cb->ctx, m.pid, m.addr, m.len, m.pgoff, m.prot, name);
+			struct map_object obj = {
+				.dev = makedev(m.maj, m.min), .ino = m.ino,
+				.shared = (m.flags & MAP_SHARED) != 0,
+			};
+
+			cb->mmap(cb->ctx, m.pid, m.addr, m.len, m.pgoff, m.prot, name, &obj);
 		}
 		break;
 	}
