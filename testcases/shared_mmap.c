@@ -4,7 +4,8 @@
  * struct shared_counters and forks: the child inherits the mapping (the
  * same shmem object, "/dev/zero (deleted)" in both processes' maps).  The
  * parent adds to c->a, the child to c->b: two processes, one cache line,
- * different bytes.  contend must report false sharing across processes,
+ * different bytes.  The adds are atomic (lock add), as counters that
+ * processes share are: every sample of them is a write.  contend must report false sharing across processes,
  * with both pids, struct shared_counters and members a and b.
  *
  * --padded: the child's counter is in another struct 64 bytes further on,
@@ -43,7 +44,7 @@ static __attribute__((noinline)) void add_a(volatile struct shared_counters *c,
 {
 	for (long i = 0; i < n; i++) {
 		*item = i;
-		c->a++;
+		__atomic_fetch_add(&c->a, 1, __ATOMIC_RELAXED);
 	}
 }
 
@@ -52,7 +53,7 @@ static __attribute__((noinline)) void add_b(volatile struct shared_counters *c,
 {
 	for (long i = 0; i < n; i++) {
 		*item = i;
-		c->b++;
+		__atomic_fetch_add(&c->b, 1, __ATOMIC_RELAXED);
 	}
 }
 
