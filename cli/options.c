@@ -46,13 +46,15 @@ static const char usage_run[] =
 	"  contend run --format json -o report.json -- ./myprog\n";
 
 static const char usage_attach[] =
-	"usage: contend attach -p PID [-d SECONDS] [-t TID,...] [options]\n"
+	"usage: contend attach (-p PID | -a) [-d SECONDS] [-t TID,...] [options]\n"
 	"\n"
 	"Sample a running process (every thread, and threads created while\n"
 	"attached) for SECONDS, until Ctrl-C, or until it exits; then detach,\n"
 	"leaving it running exactly as before, and report.\n"
 	"\n"
 	"  -p, --pid PID          the process\n"
+	"  -a, --all-cpus         every process on the machine (per-CPU events;\n"
+	"                         needs CAP_PERFMON or kernel.perf_event_paranoid <= 0)\n"
 	"  -d, --duration SECONDS how long to sample (default: until Ctrl-C)\n"
 	"  -t, --tid TID,...      only these threads\n"
 	"  -F, -g, -o, --format, --top, --line-size, --min-score, --window-ms,\n"
@@ -60,10 +62,11 @@ static const char usage_attach[] =
 	"\n"
 	"Examples:\n"
 	"  contend attach -p $(pidof server) -d 10\n"
-	"  contend attach -p 1234 -t 1240,1241 -d 5 --format json -o r.json\n";
+	"  contend attach -p 1234 -t 1240,1241 -d 5 --format json -o r.json\n"
+	"  contend attach -a -d 3\n";
 
 static const char usage_record[] =
-	"usage: contend record [-o FILE] [-F HZ] (-- CMD [ARGS...] | -p PID [-d SECONDS])\n"
+	"usage: contend record [-o FILE] [-F HZ] (-- CMD [ARGS...] | (-p PID | -a) [-d SECONDS])\n"
 	"\n"
 	"Sample like 'contend run' (a command) or 'contend attach' (-p PID), and\n"
 	"write the samples, threads and mappings (with build-ids) to a data file\n"
@@ -72,7 +75,7 @@ static const char usage_record[] =
 	"\n"
 	"  -o, --output FILE      the data file (default contend.data)\n"
 	"  -F, --freq HZ          sampling rate per thread (default %u)\n"
-	"  -p, -d, -t             as for attach\n"
+	"  -p, -a, -d, -t         as for attach\n"
 	"  -q, --quiet            no progress messages\n"
 	"\n"
 	"Exit status: as for run (1: the target failed; the file is still written).\n"
@@ -203,6 +206,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "delay", required_argument, NULL, 'D' },
 		{ "tid", required_argument, NULL, 't' },
@@ -234,7 +238,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	classify_config_default(&o->classify);
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:o:b:qhp:d:D:t:i:g", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F:o:b:qhp:ad:D:t:i:g", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			o->freq = parse_uint("-F", optarg, 1, 100000);
@@ -271,6 +275,9 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case 'p':
 			o->pid = (pid_t)parse_uint("-p", optarg, 1, 0x3fffffff);
+			break;
+		case 'a':
+			o->system_wide = true;
 			break;
 		case 'd':
 			o->duration = parse_double("-d", optarg, 0.001, 1e7);

@@ -16,6 +16,7 @@
 #include "detector/backend.h"
 #include "detector/callchain.h"
 #include "cli/launch.h"
+#include "cli/system_wide.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "detector/shared_mem.h"
@@ -68,6 +69,7 @@ struct session {
 	size_t n_forked, alloc_forked;
 	double sample_from;        /* --delay: samples before this monotonic_s() are dropped */
 	struct jvm_map jvm;        /* a HotSpot target: its JIT code's perf map */
+	struct system_wide *sw;    /* attach -a: the processes seen; else NULL */
 };
 
 /* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
@@ -92,6 +94,8 @@ static void catch_stop_signals(bool catch)
 
 static bool note_target_creds(struct session *s, pid_t pid);
 static void target_execed(struct session *s, pid_t pid);
+
+static void name_task(struct session *s, pid_t pid, pid_t from, pid_t tid);
 
 static void note_pid(struct session *s, pid_t pid)
 {
@@ -128,8 +132,14 @@ static void on_sample(void *ctx, const struct perf_sample *ps)
 {
 	struct session *s = ctx;
 	struct access_sample a;
+	bool new_thread = false;
+
 	if (s->sample_from && monotonic_s() < s->sample_from)
 		return;
+	if (s->sw && !system_wide_sample(s->sw, s->sym, ps->pid, ps->tid, &new_thread))
+		return;
+	if (new_thread)
+		name_task(s, (pid_t)ps->pid, (pid_t)ps->pid, (pid_t)ps->tid);
 	if (!backend_access(&s->backend, ps, &a))
 		return;
 	if (s->unwinder)
@@ -225,6 +235,8 @@ static void refresh_maps(struct session *s, bool force)
 	if (!force && t - s->last_maps < 0.2)
 		return;
 	s->last_maps = t;
+	if (s->sw)
+		system_wide_refresh(s->sw, s->sym);
 	/* An exited process (a zombie until reaped) has an empty maps file,
 	 * which would replace every mapping the report still needs. */
 	for (size_t i = 0; i < s->n_pids; i++)
@@ -517,7 +529,7 @@ static void session_init(struct session *s, const struct options *opt,
 		s->unwinder = unwinder_new(s->sym);
 		s->chains = callchains_new();
 	}
-	if (opt->confirm) {
+	if (opt->confirm && !opt->system_wide) {   /* -a: never arm other users' tasks */
 		struct watch_config wc;
 
 		watch_config_default(&wc);
@@ -616,6 +628,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	if (!opt->argv || !opt->argv[0])
 		die("run: no command given (usage: contend run [options] -- CMD [ARGS...])");
+	if (opt->system_wide)
+		die("run: -a is for attach and record (contend attach -a -d SECONDS)");
 	session_check_output(opt);
 
 	session_init(&s, opt, hooks);
@@ -793,6 +807,47 @@ static void debug_fds(const char *when)
 	fprintf(stderr, "contend: fds %s: %d\n", when, n);
 }
 
+/* attach -a: per-CPU events, every process (system_wide.h); no watch. */
+static int session_attach_all(const struct options *opt, const struct session_hooks *hooks)
+{
+	struct session s;
+	struct perf_session_config pc = { .pid = -1, .buffer_pages = 512 };  /* busy CPUs */
+	struct perf_callbacks cb = session_callbacks(&s);
+	struct system_wide sw;
+	struct event_set *es;
+	double t0, t1;
+	int ret;
+
+	if (opt->pid || opt->n_tids || opt->argv)
+		die("-a samples every process: give no -p, -t or command with it");
+	session_check_output(opt);
+	session_init(&s, opt, hooks);
+	system_wide_init(&sw);
+	s.sw = &sw;
+	es = event_set_open(&s.choice, &pc, false);
+	if (!es) {
+		session_release(&s);
+		system_wide_release(&sw);
+		return 2;
+	}
+	stop_requested = 0;
+	catch_stop_signals(true);
+	if (!opt->quiet)
+		fprintf(stderr, "contend: sampling every process%s\n",
+			opt->duration > 0 ? "" : "; Ctrl-C to stop");
+	t0 = monotonic_s();
+	while (!stop_requested && !(opt->duration > 0 && monotonic_s() - t0 >= opt->duration))
+		session_beat(&s, es, &cb, -1, t0);
+	t1 = monotonic_s();
+	event_set_drain(es, &cb);
+	event_set_close(es);
+	ret = finish_session(&s, "every process (-a)", -1, t1 - t0, TARGET_ATTACHED_RUNNING, 0);
+	catch_stop_signals(false);
+	session_release(&s);
+	system_wide_release(&sw);
+	return ret;
+}
+
 int session_attach(const struct options *opt, const struct session_hooks *hooks)
 {
 	struct session s;
@@ -807,6 +862,8 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	char *command;
 	struct strbuf esc = STRBUF_INIT;
 
+	if (opt->system_wide)
+		return session_attach_all(opt, hooks);
 	if (opt->pid <= 0)
 		options_usage("attach", 2);
 	session_check_output(opt);

@@ -85,6 +85,21 @@ const char *perf_open_hint(int err)
 	return strerror(err);
 }
 
+/* Events of every process on a CPU (pid -1): the kernel lets them to a
+ * holder of CAP_PERFMON (or CAP_SYS_ADMIN, which includes it), else only
+ * while kernel.perf_event_paranoid is 0 or less (perf_allow_cpu()). */
+static const char *system_wide_hint(int err)
+{
+	static char hint[300];
+
+	if (err != EACCES && err != EPERM)
+		return perf_open_hint(err);
+	snprintf(hint, sizeof(hint),
+		 "permission denied: per-CPU events need CAP_PERFMON (or CAP_SYS_ADMIN, or "
+		 "root) or kernel.perf_event_paranoid <= 0, and it is %d", read_paranoid());
+	return hint;
+}
+
 /* Open the event for one task on one CPU.  The first event of a CPU gets
  * the ring buffer; the others are redirected into it (SET_OUTPUT), so
  * memory stays one buffer per CPU however many threads are followed. */
@@ -205,6 +220,11 @@ struct perf_session *perf_session_open(const struct perf_session_config *cfg)
 		int err = perf_session_add_task(ps, pid);
 		if (err == -ESRCH && cfg->n_tids)
 			continue;   /* that thread exited while we attached */
+		if (err < 0 && pid == -1) {
+			error("cannot sample every process (-a): %s", system_wide_hint(-err));
+			perf_session_close(ps);
+			return NULL;
+		}
 		if (err < 0) {
 			error("cannot sample %s %d: %s", cfg->n_tids ? "thread" : "process",
 			      (int)pid, perf_open_hint(-err));
