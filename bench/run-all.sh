@@ -33,6 +33,8 @@ start=$(date +%s)
 	"$here/latent.sh" 20
 	echo; echo "## Accuracy (bench/accuracy.sh, 20 runs)"; echo
 	"$here/accuracy.sh" 20
+	echo; echo "## Processes sharing memory (bench/shared.sh, 20 runs)"; echo
+	"$here/shared.sh" 20
 	echo
 	elapsed=$(($(date +%s) - start))
 	echo "make bench ran for $((elapsed / 60)) min $((elapsed % 60)) s."

@@ -191,7 +191,8 @@ static void on_tick(void *ctx, struct line_table *lines, pid_t pid, double elaps
 {
 	struct recorder *rec = ctx;
 
-	trace_pid(rec, (uint32_t)pid);
+	if (pid > 0)     /* -a: no one target; the samples name the processes */
+		trace_pid(rec, (uint32_t)pid);
 	if (rec->last_snapshot && elapsed - rec->last_snapshot < SNAPSHOT_INTERVAL)
 		return;
 	rec->last_snapshot = elapsed > 0 ? elapsed : 1e-9;
@@ -280,9 +281,9 @@ int cmd_record(int argc, char **argv)
 	 * would change the live report only, so report -i could not
 	 * reproduce it.  Confirm with `contend watch` or a live run. */
 	opt.confirm = false;
-	if (opt.pid && opt.argv)
-		die("record: give -p PID or a command after --, not both");
-	if (!opt.pid && !opt.argv)
+	if ((opt.pid || opt.system_wide) && opt.argv)
+		die("record: give -p PID, -a or a command after --, not two");
+	if (!opt.pid && !opt.argv && !opt.system_wide)
 		options_usage("record", 2);
 	/* The report the session builds is thrown away but for its header:
 	 * let no line qualify, so that nothing is symbolized for it.  Unless
@@ -307,7 +308,8 @@ int cmd_record(int argc, char **argv)
 	atexit(remove_temp);
 	rec.w = datafile_writer_new(out_file_stream(rec.out), opt.freq);
 
-	ret = opt.pid ? session_attach(&opt, &hooks) : session_run(&opt, &hooks);
+	ret = opt.pid || opt.system_wide ? session_attach(&opt, &hooks)
+					 : session_run(&opt, &hooks);
 
 	/* the session failed before its report, or writing the file did */
 	datafile_writer_free(rec.w);

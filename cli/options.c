@@ -47,13 +47,15 @@ static const char usage_run[] =
 	"  contend run --format json -o report.json -- ./myprog\n";
 
 static const char usage_attach[] =
-	"usage: contend attach -p PID [-d SECONDS] [-t TID,...] [options]\n"
+	"usage: contend attach (-p PID | -a) [-d SECONDS] [-t TID,...] [options]\n"
 	"\n"
 	"Sample a running process (every thread, and threads created while\n"
 	"attached) for SECONDS, until Ctrl-C, or until it exits; then detach,\n"
 	"leaving it running exactly as before, and report.\n"
 	"\n"
 	"  -p, --pid PID          the process\n"
+	"  -a, --all-cpus         every process on the machine (per-CPU events;\n"
+	"                         needs CAP_PERFMON or kernel.perf_event_paranoid <= 0)\n"
 	"  -d, --duration SECONDS how long to sample (default: until Ctrl-C)\n"
 	"  -t, --tid TID,...      only these threads\n"
 	"  -F, -g, -o, --format, --top, --line-size, --min-score, --window-ms,\n"
@@ -68,10 +70,11 @@ static const char usage_attach[] =
 	"Examples:\n"
 	"  contend attach -p $(pidof server) -d 10\n"
 	"  contend attach -p 1234 -t 1240,1241 -d 5 --format json -o r.json\n"
-	"  contend attach -p $(pidof server) --interval 60 -o /var/lib/contend\n";
+	"  contend attach -p $(pidof server) --interval 60 -o /var/lib/contend\n"
+	"  contend attach -a -d 3\n";
 
 static const char usage_record[] =
-	"usage: contend record [-o FILE] [-F HZ] (-- CMD [ARGS...] | -p PID [-d SECONDS])\n"
+	"usage: contend record [-o FILE] [-F HZ] (-- CMD [ARGS...] | (-p PID | -a) [-d SECONDS])\n"
 	"\n"
 	"Sample like 'contend run' (a command) or 'contend attach' (-p PID), and\n"
 	"write the samples, threads and mappings (with build-ids) to a data file\n"
@@ -80,7 +83,7 @@ static const char usage_record[] =
 	"\n"
 	"  -o, --output FILE      the data file (default contend.data)\n"
 	"  -F, --freq HZ          sampling rate per thread (default %u)\n"
-	"  -p, -d, -t             as for attach\n"
+	"  -p, -a, -d, -t         as for attach\n"
 	"  -q, --quiet            no progress messages\n"
 	"\n"
 	"Exit status: as for run (1: the target failed; the file is still written).\n"
@@ -314,6 +317,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "backend", required_argument, NULL, 'b' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "delay", required_argument, NULL, 'D' },
 		{ "tid", required_argument, NULL, 't' },
@@ -354,7 +358,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	classify_config_default(&o->classify);
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:o:b:qhp:d:D:t:i:gn:a", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+F:o:b:qhp:ad:D:t:i:gn:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			o->freq = parse_uint("-F", optarg, 1, 100000);
@@ -394,6 +398,12 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case 'p':
 			o->pid = (pid_t)parse_uint("-p", optarg, 1, 0x3fffffff);
+			break;
+		case 'a':
+			if (!strcmp(o->command, "top"))
+				die("-a: system-wide sampling is not available in contend top: "
+				    "use 'contend attach -a -d SECONDS'");
+			o->system_wide = true;
 			break;
 		case 'd':
 			o->duration = parse_double("-d", optarg, 0.001, 1e7);
@@ -440,10 +450,6 @@ void options_parse(struct options *o, int argc, char **argv)
 			top_only(o, "--report");
 			o->report_on_quit = true;
 			break;
-		case 'a':
-			top_only(o, "-a");
-			die("-a: system-wide sampling is not available: contend samples one "
-			    "process (-p PID or -- CMD), its threads and its children");
 		case 'g':
 			o->callchain = true;
 			break;

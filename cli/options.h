@@ -33,6 +33,7 @@ struct options {
 	unsigned ldlat;              /* --ldlat: PEBS/SPE load latency threshold, cycles */
 	bool callchain;
 	pid_t pid;                   /* attach -p */
+	bool system_wide;            /* attach/record -a: every process */
 	pid_t *tids;                 /* attach -t TID,... (owned) */
 	unsigned n_tids;
 	double duration;             /* attach: seconds, 0 = until Ctrl-C/exit */

@@ -19,8 +19,10 @@
 #include "cli/launch.h"
 #include "cli/triage.h"
 #include "cli/progress.h"
+#include "cli/system_wide.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
+#include "detector/shared_mem.h"
 #include "common/escape.h"
 #include "common/procfs.h"
 #include "common/safe_file.h"
@@ -60,6 +62,7 @@ struct session {
 	struct jvm_target jvm;     /* a HotSpot target: its perf map, its exit held */
 	struct progress progress;  /* the status line on a terminal */
 	double duration;           /* attach -d: planned seconds, 0 if none */
+	struct system_wide *sw;    /* attach -a: the processes seen; else NULL */
 };
 
 /* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
@@ -86,6 +89,8 @@ static void catch_stop_signals(bool catch)
 
 static bool note_target_creds(struct session *s, pid_t pid);
 static void target_execed(struct session *s, pid_t pid);
+
+static void name_task(struct session *s, pid_t pid, pid_t from, pid_t tid);
 
 static void note_pid(struct session *s, pid_t pid)
 {
@@ -122,22 +127,31 @@ static void on_sample(void *ctx, const struct perf_sample *ps)
 {
 	struct session *s = ctx;
 	struct access_sample a;
+	bool new_thread = false;
+
 	if (s->sample_from && monotonic_s() < s->sample_from)
 		return;
+	if (s->sw && !system_wide_sample(s->sw, s->sym, ps->pid, ps->tid, &new_thread))
+		return;
+	if (new_thread)
+		name_task(s, (pid_t)ps->pid, (pid_t)ps->pid, (pid_t)ps->tid);
 	if (!backend_access(&s->backend, ps, &a))
 		return;
 	if (s->unwinder)
 		a.chain_id = sample_chain(s, ps);
+	shared_mem_locate(s->sym, &a);   /* shared memory: one line for all */
 	line_table_add(s->lines, &a);
 	if (s->hooks && s->hooks->access)
 		s->hooks->access(s->hooks->ctx, &a);
 }
 
 static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
-		    uint64_t pgoff, uint32_t prot, const char *filename)
+		    uint64_t pgoff, uint32_t prot, const char *filename,
+		    const struct map_object *obj)
 {
 	struct session *s = ctx;
-	symbolizer_add_mapping(s->sym, (pid_t)pid, start, len, pgoff, prot, filename);
+	symbolizer_add_mapping_object(s->sym, (pid_t)pid, start, len, pgoff, prot,
+				      filename, obj);
 	if (s->hooks && s->hooks->mmap)
 		s->hooks->mmap(s->hooks->ctx, pid, start, len, pgoff, prot, filename);
 }
@@ -217,6 +231,8 @@ static void refresh_maps(struct session *s, bool force)
 	if (!force && t - s->last_maps < 0.2)
 		return;
 	s->last_maps = t;
+	if (s->sw)
+		system_wide_refresh(s->sw, s->sym);
 	/* An exited process (a zombie until reaped) has an empty maps file,
 	 * which would replace every mapping the report still needs. */
 	for (size_t i = 0; i < s->n_pids; i++)
@@ -476,7 +492,7 @@ static void session_init(struct session *s, const struct options *opt,
 		s->unwinder = unwinder_new(s->sym);
 		s->chains = callchains_new();
 	}
-	if (opt->confirm) {
+	if (opt->confirm && !opt->system_wide) {   /* -a: never arm other users' tasks */
 		struct watch_config wc;
 
 		watch_config_default(&wc);
@@ -576,6 +592,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	if (!opt->argv || !opt->argv[0])
 		die("run: no command given (usage: contend run [options] -- CMD [ARGS...])");
+	if (opt->system_wide)
+		die("run: -a is for attach and record (contend attach -a -d SECONDS)");
 	session_check_output(opt);
 
 	session_init(&s, opt, hooks);
@@ -778,6 +796,47 @@ static void debug_fds(const char *when)
 	fprintf(stderr, "contend: fds %s: %d\n", when, n);
 }
 
+/* attach -a: per-CPU events, every process (system_wide.h); no watch. */
+static int session_attach_all(const struct options *opt, const struct session_hooks *hooks)
+{
+	struct session s;
+	struct perf_session_config pc = { .pid = -1, .buffer_pages = 512 };  /* busy CPUs */
+	struct perf_callbacks cb = session_callbacks(&s);
+	struct system_wide sw;
+	struct event_set *es;
+	double t0, t1;
+	int ret;
+
+	if (opt->pid || opt->n_tids || opt->argv)
+		die("-a samples every process: give no -p, -t or command with it");
+	session_check_output(opt);
+	session_init(&s, opt, hooks);
+	system_wide_init(&sw);
+	s.sw = &sw;
+	es = event_set_open(&s.choice, &pc, false);
+	if (!es) {
+		session_release(&s);
+		system_wide_release(&sw);
+		return 2;
+	}
+	stop_requested = 0;
+	catch_stop_signals(true);
+	if (!opt->quiet)
+		fprintf(stderr, "contend: sampling every process%s\n",
+			opt->duration > 0 ? "" : "; Ctrl-C to stop");
+	t0 = monotonic_s();
+	while (!stop_requested && !(opt->duration > 0 && monotonic_s() - t0 >= opt->duration))
+		session_beat(&s, es, &cb, -1, t0);
+	t1 = monotonic_s();
+	event_set_drain(es, &cb);
+	event_set_close(es);
+	ret = finish_session(&s, "every process (-a)", -1, t1 - t0, TARGET_ATTACHED_RUNNING, 0);
+	catch_stop_signals(false);
+	session_release(&s);
+	system_wide_release(&sw);
+	return ret;
+}
+
 int session_attach(const struct options *opt, const struct session_hooks *hooks)
 {
 	struct session s;
@@ -792,6 +851,8 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	char *command;
 	struct strbuf esc = STRBUF_INIT;
 
+	if (opt->system_wide)
+		return session_attach_all(opt, hooks);
 	if (opt->pid <= 0)
 		options_usage("attach", 2);
 	session_check_output(opt);

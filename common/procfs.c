@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <sys/mman.h>
 
 #include "common/util.h"
@@ -146,13 +147,26 @@ bool process_has_capability(pid_t pid, unsigned cap)
 bool parse_maps_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
 		     uint32_t *prot, const char **name)
 {
+	struct map_object obj;
+
+	return parse_maps_line_object(line, start, end, pgoff, prot, name, &obj);
+}
+
+bool parse_maps_line_object(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
+			    uint32_t *prot, const char **name, struct map_object *obj)
+{
+	unsigned major = 0, minor = 0;
 	char perms[5];
 	int name_at = 0;
 	size_t len;
 
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %*s %*s %n",
-		   start, end, perms, pgoff, &name_at) < 4 || !name_at || *end <= *start)
+	memset(obj, 0, sizeof(*obj));
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n",
+		   start, end, perms, pgoff, &major, &minor, &obj->ino, &name_at) < 7 ||
+	    !name_at || *end <= *start)
 		return false;
+	obj->dev = makedev(major, minor);
+	obj->shared = perms[3] == 's';
 	*prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
 		(perms[2] == 'x' ? PROT_EXEC : 0);
 	len = strlen(line + name_at);

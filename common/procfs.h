@@ -41,4 +41,19 @@ bool process_has_capability(pid_t pid, unsigned cap);
 bool parse_maps_line(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
 		     uint32_t *prot, const char **name);
 
+/* What a mapping maps: the file's device and inode (a shared anonymous
+ * mapping is a file too, of the kernel's shmem: "/dev/zero (deleted)")
+ * and whether it is MAP_SHARED, so that processes mapping the same object
+ * share its memory.  ino 0: unknown or anonymous. */
+struct map_object {
+	uint64_t dev;             /* makedev(major, minor) */
+	uint64_t ino;
+	bool shared;
+};
+
+/* parse_maps_line(), and the line's object ('s' in the permissions, the
+ * device and inode fields). */
+bool parse_maps_line_object(char *line, uint64_t *start, uint64_t *end, uint64_t *pgoff,
+			    uint32_t *prot, const char **name, struct map_object *obj);
+
 #endif

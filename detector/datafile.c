@@ -31,6 +31,8 @@ enum {
 	RECORD_MAX = 1 << 20,
 	READ_CHUNK = 4096,              /* buffer growth while reading a payload */
 	SAMPLE_SIZE = 64,
+	SAMPLE_SHARED_SIZE = 88,        /* + object device, inode, offset */
+	SAMPLE_SHARED = 1,              /* sample flag: in shared memory */
 	MMAP_FIXED_SIZE = 38,
 	COMM_FIXED_SIZE = 10,
 	CHAIN_FIXED_SIZE = 8,
@@ -216,7 +218,12 @@ void datafile_write_sample(struct datafile_writer *w, const struct access_sample
 	put_u8(b, a->size);
 	put_u8(b, a->kind);
 	put_u8(b, (uint8_t)a->base_reg);
-	put_u8(b, 0);
+	put_u8(b, a->obj_ino ? SAMPLE_SHARED : 0);
+	if (a->obj_ino) {
+		put_u64(b, a->obj_dev);
+		put_u64(b, a->obj_ino);
+		put_u64(b, a->obj_off);
+	}
 	end_record(w, REC_SAMPLE);
 	w->samples++;
 }
@@ -456,8 +463,11 @@ static int fail(struct strbuf *err, const char *fmt, ...)
 
 static int parse_sample(struct cursor *c, struct access_sample *a, struct strbuf *err)
 {
-	if (c->len != SAMPLE_SIZE)
-		return fail(err, "size %zu, want %d", c->len, SAMPLE_SIZE);
+	unsigned flags;
+
+	if (c->len != SAMPLE_SIZE && c->len != SAMPLE_SHARED_SIZE)
+		return fail(err, "size %zu, want %d or %d", c->len, SAMPLE_SIZE,
+			    SAMPLE_SHARED_SIZE);
 	a->time = get_u64(c);
 	a->pid = get_u32(c);
 	a->tid = get_u32(c);
@@ -472,6 +482,19 @@ static int parse_sample(struct cursor *c, struct access_sample *a, struct strbuf
 	a->kind = get_u8(c);
 	a->base_reg = (int8_t)get_u8(c);
 	a->pad_ = 0;
+	flags = get_u8(c);
+	if (flags & ~SAMPLE_SHARED)
+		return fail(err, "flags 0x%x (want 0 or 0x%x)", flags, SAMPLE_SHARED);
+	if ((flags & SAMPLE_SHARED) != (c->len == SAMPLE_SHARED_SIZE))
+		return fail(err, "size %zu does not match its flags 0x%x", c->len, flags);
+	a->obj_dev = a->obj_ino = a->obj_off = 0;
+	if (flags & SAMPLE_SHARED) {
+		a->obj_dev = get_u64(c);
+		a->obj_ino = get_u64(c);
+		a->obj_off = get_u64(c);
+		if (!a->obj_ino)
+			return fail(err, "shared memory of inode 0");
+	}
 	if (a->size < 1 || a->size > 64)
 		return fail(err, "access size %u (want 1..64)", a->size);
 	if (a->kind > ACCESS_ATOMIC)

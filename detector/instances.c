@@ -164,6 +164,9 @@ struct line *instance_line(const struct instance_group *g)
 
 	m->pid = g->lines[0]->pid;
 	m->addr = g->lines[0]->addr;
+	m->obj_dev = g->lines[0]->obj_dev;    /* shared memory: its object */
+	m->obj_ino = g->lines[0]->obj_ino;
+	m->obj_off = g->lines[0]->obj_off;
 	for (unsigned i = 1; i < g->n; i++)
 		if (g->lines[i]->concurrent > ref->concurrent)
 			ref = g->lines[i];

@@ -7,8 +7,9 @@
  * overlaps them only when little does).
  *
  * Lines live in a dense array so that iterating over them is a plain loop;
- * a hash map (common/hashmap.h) maps (pid, line address) to an index in
- * it.  Its slots keep the whole hash, so a probe past another key rarely
+ * a hash map (common/hashmap.h) maps the line's key (pid and line
+ * address, or for shared memory the object and offset: line_table.h) to
+ * an index in it.  Its slots keep the whole hash, so a probe past another key rarely
  * reads that key's line.
  *
  * Cells are found through an index of their own line, keyed by (tid,
@@ -58,12 +59,19 @@
  * to fit 32-bit entries. */
 #define MAX_LINE_CELLS (1U << 30)
 
+/* What a line is: (0, pid, address) for private memory, (inode, device,
+ * offset) for an object shared between processes.  No file has inode 0. */
+struct line_key {
+	uint64_t ino, space, addr;
+};
+
 /*
  * One line and what only the table needs about it; line_table_line() and
  * line_table_find() hand out the address of the public part.
  */
 struct line_rec {
 	struct line line;
+	struct line_key key;
 	struct hash_index cells; /* of line.cells, by cell_hash() */
 	/* The thread that accessed the line last and the one before it that
 	 * is not the same, with their last_time; the second counts once the
@@ -84,9 +92,9 @@ struct line_table {
 	struct hashmap line_map;  /* index in lines[] + 1, by line_hash() */
 };
 
-static uint64_t line_hash(uint32_t pid, uint64_t addr)
+static uint64_t line_hash(const struct line_key *k)
 {
-	return hash_u64(addr ^ ((uint64_t)pid * 0x9e3779b97f4a7c15ULL));
+	return hash_u64(k->addr ^ ((k->space ^ (k->ino << 20)) * 0x9e3779b97f4a7c15ULL));
 }
 
 /* The ip and the packed small fields are both dense in their low bits:
@@ -219,10 +227,10 @@ struct line *line_table_line(struct line_table *t, size_t i)
 	return i < t->n_lines ? &t->lines[i].line : NULL;
 }
 
-/* The record of line (pid, addr), whose line_hash() is hash, or NULL.
+/* The record of line k, whose line_hash() is hash, or NULL.
  * Inline: every sample comes here, and the call was a tenth of the time. */
 static inline __attribute__((always_inline)) struct line_rec *
-lookup_line(struct line_table *t, uint64_t hash, uint32_t pid, uint64_t addr)
+lookup_line(struct line_table *t, uint64_t hash, const struct line_key *k)
 {
 	size_t pos;
 
@@ -230,7 +238,8 @@ lookup_line(struct line_table *t, uint64_t hash, uint32_t pid, uint64_t addr)
 	     v = hashmap_next_of(&t->line_map, hash, &pos)) {
 		struct line_rec *r = &t->lines[(uintptr_t)v - 1];
 
-		if (r->line.addr == addr && r->line.pid == pid)
+		if (((r->key.addr ^ k->addr) | (r->key.space ^ k->space) |
+		     (r->key.ino ^ k->ino)) == 0)
 			return r;
 	}
 	return NULL;
@@ -238,15 +247,27 @@ lookup_line(struct line_table *t, uint64_t hash, uint32_t pid, uint64_t addr)
 
 struct line *line_table_find(struct line_table *t, uint32_t pid, uint64_t addr)
 {
-	struct line_rec *r;
+	struct line_key k = { 0, pid, addr & ~(uint64_t)(t->line_size - 1) };
+	struct line_rec *r = lookup_line(t, line_hash(&k), &k);
 
-	addr &= ~(uint64_t)(t->line_size - 1);
-	r = lookup_line(t, line_hash(pid, addr), pid, addr);
 	return r ? &r->line : NULL;
 }
 
+bool line_cross_process(const struct line *l)
+{
+	for (unsigned i = 1; i < l->n_threads; i++)
+		if (l->threads[i].pid != l->threads[0].pid)
+			return true;
+	for (unsigned i = 1; i < l->n_cells; i++)
+		if (l->cells[i].pid != l->cells[0].pid)
+			return true;
+	return false;
+}
+
+/* A new line, seen first by s at line address addr of its process. */
 static struct line_rec *add_line(struct line_table *t, uint64_t hash,
-				 uint32_t pid, uint64_t addr)
+				 const struct line_key *k,
+				 const struct access_sample *s, uint64_t addr)
 {
 	struct line_rec *r;
 
@@ -255,21 +276,36 @@ static struct line_rec *add_line(struct line_table *t, uint64_t hash,
 	ALLOC_GROW(t->lines, t->n_lines + 1, t->alloc_lines);
 	r = &t->lines[t->n_lines];
 	memset(r, 0, sizeof(*r));
-	r->line.pid = pid;
+	r->key = *k;
+	r->line.pid = s->pid;
 	r->line.addr = addr;
+	if (k->ino) {
+		r->line.obj_dev = s->obj_dev;
+		r->line.obj_ino = s->obj_ino;
+		r->line.obj_off = k->addr;
+	}
 	r->cells = (struct hash_index){ no_cells_entries, 0 };
 	/* the index + 1: never NULL, and stays right as lines[] grows */
 	hashmap_add(&t->line_map, hash, (void *)(uintptr_t)++t->n_lines);
 	return r;
 }
 
-static struct line_rec *find_or_add_line(struct line_table *t, uint32_t pid,
-					 uint64_t addr)
+/* The line of s, whose line address in its process is addr. */
+static struct line_rec *find_or_add_line(struct line_table *t,
+					 const struct access_sample *s, uint64_t addr)
 {
-	uint64_t hash = line_hash(pid, addr);
-	struct line_rec *r = lookup_line(t, hash, pid, addr);
+	struct line_key k = { 0, s->pid, addr };
+	uint64_t hash;
+	struct line_rec *r;
 
-	return r ? r : add_line(t, hash, pid, addr);
+	if (s->obj_ino) {
+		k.ino = s->obj_ino;
+		k.space = s->obj_dev;
+		k.addr = s->obj_off & ~(uint64_t)(t->line_size - 1);
+	}
+	hash = line_hash(&k);
+	r = lookup_line(t, hash, &k);
+	return r ? r : add_line(t, hash, &k, s, addr);
 }
 
 /* One test, not five: this runs for every sample. */
@@ -304,6 +340,7 @@ static struct line_cell *find_or_add_cell(struct line_rec *r,
 	c = &l->cells[l->n_cells++];
 	*c = (struct line_cell){
 		.tid = s->tid,
+		.pid = s->pid,
 		.offset = offset,
 		.size = size,
 		.kind = s->kind,
@@ -446,6 +483,7 @@ static struct line_thread *touch_thread(struct line_rec *r,
 		self = &l->threads[l->n_threads++];
 		memset(self, 0, sizeof(*self));
 		self->tid = s->tid;
+		self->pid = s->pid;
 		self->first_time = s->time;
 		self->last_time = s->time;
 		self->last_writes = writes;
@@ -514,7 +552,7 @@ void line_table_add(struct line_table *t, const struct access_sample *s)
 	if (size > t->line_size - offset)
 		size = t->line_size - offset;
 
-	r = find_or_add_line(t, s->pid, addr);
+	r = find_or_add_line(t, s, addr);
 	l = &r->line;
 	c = find_or_add_cell(r, s, offset, size);
 	th = touch_thread(r, s, t->window_ns, &concurrent);

@@ -1,6 +1,10 @@
 /* line_table.h - streaming aggregation of access samples by cache line.
  *
- * Keyed by (pid, line address).  Per line: one cell per distinct
+ * Keyed by (pid, line address), or, for memory shared between processes
+ * (the sample's obj_ino set), by the object and the line's offset in it
+ * (device, inode, offset): the accesses of every process that maps it
+ * meet on one line.  Each cell and thread keeps its own pid; the line's
+ * pid and addr are the first sampled process's view of it.  Per line: one cell per distinct
  * (thread, code site, offset, size, kind) with its sample count, and per
  * thread the time of its last access.  Memory grows with distinct lines,
  * threads and code sites, never with the number of samples.
@@ -33,6 +37,7 @@
 #ifndef CONTEND_LINE_TABLE_H
 #define CONTEND_LINE_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "detector/sample.h"
@@ -46,6 +51,7 @@ struct line_chain {
 
 struct line_cell {
 	uint32_t tid;
+	uint32_t pid;            /* of tid: ip is in its address space */
 	uint8_t offset;          /* in the line, 0..line_size-1 */
 	uint8_t size;            /* clipped to the line */
 	uint8_t kind;            /* enum access_kind */
@@ -65,6 +71,7 @@ struct line_cell {
 
 struct line_thread {
 	uint32_t tid;
+	uint32_t pid;            /* the process of tid */
 	uint64_t first_time;     /* its first and last sample on the line: two */
 	uint64_t last_time;      /* threads whose spans never meet never contend;
 	                            both 0: unknown (watched, never sampled) */
@@ -75,8 +82,11 @@ struct line_thread {
 };
 
 struct line {
-	uint32_t pid;
-	uint64_t addr;           /* line address (aligned) */
+	uint32_t pid;            /* shared: the first process sampled on it */
+	uint64_t addr;           /* line address (aligned), in pid */
+	/* obj_ino != 0: memory shared between processes, the object
+	 * (device, inode) it is, and the line's offset in it (sample.h) */
+	uint64_t obj_dev, obj_ino, obj_off;
 	uint64_t count;          /* samples on the line */
 	uint64_t concurrent;
 	struct line_cell *cells;
@@ -96,7 +106,15 @@ uint64_t line_table_samples(const struct line_table *t);   /* all added */
 size_t line_table_count(const struct line_table *t);        /* distinct lines */
 /* Lines in unspecified order; valid until the next add or free. */
 struct line *line_table_line(struct line_table *t, size_t i);
+/* The private line of pid at addr (not a shared one), or NULL. */
 struct line *line_table_find(struct line_table *t, uint32_t pid, uint64_t addr);
+/* Does l hold accesses of more than one process? */
+bool line_cross_process(const struct line *l);
+/* The process of c's code address (a cell built without one: l's). */
+static inline uint32_t cell_pid(const struct line *l, const struct line_cell *c)
+{
+	return c->pid ? c->pid : l->pid;
+}
 /* Once nothing more will be added: l (a line of t) takes over with's cells,
  * threads and counts (with is left empty), and the table's sample total
  * follows the change of l's count.  A merge of watched evidence rounds and

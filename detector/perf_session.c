@@ -9,8 +9,10 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/procfs.h"
 #include "common/util.h"
 
 struct ring {
@@ -89,6 +91,21 @@ const char *perf_open_hint(int err)
 		return "perf_event_open is not available (kernel built without perf events, or blocked by seccomp)";
 	}
 	return strerror(err);
+}
+
+/* Events of every process on a CPU (pid -1): the kernel lets them to a
+ * holder of CAP_PERFMON (or CAP_SYS_ADMIN, which includes it), else only
+ * while kernel.perf_event_paranoid is 0 or less (perf_allow_cpu()). */
+static const char *system_wide_hint(int err)
+{
+	static char hint[300];
+
+	if (err != EACCES && err != EPERM)
+		return perf_open_hint(err);
+	snprintf(hint, sizeof(hint),
+		 "permission denied: per-CPU events need CAP_PERFMON (or CAP_SYS_ADMIN, or "
+		 "root) or kernel.perf_event_paranoid <= 0, and it is %d", read_paranoid());
+	return hint;
 }
 
 /* Open the event for one task on one CPU.  The first event of a CPU gets
@@ -243,6 +260,11 @@ struct perf_session *perf_session_open(const struct perf_session_config *cfg)
 		int err = perf_session_add_task(ps, pid);
 		if (err == -ESRCH && cfg->n_tids)
 			continue;   /* that thread exited while we attached */
+		if (err < 0 && pid == -1) {
+			error("cannot sample every process (-a): %s", system_wide_hint(-err));
+			perf_session_close(ps);
+			return NULL;
+		}
 		if (err < 0) {
 			error("cannot sample %s %d: %s", cfg->n_tids ? "thread" : "process",
 			      (int)pid, perf_open_hint(-err));
@@ -655,7 +677,12 @@ static void dispatch(struct perf_session *ps, const struct rec_ref *ref,
 				n = sizeof(name) - 1;
 			copy_bytes(name, body + sizeof(m), n);
 			name[n] = '\0';
-			cb->mmap(cb->ctx, m.pid, m.addr, m.len, m.pgoff, m.prot, name);
+			struct map_object obj = {
+				.dev = makedev(m.maj, m.min), .ino = m.ino,
+				.shared = (m.flags & MAP_SHARED) != 0,
+			};
+
+			cb->mmap(cb->ctx, m.pid, m.addr, m.len, m.pgoff, m.prot, name, &obj);
 		}
 		break;
 	}

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <linux/perf_event.h>
+#include "common/procfs.h"
 #include "symbolize/decode.h"
 #include "detector/sample.h"
 
@@ -79,8 +80,10 @@ struct perf_aux {
 struct perf_callbacks {
 	void *ctx;
 	void (*sample)(void *ctx, const struct perf_sample *s);
+	/* obj: MMAP2's device, inode and MAP_SHARED */
 	void (*mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
-		     uint64_t pgoff, uint32_t prot, const char *filename);
+		     uint64_t pgoff, uint32_t prot, const char *filename,
+		     const struct map_object *obj);
 	void (*comm)(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
 	void (*fork)(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid);
 	void (*exit)(void *ctx, uint32_t pid, uint32_t tid);

@@ -40,6 +40,10 @@ struct access_sample {
 	int64_t base_off;    /* addr - value of the base register */
 	uint64_t data_src;   /* raw perf_mem_data_src, 0 if unknown */
 	uint32_t chain_id;   /* call-chain id, 0 if none */
+	/* Memory shared between processes (shared_mem.h): the object addr
+	 * lies in, (device, inode), and addr's offset in it.  obj_ino 0: the
+	 * address is private to pid (the line is keyed by pid and addr). */
+	uint64_t obj_dev, obj_ino, obj_off;
 };
 
 #endif

@@ -116,7 +116,9 @@ static unsigned pick_lines(struct confirm *c, struct line_table *lines,
 	for (size_t i = 0; i < line_table_count(lines); i++) {
 		struct line *l = line_table_line(lines, i);
 
-		if (l->n_threads < 2 || was_watched(c, l))
+		/* watchpoints are armed in the threads of one process
+		 * (watch.h): a line other processes share is not watched */
+		if (l->n_threads < 2 || was_watched(c, l) || line_cross_process(l))
 			continue;
 		ALLOC_GROW(shared, n_shared + 1, alloc_shared);
 		shared[n_shared++] = l;
@@ -208,6 +210,10 @@ void confirm_merge_evidence(struct confirm *c, struct line_table *lines)
 		unsigned n = 0;
 		struct line merged;
 
+		/* watched while one process alone had touched it: the
+		 * counts would wipe out the other processes' samples */
+		if (line_cross_process(l))
+			continue;
 		for (uint64_t a = l->addr; a < l->addr + line_size && n < WATCH_MAX_LINE_WORDS;
 		     a += WATCH_WORD) {
 			const struct watch_word_result *r = watch_result(c->w, l->pid, a);

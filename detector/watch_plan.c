@@ -253,6 +253,7 @@ static void add_cell(struct line *l, uint32_t tid, unsigned offset, int kind,
 	c = &l->cells[l->n_cells++];
 	memset(c, 0, sizeof(*c));
 	c->tid = tid;
+	c->pid = l->pid;          /* a watch is of one process */
 	c->offset = (uint8_t)offset;
 	c->size = WATCH_WORD;
 	c->kind = (uint8_t)kind;
@@ -276,6 +277,7 @@ static void add_thread(struct line *l, const struct watch_thread_count *t,
 		lt = &l->threads[l->n_threads++];
 		memset(lt, 0, sizeof(*lt));
 		lt->tid = t->tid;
+		lt->pid = l->pid;
 	}
 	lt->count += t->reads + t->writes;
 	lt->concurrent += concurrent;

@@ -55,7 +55,7 @@ struct gain_queue *gain_queue_new(struct line_table *t, gain_function_fn functio
 				continue;
 			ALLOC_GROW(q->v, q->n + 1, q->alloc);
 			q->v[q->n++] = (struct queued_store){
-				.pid = l->pid, .tid = cell->tid, .ip = cell->ip, .count = cell->count,
+				.pid = cell_pid(l, cell), .tid = cell->tid, .ip = cell->ip, .count = cell->count,
 			};
 		}
 	}
@@ -145,7 +145,7 @@ static bool commits_in_bursts(const struct line *l, const struct line_cell *c,
 			      struct gain_queue *q)
 {
 	return q && q->stream_of &&
-	       q->stream_of(q->ctx, l->pid, c->ip) == STORE_STREAM_ONE_LINE;
+	       q->stream_of(q->ctx, cell_pid(l, c), c->ip) == STORE_STREAM_ONE_LINE;
 }
 
 static double residual(const struct line *l, const struct line_cell *c,
@@ -205,7 +205,7 @@ void gain_saved(const struct line *l, const unsigned *range_of_cell,
 		c = &l->cells[best];
 		if (commits_in_bursts(l, c, q))      /* no other line queued behind it */
 			continue;
-		n = gain_queue_samples(q, l->pid, c->tid, c->ip, &func);
+		n = gain_queue_samples(q, cell_pid(l, c), c->tid, c->ip, &func);
 		if (!n)
 			continue;
 		for (k = 0; k < n_done; k++)

@@ -35,6 +35,8 @@
 #define PIC_MAX_ROWS 16
 #define PIC_CHAR 6.6            /* width of a character at 11px, monospace */
 
+static void print_pids(const struct report_line *l, FILE *out);
+
 static const char style[] =
 	":root{--fg:#1f2328;--dim:#656d76;--rule:#d0d7de;--soft:#f6f8fa;"
 	"--read:#2563eb;--write:#dc2626;--both:#7c3aed;"
@@ -234,9 +236,10 @@ static void print_ranking(const struct report *r, FILE *out)
 		fputs("</td><td>", out);
 		print_object(l, out);
 		fprintf(out, "</td><td class=\"num\">%.3f</td><td class=\"num\">%" PRIu64
-			"</td><td class=\"num\">%u</td><td class=\"mono dim\">0x%" PRIx64
-			" pid %" PRIu32 "</td></tr>\n", l->score, l->samples, l->n_threads,
-			l->addr, l->pid);
+			"</td><td class=\"num\">%u</td><td class=\"mono dim\">0x%" PRIx64,
+			l->score, l->samples, l->n_threads, l->addr);
+		print_pids(l, out);
+		fputs("</td></tr>\n", out);
 	}
 	fputs("</tbody></table>\n", out);
 }
@@ -650,7 +653,21 @@ static void print_site(const struct report_site *s, FILE *out)
 	fputs("</div>", out);
 }
 
-static void print_range(const struct report_range *rr, FILE *out)
+/* " pid 42", or " pids 42,43" on a line processes share. */
+static void print_pids(const struct report_line *l, FILE *out)
+{
+	if (l->n_pids < 2) {
+		fprintf(out, " pid %" PRIu32, l->pid);
+		return;
+	}
+	fputs(" pids ", out);
+	for (unsigned i = 0; i < l->n_pids; i++)
+		fprintf(out, "%s%" PRIu32, i ? "," : "", l->pids[i]);
+	if (l->obj_ino)
+		fputs(" (shared memory)", out);
+}
+
+static void print_range(const struct report_range *rr, bool with_pid, FILE *out)
 {
 	unsigned threads = rr->n_threads < MAX_THREADS_SHOWN ? rr->n_threads : MAX_THREADS_SHOWN;
 	unsigned sites = rr->n_sites < MAX_SITES_SHOWN ? rr->n_sites : MAX_SITES_SHOWN;
@@ -664,7 +681,10 @@ static void print_range(const struct report_range *rr, FILE *out)
 	for (unsigned k = 0; k < threads; k++) {
 		const struct report_thread *t = &rr->threads[k];
 
-		fprintf(out, "<div>T%" PRIu32 " <span class=\"dim\">R %" PRIu64 " W %" PRIu64
+		fputs("<div>", out);
+		if (with_pid)
+			fprintf(out, "P%" PRIu32 " ", t->pid);
+		fprintf(out, "T%" PRIu32 " <span class=\"dim\">R %" PRIu64 " W %" PRIu64
 			"</span></div>", t->tid, t->reads, t->writes);
 	}
 	if (rr->n_threads > threads)
@@ -683,7 +703,7 @@ static void print_accesses(const struct report_line *l, FILE *out)
 	      "<th class=\"num\">size</th><th>member</th><th>role</th><th>threads</th>"
 	      "<th>code</th></tr></thead>\n<tbody>\n", out);
 	for (unsigned g = 0; g < l->n_ranges; g++)
-		print_range(&l->ranges[g], out);
+		print_range(&l->ranges[g], l->n_pids > 1, out);
 	fputs("</tbody></table>\n", out);
 }
 
@@ -894,7 +914,9 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 	fputc(' ', out);
 	print_object(l, out);
 	fprintf(out, " <span class=\"mono dim\" style=\"font-size:12.5px;font-weight:400\">"
-		"line 0x%" PRIx64 " pid %" PRIu32 "</span></h2>\n", l->addr, l->pid);
+		"line 0x%" PRIx64, l->addr);
+	print_pids(l, out);
+	fputs("</span></h2>\n", out);
 	fprintf(out, "<p class=\"stats\">score <b>%.3f</b> &middot; %.1f%% of samples &middot; "
 		"%.1f%% concurrent", l->score, 100.0 * l->share, 100.0 * l->concurrent_frac);
 	if (l->typed + l->untyped)

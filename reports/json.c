@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "common/util.h"
 #include "reports/advice.h"
@@ -252,11 +253,15 @@ static void mem_json(struct json *j, const struct report_mem *m)
 		json_null(j, "mean_latency");
 }
 
-static void threads_json(struct json *j, const struct report_thread *t, unsigned n)
+/* with_pid: the line is shared by processes; each thread says its own. */
+static void threads_json(struct json *j, const struct report_thread *t, unsigned n,
+			 bool with_pid)
 {
 	json_array(j, "threads", false);
 	for (unsigned i = 0; i < n; i++) {
 		json_object(j, NULL, true);
+		if (with_pid)
+			json_u64(j, "pid", t[i].pid);
 		json_u64(j, "tid", t[i].tid);
 		json_str(j, "comm", t[i].comm);
 		json_u64(j, "reads", t[i].reads);
@@ -312,7 +317,7 @@ static void site_json(struct json *j, const struct report_site *s)
 	json_close(j);
 }
 
-static void range_json(struct json *j, const struct report_range *rr)
+static void range_json(struct json *j, const struct report_range *rr, bool with_pid)
 {
 	json_object(j, NULL, false);
 	json_u64(j, "offset", rr->offset);
@@ -324,7 +329,7 @@ static void range_json(struct json *j, const struct report_range *rr)
 	json_u64(j, "reads", rr->reads);
 	json_u64(j, "writes", rr->writes);
 	mem_json(j, &rr->mem);
-	threads_json(j, rr->threads, rr->n_threads);
+	threads_json(j, rr->threads, rr->n_threads, with_pid);
 	json_array(j, "sites", false);
 	for (unsigned i = 0; i < rr->n_sites; i++)
 		site_json(j, &rr->sites[i]);
@@ -528,12 +533,33 @@ static void lock_json(struct json *j, const struct report_lock *k)
 	json_close(j);
 }
 
+/* Memory processes share: the processes, and the object and offset (the
+ * same in each); absent on a line of one process's private memory. */
+static void shared_json(struct json *j, const struct report_line *l)
+{
+	if (l->n_pids > 1) {
+		json_array(j, "pids", true);
+		for (unsigned i = 0; i < l->n_pids; i++)
+			json_u64(j, NULL, l->pids[i]);
+		json_close(j);
+	}
+	if (!l->obj_ino)
+		return;
+	json_object(j, "shared_memory", true);
+	json_u64(j, "device_major", major(l->obj_dev));
+	json_u64(j, "device_minor", minor(l->obj_dev));
+	json_u64(j, "inode", l->obj_ino);
+	json_addr(j, "offset", l->obj_off);
+	json_close(j);
+}
+
 static void line_json(struct json *j, const struct report_line *l, unsigned rank)
 {
 	json_object(j, NULL, false);
 	json_u64(j, "rank", rank);
 	json_u64(j, "pid", l->pid);
 	json_addr(j, "address", l->addr);
+	shared_json(j, l);
 	json_u64(j, "line_size", l->line_size);
 	json_str(j, "kind", sharing_kind_id(l->kind));
 	json_double(j, "score", l->score);
@@ -559,11 +585,11 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_double(j, "predicted_gain_all", l->predicted_gain_all);
 	if (l->gain_note)
 		json_str(j, "predicted_gain_note", l->gain_note);
-	threads_json(j, l->threads, l->n_threads);
+	threads_json(j, l->threads, l->n_threads, l->n_pids > 1);
 
 	json_array(j, "ranges", false);
 	for (unsigned i = 0; i < l->n_ranges; i++)
-		range_json(j, &l->ranges[i]);
+		range_json(j, &l->ranges[i], l->n_pids > 1);
 	json_close(j);
 
 	pairs_json(j, l);

@@ -87,3 +87,15 @@ char *object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, bool *hea
 	*heap = ds.kind == MAPPING_HEAP || ds.kind == MAPPING_ANON;
 	return xasprintf("%s+0x%" PRIx64, basename_of(ds.name), off);
 }
+
+char *shared_object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, uint64_t off)
+{
+	const struct mapping *m = sym ? symbolizer_find_mapping(sym, (pid_t)pid, addr) : NULL;
+	static const char *const anon[] = { "/dev/zero", "[anon_shmem", "//anon", "[anon]" };
+	const char *name = m ? m->name : NULL;
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(anon); i++)
+		if (!strncmp(name, anon[i], strlen(anon[i])))
+			name = NULL;
+	return xasprintf("%s+0x%" PRIx64, name && *name ? name : "[shared anon]", off);
+}

@@ -28,5 +28,10 @@ char *frame_name(struct symbolizer *sym, uint32_t pid, uint64_t pc);
  * where its .bss spills into an anonymous mapping; "[heap]+0x2a0"; or the
  * bare address.  *heap (may be NULL) says whether it is heap data. */
 char *object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, bool *heap);
+/* Memory processes share (shared_mem.h): "[shared anon]+0x8" for shared
+ * anonymous memory (what fork hands down), "/dev/shm/NAME+0x8" for a
+ * shm_open object or the file's path; off is the offset in the object,
+ * the same in every process, unlike addr (pid's view, for the name). */
+char *shared_object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, uint64_t off);
 
 #endif

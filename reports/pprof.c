@@ -240,6 +240,22 @@ static char *thread_list(const struct report_range *g)
 	return strbuf_detach(&sb);
 }
 
+/* A line processes share: the processes of the range's threads. */
+static char *range_pids(const struct report_range *g)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (unsigned i = 0; i < g->n_threads; i++) {
+		unsigned k = 0;
+
+		while (k < i && g->threads[k].pid != g->threads[i].pid)
+			k++;
+		if (k == i)
+			strbuf_addf(&sb, "%s%" PRIu32, sb.len ? "," : "", g->threads[i].pid);
+	}
+	return strbuf_detach(&sb);
+}
+
 static void add_sample(struct pprof *p, const struct report_line *l,
 		       const struct report_range *g, const struct report_site *s, bool writes)
 {
@@ -247,7 +263,7 @@ static void add_sample(struct pprof *p, const struct report_line *l,
 	const struct report_chain *chain = s->n_chains ? &s->chains[0] : NULL;
 	char *member = g->member ? xstrdup(g->member) : xasprintf("+%u", g->offset);
 	char *addr = xasprintf("0x%" PRIx64, l->addr);
-	char *pid = xasprintf("%" PRIu32, l->pid);
+	char *pid = l->n_pids > 1 ? range_pids(g) : xasprintf("%" PRIu32, l->pid);
 	char *threads = thread_list(g);
 	Sample *sm;
 

@@ -41,6 +41,7 @@ struct report_mem {
 
 struct report_thread {
 	uint32_t tid;
+	uint32_t pid;                 /* its process (0: unknown) */
 	char *comm;                   /* thread name, may be NULL */
 	uint64_t reads, writes;       /* samples on the line/range (above) */
 	struct report_mem mem;
@@ -57,6 +58,7 @@ struct report_chain {              /* a call chain of a site (-g) */
 
 struct report_site {
 	uint64_t ip;
+	uint32_t pid;                 /* the process whose code ip is */
 	char *function;               /* NULL if unknown: print module+0xoff */
 	char *file;                   /* NULL if unknown */
 	int line;
@@ -200,8 +202,15 @@ struct report_watch_word {
 };
 
 struct report_line {
-	uint32_t pid;
-	uint64_t addr;
+	uint32_t pid;                /* shared memory: the first process sampled */
+	uint64_t addr;               /*   and the line's address there */
+	/* Memory shared between processes (detector/shared_mem.h): the
+	 * object (device, inode; ino 0: private memory) and the line's
+	 * offset in it, and the processes whose accesses are on the line
+	 * (sorted; n_pids > 1: a line processes fight over). */
+	uint64_t obj_dev, obj_ino, obj_off;
+	uint32_t *pids;
+	unsigned n_pids;
 	unsigned line_size;
 	enum sharing_kind kind;
 	double score, share, concurrent_frac;

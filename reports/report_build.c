@@ -12,6 +12,7 @@
 #include "reports/gain.h"
 #include "reports/jvm_names.h"
 #include "reports/naming.h"
+#include "symbolize/symbolizer.h"
 #include "detector/callchain.h"
 #include "detector/instances.h"
 #include "symbolize/pointer_origin.h"
@@ -74,9 +75,12 @@ struct report_thread *report_thread_of(struct report_thread **threads, unsigned 
 	return &(*threads)[i];
 }
 
-static void thread_tally_add(struct thread_tally *t, const struct line_cell *c)
+static void thread_tally_add(struct thread_tally *t, const struct line *l,
+			     const struct line_cell *c)
 {
 	struct report_thread *th = report_thread_of(&t->v, &t->n, &t->alloc, c->tid);
+
+	th->pid = cell_pid(l, c);
 
 	th->reads += cell_reads(c);
 	th->writes += cell_writes(c);
@@ -158,17 +162,39 @@ static void chain_tally_add(struct chain_tally *t, const struct line_cell *c)
 	}
 }
 
-static void site_tally_add(struct site_tally *t, const struct line_cell *c)
+/*
+ * The process whose code names c's site.  On a line of shared memory the
+ * cells come from several processes: a forked child runs its parent's
+ * code at the same addresses, and its sites are the parent's (one site,
+ * not one per process); code of another program is its own.
+ */
+static uint32_t code_pid(struct build *b, const struct line *l, const struct line_cell *c)
+{
+	uint32_t pid = cell_pid(l, c);
+	const struct mapping *mine, *first;
+
+	if (pid == l->pid || !b->sym)
+		return pid;
+	mine = symbolizer_find_mapping(b->sym, (pid_t)pid, c->ip);
+	first = symbolizer_find_mapping(b->sym, (pid_t)l->pid, c->ip);
+	if (mine && first && mine->name == first->name && mine->start == first->start &&
+	    mine->pgoff == first->pgoff && mine->obj.ino == first->obj.ino)
+		return l->pid;
+	return pid;
+}
+
+static void site_tally_add(struct site_tally *t, uint32_t pid, const struct line_cell *c)
 {
 	unsigned i;
 
 	for (i = 0; i < t->n; i++)
-		if (t->v[i].site.ip == c->ip)
+		if (t->v[i].site.ip == c->ip && t->v[i].site.pid == pid)
 			break;
 	if (i == t->n) {
 		ALLOC_GROW(t->v, i + 1, t->alloc);
 		memset(&t->v[i], 0, sizeof(t->v[i]));
 		t->v[i].site.ip = c->ip;
+		t->v[i].site.pid = pid;
 		t->n++;
 	}
 	t->v[i].site.reads += cell_reads(c);
@@ -184,7 +210,9 @@ static int cmp_site(const void *a, const void *b)
 
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
-	return (x->site.ip > y->site.ip) - (x->site.ip < y->site.ip);
+	if (x->site.ip != y->site.ip)
+		return x->site.ip < y->site.ip ? -1 : 1;
+	return (x->site.pid > y->site.pid) - (x->site.pid < y->site.pid);
 }
 
 static int cmp_chain(const void *a, const void *b)
@@ -238,8 +266,8 @@ static void fill_range(struct build *b, const struct line *l, const struct cell_
 		rr->reads += cell_reads(c);
 		rr->writes += cell_writes(c);
 		mem_add(&rr->mem, c);
-		thread_tally_add(&threads, c);
-		site_tally_add(&sites, c);
+		thread_tally_add(&threads, l, c);
+		site_tally_add(&sites, code_pid(b, l, c), c);
 	}
 	rr->threads = thread_tally_finish(&threads, &rr->n_threads);
 
@@ -248,8 +276,8 @@ static void fill_range(struct build *b, const struct line *l, const struct cell_
 	rr->n_sites = sites.n;
 	for (unsigned i = 0; i < sites.n; i++) {
 		rr->sites[i] = sites.v[i].site;
-		symbolize_site(b->sym, l->pid, &rr->sites[i]);
-		site_chains(b, l->pid, &sites.v[i].chains, &rr->sites[i]);
+		symbolize_site(b->sym, rr->sites[i].pid, &rr->sites[i]);
+		site_chains(b, rr->sites[i].pid, &sites.v[i].chains, &rr->sites[i]);
 	}
 	free(sites.v);
 
@@ -334,10 +362,29 @@ static void line_threads(const struct line *l, struct report_line *rl)
 	struct thread_tally threads = { 0 };
 
 	for (unsigned i = 0; i < l->n_cells; i++) {
-		thread_tally_add(&threads, &l->cells[i]);
+		thread_tally_add(&threads, l, &l->cells[i]);
 		mem_add(&rl->mem, &l->cells[i]);
 	}
 	rl->threads = thread_tally_finish(&threads, &rl->n_threads);
+}
+
+/* The processes of the line's threads, sorted; and its shared object. */
+static void line_processes(const struct line *l, struct report_line *rl)
+{
+	rl->obj_dev = l->obj_dev;
+	rl->obj_ino = l->obj_ino;
+	rl->obj_off = l->obj_off;
+	rl->pids = xcalloc(rl->n_threads ? rl->n_threads : 1, sizeof(*rl->pids));
+	for (unsigned i = 0; i < rl->n_threads; i++) {
+		uint32_t pid = rl->threads[i].pid;
+		unsigned k = 0;
+
+		while (k < rl->n_pids && rl->pids[k] != pid)
+			k++;
+		if (k == rl->n_pids)
+			rl->pids[rl->n_pids++] = pid;
+	}
+	sort(rl->pids, rl->n_pids, sizeof(*rl->pids), cmp_u32);
 }
 
 static void predict_gain(struct build *b, const struct line *l,
@@ -386,6 +433,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 		rl->kind = v->kind;
 	}
 	line_threads(l, rl);
+	line_processes(l, rl);
 	obj = most_sampled(l, attrs, NULL, same_object);
 	if (obj) {
 		rl->variable = strdup_or_null(obj->variable);
@@ -399,7 +447,13 @@ static void build_line(struct build *b, const struct candidate *cand,
 	if (folded)
 		name_lock(l, &lock, rl);
 	build_pairs(b, l, v, rl);
-	rl->object = object_name(b->sym, l->pid, l->addr + naming_offset(rl), &heap);
+	if (l->obj_ino) {     /* shared memory: named the same in every process */
+		rl->object = shared_object_name(b->sym, l->pid, l->addr + naming_offset(rl),
+						l->obj_off + naming_offset(rl));
+		heap = false;
+	} else {
+		rl->object = object_name(b->sym, l->pid, l->addr + naming_offset(rl), &heap);
+	}
 	if (!obj)
 		jvm = jvm_name_line(b->jvm, rl);
 	free(attrs);
@@ -652,6 +706,7 @@ static void free_line(struct report_line *rl)
 	free(rl->type_name);
 	free(rl->struct_name);
 	free_threads(rl->threads, rl->n_threads);
+	free(rl->pids);
 	for (unsigned i = 0; i < rl->n_ranges; i++)
 		free_range(&rl->ranges[i]);
 	free(rl->ranges);

@@ -55,7 +55,9 @@ void attribute_cell(struct build *b, const struct line *l,
 
 	memset(out, 0, sizeof(*out));
 	data_mod = symbolizer_module(b->sym, l->pid, addr, &data_bias);
-	code_mod = c->ip ? symbolizer_module(b->sym, l->pid, c->ip, &code_bias) : NULL;
+	/* the code is the cell's process's; the data address is the line's
+	 * first process's view of it, for every process: one object */
+	code_mod = c->ip ? symbolizer_module(b->sym, cell_pid(l, c), c->ip, &code_bias) : NULL;
 	if (!data_mod && (!c->ip || c->base_reg < 0)) {
 		/* heap data and no pointer to follow: say what was missing */
 		out->why_here = !c->ip ? NO_CODE_ADDRESS : NO_POINTER_REGISTER;
@@ -71,7 +73,7 @@ void attribute_cell(struct build *b, const struct line *l,
 					&out->a) == DT_HIT)
 		out->why = DT_HIT;
 	if (out->why != DT_HIT && code_mod && c->base_reg >= 0 && b->origins)
-		out->why = pointer_origin_access(b->origins, l->pid, c->ip, c->base_reg,
+		out->why = pointer_origin_access(b->origins, cell_pid(l, c), c->ip, c->base_reg,
 						 c->base_off, addr, c->size, &out->a);
 	out->typed = out->why == DT_HIT;
 }

@@ -14,6 +14,7 @@
  * load and the store of an increment are one site, as they are one line. */
 struct code_site {
 	uint64_t ip;                    /* the first address seen: the one named */
+	uint32_t pid;                   /*   in this process */
 	const char *function, *file;    /* the symbolizer's */
 	int line;                       /* 0: the site is the address alone */
 };
@@ -56,7 +57,7 @@ struct pair_role {
 static unsigned code_site_of(struct build *b, uint32_t pid, struct code_sites *cs,
 			     uint64_t ip)
 {
-	struct code_site key = { .ip = ip };
+	struct code_site key = { .ip = ip, .pid = pid };
 	struct source_loc loc;
 	unsigned i;
 
@@ -70,7 +71,7 @@ static unsigned code_site_of(struct build *b, uint32_t pid, struct code_sites *c
 
 		if (key.line ? s->line == key.line && str_eq(s->file, key.file) &&
 			       str_eq(s->function, key.function)
-			     : !s->line && s->ip == ip)
+			     : !s->line && s->ip == ip && s->pid == pid)
 			return i;
 	}
 	ALLOC_GROW(cs->v, i + 1, cs->alloc);
@@ -103,7 +104,7 @@ static unsigned site_usages(struct build *b, const struct line *l, struct code_s
 
 		u[i] = (struct site_usage){
 			.tid = c->tid, .offset = c->offset, .size = c->size,
-			.site = code_site_of(b, l->pid, sites, c->ip),
+			.site = code_site_of(b, cell_pid(l, c), sites, c->ip),
 			.concurrent = c->concurrent,
 			.reads = cell_reads(c), .writes = cell_writes(c),
 		};
@@ -246,11 +247,12 @@ static int cmp_pair(const void *a, const void *b)
 }
 
 /* Hands the side's thread ids over to the model. */
-static void fill_side(struct build *b, uint32_t pid, const struct code_site *site,
+static void fill_side(struct build *b, const struct code_site *site,
 		      struct pair_side_acc *acc, struct report_pair_side *out)
 {
 	out->site.ip = site->ip;
-	symbolize_site(b->sym, pid, &out->site);
+	out->site.pid = site->pid;
+	symbolize_site(b->sym, site->pid, &out->site);
 	out->site.reads = acc->reads;
 	out->site.writes = acc->writes;
 	sort(acc->tids.v, acc->tids.n, sizeof(*acc->tids.v), cmp_u32);
@@ -376,8 +378,8 @@ void build_pairs(struct build *b, const struct line *l,
 			continue;
 		rp->kind = p->kind;
 		rp->weight = pair_weight(p);
-		fill_side(b, l->pid, &sites.v[p->site_a], &p->a, &rp->a);
-		fill_side(b, l->pid, &sites.v[p->site_b], &p->b, &rp->b);
+		fill_side(b, &sites.v[p->site_a], &p->a, &rp->a);
+		fill_side(b, &sites.v[p->site_b], &p->b, &rp->b);
 		keep++;
 	}
 	keep = report_pairs_merge(rl->pairs, keep);

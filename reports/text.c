@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "common/escape.h"
 #include "common/util.h"
@@ -231,10 +232,46 @@ static char *object_title(const struct report_line *l)
 	return strbuf_detach(&sb);
 }
 
+/* "4242,4243": the processes on a line (a static buffer, cut if long). */
+static const char *pid_list(const struct report_line *l)
+{
+	static char buf[96];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < l->n_pids && len + 16 < sizeof(buf); i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%" PRIu32,
+					i ? "," : "", l->pids[i]);
+	if (len + 16 >= sizeof(buf))
+		snprintf(buf + len, sizeof(buf) - len, ",...");
+	return buf;
+}
+
+/* A thread as the tables name it: "tid", or "pid/tid" on a line that
+ * several processes share. */
+static char *thread_label(const struct report_thread *t, bool with_pid)
+{
+	return with_pid && t->pid ? xasprintf("%" PRIu32 "/%" PRIu32, t->pid, t->tid)
+				  : xasprintf("%" PRIu32, t->tid);
+}
+
+/* Memory that processes share: what it is, the same in every process. */
+static void print_shared_memory(const struct report_line *l, FILE *out)
+{
+	if (!l->obj_ino)
+		return;
+	fprintf(out, INDENT "shared memory (device %u:%u, inode %" PRIu64 ", offset 0x%" PRIx64
+		") of %s %s%s\n", major(l->obj_dev), minor(l->obj_dev), l->obj_ino, l->obj_off,
+		l->n_pids > 1 ? "processes" : "process", pid_list(l),
+		l->n_pids > 1 ? "; not watched: a watch sees one process" : "");
+}
+
 static void print_title(const struct report_line *l, unsigned rank, FILE *out)
 {
 	const char *kind = sharing_kind_name(l->kind);
-	char *where = xasprintf("  line 0x%" PRIx64 "  pid %" PRIu32, l->addr, l->pid);
+	char *where = l->n_pids > 1 ? xasprintf("  line 0x%" PRIx64 "  pids %s", l->addr,
+						 pid_list(l))
+				    : xasprintf("  line 0x%" PRIx64 "  pid %" PRIu32, l->addr, l->pid);
 	char *object = object_title(l);
 	int col = fprintf(out, "== %s#%u  ", l->minor ? "minor " : "", rank);
 
@@ -287,8 +324,10 @@ static void print_summary(const struct report_line *l, FILE *out)
 	w.col = fprintf(out, INDENT "threads: ");
 	for (unsigned i = 0; i < listed; i++) {
 		const struct report_thread *t = &l->threads[i];
-		char *item = t->comm ? xasprintf("%" PRIu32 "(%s)", t->tid, t->comm) :
-				       xasprintf("%" PRIu32, t->tid);
+		char *who = thread_label(t, l->n_pids > 1);
+		char *item = t->comm ? xasprintf("%s(%s)", who, t->comm) : xstrdup(who);
+
+		free(who);
 
 		wrap_item(&w, item);
 		free(item);
@@ -296,6 +335,7 @@ static void print_summary(const struct report_line *l, FILE *out)
 	if (l->n_threads > listed)
 		fprintf(out, " ... %u more", l->n_threads - listed);
 	fputc('\n', out);
+	print_shared_memory(l, out);
 }
 
 /* "lock: g.lock (pthread_mutex_t), 40 bytes from line offset 32, 8 of
@@ -346,6 +386,7 @@ static char *range_role(const struct report_range *rr)
 
 struct columns {
 	int member, role, thread, reads, writes;
+	bool pids;               /* threads as pid/tid: several processes */
 	bool mem;                /* HITM, peer and latency columns */
 	int hitm, peer, lat;
 	int to_member;           /* indent of the member column */
@@ -381,7 +422,7 @@ static struct columns column_widths(const struct report_line *l, bool mem)
 		.thread = strlen("thread"), .reads = strlen("reads"),
 		.writes = strlen("writes"), .to_member = strlen(INDENT "offset  size  "),
 		.mem = mem, .hitm = strlen("HITM l/r"), .peer = strlen("peer"),
-		.lat = strlen("lat"),
+		.lat = strlen("lat"), .pids = l->n_pids > 1,
 	};
 	int fixed;
 
@@ -393,7 +434,10 @@ static struct columns column_widths(const struct report_line *l, bool mem)
 		w.role = max_int(w.role, strlen(role));
 		free(role);
 		for (unsigned k = 0; k < rr->n_threads; k++) {
-			w.thread = max_int(w.thread, digits(rr->threads[k].tid));
+			char *who = thread_label(&rr->threads[k], w.pids);
+
+			w.thread = max_int(w.thread, strlen(who));
+			free(who);
 			w.reads = max_int(w.reads, digits(rr->threads[k].reads));
 			w.writes = max_int(w.writes, digits(rr->threads[k].writes));
 			mem_widths(&w, &rr->threads[k].mem);
@@ -449,10 +493,13 @@ static void print_range_threads(const struct report_range *rr, const char *role,
 	col = put_clipped(out, rr->member ? rr->member : "?", w->member);
 	fprintf(out, "%*s  %-*s  ", w->member - col, "", w->role, role);
 	for (unsigned k = 0; k < shown; k++) {
+		char *who = thread_label(t[k], w->pids);
+
 		if (k)
 			fprintf(out, "%*s", w->to_thread, "");
-		fprintf(out, "%-*" PRIu32 "  %*" PRIu64 "  %*" PRIu64, w->thread, t[k]->tid,
+		fprintf(out, "%-*s  %*" PRIu64 "  %*" PRIu64, w->thread, who,
 			w->reads, t[k]->reads, w->writes, t[k]->writes);
+		free(who);
 		print_mem_columns(&t[k]->mem, w, out);
 		fputc('\n', out);
 	}

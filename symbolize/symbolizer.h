@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/procfs.h"
+
 struct symbolizer;
 
 enum mapping_kind {
@@ -35,6 +37,7 @@ struct mapping {
 	uint32_t prot;            /* PROT_READ | PROT_WRITE | PROT_EXEC */
 	enum mapping_kind kind;
 	const char *name;         /* path, or "[heap]", "[anon]", ... */
+	struct map_object obj;    /* the file (or shmem) mapped; ino 0: unknown */
 };
 
 struct func_info {
@@ -76,6 +79,10 @@ void symbolizer_set_map_owner(struct symbolizer *s, uid_t uid);
 void symbolizer_add_mapping(struct symbolizer *s, pid_t pid, uint64_t start,
 			    uint64_t len, uint64_t pgoff, uint32_t prot,
 			    const char *filename);
+/* The same, knowing the object mapped (perf's MMAP2 device and inode). */
+void symbolizer_add_mapping_object(struct symbolizer *s, pid_t pid, uint64_t start,
+				   uint64_t len, uint64_t pgoff, uint32_t prot,
+				   const char *filename, const struct map_object *obj);
 int symbolizer_load_proc_maps(struct symbolizer *s, pid_t pid);  /* -1 if unreadable or empty (zombie): table kept */
 void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child);
 void symbolizer_exec(struct symbolizer *s, pid_t pid);   /* forget pid's mappings */

@@ -166,14 +166,36 @@ static bool mapping_bias(const struct symbolizer *s, const struct elf_file *f,
 
 /* ---- libdwfl session --------------------------------------------------- */
 
+/*
+ * Is the file at m's path still the one the process mapped?  A build
+ * replaces a binary under a running program (the linker writes a new file
+ * at the path); libelf maps the file it opens, and one still being
+ * written raises SIGBUS when read past its end.  Same filesystem and
+ * another inode: replaced, not ours to read.  Another device (overlayfs
+ * shows the layer's in the maps) or an unknown inode: cannot tell.
+ */
+static bool mapped_file_unchanged(const struct mapping *m)
+{
+	struct stat st;
+
+	if (!m->obj.ino)
+		return true;
+	if (stat(m->name, &st) < 0)
+		return false;
+	return st.st_dev != m->obj.dev || st.st_ino == m->obj.ino;
+}
+
 static Dwfl_Module *report_mapping(struct symbolizer *s, struct proc *p,
 				   const struct mapping *m)
 {
-	struct elf_file *f = file_get(s, m->name);
+	struct elf_file *f;
 	struct module_ref *r;
 	Dwfl_Module *mod;
 	uint64_t bias;
 
+	if (!mapped_file_unchanged(m))
+		return NULL;
+	f = file_get(s, m->name);
 	if (!file_probe(s, f) || !mapping_bias(s, f, m, &bias))
 		return NULL;
 	for (size_t i = 0; i < p->nr_mods; i++)

@@ -62,7 +62,9 @@ const struct mapping *maps_find(const struct maptable *t, uint64_t addr)
 static bool mapping_equal(const struct mapping *a, const struct mapping *b)
 {
 	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
-	       a->prot == b->prot && a->kind == b->kind && a->name == b->name;
+	       a->prot == b->prot && a->kind == b->kind && a->name == b->name &&
+	       a->obj.ino == b->obj.ino && a->obj.dev == b->obj.dev &&
+	       a->obj.shared == b->obj.shared;
 }
 
 /* Put m into the table; older mappings it overlaps lose that part.
@@ -96,12 +98,15 @@ static void maps_insert(struct maptable *t, const struct mapping *m,
 
 static struct mapping make_mapping(struct symbolizer *s, uint64_t start,
 				   uint64_t end, uint64_t pgoff, uint32_t prot,
-				   const char *filename)
+				   const char *filename, const struct map_object *obj)
 {
 	struct mapping m = {
 		.start = start, .end = end, .pgoff = pgoff, .prot = prot,
 		.kind = classify(filename ? filename : ""),
 	};
+
+	if (obj)
+		m.obj = *obj;
 
 	if (m.kind == MAPPING_ANON && (!filename || !*filename || !strcmp(filename, "//anon")))
 		m.name = intern_str(s, "[anon]");
@@ -180,6 +185,13 @@ void symbolizer_add_mapping(struct symbolizer *s, pid_t pid, uint64_t start,
 			    uint64_t len, uint64_t pgoff, uint32_t prot,
 			    const char *filename)
 {
+	symbolizer_add_mapping_object(s, pid, start, len, pgoff, prot, filename, NULL);
+}
+
+void symbolizer_add_mapping_object(struct symbolizer *s, pid_t pid, uint64_t start,
+				   uint64_t len, uint64_t pgoff, uint32_t prot,
+				   const char *filename, const struct map_object *obj)
+{
 	struct mapping m;
 	const struct mapping *old;
 	uint64_t span[2];
@@ -188,7 +200,7 @@ void symbolizer_add_mapping(struct symbolizer *s, pid_t pid, uint64_t start,
 	if (!len || start + len < start)
 		return;
 	p = proc_get_or_new(s, pid);
-	m = make_mapping(s, start, start + len, pgoff, prot, filename);
+	m = make_mapping(s, start, start + len, pgoff, prot, filename, obj);
 	old = maps_find(&p->maps, start);
 	if (old && mapping_equal(old, &m))
 		return;
@@ -224,12 +236,13 @@ int symbolizer_load_proc_maps(struct symbolizer *s, pid_t pid)
 		return -1;
 	while (getline(&line, &alloc, fp) > 0) {
 		uint64_t start, end, pgoff;
+		struct map_object obj;
 		const char *name;
 		uint32_t prot;
 
-		if (!parse_maps_line(line, &start, &end, &pgoff, &prot, &name))
+		if (!parse_maps_line_object(line, &start, &end, &pgoff, &prot, &name, &obj))
 			continue;
-		m = make_mapping(s, start, end, pgoff, prot, name);
+		m = make_mapping(s, start, end, pgoff, prot, name, &obj);
 		maps_insert(&fresh, &m, &span[0], &span[1]);
 	}
 	free(line);

@@ -85,7 +85,7 @@ LATENT_KEYS = {"members", "type", "function", "placements"}
 EXPECT_KEYS = {"kind", "object", "type", "members", "true_shared_members",
                "false_victim_members", "only_members", "min_writer_threads",
                "function", "file", "min_typed_rate", "alignment_note",
-               "advice_layouts"}
+               "advice_layouts", "min_processes"}
 LAYOUT_KEYS = {"current", "padded", "own_line"}
 KINDS = {"false", "true", "mixed"}
 
@@ -186,6 +186,15 @@ def check_line(exp, line):
         if len(writers) < exp["min_writer_threads"]:
             differ("writer threads", ">= %d" % exp["min_writer_threads"],
                    len(writers))
+
+    if "min_processes" in exp:
+        # memory processes share: "pids" lists them, each thread its pid
+        pids = line.get("pids") or [line.get("pid")]
+        writer_pids = {t.get("pid", line.get("pid")) for t in line.get("threads") or []
+                       if t.get("writes", 0) > 0}
+        if len(pids) < exp["min_processes"] or len(writer_pids) < exp["min_processes"]:
+            differ("processes (writing)", ">= %d" % exp["min_processes"],
+                   "%r (%r)" % (pids, sorted(writer_pids)))
 
     if "function" in exp or "file" in exp:
         sites = sites_of(line)

@@ -243,7 +243,7 @@ fi
 
 # --- what top does not do, said in one line ------------------------------------
 expect_max_lines=1
-expect "top -a: no system-wide mode" 2 '^contend: -a: system-wide sampling is not available' \
+expect "top -a: no system-wide mode" 2 '^contend: -a: system-wide sampling is not available in contend top' \
 	"$contend" top -a -p "$target"
 expect "run --batch: top's option" 2 "^contend: --batch: an option of 'contend top' only" \
 	"$contend" run --batch -- true

@@ -482,7 +482,22 @@ static void test_hostile_records(void)
 	record(&f, 1, 8);
 	le(&f, 0, 8);
 	summary_record(&f);
-	expect_refused(&f, "corrupt sample record at byte 24: size 8, want 64", "short sample");
+	expect_refused(&f, "corrupt sample record at byte 24: size 8, want 64 or 88", "short sample");
+
+	header(&f, 1, 24, 1000);
+	record(&f, 1, 88);
+	le(&f, 0, 8); le(&f, 0, 8); le(&f, 0, 8); le(&f, 0, 8);
+	le(&f, 0, 8); le(&f, 0, 8); le(&f, 0, 8); le(&f, 0x01ff000100000000ULL, 8);
+	le(&f, 1, 8); le(&f, 0, 8); le(&f, 0, 8);
+	summary_record(&f);
+	expect_refused(&f, "shared memory of inode 0", "shared sample of inode 0");
+
+	header(&f, 1, 24, 1000);
+	record(&f, 1, 88);
+	for (int i = 0; i < 11; i++)
+		le(&f, i == 7 ? 0x00ff000800000000ULL : 1, 8);
+	summary_record(&f);
+	expect_refused(&f, "size 88 does not match its flags 0x0", "88 bytes without the flag");
 
 	header(&f, 1, 24, 1000);
 	sample_record(&f, 0, 0);
@@ -701,11 +716,44 @@ static int write_corpus(const char *dir)
 	return ret ? 1 : 0;
 }
 
+/* A sample in shared memory carries its object (device, inode, offset):
+ * 88 bytes, flag 1; a private one stays 64 bytes.  Flags and size must
+ * agree. */
+static void test_shared_sample(void)
+{
+	struct access_sample shared = sample1, priv = sample2;
+	struct strbuf err = STRBUF_INIT;
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	struct datafile_writer *w = datafile_writer_new(f, 1000);
+	struct got g;
+
+	shared.obj_dev = 0x801;
+	shared.obj_ino = 123456789;
+	shared.obj_off = 0x2048;
+	datafile_write_chain(w, 1, chain1, ARRAY_SIZE(chain1));
+	datafile_write_sample(w, &shared);
+	datafile_write_sample(w, &priv);
+	datafile_writer_finish(w, &summary1);
+	fclose(f);
+	CHECK(read_bytes(buf, len, &g, &err, NULL) == 0, "shared: read: %s", strbuf_str(&err));
+	CHECK_EQ_U64(g.n_samples, 2, "shared: samples");
+	check_sample(&g.samples[0], &shared, "shared sample");
+	CHECK_EQ_U64(g.samples[0].obj_dev, 0x801, "its device");
+	CHECK_EQ_U64(g.samples[0].obj_ino, 123456789, "its inode");
+	CHECK_EQ_U64(g.samples[0].obj_off, 0x2048, "its offset");
+	CHECK_EQ_U64(g.samples[1].obj_ino, 0, "a private sample has no object");
+	free(buf);
+	strbuf_release(&err);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
 		return write_corpus(argv[2]);
 	test_round_trip();
+	test_shared_sample();
 	test_truncated_everywhere();
 	test_minimal_and_header();
 	test_hostile_records();

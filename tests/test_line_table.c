@@ -587,10 +587,52 @@ static void test_model(void)
 	}
 }
 
+/* Memory processes share (sample obj_*): one line per (device, inode,
+ * offset), whatever address each process sees it at; each cell and thread
+ * keeps its pid.  Private memory at the same address stays per process. */
+static void test_shared_lines(void)
+{
+	struct line_table *t = line_table_new(64, MS);
+	struct access_sample a = sample(0, 100, 0x401000, 0x7f0000001000, 8, ACCESS_STORE);
+	struct access_sample b = sample(MS / 10, 200, 0x401100, 0x7e0000005008, 8, ACCESS_STORE);
+	struct access_sample other, priv;
+	struct line *l;
+
+	a.pid = 100;
+	a.obj_dev = 1; a.obj_ino = 777; a.obj_off = 0x40;    /* page 0, line 1 */
+	b.pid = 200;     /* another process, another address: the same line */
+	b.obj_dev = 1; b.obj_ino = 777; b.obj_off = 0x48;
+	line_table_add(t, &a);
+	line_table_add(t, &b);
+	CHECK_EQ_U64(line_table_count(t), 1, "one shared line for two processes");
+	l = line_table_line(t, 0);
+	CHECK_EQ_U64(l->pid, 100, "its pid: the first process's");
+	CHECK_EQ_U64(l->addr, 0x7f0000001000, "its address: the first process's");
+	CHECK_EQ_U64(l->obj_ino, 777, "the object's inode");
+	CHECK_EQ_U64(l->obj_off, 0x40, "the line's offset in the object");
+	CHECK_EQ_U64(l->n_threads, 2, "both threads");
+	CHECK(line_cross_process(l), "cross-process");
+	CHECK_EQ_U64(thread_of(l, 200)->pid, 200, "thread 200 of pid 200");
+	CHECK_EQ_U64(l->cells[1].pid, 200, "its cell: pid 200");
+	CHECK_EQ_U64(l->cells[1].offset, 8, "offset in the line from the address");
+	CHECK_EQ_U64(l->concurrent, 1, "the second write pairs with the first");
+
+	other = priv = b;
+	other.obj_ino = 778;     /* another object at the same offset */
+	line_table_add(t, &other);
+	priv.obj_dev = priv.obj_ino = priv.obj_off = 0;   /* private */
+	line_table_add(t, &priv);
+	CHECK_EQ_U64(line_table_count(t), 3, "another object, private memory: lines apart");
+	CHECK(line_table_find(t, 200, 0x7e0000005008) != NULL, "private line found by pid");
+	CHECK(!line_cross_process(line_table_line(t, 1)), "one process: not cross-process");
+	line_table_free(t);
+}
+
 int main(void)
 {
 	test_bad_line_size();
 	test_line_keys();
+	test_shared_lines();
 	test_clipping();
 	test_cells_and_threads();
 	test_alternating();

@@ -5,6 +5,7 @@
 
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 
 static void test_file_line(void)
 {
@@ -49,8 +50,34 @@ static void test_bad_lines(void)
 	CHECK(!parse_maps_line(cut, &start, &end, &pgoff, &prot, &name), "no device or inode");
 }
 
+/* The object of a mapping: device, inode, and whether it is MAP_SHARED. */
+static void test_object(void)
+{
+	char shm[] = "7f00aa000000-7f00aa001000 rw-s 00002000 00:1a 4242 /dev/shm/x\n";
+	char anon[] = "7f00aa000000-7f00aa001000 rw-s 00000000 00:01 12984 /dev/zero (deleted)\n";
+	char priv[] = "55d0c0a00000-55d0c0a21000 r-xp 00001000 fd:01 1835 /usr/bin/prog\n";
+	uint64_t start, end, pgoff;
+	struct map_object obj;
+	const char *name;
+	uint32_t prot;
+
+	CHECK(parse_maps_line_object(shm, &start, &end, &pgoff, &prot, &name, &obj), "shm parses");
+	CHECK(obj.shared, "'s': shared");
+	CHECK_EQ_U64(obj.dev, makedev(0, 0x1a), "device 00:1a");
+	CHECK_EQ_U64(obj.ino, 4242, "inode");
+	CHECK_EQ_U64(pgoff, 0x2000, "offset");
+	CHECK_STR(name, "/dev/shm/x", "name");
+	CHECK(parse_maps_line_object(anon, &start, &end, &pgoff, &prot, &name, &obj), "anon parses");
+	CHECK(obj.shared && obj.ino == 12984 && obj.dev == (uint64_t)makedev(0, 1), "shared anonymous");
+	CHECK_STR(name, "/dev/zero (deleted)", "its name");
+	CHECK(parse_maps_line_object(priv, &start, &end, &pgoff, &prot, &name, &obj), "file parses");
+	CHECK(!obj.shared, "'p': private");
+	CHECK_EQ_U64(obj.dev, makedev(0xfd, 1), "device fd:01");
+}
+
 int main(void)
 {
+	test_object();
 	test_file_line();
 	test_anon_line();
 	test_bad_lines();

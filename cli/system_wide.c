@@ -1,0 +1,92 @@
+/* system_wide.c - the processes of a system-wide session, learnt as their
+ * samples come (system_wide.h). */
+#include "cli/system_wide.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/procfs.h"
+#include "common/util.h"
+#include "symbolize/symbolizer.h"
+
+void system_wide_init(struct system_wide *sw)
+{
+	memset(sw, 0, sizeof(*sw));
+	hashmap_init(&sw->seen, sizeof(uint32_t));
+	hashmap_init(&sw->named, sizeof(uint32_t));
+	sw->self = getpid();
+}
+
+void system_wide_release(struct system_wide *sw)
+{
+	hashmap_release(&sw->seen, NULL);
+	hashmap_release(&sw->named, NULL);
+	free(sw->live);
+}
+
+/* Values in seen: a process's live[] index + 1, or one of these. */
+#define DROPPED ((void *)UINTPTR_MAX)        /* kernel thread: never decoded */
+#define EXITED ((void *)(UINTPTR_MAX - 1))   /* gone: a new one may take its pid */
+
+bool system_wide_sample(struct system_wide *sw, struct symbolizer *sym,
+			uint32_t pid, uint32_t tid, bool *new_thread)
+{
+	void *known;
+
+	*new_thread = false;
+	if (pid == sw->last_pid && tid == sw->last_tid)
+		return sw->last_kept;
+	sw->last_pid = pid;
+	sw->last_tid = tid;
+	sw->last_kept = false;
+	if (pid == 0 || pid == (uint32_t)sw->self)
+		return false;
+	known = hashmap_get(&sw->seen, &pid);
+	if (known == DROPPED)
+		return false;
+	if (!known || known == EXITED) {
+		if (process_is_kernel_thread((pid_t)pid)) {
+			hashmap_put(&sw->seen, &pid, DROPPED);
+			return false;
+		}
+		symbolizer_load_proc_maps(sym, (pid_t)pid);
+		ALLOC_GROW(sw->live, sw->n_live + 1, sw->alloc_live);
+		sw->live[sw->n_live++] = (struct sw_process){ (pid_t)pid, false };
+		known = (void *)(uintptr_t)sw->n_live;
+		hashmap_put(&sw->seen, &pid, known);
+		sw->processes++;
+	} else {
+		sw->live[(uintptr_t)known - 1].sampled = true;
+	}
+	if (!hashmap_get(&sw->named, &tid)) {
+		hashmap_put(&sw->named, &tid, (void *)(uintptr_t)1);
+		*new_thread = true;
+	}
+	sw->last_kept = true;
+	return true;
+}
+
+void system_wide_refresh(struct system_wide *sw, struct symbolizer *sym)
+{
+	size_t kept = 0;
+
+	/* an exited process (a zombie until reaped) has empty maps, which
+	 * would replace every mapping the report still needs */
+	for (size_t i = 0; i < sw->n_live; i++) {
+		struct sw_process p = sw->live[i];
+		uint32_t key = (uint32_t)p.pid;
+
+		if (!process_alive(p.pid)) {
+			hashmap_put(&sw->seen, &key, EXITED);
+			continue;
+		}
+		if (p.sampled)
+			symbolizer_load_proc_maps(sym, p.pid);
+		p.sampled = false;
+		sw->live[kept++] = p;
+		hashmap_put(&sw->seen, &key, (void *)(uintptr_t)kept);
+	}
+	sw->n_live = kept;
+	sw->last_pid = sw->last_tid = 0;   /* sampled marks start again */
+}
