@@ -44,13 +44,18 @@ static char *profile_path(const struct continuous *c)
 	struct tm tm;
 	struct stat st;
 
+	char who[32];
+
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	path = xasprintf("%s/contend-%d-%s.%s", c->dir, (int)c->opt->pid, stamp,
-			 c->opt->format->extension);
+	if (c->opt->system_wide)
+		snprintf(who, sizeof(who), "all");
+	else
+		snprintf(who, sizeof(who), "%d", (int)c->opt->pid);
+	path = xasprintf("%s/contend-%s-%s.%s", c->dir, who, stamp, c->opt->format->extension);
 	for (unsigned n = 1; lstat(path, &st) == 0 && n < 100; n++) {
 		free(path);
-		path = xasprintf("%s/contend-%d-%s-%u.%s", c->dir, (int)c->opt->pid, stamp, n,
+		path = xasprintf("%s/contend-%s-%s-%u.%s", c->dir, who, stamp, n,
 				 c->opt->format->extension);
 	}
 	return path;
@@ -190,7 +195,8 @@ int continuous_attach(struct options *opt)
 	c.next = opt->interval;
 	c.win = live_window_new(opt->line_size, session_window_ns(opt, opt->freq), 1,
 				INTERVAL_MAX_SAMPLES);
-	c.command = process_alive(opt->pid) ? process_cmdline(opt->pid) : NULL;
+	c.command = opt->system_wide ? xstrdup("every process (-a)") :
+		    process_alive(opt->pid) ? process_cmdline(opt->pid) : NULL;
 
 	/* The session writes no report of its own (-o is our directory), and
 	 * builds none worth the time: no line qualifies for it. */

@@ -1,10 +1,10 @@
 /* continuous.h - contend attach --interval: one profile per interval.
  *
- *   contend attach -p PID --interval SECONDS -o DIR [--keep N] [--format F]
+ *   contend attach (-p PID | -a) --interval SECONDS -o DIR [--keep N] [--format F]
  *
  * For a continuous profiler's collector (docs/pprof.md): an attach session
  * that, every SECONDS, writes the report of that interval alone to
- * DIR/contend-PID-YYYYmmddTHHMMSSZ.EXT (pprof unless --format says, at 99
+ * DIR/contend-PID-YYYYmmddTHHMMSSZ.EXT (contend-all-... under -a; pprof unless --format says, at 99
  * Hz unless -F says), until -d, Ctrl-C or the process's exit, and keeps the
  * newest N files it wrote (--keep, default 24), removing its own older
  * ones and nothing else.  The report of an interval is built as `contend
