@@ -1,0 +1,438 @@
+/* alloc_shim.c - libcontend-alloc.so, preloaded into a `run` target: tells
+ * contend where each heap allocation came from.
+ *
+ * Wraps malloc, calloc, realloc, free, aligned_alloc, posix_memalign,
+ * memalign and operator new/new[]/delete (found with dlsym(RTLD_NEXT)) and
+ * passes every call through unchanged: same sizes, same alignments, and no
+ * allocation of its own, so the target's heap is laid out exactly as
+ * without it.  Each call becomes a struct alloc_record (address, size, the
+ * call, its return address and a short frame-pointer chain) in a buffer
+ * of the calling thread; a full buffer, one older than FLUSH_NS, the
+ * thread's exit and the process's exit write it to the pipe named by
+ * CONTEND_ALLOC_FD in one write() (detector/alloc_record.h).  A block
+ * freed by the thread that allocated it before its buffer went out is
+ * dropped from the buffer with its free: short-lived temporaries, the bulk
+ * of a malloc-heavy program's calls, cost a copy and never a byte of pipe.
+ *
+ * Nothing here may call malloc: dlsym may, while the real functions are
+ * looked up, and gets a small static arena (bootstrap) for that.  A
+ * thread-local depth keeps the allocations the real operator new makes
+ * through malloc from being reported twice.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#include "detector/alloc_record.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+#define FLUSH_NS 20000000ull     /* 20 ms: the report sees a lone allocation soon */
+
+typedef void *malloc_fn(size_t);
+typedef void *calloc_fn(size_t, size_t);
+typedef void *realloc_fn(void *, size_t);
+typedef void free_fn(void *);
+typedef void *aligned_fn(size_t, size_t);
+typedef int posix_memalign_fn(void **, size_t, size_t);
+
+static malloc_fn *real_malloc;
+static calloc_fn *real_calloc;
+static realloc_fn *real_realloc;
+static free_fn *real_free;
+static aligned_fn *real_aligned_alloc, *real_memalign;
+static posix_memalign_fn *real_posix_memalign;
+static malloc_fn *real_new, *real_new_array;
+static free_fn *real_delete, *real_delete_array;
+
+static int channel = -1;           /* the pipe's write end; -1: report nothing */
+static uint32_t my_pid;
+static pthread_key_t exit_key;
+extern void *__libc_stack_end;
+
+struct thread_buffer {
+	struct alloc_record rec[ALLOC_BATCH];
+	unsigned n;
+	uint64_t first_time;
+	uint32_t tid;
+	uintptr_t stack_top;          /* frame pointers are followed below it */
+	int depth;                    /* inside a wrapper: do not report */
+	int registered;
+};
+static TLS struct thread_buffer tb;
+
+/* --- the real functions, and dlsym's allocations while finding them ---- */
+
+static char bootstrap[8192] __attribute__((aligned(16)));
+static size_t bootstrap_used;
+static int resolving;
+
+static void *bootstrap_alloc(size_t n)
+{
+	size_t at = (bootstrap_used + 15) & ~(size_t)15;
+
+	if (n > sizeof(bootstrap) - at)
+		return NULL;
+	bootstrap_used = at + n;
+	return bootstrap + at;
+}
+
+static int in_bootstrap(const void *p)
+{
+	return (const char *)p >= bootstrap && (const char *)p < bootstrap + sizeof(bootstrap);
+}
+
+static void *next(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+static void resolve(void)
+{
+	resolving = 1;
+	real_malloc = (malloc_fn *)next("malloc");
+	real_calloc = (calloc_fn *)next("calloc");
+	real_realloc = (realloc_fn *)next("realloc");
+	real_free = (free_fn *)next("free");
+	real_aligned_alloc = (aligned_fn *)next("aligned_alloc");
+	real_memalign = (aligned_fn *)next("memalign");
+	real_posix_memalign = (posix_memalign_fn *)next("posix_memalign");
+	resolving = 0;
+}
+
+/* Only once a C++ operator is called: in a C program dlsym would miss
+ * them, and glibc allocates its error message on the real heap. */
+static void resolve_cxx(void)
+{
+	if (!real_malloc)
+		resolve();
+	real_new = (malloc_fn *)next("_Znwm");
+	real_new_array = (malloc_fn *)next("_Znam");
+	real_delete = (free_fn *)next("_ZdlPv");
+	real_delete_array = (free_fn *)next("_ZdaPv");
+}
+
+static void flush(void);
+
+static void thread_exit(void *unused)
+{
+	(void)unused;
+	flush();
+}
+
+static void reset_after_fork(void)
+{
+	my_pid = (uint32_t)getpid();
+	tb.n = 0;
+	tb.tid = (uint32_t)syscall(SYS_gettid);
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	const char *fd = getenv(ALLOC_FD_ENV);
+
+	if (!real_malloc)
+		resolve();
+	my_pid = (uint32_t)getpid();
+	if (fd && *fd)
+		channel = atoi(fd);
+	if (channel >= 0) {
+		pthread_key_create(&exit_key, thread_exit);
+		pthread_atfork(NULL, NULL, reset_after_fork);
+	}
+}
+
+__attribute__((destructor)) static void shim_fini(void)
+{
+	flush();
+}
+
+/* --- records ------------------------------------------------------------ */
+
+static uint64_t now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __rdtsc();    /* invariant TSC: ordered across CPUs, ~20 cycles */
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+static uint64_t flush_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return FLUSH_NS * 2;       /* about 2 GHz and up: ticks are at most ns/2 */
+#else
+	return FLUSH_NS;
+#endif
+}
+
+static void flush(void)
+{
+	size_t len = tb.n * sizeof(tb.rec[0]);
+	const char *p = (const char *)tb.rec;
+	int saved = errno;
+
+	tb.n = 0;
+	while (channel >= 0 && len) {
+		ssize_t w = write(channel, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;        /* contend went away: nothing to do about it */
+		p += w;
+		len -= (size_t)w;
+	}
+	errno = saved;
+}
+
+static void thread_start(void)
+{
+	tb.tid = (uint32_t)syscall(SYS_gettid);
+	/* glibc puts a thread's descriptor at the top of its stack; the main
+	 * thread's stack ends at __libc_stack_end */
+	tb.stack_top = tb.tid == my_pid ? (uintptr_t)__libc_stack_end : (uintptr_t)pthread_self();
+	tb.registered = 1;
+	pthread_setspecific(exit_key, &tb);
+}
+
+/* frames[0] is the call's return address; then the saved frame pointers,
+ * as long as they climb the stack (code without frame pointers leaves
+ * something else in rbp: the chain then ends, or names a wrong caller). */
+static __attribute__((noinline)) void walk(uint64_t *frames, void *ret, void *fp0)
+{
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0), hi = tb.stack_top;
+	uintptr_t *fp = fp0;
+	int i = 1;
+
+	frames[0] = (uintptr_t)ret;
+	fp = (uintptr_t *)*fp;            /* the caller's frame pointer */
+	while (i < ALLOC_FRAMES && (uintptr_t)fp > lo && (uintptr_t)fp + 16 <= hi &&
+	       !((uintptr_t)fp & 7)) {
+		frames[i++] = fp[1];
+		lo = (uintptr_t)fp;
+		fp = (uintptr_t *)fp[0];
+	}
+	while (i < ALLOC_FRAMES)
+		frames[i++] = 0;
+}
+
+/* A free of a block this thread allocated since its last flush removes
+ * both records; true if it did. */
+static int cancel_pending(uint64_t addr)
+{
+	for (unsigned i = tb.n; i-- > 0;) {
+		struct alloc_record *r = &tb.rec[i];
+
+		if (r->addr != addr || r->call == ALLOC_FREE)
+			continue;
+		memmove(r, r + 1, (tb.n - i - 1) * sizeof(*r));
+		tb.n--;
+		return 1;
+	}
+	return 0;
+}
+
+static void note(enum alloc_call call, const void *p, size_t size, uint64_t arg,
+		 void *ret, void *fp)
+{
+	struct alloc_record *r;
+	uint64_t t;
+
+	if (channel < 0 || !p || tb.depth)
+		return;
+	if (!tb.registered)
+		thread_start();
+	if (call == ALLOC_FREE && cancel_pending((uintptr_t)p))
+		return;
+	t = now();
+	if (!tb.n)
+		tb.first_time = t;
+	r = &tb.rec[tb.n++];
+	r->time = t;
+	r->addr = (uintptr_t)p;
+	r->size = size;
+	r->arg = arg;
+	r->pid = my_pid;
+	r->tid = tb.tid;
+	r->call = call;
+	r->reserved = 0;
+	if (call == ALLOC_FREE)
+		memset(r->frames, 0, sizeof(r->frames));
+	else
+		walk(r->frames, ret, fp);
+	if (tb.n == ALLOC_BATCH || t - tb.first_time > flush_ticks())
+		flush();
+}
+
+#define HERE __builtin_return_address(0), __builtin_frame_address(0)
+
+/* --- the wrappers ------------------------------------------------------- */
+
+EXPORT void *malloc(size_t size)
+{
+	void *p;
+
+	if (!real_malloc) {
+		if (resolving)
+			return bootstrap_alloc(size);
+		resolve();
+	}
+	p = real_malloc(size);
+	note(ALLOC_MALLOC, p, size, 0, HERE);
+	return p;
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	void *p;
+
+	if (!real_calloc) {
+		if (resolving)
+			return bootstrap_alloc(n * size);   /* static: zeroed */
+		resolve();
+	}
+	p = real_calloc(n, size);
+	note(ALLOC_CALLOC, p, n * size, n, HERE);
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || in_bootstrap(p))
+		return;
+	if (!real_free)
+		resolve();
+	note(ALLOC_FREE, p, 0, 0, HERE);
+	real_free(p);
+}
+
+EXPORT void *realloc(void *old, size_t size)
+{
+	void *p;
+
+	if (in_bootstrap(old)) {
+		p = malloc(size);
+		if (p)
+			memcpy(p, old, size);   /* the arena's blocks are few and small */
+		return p;
+	}
+	if (!real_realloc)
+		resolve();
+	p = real_realloc(old, size);
+	if (p || !size) {
+		note(ALLOC_FREE, old, 0, 0, HERE);
+		note(ALLOC_REALLOC, p, size, (uintptr_t)old, HERE);
+	}
+	return p;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	void *p;
+
+	if (!real_aligned_alloc)
+		resolve();
+	p = real_aligned_alloc(align, size);
+	note(ALLOC_ALIGNED_ALLOC, p, size, align, HERE);
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	void *p;
+
+	if (!real_memalign)
+		resolve();
+	p = real_memalign(align, size);
+	note(ALLOC_MEMALIGN, p, size, align, HERE);
+	return p;
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	int ret;
+
+	if (!real_posix_memalign)
+		resolve();
+	ret = real_posix_memalign(out, align, size);
+	if (!ret)
+		note(ALLOC_POSIX_MEMALIGN, *out, size, align, HERE);
+	return ret;
+}
+
+/* operator new calls malloc through the PLT: the depth keeps that inner
+ * call quiet, so the report names the code that said `new`. */
+static void *new_common(malloc_fn *real, enum alloc_call call, size_t size,
+			void *ret, void *fp)
+{
+	void *p;
+
+	if (!real) {
+		/* libstdc++ came after us (dlopen): its new is malloc's */
+		if (!(p = malloc(size ? size : 1)))
+			abort();
+		return p;
+	}
+	tb.depth++;
+	p = real(size);
+	tb.depth--;
+	note(call, p, size, 0, ret, fp);
+	return p;
+}
+
+EXPORT void *_Znwm(size_t size)
+{
+	if (!real_new)
+		resolve_cxx();
+	return new_common(real_new, ALLOC_NEW, size, HERE);
+}
+
+EXPORT void *_Znam(size_t size)
+{
+	if (!real_new_array)
+		resolve_cxx();
+	return new_common(real_new_array, ALLOC_NEW_ARRAY, size, HERE);
+}
+
+static void delete_common(free_fn *real, void *p, void *ret, void *fp)
+{
+	if (!p)
+		return;
+	if (!real) {
+		free(p);
+		return;
+	}
+	note(ALLOC_FREE, p, 0, 0, ret, fp);
+	tb.depth++;
+	real(p);
+	tb.depth--;
+}
+
+EXPORT void _ZdlPv(void *p)
+{
+	if (!real_delete)
+		resolve_cxx();
+	delete_common(real_delete, p, HERE);
+}
+
+EXPORT void _ZdaPv(void *p)
+{
+	if (!real_delete_array)
+		resolve_cxx();
+	delete_common(real_delete_array, p, HERE);
+}
