@@ -10,9 +10,12 @@
  * of the calling thread; a full buffer, one older than FLUSH_NS, the
  * thread's exit and the process's exit write it to the pipe named by
  * CONTEND_ALLOC_FD in one write() (detector/alloc_record.h).  A block
- * freed by the thread that allocated it before its buffer went out is
- * dropped from the buffer with its free: short-lived temporaries, the bulk
- * of a malloc-heavy program's calls, cost a copy and never a byte of pipe.
+ * freed within a millisecond by the thread that allocated it, before its
+ * buffer went out, is dropped from the buffer with its free: short-lived
+ * temporaries, the bulk of a malloc-heavy program's calls, cost a copy
+ * and never a byte of pipe.  (A buffer goes out on the thread's next call
+ * after FLUSH_NS, or at its exit: a main thread that allocates and then
+ * waits for its workers sends its records when it exits.)
  *
  * Nothing here may call malloc: dlsym may, while the real functions are
  * looked up, and gets a small static arena (bootstrap) for that.  A
@@ -26,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +42,7 @@
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 #define FLUSH_NS 20000000ull     /* 20 ms: the report sees a lone allocation soon */
+#define SHORT_LIVED_NS 1000000ull /* 1 ms: a temporary, never worth a record */
 
 typedef void *malloc_fn(size_t);
 typedef void *calloc_fn(size_t, size_t);
@@ -56,6 +61,8 @@ static malloc_fn *real_new, *real_new_array;
 static free_fn *real_delete, *real_delete_array;
 
 static int channel = -1;           /* the pipe's write end; -1: report nothing */
+static dev_t channel_dev;          /* ... and which pipe it is: a target that */
+static ino_t channel_ino;          /* closed it and reused the number gets nothing */
 static uint32_t my_pid;
 static pthread_key_t exit_key;
 extern void *__libc_stack_end;
@@ -124,6 +131,20 @@ static void resolve_cxx(void)
 
 static void flush(void);
 
+/* first: remember the pipe; later: is the descriptor still that pipe? */
+static int still_ours(int first)
+{
+	struct stat st;
+
+	if (fstat(channel, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return 0;
+	if (first) {
+		channel_dev = st.st_dev;
+		channel_ino = st.st_ino;
+	}
+	return st.st_dev == channel_dev && st.st_ino == channel_ino;
+}
+
 static void thread_exit(void *unused)
 {
 	(void)unused;
@@ -146,6 +167,8 @@ __attribute__((constructor)) static void shim_init(void)
 	my_pid = (uint32_t)getpid();
 	if (fd && *fd)
 		channel = atoi(fd);
+	if (channel >= 0 && !still_ours(1))
+		channel = -1;
 	if (channel >= 0) {
 		pthread_key_create(&exit_key, thread_exit);
 		pthread_atfork(NULL, NULL, reset_after_fork);
@@ -187,6 +210,8 @@ static void flush(void)
 	int saved = errno;
 
 	tb.n = 0;
+	if (channel >= 0 && len && !still_ours(0))
+		channel = -1;
 	while (channel >= 0 && len) {
 		ssize_t w = write(channel, p, len);
 
@@ -231,15 +256,19 @@ static __attribute__((noinline)) void walk(uint64_t *frames, void *ret, void *fp
 		frames[i++] = 0;
 }
 
-/* A free of a block this thread allocated since its last flush removes
- * both records; true if it did. */
-static int cancel_pending(uint64_t addr)
+/* A free of a block this thread allocated since its last flush, less
+ * than SHORT_LIVED_NS ago, removes both records; true if it did.  A block
+ * that lived longer is reported with its free: it may have been sampled
+ * (a main thread's array, freed after the workers it fed are joined). */
+static int cancel_pending(uint64_t addr, uint64_t t)
 {
 	for (unsigned i = tb.n; i-- > 0;) {
 		struct alloc_record *r = &tb.rec[i];
 
 		if (r->addr != addr || r->call == ALLOC_FREE)
 			continue;
+		if (t - r->time > flush_ticks() / (FLUSH_NS / SHORT_LIVED_NS))
+			return 0;
 		memmove(r, r + 1, (tb.n - i - 1) * sizeof(*r));
 		tb.n--;
 		return 1;
@@ -257,9 +286,9 @@ static void note(enum alloc_call call, const void *p, size_t size, uint64_t arg,
 		return;
 	if (!tb.registered)
 		thread_start();
-	if (call == ALLOC_FREE && cancel_pending((uintptr_t)p))
-		return;
 	t = now();
+	if (call == ALLOC_FREE && cancel_pending((uintptr_t)p, t))
+		return;
 	if (!tb.n)
 		tb.first_time = t;
 	r = &tb.rec[tb.n++];
