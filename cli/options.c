@@ -32,6 +32,9 @@ static const char usage_run[] =
 	"                         are watched for short windows with hardware\n"
 	"                         watchpoints; their exact per-thread reads and writes\n"
 	"                         feed the report\n"
+	"      --no-alloc-sites   do not track heap allocations.  By default run preloads\n"
+	"                         libcontend-alloc.so into the command, to name heap\n"
+	"                         objects by the call that allocated them\n"
 	"  -b, --backend NAME     auto (default: the CPU's hardware backend if it can run,\n"
 	"                         else soft), pebs, ibs, spe or soft; see 'contend backends'\n"
 	"      --ldlat CYCLES     pebs/spe: sample loads slower than this (default 30)\n"
@@ -187,7 +190,7 @@ static void parse_tids(struct options *o, const char *list)
 enum {
 	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
 	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_NO_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
-	OPT_SYMFS, OPT_LDLAT,
+	OPT_SYMFS, OPT_LDLAT, OPT_NO_ALLOC_SITES,
 };
 
 void options_parse(struct options *o, int argc, char **argv)
@@ -212,6 +215,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "full", no_argument, NULL, OPT_FULL },
 		{ "confirm", no_argument, NULL, OPT_CONFIRM },
 		{ "no-confirm", no_argument, NULL, OPT_NO_CONFIRM },
+		{ "no-alloc-sites", no_argument, NULL, OPT_NO_ALLOC_SITES },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
@@ -229,6 +233,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	o->top = 10;
 	o->line_size = 64;
 	o->confirm = true;      /* soft sampling sees few stores: watch the suspects */
+	o->alloc_sites = true;  /* run: the shim names heap objects */
 	o->backend = "auto";
 	o->ldlat = DEFAULT_LDLAT;
 	classify_config_default(&o->classify);
@@ -298,6 +303,9 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_CONFIRM:
 			o->confirm = true;
+			break;
+		case OPT_NO_ALLOC_SITES:
+			o->alloc_sites = false;
 			break;
 		case OPT_FAIL_ON:
 			if (!strcmp(optarg, "any"))

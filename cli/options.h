@@ -40,6 +40,7 @@ struct options {
 	bool annotate;               /* report --annotate */
 	bool annotate_full;          /* --full: whole source files */
 	bool confirm;                /* watchpoints on the top lines (default; --no-confirm) */
+	bool alloc_sites;            /* run/record: preload the allocation shim (--no-alloc-sites) */
 	enum fail_on fail_on;        /* check --fail-on */
 	bool min_score_set;          /* --min-score given explicitly */
 	const char **allow;          /* check --allow SYMBOL|TYPE.member (repeatable) */

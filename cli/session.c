@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "detector/alloc_channel.h"
+#include "detector/alloc_table.h"
 #include "detector/backend.h"
 #include "detector/callchain.h"
 #include "cli/launch.h"
@@ -67,6 +69,8 @@ struct session {
 	size_t n_forked, alloc_forked;
 	double sample_from;        /* --delay: samples before this monotonic_s() are dropped */
 	struct jvm_map jvm;        /* a HotSpot target: its JIT code's perf map */
+	struct alloc_channel *alloc_pipe;  /* run: the shim's records (NULL: off) */
+	struct alloc_table *allocs;        /* the heap blocks and their sites */
 };
 
 /* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
@@ -277,6 +281,7 @@ static void session_beat(struct session *s, struct event_set *es,
 	event_set_poll(es, 100);
 	event_set_drain(es, cb);
 	refresh_maps(s, false);
+	alloc_channel_drain(s->alloc_pipe, s->allocs, s->lines);
 	if (s->hooks && s->hooks->tick)
 		s->hooks->tick(s->hooks->ctx, s->lines, pid, monotonic_s() - t0);
 	if (s->confirm)
@@ -466,6 +471,8 @@ static void session_release(struct session *s)
 	free(s->pids);
 	confirm_free(s->confirm);
 	jvm_map_release(&s->jvm);
+	alloc_channel_close(s->alloc_pipe);
+	alloc_table_free(s->allocs);
 }
 
 uint64_t session_window_ns(const struct options *opt, unsigned freq)
@@ -549,6 +556,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.target = target;
 	hdr.target_status = target_status;
 	hdr.chains = s->chains;
+	hdr.allocs = s->allocs;
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
@@ -616,7 +624,12 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	session_init(&s, opt, hooks);
 
-	if (launch_prepare(opt->argv, &child) < 0)
+	if (opt->alloc_sites && (s.alloc_pipe = alloc_channel_open()))
+		s.allocs = alloc_table_new();
+	alloc_channel_export(s.alloc_pipe);
+	ret = launch_prepare(opt->argv, &child);
+	alloc_channel_unexport(s.alloc_pipe);
+	if (ret < 0)
 		die("cannot start '%s': %s", opt->argv[0], strerror(errno));
 	note_pid(&s, child.pid);
 	note_target_creds(&s, child.pid);   /* ours, until it execs */
@@ -671,6 +684,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	t1 = monotonic_s();
 	event_set_drain(es, &cb);
 	event_set_close(es);
+	alloc_channel_drain(s.alloc_pipe, s.allocs, s.lines);   /* after the samples */
 	if (left_running)
 		error("target (pid %d) did not exit within %.0f s of SIGTERM: left running; "
 		      "the report covers %.2f s", (int)child.pid, 2 * RUN_STOP_GRACE_S, t1 - t0);
