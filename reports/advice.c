@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "reports/advice_internal.h"
+#include "reports/alloc_text.h"
 #include "symbolize/data_types.h"
 
 #define MAX_NAMED      3   /* names in a sentence before "and N more" */
@@ -381,10 +382,17 @@ static void advise_elements(struct advisor *adv)
 	else
 		layout_add_after(lay, "/* +%" PRIu64 " bytes per element */\n",
 				 padded - esz);
-	if (adv->heap && !adv->n_members)
-		layout_add_after(lay, "/* malloc aligns to 16 bytes only: allocate "
-				 "with aligned_alloc(%u, n * sizeof(%s)) */\n",
-				 adv->L, lay->title);
+	if (adv->heap && !adv->n_members) {
+		char *block = alloc_align_advice(l->alloc, adv->L, lay->title);
+
+		if (block)
+			layout_add_after(lay, "%s", block);
+		else
+			layout_add_after(lay, "/* malloc aligns to 16 bytes only: allocate "
+					 "with aligned_alloc(%u, n * sizeof(%s)) */\n",
+					 adv->L, lay->title);
+		free(block);
+	}
 
 	if (padded == esz)
 		strbuf_addf(&sb, "align %s to the %u-byte line so that no two "
@@ -456,6 +464,30 @@ static void say_why_untyped(struct strbuf *sb, const struct report_line *l)
 		strbuf_addf(sb, " (no type information for a layout: %s)", why);
 }
 
+/* Heap data without a struct: what is known is the block, and the fix
+ * is in how it is carved up and allocated. */
+static void say_heap_block(struct strbuf *sb, const struct advisor *adv)
+{
+	const struct report_line *l = adv->line;
+	const struct report_alloc *a = l->alloc;
+	uint64_t first, last;
+	char *call;
+
+	if (!a)
+		return;
+	first = l->addr > a->start ? l->addr - a->start : 0;
+	last = l->addr + l->line_size - a->start;
+	if (last > a->size)
+		last = a->size;
+	call = alloc_call_text(a);
+	strbuf_addf(sb, "; the line holds bytes %" PRIu64 "..%" PRIu64 " of the block %s "
+		    "allocated in %s: give each thread's part of it whole %u-byte lines "
+		    "(round each part up to a multiple of %u) and allocate it with "
+		    "aligned_alloc(%u, ...)", first, last ? last - 1 : 0, call,
+		    a->site ? a->site : "unknown code", adv->L, adv->L, adv->L);
+	free(call);
+}
+
 /* No layout to work with: say which bytes to separate. */
 static void advise_untyped(struct advisor *adv)
 {
@@ -464,7 +496,9 @@ static void advise_untyped(struct advisor *adv)
 	struct strbuf victims = STRBUF_INIT;
 	unsigned n;
 
-	if (l->type_name && l->variable && !adv->is_array) {
+	/* a scalar variable; not what a pointer to heap data points to,
+	 * which is one of many and may be the start of anything */
+	if (l->type_name && l->variable && !adv->is_array && !adv->heap) {
 		advise_scalar(adv);
 		return;
 	}
@@ -482,6 +516,10 @@ static void advise_untyped(struct advisor *adv)
 		strbuf_addf(&sb, ", away from %s", victims.buf);
 	if (!l->type_name)
 		say_why_untyped(&sb, l);
+	else if (adv->heap)
+		strbuf_addf(&sb, " (no struct type is known: the accesses go through "
+			    "%s pointers)", l->type_name);
+	say_heap_block(&sb, adv);
 	say_true_sharing_remains(&sb, adv);
 	l->advice.summary = strbuf_detach(&sb);
 	strbuf_release(&writers);

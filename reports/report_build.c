@@ -400,6 +400,8 @@ static void build_line(struct build *b, const struct candidate *cand,
 		name_lock(l, &lock, rl);
 	build_pairs(b, l, v, rl);
 	rl->object = object_name(b->sym, l->pid, l->addr + naming_offset(rl), &heap);
+	alloc_describe_line(b, l, rl);
+	heap = heap || rl->alloc;
 	if (!obj)
 		jvm = jvm_name_line(b->jvm, rl);
 	free(attrs);
@@ -506,12 +508,14 @@ struct report *report_build(const struct run_facts *hdr,
 		b.origins = pointer_origins_new(sym, dt);
 	if (n && sym)
 		b.jvm = jvm_names_new(sym);
+	alloc_build_begin(&b, hdr->allocs);
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
 	gain_queue_free(b.queue);
 	code_view_free(cv);
 	pointer_origins_free(b.origins);
 	jvm_names_free(b.jvm);
+	alloc_build_end(&b);
 
 	for (size_t i = 0; i < n_contended; i++) {
 		line_verdict_release(&cand[i].v);
@@ -619,6 +623,7 @@ static void free_line(struct report_line *rl)
 		report_pair_side_release(&rl->pairs[i].b);
 	}
 	free(rl->pairs);
+	report_alloc_free(rl->alloc);
 }
 
 void report_free(struct report *r)
