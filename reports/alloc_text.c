@@ -61,10 +61,15 @@ char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const cha
 	if (n > 1)
 		many = xasprintf("%" PRIu64 " * ", n);
 	call = alloc_call_text(a);
-	out = xasprintf("/* %s in %s aligns to 16 bytes only: allocate with "
-			"aligned_alloc(%" PRIu64 ", %ssizeof(%s))%s */\n", call,
-			a->site ? a->site : "unknown code", align, many ? many : "", title,
-			a->count ? " and zero it" : "");
+	if (a->align >= align)     /* aligned already: only the size to say */
+		out = xasprintf("/* %s in %s: allocate aligned_alloc(%" PRIu64 ", %ssizeof(%s)) */\n",
+				call, a->site ? a->site : "unknown code", align,
+				many ? many : "", title);
+	else
+		out = xasprintf("/* %s in %s aligns to 16 bytes only: allocate with "
+				"aligned_alloc(%" PRIu64 ", %ssizeof(%s))%s */\n", call,
+				a->site ? a->site : "unknown code", align, many ? many : "",
+				title, a->count ? " and zero it" : "");
 	free(call);
 	free(many);
 	return out;
