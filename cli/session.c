@@ -557,6 +557,8 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.target_status = target_status;
 	hdr.chains = s->chains;
 	hdr.allocs = s->allocs;
+	if (s->allocs && s->hooks && s->hooks->allocs)
+		s->hooks->allocs(s->hooks->ctx, s->allocs, s->lines);
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);

@@ -22,6 +22,7 @@
 #include "cli/options.h"
 #include "detector/sample.h"
 
+struct alloc_table;
 struct line_table;
 struct proc_creds;
 struct report;
@@ -42,6 +43,9 @@ struct session_hooks {
 	void (*comm)(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
 	/* about every 100 ms while the target runs */
 	void (*tick)(void *ctx, struct line_table *lines, pid_t pid, double elapsed);
+	/* the session's heap blocks (alloc_table.h), once sampling is over and
+	 * before the report; not called without allocation tracking */
+	void (*allocs)(void *ctx, const struct alloc_table *t, struct line_table *lines);
 	/* the report is built: output it and return contend's exit status
 	 * (replaces the default text/JSON output) */
 	int (*report)(void *ctx, const struct report *r, const struct options *opt);

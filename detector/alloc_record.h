@@ -39,7 +39,11 @@ struct alloc_record {
 	uint64_t frames[ALLOC_FRAMES];  /* return addresses, the call's first; 0 ends */
 	uint32_t pid, tid;
 	uint32_t call;                  /* enum alloc_call */
-	uint32_t reserved;
+	uint32_t flags;                 /* ALLOC_FLAG_*; 0 from the shim */
 };
+
+/* A data file's block that was freed before the end (the table kept it
+ * for the samples in it). */
+#define ALLOC_FLAG_FREED 1u
 
 #endif

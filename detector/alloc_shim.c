@@ -299,7 +299,7 @@ static void note(enum alloc_call call, const void *p, size_t size, uint64_t arg,
 	r->pid = my_pid;
 	r->tid = tb.tid;
 	r->call = call;
-	r->reserved = 0;
+	r->flags = 0;
 	if (call == ALLOC_FREE)
 		memset(r->frames, 0, sizeof(r->frames));
 	else

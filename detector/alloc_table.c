@@ -133,11 +133,12 @@ static bool sampled_in(struct line_table *lines, const struct alloc_block *b)
 	return false;
 }
 
-static void retire(struct alloc_table *t, const struct alloc_block *b, struct line_table *lines)
+/* keep: a sampled line lies in it (else it goes to the recent frees) */
+static void retire(struct alloc_table *t, const struct alloc_block *b, bool keep)
 {
 	struct alloc_block *slot;
 
-	if (sampled_in(lines, b)) {
+	if (keep) {
 		if (t->n_kept < ALLOC_KEPT_MAX) {
 			ALLOC_GROW(t->kept, t->n_kept + 1, t->alloc_kept);
 			slot = &t->kept[t->n_kept++];
@@ -178,7 +179,7 @@ static void on_free(struct alloc_table *t, const struct alloc_record *r,
 	b = &t->blocks[id - 1];
 	if (b->time > r->time)
 		return;         /* a newer block is there: this free was of an older one */
-	retire(t, b, lines);
+	retire(t, b, sampled_in(lines, b));
 	unlink_block(t, &k, (uint32_t)(id - 1));
 }
 
@@ -199,11 +200,11 @@ static void on_alloc(struct alloc_table *t, const struct alloc_record *r,
 		if (old->time > r->time) {
 			/* this block's free came (and its successor) before it did */
 			nb.site = site_of(t, r);
-			retire(t, &nb, lines);
+			retire(t, &nb, sampled_in(lines, &nb));
 			return;
 		}
 		/* the old block's free is late or lost: it is gone all the same */
-		retire(t, old, lines);
+		retire(t, old, sampled_in(lines, old));
 		unlink_block(t, &k, (uint32_t)(id - 1));
 	}
 	if (hashmap_count(&t->live) >= ALLOC_LIVE_MAX && r->size < ALLOC_LARGE) {
@@ -228,6 +229,16 @@ void alloc_table_add(struct alloc_table *t, const struct alloc_record *r,
 	t->records++;
 	if (!r->addr || !r->call || r->call >= ALLOC__COUNT)
 		return;
+	if (r->flags & ALLOC_FLAG_FREED) {
+		/* from a data file: freed, kept for its samples */
+		struct alloc_block b = {
+			.addr = r->addr, .size = r->size, .arg = r->arg, .time = r->time,
+			.pid = r->pid, .tid = r->tid, .call = r->call, .site = site_of(t, r),
+		};
+
+		retire(t, &b, true);
+		return;
+	}
 	if (r->call == ALLOC_FREE)
 		on_free(t, r, lines);
 	else
@@ -316,21 +327,22 @@ static void as_record(const struct alloc_table *t, const struct alloc_block *b,
 	out->pid = b->pid;
 	out->tid = b->tid;
 	out->call = b->call;
+	out->flags = b->freed ? ALLOC_FLAG_FREED : 0;
 	if (s)
 		memcpy(out->frames, s->frames, sizeof(out->frames));
 }
 
-bool alloc_table_next(const struct alloc_table *t, size_t *pos, struct alloc_record *out)
+bool alloc_table_next(const struct alloc_table *t, struct line_table *only_sampled,
+		      size_t *pos, struct alloc_record *out)
 {
-	/* live blocks, then the kept, then the recent frees */
-	for (; *pos < t->n_blocks; (*pos)++) {
-		if (t->blocks[*pos].addr) {
-			as_record(t, &t->blocks[(*pos)++], out);
-			return true;
-		}
-	}
-	if (*pos < t->n_blocks + t->n_kept) {
-		as_record(t, &t->kept[*pos - t->n_blocks], out);
+	/* live blocks, then the kept; the recent frees are nobody's */
+	for (; *pos < t->n_blocks + t->n_kept; (*pos)++) {
+		const struct alloc_block *b = *pos < t->n_blocks ? &t->blocks[*pos] :
+					      &t->kept[*pos - t->n_blocks];
+
+		if (!b->addr || (only_sampled && !sampled_in(only_sampled, b)))
+			continue;
+		as_record(t, b, out);
 		(*pos)++;
 		return true;
 	}

@@ -72,8 +72,10 @@ const struct alloc_site *alloc_table_site(const struct alloc_table *t, uint32_t 
 void alloc_table_stats(const struct alloc_table *t, struct alloc_stats *out);
 
 /* Every block held (live and kept), in no order, as records (frames from
- * their sites): what the data file stores.  Returns false when done. */
-bool alloc_table_next(const struct alloc_table *t, size_t *pos, struct alloc_record *out);
+ * their sites): what the data file stores, only those a line of
+ * only_sampled falls in unless it is NULL.  Returns false when done. */
+bool alloc_table_next(const struct alloc_table *t, struct line_table *only_sampled,
+		      size_t *pos, struct alloc_record *out);
 
 /* "malloc", "calloc", ..., "operator new[]"; "free" */
 const char *alloc_call_name(uint32_t call);

@@ -652,13 +652,6 @@ void report_print_json(const struct report *r, FILE *out)
 	counts_json(&j, "dropped", r->dropped, r->n_dropped);
 	type_attribution_json(&j, r);
 	json_u64(&j, "candidates", r->n_candidates);
-	if (r->alloc_tracked) {
-		json_object(&j, "alloc_tracking", true);
-		json_u64(&j, "records", r->alloc_records);
-		json_u64(&j, "live_blocks", r->alloc_live);
-		json_u64(&j, "sites", r->alloc_sites);
-		json_close(&j);
-	}
 	if (r->watch_windows) {
 		json_object(&j, "watch", true);
 		json_u64(&j, "windows", r->watch_windows);

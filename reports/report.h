@@ -289,8 +289,6 @@ struct report {
 	struct report_line *lines;   /* ranked, contended only, at most top */
 	unsigned n_lines;
 	unsigned n_candidates;       /* lines touched by >= 2 threads */
-	bool alloc_tracked;          /* heap allocations were tracked */
-	uint64_t alloc_records, alloc_live, alloc_sites;   /* ... their counts */
 	unsigned watch_windows;      /* watchpoint windows run, 0 if none */
 	double watch_armed_s;        /* their armed time, all together */
 	/* Whose read permission a source file needs before --annotate or

@@ -22,18 +22,9 @@
 
 void alloc_build_begin(struct build *b, struct alloc_table *allocs)
 {
-	struct alloc_stats st;
-
 	b->allocs = allocs;
 	b->alloc_paths = (struct strset)STRSET_INIT;
-	if (!allocs)
-		return;
-	alloc_table_stats(allocs, &st);
-	b->r->alloc_tracked = true;
-	b->r->alloc_records = st.records;
-	b->r->alloc_live = st.live;
-	b->r->alloc_sites = st.sites;
-	if (b->r->n_lines && b->sym && b->dt)
+	if (allocs && b->r->n_lines && b->sym && b->dt)
 		b->alloc_types = alloc_types_new(b->sym, b->dt);
 }
 

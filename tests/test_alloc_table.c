@@ -123,7 +123,7 @@ static void test_records_out(void)
 
 	r.arg = 64;
 	alloc_table_add(t, &r, NULL);
-	while (alloc_table_next(t, &pos, &out)) {
+	while (alloc_table_next(t, NULL, &pos, &out)) {
 		n++;
 		CHECK(out.addr == 0x7000 && out.size == 128 && out.arg == 64 &&
 		      out.frames[0] == 0xf && out.call == ALLOC_ALIGNED_ALLOC,
