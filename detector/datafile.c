@@ -366,6 +366,7 @@ struct datafile_reader {
 	size_t alloc;
 	uint64_t records;
 	uint32_t chains;                /* chain records read: ids 1..chains */
+	uint32_t version;               /* 1: no alloc records */
 	/* the summary, owned */
 	struct run_facts summary;
 	struct named_count *dropped;
@@ -426,12 +427,13 @@ struct datafile_reader *datafile_reader_open(FILE *f, struct strbuf *err)
 	header_size = get_u32(&c);
 	r->freq = get_u32(&c);
 	flags = get_u32(&c);
-	if (version != DATAFILE_VERSION) {
-		strbuf_addf(err, "data file version %u; this contend reads version %d "
+	if (version < 1 || version > DATAFILE_VERSION) {
+		strbuf_addf(err, "data file version %u; this contend reads versions 1..%d "
 			    "(record it again, or use the contend that wrote it)",
 			    version, DATAFILE_VERSION);
 		goto fail;
 	}
+	r->version = version;
 	if (header_size < HEADER_SIZE || header_size > HEADER_SIZE_MAX) {
 		strbuf_addf(err, "corrupt header: header size %u (want %d..%d)",
 			    header_size, HEADER_SIZE, HEADER_SIZE_MAX);
@@ -725,6 +727,8 @@ static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor 
 			cb->chain(cb->ctx, id, pcs, n);
 		return 0;
 	case REC_ALLOC:
+		if (r->version < 2)
+			return fail(err, "alloc record in a version %u file", r->version);
 		if (parse_alloc(c, &alloc, err))
 			return -1;
 		if (cb->alloc)

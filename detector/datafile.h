@@ -25,7 +25,7 @@
 struct run_facts;
 struct strbuf;
 
-#define DATAFILE_VERSION 1
+#define DATAFILE_VERSION 2            /* 2: alloc records; 1 is read too */
 #define DATAFILE_BUILD_ID_MAX 64
 #define DATAFILE_PATH_MAX 4096
 #define DATAFILE_COMM_MAX 15           /* TASK_COMM_LEN - 1 */
