@@ -15,6 +15,8 @@ start=$(date +%s)
 	echo
 	echo "## Overhead (bench/overhead.sh, median of 5)"; echo
 	"$here/overhead.sh" 5
+	echo; echo "## Cost of allocation tracking (bench/alloc-overhead.sh, median of 5)"; echo
+	"$here/alloc-overhead.sh" 5 2>/dev/null
 	echo; echo "## Time to detection (bench/detect-latency.sh)"; echo
 	"$here/detect-latency.sh"
 	echo; echo "## Analysis speed and memory (bench/analysis)"; echo

@@ -278,7 +278,9 @@ static void session_beat(struct session *s, struct event_set *es,
 			 const struct perf_callbacks *cb, pid_t pid, double t0)
 {
 	note_target_creds(s, pid);
-	event_set_poll(es, 100);
+	/* the shim's pipe holds about 100 ms of a malloc-heavy target's
+	 * records: drained more often, it never makes the target wait */
+	event_set_poll(es, s->alloc_pipe ? 20 : 100);
 	event_set_drain(es, cb);
 	refresh_maps(s, false);
 	alloc_channel_drain(s->alloc_pipe, s->allocs, s->lines);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -42,7 +43,7 @@
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 #define FLUSH_NS 20000000ull     /* 20 ms: the report sees a lone allocation soon */
-#define SHORT_LIVED_NS 1000000ull /* 1 ms: a temporary, never worth a record */
+#define DEFER_NS 5000000ull       /* 5 ms: a block freed sooner is a temporary */
 
 typedef void *malloc_fn(size_t);
 typedef void *calloc_fn(size_t, size_t);
@@ -67,10 +68,21 @@ static uint32_t my_pid;
 static pthread_key_t exit_key;
 extern void *__libc_stack_end;
 
+/* A thread's records wait here for DEFER_NS: a block freed by the same
+ * thread within that time was never worth a record, and leaves with its
+ * free (cancel_pending).  The ring is mmap'd at the thread's first call,
+ * never malloc'd; without it records go out one by one. */
+#define PENDING 2048                 /* records held back, a power of 2: 160 KiB */
+#define INDEX (2 * PENDING)          /* pending allocations by address */
+
+struct pending {
+	struct alloc_record rec[PENDING];   /* a ring: positions [tail, head) */
+	uint32_t index[INDEX];              /* ring slot + 1, 0: empty */
+};
+
 struct thread_buffer {
-	struct alloc_record rec[ALLOC_BATCH];
-	unsigned n;
-	uint64_t first_time;
+	struct pending *p;
+	uint64_t head, tail;
 	uint32_t tid;
 	uintptr_t stack_top;          /* frame pointers are followed below it */
 	int depth;                    /* inside a wrapper: do not report */
@@ -149,13 +161,18 @@ static void thread_exit(void *unused)
 {
 	(void)unused;
 	flush();
+	if (tb.p)
+		munmap(tb.p, sizeof(struct pending));
+	tb.p = NULL;
 }
 
 static void reset_after_fork(void)
 {
 	my_pid = (uint32_t)getpid();
-	tb.n = 0;
 	tb.tid = (uint32_t)syscall(SYS_gettid);
+	tb.head = tb.tail = 0;     /* the parent's records are the parent's */
+	if (tb.p)
+		memset(tb.p->index, 0, sizeof(tb.p->index));
 }
 
 __attribute__((constructor)) static void shim_init(void)
@@ -194,22 +211,33 @@ static uint64_t now(void)
 #endif
 }
 
-static uint64_t flush_ticks(void)
+/* TSC ticks are about ns x 2 and up (2 GHz and faster): a wait counted
+ * in them is at most as long as in ns x 2. */
+static uint64_t ns_to_ticks(uint64_t ns)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	return FLUSH_NS * 2;       /* about 2 GHz and up: ticks are at most ns/2 */
+	return ns * 2;
 #else
-	return FLUSH_NS;
+	return ns;
 #endif
 }
 
-static void flush(void)
+static uint64_t flush_ticks(void)
 {
-	size_t len = tb.n * sizeof(tb.rec[0]);
-	const char *p = (const char *)tb.rec;
+	return ns_to_ticks(FLUSH_NS);
+}
+
+static uint64_t defer_ticks(void)
+{
+	return ns_to_ticks(DEFER_NS);
+}
+
+static void write_out(const struct alloc_record *rec, size_t n)
+{
+	size_t len = n * sizeof(*rec);
+	const char *p = (const char *)rec;
 	int saved = errno;
 
-	tb.n = 0;
 	if (channel >= 0 && len && !still_ours(0))
 		channel = -1;
 	while (channel >= 0 && len) {
@@ -225,6 +253,107 @@ static void flush(void)
 	errno = saved;
 }
 
+static uint32_t index_home(uint64_t addr)
+{
+	return (uint32_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 50) & (INDEX - 1);
+}
+
+/* The index position of the pending allocation at addr, or -1. */
+static long index_find(const struct pending *p, uint64_t addr)
+{
+	for (uint32_t i = index_home(addr); p->index[i]; i = (i + 1) & (INDEX - 1))
+		if (p->rec[p->index[i] - 1].addr == addr)
+			return i;
+	return -1;
+}
+
+/* Backward-shift deletion, as common/hashmap.c does. */
+static void index_delete(struct pending *p, uint32_t i)
+{
+	for (uint32_t j = (i + 1) & (INDEX - 1); p->index[j]; j = (j + 1) & (INDEX - 1)) {
+		uint32_t home = index_home(p->rec[p->index[j] - 1].addr);
+
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		p->index[i] = p->index[j];
+		i = j;
+	}
+	p->index[i] = 0;
+}
+
+static void index_put(struct pending *p, uint64_t addr, uint32_t slot)
+{
+	long at = index_find(p, addr);
+	uint32_t i = index_home(addr);
+
+	if (at >= 0) {               /* an older block there went out of our sight */
+		p->index[at] = slot + 1;
+		return;
+	}
+	while (p->index[i])
+		i = (i + 1) & (INDEX - 1);
+	p->index[i] = slot + 1;
+}
+
+static int is_alloc(const struct alloc_record *r)
+{
+	return r->call && r->call != ALLOC_FREE;
+}
+
+/* Sends the oldest records, up to a batch; all: regardless of age
+ * (else only those older than DEFER_NS at t). */
+static void send_batch(struct pending *p, uint64_t t, int all)
+{
+	struct alloc_record batch[ALLOC_BATCH];
+	size_t n = 0;
+
+	while (tb.tail != tb.head && n < ALLOC_BATCH) {
+		uint32_t slot = (uint32_t)(tb.tail & (PENDING - 1));
+		struct alloc_record *r = &p->rec[slot];
+		long at;
+
+		if (r->call && !all && t - r->time < defer_ticks())
+			break;
+		if (is_alloc(r) && (at = index_find(p, r->addr)) >= 0 &&
+		    p->index[at] == slot + 1)
+			index_delete(p, (uint32_t)at);
+		if (r->call)
+			batch[n++] = *r;
+		tb.tail++;
+	}
+	write_out(batch, n);
+}
+
+/* Everything pending goes out: at the thread's and the process's end. */
+static void flush(void)
+{
+	if (!tb.p)
+		return;
+	while (tb.tail != tb.head)
+		send_batch(tb.p, 0, 1);
+}
+
+/* Out go the records past DEFER_NS, in whole batches while a thread
+ * allocates fast; a lone old record waits no more than FLUSH_NS. */
+static void send_old(uint64_t t)
+{
+	struct pending *p = tb.p;
+
+	while (tb.tail != tb.head) {
+		const struct alloc_record *oldest = &p->rec[tb.tail & (PENDING - 1)];
+
+		if (!oldest->call) {                 /* cancelled */
+			tb.tail++;
+			continue;
+		}
+		if (t - oldest->time < defer_ticks())
+			return;
+		if (tb.head - tb.tail < ALLOC_BATCH && t - oldest->time < flush_ticks())
+			return;
+		send_batch(p, t, 0);
+	}
+}
+
 static void thread_start(void)
 {
 	tb.tid = (uint32_t)syscall(SYS_gettid);
@@ -232,6 +361,11 @@ static void thread_start(void)
 	 * thread's stack ends at __libc_stack_end */
 	tb.stack_top = tb.tid == my_pid ? (uintptr_t)__libc_stack_end : (uintptr_t)pthread_self();
 	tb.registered = 1;
+	tb.p = mmap(NULL, sizeof(struct pending), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tb.p == MAP_FAILED)
+		tb.p = NULL;
+	tb.head = tb.tail = 0;
 	pthread_setspecific(exit_key, &tb);
 }
 
@@ -256,44 +390,34 @@ static __attribute__((noinline)) void walk(uint64_t *frames, void *ret, void *fp
 		frames[i++] = 0;
 }
 
-/* A free of a block this thread allocated since its last flush, less
- * than SHORT_LIVED_NS ago, removes both records; true if it did.  A block
- * that lived longer is reported with its free: it may have been sampled
- * (a main thread's array, freed after the workers it fed are joined). */
+/* A free of a block this thread allocated less than DEFER_NS ago, whose
+ * record is still pending, cancels it: true if it did.  A block that lived
+ * longer goes out with its free: it may have been sampled (a main
+ * thread's array, freed after the workers it fed are joined). */
 static int cancel_pending(uint64_t addr, uint64_t t)
 {
-	for (unsigned i = tb.n; i-- > 0;) {
-		struct alloc_record *r = &tb.rec[i];
+	struct pending *p = tb.p;
+	long at = index_find(p, addr);
+	struct alloc_record *r;
 
-		if (r->addr != addr || r->call == ALLOC_FREE)
-			continue;
-		if (t - r->time > flush_ticks() / (FLUSH_NS / SHORT_LIVED_NS))
-			return 0;
-		memmove(r, r + 1, (tb.n - i - 1) * sizeof(*r));
-		tb.n--;
-		return 1;
-	}
-	return 0;
+	if (at < 0)
+		return 0;
+	r = &p->rec[p->index[at] - 1];
+	if (t - r->time >= defer_ticks())
+		return 0;
+	r->call = 0;            /* skipped when its turn to go comes */
+	index_delete(p, (uint32_t)at);
+	/* temporaries are freed last in, first out: no hole is left */
+	while (tb.head != tb.tail && !p->rec[(tb.head - 1) & (PENDING - 1)].call)
+		tb.head--;
+	return 1;
 }
 
-static void note(enum alloc_call call, const void *p, size_t size, uint64_t arg,
-		 void *ret, void *fp)
+static void fill(struct alloc_record *r, enum alloc_call call, const void *ptr, size_t size,
+		 uint64_t arg, uint64_t t, void *ret, void *fp)
 {
-	struct alloc_record *r;
-	uint64_t t;
-
-	if (channel < 0 || !p || tb.depth)
-		return;
-	if (!tb.registered)
-		thread_start();
-	t = now();
-	if (call == ALLOC_FREE && cancel_pending((uintptr_t)p, t))
-		return;
-	if (!tb.n)
-		tb.first_time = t;
-	r = &tb.rec[tb.n++];
 	r->time = t;
-	r->addr = (uintptr_t)p;
+	r->addr = (uintptr_t)ptr;
 	r->size = size;
 	r->arg = arg;
 	r->pid = my_pid;
@@ -304,8 +428,40 @@ static void note(enum alloc_call call, const void *p, size_t size, uint64_t arg,
 		memset(r->frames, 0, sizeof(r->frames));
 	else
 		walk(r->frames, ret, fp);
-	if (tb.n == ALLOC_BATCH || t - tb.first_time > flush_ticks())
-		flush();
+}
+
+static void note(enum alloc_call call, const void *ptr, size_t size, uint64_t arg,
+		 void *ret, void *fp)
+{
+	struct pending *p;
+	uint32_t slot;
+	uint64_t t;
+
+	if (channel < 0 || !ptr || tb.depth)
+		return;
+	if (!tb.registered)
+		thread_start();
+	/* rdtsc, about 20 ns in a VM: the biggest part of the cost of a call,
+	 * and needed both by a free (a temporary or not) and an allocation
+	 * (which of two blocks at one address came last) */
+	t = now();
+	if (!(p = tb.p)) {
+		struct alloc_record one;
+
+		fill(&one, call, ptr, size, arg, t, ret, fp);
+		write_out(&one, 1);
+		return;
+	}
+	if (call == ALLOC_FREE && cancel_pending((uintptr_t)ptr, t))
+		return;
+	if (tb.head - tb.tail == PENDING)
+		send_batch(p, t, 1);            /* full: the oldest go, young or not */
+	slot = (uint32_t)(tb.head & (PENDING - 1));
+	fill(&p->rec[slot], call, ptr, size, arg, t, ret, fp);
+	if (call != ALLOC_FREE)
+		index_put(p, (uintptr_t)ptr, slot);
+	tb.head++;
+	send_old(t);
 }
 
 #define HERE __builtin_return_address(0), __builtin_frame_address(0)
