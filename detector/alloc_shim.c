@@ -5,17 +5,18 @@
  * memalign and operator new/new[]/delete (found with dlsym(RTLD_NEXT)) and
  * passes every call through unchanged: same sizes, same alignments, and no
  * allocation of its own, so the target's heap is laid out exactly as
- * without it.  Each call becomes a struct alloc_record (address, size, the
- * call, its return address and a short frame-pointer chain) in a buffer
- * of the calling thread; a full buffer, one older than FLUSH_NS, the
- * thread's exit and the process's exit write it to the pipe named by
- * CONTEND_ALLOC_FD in one write() (detector/alloc_record.h).  A block
- * freed within a millisecond by the thread that allocated it, before its
- * buffer went out, is dropped from the buffer with its free: short-lived
- * temporaries, the bulk of a malloc-heavy program's calls, cost a copy
- * and never a byte of pipe.  (A buffer goes out on the thread's next call
- * after FLUSH_NS, or at its exit: a main thread that allocates and then
- * waits for its workers sends its records when it exits.)
+ * without it (its one mapping, and a ring per thread, move the mmap area
+ * by whole pages: an mmap'd block keeps its offset in every page and line).
+ * Each call becomes a struct alloc_record (address, size, the call, its
+ * return address and a short frame-pointer chain) in a ring of the calling
+ * thread, where it waits DEFER_NS: a block the thread frees in that time
+ * leaves with its free (cancel_pending) -- temporaries, the bulk of a
+ * malloc-heavy program's calls, cost a copy and never a byte of pipe.
+ * Older records go to the pipe named by CONTEND_ALLOC_FD in batches of
+ * ALLOC_BATCH, one write() each (detector/alloc_record.h); a thread's
+ * last records go at its exit and the process's, or with its next call
+ * once older than FLUSH_NS (a main thread that allocates, then waits for
+ * its workers, sends them when it exits; one killed by a signal never).
  *
  * Nothing here may call malloc: dlsym may, while the real functions are
  * looked up, and gets a small static arena (bootstrap) for that.  A
