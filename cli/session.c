@@ -278,9 +278,10 @@ static void session_beat(struct session *s, struct event_set *es,
 			 const struct perf_callbacks *cb, pid_t pid, double t0)
 {
 	note_target_creds(s, pid);
-	/* the shim's pipe holds about 100 ms of a malloc-heavy target's
-	 * records: drained more often, it never makes the target wait */
-	event_set_poll(es, s->alloc_pipe ? 20 : 100);
+	/* every 100 ms; the shim's pipe (1 MiB) holds that much of what even
+	 * a malloc-heavy target sends (its temporaries never leave it), and a
+	 * faster beat would run the watch windows more often too */
+	event_set_poll(es, 100);
 	event_set_drain(es, cb);
 	refresh_maps(s, false);
 	alloc_channel_drain(s->alloc_pipe, s->allocs, s->lines);
