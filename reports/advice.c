@@ -464,6 +464,46 @@ static void say_why_untyped(struct strbuf *sb, const struct report_line *l)
 		strbuf_addf(sb, " (no type information for a layout: %s)", why);
 }
 
+#define HEAP_WRITERS_SAID 4
+
+/* Heap data without a struct: which bytes of the line each thread writes
+ * ("thread 2374 writes bytes 0..31, thread 2375 bytes 32..63"). */
+static void say_heap_writers(struct strbuf *sb, const struct advisor *adv)
+{
+	const struct report_line *l = adv->line;
+	uint32_t tid[HEAP_WRITERS_SAID];
+	unsigned lo[HEAP_WRITERS_SAID], hi[HEAP_WRITERS_SAID], n = 0;
+
+	for (unsigned i = 0; i < l->n_ranges; i++) {
+		const struct report_range *r = &l->ranges[i];
+
+		for (unsigned t = 0; t < r->n_threads; t++) {
+			unsigned k;
+
+			if (!r->threads[t].writes)
+				continue;
+			for (k = 0; k < n && tid[k] != r->threads[t].tid; k++)
+				;
+			if (k == n) {
+				if (n == HEAP_WRITERS_SAID)
+					continue;
+				tid[n] = r->threads[t].tid;
+				lo[n] = r->offset;
+				hi[n++] = r->offset + r->size - 1;
+			}
+			if (r->offset < lo[k])
+				lo[k] = r->offset;
+			if (r->offset + r->size - 1 > hi[k])
+				hi[k] = r->offset + r->size - 1;
+		}
+	}
+	if (n < 2)
+		return;
+	for (unsigned k = 0; k < n; k++)
+		strbuf_addf(sb, "%s%s %" PRIu32 " writes bytes %u..%u", k ? ", " : "; ",
+			    k ? "thread" : "of the line, thread", tid[k], lo[k], hi[k]);
+}
+
 /* Heap data without a struct: what is known is the block, and the fix
  * is in how it is carved up and allocated. */
 static void say_heap_block(struct strbuf *sb, const struct advisor *adv)
@@ -519,6 +559,8 @@ static void advise_untyped(struct advisor *adv)
 	else if (adv->heap)
 		strbuf_addf(&sb, " (no struct type is known: the accesses go through "
 			    "%s pointers)", l->type_name);
+	if (adv->heap)
+		say_heap_writers(&sb, adv);
 	say_heap_block(&sb, adv);
 	say_true_sharing_remains(&sb, adv);
 	l->advice.summary = strbuf_detach(&sb);

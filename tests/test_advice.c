@@ -786,23 +786,25 @@ static void test_heap_scalars(void)
 	advice_for_line(&l, true);
 	sum = l.advice.summary;
 	CHECK(sum && !strstr(sum, "struct int") && !strstr(sum, "struct {"),
-	      "no struct made of a scalar: %s", sum);
+	      "no struct made of a scalar: %s", sum ? sum : "");
 	CHECK(!l.advice.layout_proposed || (!strstr(l.advice.layout_proposed, "struct int") &&
 					    !strstr(l.advice.layout_proposed, "struct {")),
-	      "no proposed struct: %s", l.advice.layout_proposed);
+	      "no proposed struct: %s", l.advice.layout_proposed ? l.advice.layout_proposed : "");
 	CHECK(!l.advice.layout_now || !strstr(l.advice.layout_now, "struct int"),
-	      "no current struct int: %s", l.advice.layout_now);
-	CHECK(sum && strstr(sum, "no struct type is known"), "says no struct is known: %s", sum);
-	CHECK(sum && strstr(sum, "*red"), "names the ranges to part: %s", sum);
+	      "no current struct int: %s", l.advice.layout_now ? l.advice.layout_now : "");
+	CHECK(sum && strstr(sum, "no struct type is known"), "says no struct is known: %s", sum ? sum : "");
+	CHECK(sum && strstr(sum, "*red"), "names the ranges to part: %s", sum ? sum : "");
+	CHECK(sum && strstr(sum, "of the line, thread 101 writes bytes 0..31, thread 102 "
+			    "writes bytes 32..39"), "says which thread writes which bytes: %s", sum ? sum : "");
 	advice_free(&l.advice);
 
 	l.alloc = &block;
 	advice_for_line(&l, true);
 	sum = l.advice.summary;
 	CHECK(sum && strstr(sum, "bytes 3040..3103 of the block calloc(2, 3072) allocated in "
-			    "main heap_struct_array.c:113"), "names the block: %s", sum);
-	CHECK(sum && strstr(sum, "aligned_alloc(64, ...)"), "advises on the allocation: %s", sum);
-	CHECK(sum && !strstr(sum, "struct int"), "still no struct int: %s", sum);
+			    "main heap_struct_array.c:113"), "names the block: %s", sum ? sum : "");
+	CHECK(sum && strstr(sum, "aligned_alloc(64, ...)"), "advises on the allocation: %s", sum ? sum : "");
+	CHECK(sum && !strstr(sum, "struct int"), "still no struct int: %s", sum ? sum : "");
 	advice_free(&l.advice);
 }
 
