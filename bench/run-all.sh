@@ -19,6 +19,8 @@ start=$(date +%s)
 	"$here/top-overhead.sh" 5
 	echo; echo "## Overhead of continuous mode (bench/continuous-overhead.sh, median of 3)"; echo
 	"$here/continuous-overhead.sh" 3
+	echo; echo "## Cost of allocation tracking (bench/alloc-overhead.sh, median of 5)"; echo
+	"$here/alloc-overhead.sh" 5 2>/dev/null
 	echo; echo "## Time to detection (bench/detect-latency.sh)"; echo
 	"$here/detect-latency.sh"
 	echo; echo "## Analysis speed and memory (bench/analysis)"; echo

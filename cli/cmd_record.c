@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "detector/alloc_table.h"
 #include "detector/datafile.h"
 #include "cli/options.h"
 #include "cli/session.h"
@@ -169,6 +170,17 @@ static void on_chain(void *ctx, uint32_t id, const uint64_t *pcs, unsigned n)
 	datafile_write_chain(rec->w, id, pcs, n);
 }
 
+/* The heap blocks the samples fell in, for report to name them as run does. */
+static void on_allocs(void *ctx, const struct alloc_table *t, struct line_table *lines)
+{
+	struct recorder *rec = ctx;
+	struct alloc_record r;
+	size_t pos = 0;
+
+	while (alloc_table_next(t, lines, &pos, &r))
+		datafile_write_alloc(rec->w, &r);
+}
+
 static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, uint32_t prot, const char *filename)
 {
@@ -272,6 +284,7 @@ int cmd_record(int argc, char **argv)
 	struct session_hooks hooks = {
 		.ctx = &rec, .access = on_access, .chain = on_chain, .mmap = on_mmap,
 		.comm = on_comm, .tick = on_tick, .report = on_report,
+		.allocs = on_allocs,
 	};
 	char *why = NULL;
 	int ret;

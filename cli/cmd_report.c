@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "detector/alloc_table.h"
 #include "detector/callchain.h"
 #include "cli/commands.h"
 #include "detector/datafile.h"
@@ -69,6 +70,7 @@ struct replay {
 	struct hashmap file_index;      /* file number + 1, by file_hash() */
 	struct map_event *events;
 	size_t n_events, alloc_events;
+	struct alloc_table *allocs;     /* NULL: recorded without allocation tracking */
 };
 
 /* --- files, by (path, build-id) ------------------------------------------ */
@@ -134,6 +136,15 @@ static void on_chain(void *ctx, uint32_t id, const uint64_t *pcs, unsigned n)
 		rp->chains = callchains_new();
 	if (callchain_intern(rp->chains, pcs, n) != id && !rp->bad_chain)
 		rp->bad_chain = id;
+}
+
+static void on_alloc(void *ctx, const struct alloc_record *a)
+{
+	struct replay *rp = ctx;
+
+	if (!rp->allocs)
+		rp->allocs = alloc_table_new();
+	alloc_table_add(rp->allocs, a, NULL);
 }
 
 static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec)
@@ -361,6 +372,7 @@ static void replay_release(struct replay *rp)
 {
 	line_table_free(rp->lines);
 	callchains_free(rp->chains);
+	alloc_table_free(rp->allocs);
 	thread_names_release(&rp->names);
 	for (size_t i = 0; i < rp->n_files; i++) {
 		free(rp->files[i].path);
@@ -378,7 +390,7 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 	struct replay rp = { .opt = opt };
 	struct datafile_callbacks cb = {
 		.ctx = &rp, .access = on_access, .mmap = on_mmap, .comm = on_comm,
-		.chain = on_chain,
+		.chain = on_chain, .alloc = on_alloc,
 	};
 	struct run_facts hdr;
 	struct strbuf err = STRBUF_INIT;
@@ -415,6 +427,7 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 
 	hdr = *datafile_reader_summary(r);
 	hdr.chains = rp.chains;
+	hdr.allocs = rp.allocs;
 	sym = replay_mappings(&rp);
 	symbolizer_set_map_owner(sym, reader.uid);
 	ret = session_output(opt, &hdr, rp.lines, sym, &rp.names, hooks, &reader);

@@ -21,6 +21,7 @@
 
 #include "cli/commands.h"
 #include "cli/session.h"
+#include "cli/target_access.h"
 #include "detector/thread_names.h"
 #include "common/util.h"
 #include "common/procfs.h"
@@ -366,7 +367,7 @@ int cmd_watch(int argc, char **argv)
 		die("no such process: %d", (int)o.pid);
 	if (o.output && out_file_check_early(o.output, &why) < 0)
 		die("%s", why);   /* before the watchpoints, not after */
-	session_check_access(o.pid, "watch");
+	target_check_access(o.pid, "watch");
 	sym = symbolizer_new();
 	if (symbolizer_load_proc_maps(sym, o.pid) < 0) {
 		if (errno == EACCES || errno == EPERM)

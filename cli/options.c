@@ -33,6 +33,9 @@ static const char usage_run[] =
 	"                         are watched for short windows with hardware\n"
 	"                         watchpoints; their exact per-thread reads and writes\n"
 	"                         feed the report\n"
+	"      --no-alloc-sites   do not track heap allocations.  By default run preloads\n"
+	"                         libcontend-alloc.so into the command, to name heap\n"
+	"                         objects by the call that allocated them\n"
 	"  -b, --backend NAME     auto (default: the CPU's hardware backend if it can run,\n"
 	"                         else soft), pebs, ibs, spe or soft; see 'contend backends'\n"
 	"      --ldlat CYCLES     pebs/spe: sample loads slower than this (default 30)\n"
@@ -84,6 +87,8 @@ static const char usage_record[] =
 	"  -o, --output FILE      the data file (default contend.data)\n"
 	"  -F, --freq HZ          sampling rate per thread (default %u)\n"
 	"  -p, -a, -d, -t         as for attach\n"
+	"      --no-alloc-sites   as for run (with a command: its heap blocks are\n"
+	"                         stored for report to name)\n"
 	"  -q, --quiet            no progress messages\n"
 	"\n"
 	"Exit status: as for run (1: the target failed; the file is still written).\n"
@@ -129,7 +134,8 @@ static const char usage_check[] =
 	"      --format FMT       -o in this format instead: sarif (the violations,\n"
 	"                         for code scanning), html, pprof\n"
 	"  -i, --input FILE       judge a data file of 'contend record'\n"
-	"  --symfs DIR, -F, --line-size, --window-ms, -q: as for run and report\n"
+	"  --symfs DIR, -F, --line-size, --window-ms, --no-alloc-sites, -q: as for run\n"
+	"  and report\n"
 	"\n"
 	"Exit status: 0 pass; 1 some line breaks the rules; 2 usage or\n"
 	"environment error, or the target failed.\n"
@@ -269,6 +275,7 @@ enum {
 	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
 	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_NO_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
 	OPT_SYMFS, OPT_LDLAT, OPT_SPAN, OPT_BATCH, OPT_REPORT, OPT_INTERVAL, OPT_KEEP,
+	OPT_NO_ALLOC_SITES,
 };
 
 /* A command that samples this machine groups by its coherency granule
@@ -327,6 +334,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "full", no_argument, NULL, OPT_FULL },
 		{ "confirm", no_argument, NULL, OPT_CONFIRM },
 		{ "no-confirm", no_argument, NULL, OPT_NO_CONFIRM },
+		{ "no-alloc-sites", no_argument, NULL, OPT_NO_ALLOC_SITES },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
@@ -351,6 +359,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	o->top = 10;
 	o->line_size = 64;
 	o->confirm = true;      /* soft sampling sees few stores: watch the suspects */
+	o->alloc_sites = true;  /* run: the shim names heap objects */
 	o->backend = "auto";
 	o->ldlat = DEFAULT_LDLAT;
 	o->interval = 1;
@@ -464,6 +473,9 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_CONFIRM:
 			o->confirm = true;
+			break;
+		case OPT_NO_ALLOC_SITES:
+			o->alloc_sites = false;
 			break;
 		case OPT_FAIL_ON:
 			parse_fail_on(o, optarg);

@@ -43,6 +43,7 @@ struct options {
 	bool annotate;               /* report --annotate */
 	bool annotate_full;          /* --full: whole source files */
 	bool confirm;                /* watchpoints on the top lines (default; --no-confirm) */
+	bool alloc_sites;            /* run/record: preload the allocation shim (--no-alloc-sites) */
 	enum fail_on fail_on;        /* check --fail-on */
 	bool fail_on_latent;         /* check --fail-on latent: latent pairs fail too */
 	bool min_score_set;          /* --min-score given explicitly */

@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "detector/alloc_channel.h"
+#include "detector/alloc_table.h"
 #include "detector/backend.h"
 #include "detector/callchain.h"
 #include "cli/jvm_target.h"
@@ -20,6 +21,7 @@
 #include "cli/triage.h"
 #include "cli/progress.h"
 #include "cli/system_wide.h"
+#include "cli/target_access.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "detector/shared_mem.h"
@@ -63,6 +65,8 @@ struct session {
 	struct progress progress;  /* the status line on a terminal */
 	double duration;           /* attach -d: planned seconds, 0 if none */
 	struct system_wide *sw;    /* attach -a: the processes seen; else NULL */
+	struct alloc_channel *alloc_pipe;  /* run: the shim's records (NULL: off) */
+	struct alloc_table *allocs;        /* the heap blocks and their sites */
 };
 
 /* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
@@ -302,9 +306,13 @@ static void session_beat(struct session *s, struct event_set *es,
 	struct session_view view;
 
 	note_target_creds(s, pid);
+	/* every 100 ms; the shim's pipe (1 MiB) holds that much of what even
+	 * a malloc-heavy target sends (its temporaries never leave it), and a
+	 * faster beat would run the watch windows more often too */
 	event_set_poll(es, 100);
 	event_set_drain(es, cb);
 	refresh_maps(s, false);
+	alloc_channel_drain(s->alloc_pipe, s->allocs, s->lines);
 	if (s->hooks && s->hooks->tick)
 		s->hooks->tick(s->hooks->ctx, s->lines, pid, monotonic_s() - t0);
 	view = session_view(s, pid, t0);
@@ -444,6 +452,8 @@ static void session_release(struct session *s)
 	confirm_free(s->confirm);
 	jvm_target_release(&s->jvm);
 	progress_release(&s->progress);
+	alloc_channel_close(s->alloc_pipe);
+	alloc_table_free(s->allocs);
 }
 
 uint64_t session_window_ns(const struct options *opt, unsigned freq)
@@ -529,6 +539,9 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.target_status = target_status;
 	hdr.chains = s->chains;
 	progress_clear(&s->progress);
+	hdr.allocs = s->allocs;
+	if (s->allocs && s->hooks && s->hooks->allocs)
+		s->hooks->allocs(s->hooks->ctx, s->allocs, s->lines);
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
@@ -598,7 +611,12 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	session_init(&s, opt, hooks);
 
-	if (launch_prepare(opt->argv, &child) < 0)
+	if (opt->alloc_sites && (s.alloc_pipe = alloc_channel_open()))
+		s.allocs = alloc_table_new();
+	alloc_channel_export(s.alloc_pipe);
+	ret = launch_prepare(opt->argv, &child);
+	alloc_channel_unexport(s.alloc_pipe);
+	if (ret < 0)
 		die("cannot start '%s': %s", opt->argv[0], strerror(errno));
 	note_pid(&s, child.pid);
 	note_target_creds(&s, child.pid);   /* ours, until it execs */
@@ -669,6 +687,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	if (hooks && hooks->stop)
 		hooks->stop(hooks->ctx);
 	triage_finish(s.triage, opt->quiet);
+	alloc_channel_drain(s.alloc_pipe, s.allocs, s.lines);   /* after the samples */
 	if (left_running)
 		error("target (pid %d) did not exit within %.0f s of SIGTERM: left running; "
 		      "the report covers %.2f s", (int)child.pid, 2 * RUN_STOP_GRACE_S, t1 - t0);
@@ -731,50 +750,6 @@ static void raise_fd_limit(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-}
-
-#define CAP_SYS_PTRACE_BIT 19   /* linux/capability.h */
-
-/* perf_event_open() on another task needs ptrace read access to it, the
- * check that guards /proc/PID/environ: try that first, so that a refusal
- * names the real obstacle instead of perf_event_paranoid.  The kernel
- * allows it to the owner of a dumpable process, else to a holder of
- * CAP_SYS_PTRACE; past both, a security module (SELinux, AppArmor, a
- * sandbox's own) has the last word, and "run as root" would not help. */
-void session_check_access(pid_t pid, const char *verb)
-{
-	char path[64];
-	uid_t owner;
-	struct passwd *pw;
-	int fd;
-
-	if (process_is_kernel_thread(pid))
-		die("process %d is a kernel thread: it has no user-space code or data to %s",
-		    (int)pid, verb);
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		close(fd);
-		return;
-	}
-	if (errno != EACCES && errno != EPERM)
-		return;   /* let perf_event_open() say what is wrong */
-	if (process_has_capability(getpid(), CAP_SYS_PTRACE_BIT))
-		die("not permitted to %s process %d: contend has CAP_SYS_PTRACE, so a "
-		    "security module or sandbox policy protects that process", verb, (int)pid);
-	owner = process_uid(pid);
-	if (owner == geteuid())
-		die("not permitted to %s process %d: it is not dumpable (setuid, "
-		    "PR_SET_DUMPABLE 0) or holds capabilities contend lacks; grant contend "
-		    "CAP_SYS_PTRACE", verb, (int)pid);
-	pw = getpwuid(owner);
-	if (geteuid() == 0)
-		die("not permitted to %s process %d of user %s (uid %u): contend runs as "
-		    "root without CAP_SYS_PTRACE (dropped by a container?); grant it",
-		    verb, (int)pid, pw ? pw->pw_name : "?", (unsigned)owner);
-	die("not permitted to %s process %d: it belongs to user %s (uid %u); run contend "
-	    "as that user or as root, or grant it CAP_SYS_PTRACE", verb, (int)pid,
-	    pw ? pw->pw_name : "?", (unsigned)owner);
 }
 
 /* CONTEND_DEBUG_FDS=1: count our open descriptors, for the test that
@@ -859,7 +834,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 	debug_fds("at attach");
 	if (!process_alive(opt->pid))
 		die("no such process: %d (find the PID with pidof or ps)", (int)opt->pid);
-	session_check_access(opt->pid, "sample");
+	target_check_access(opt->pid, "sample");
 
 	raise_fd_limit();
 	session_init(&s, opt, hooks);

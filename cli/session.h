@@ -22,6 +22,7 @@
 #include "cli/options.h"
 #include "detector/sample.h"
 
+struct alloc_table;
 struct line_table;
 struct proc_creds;
 struct report;
@@ -64,6 +65,9 @@ struct session_hooks {
 	/* with the tick: the session so far; true ends the sampling as a
 	 * stop signal would (run: the target gets SIGTERM), without a word */
 	bool (*live)(void *ctx, const struct session_view *v);
+	/* the session's heap blocks (alloc_table.h), once sampling is over and
+	 * before the report; not called without allocation tracking */
+	void (*allocs)(void *ctx, const struct alloc_table *t, struct line_table *lines);
 	/* the report is built: output it and return contend's exit status
 	 * (replaces the default text/JSON output) */
 	int (*report)(void *ctx, const struct report *r, const struct options *opt);
@@ -75,11 +79,6 @@ int session_run(const struct options *opt, const struct session_hooks *hooks);
  * not after a two-hour run.  Nothing to check without -o. */
 void session_check_output(const struct options *opt);
 int session_attach(const struct options *opt, const struct session_hooks *hooks);
-/* Die with one line naming the real obstacle if process pid cannot be
- * sampled or watched (verb: "sample", "watch"): a kernel thread, no ptrace
- * read access (not the owner, not dumpable, no CAP_SYS_PTRACE) or a
- * security module's refusal.  Returns if access looks allowed. */
-void session_check_access(pid_t pid, const char *verb);
 
 /* The interleaving window (line_table.h) for samples taken at freq Hz:
  * --window-ms, else DEFAULT_WINDOW_PERIODS sample periods. */

@@ -111,6 +111,34 @@ void *hashmap_put(struct hashmap *m, const void *key, void *val)
 	return old;
 }
 
+/* Backward-shift deletion: every entry after the hole that could have
+ * lived in it moves up, so no probe sequence is ever cut short. */
+void *hashmap_remove(struct hashmap *m, const void *key)
+{
+	size_t mask = m->cap - 1, i, j;
+	void *old;
+
+	if (!m->cap)
+		return NULL;
+	i = find_keyed(m, key, hash_bytes(key, m->key_size));
+	old = m->slots[i].val;
+	if (!old)
+		return NULL;
+	for (j = (i + 1) & mask; m->slots[j].val; j = (j + 1) & mask) {
+		size_t home = m->slots[j].hash & mask;
+
+		/* j's entry stays if its home lies cyclically in (i, j] */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		m->slots[i] = m->slots[j];
+		memcpy(m->keys + i * m->key_size, slot_key(m, j), m->key_size);
+		i = j;
+	}
+	m->slots[i].val = NULL;
+	m->used--;
+	return old;
+}
+
 void *hashmap_lookup(const struct hashmap *m, uint64_t hash,
 		     hashmap_match_fn *match, const void *key)
 {

@@ -38,6 +38,9 @@ void *hashmap_get(const struct hashmap *m, const void *key);
 /* Sets key's value (non-NULL), replacing any; returns the old one or NULL. */
 void *hashmap_put(struct hashmap *m, const void *key, void *val);
 
+/* Fixed-size keys: takes key out; returns its value, or NULL if absent. */
+void *hashmap_remove(struct hashmap *m, const void *key);
+
 /* Caller-matched keys (key_size 0): the value whose match(val, key) is
  * true among those added with this hash, or NULL. */
 typedef bool hashmap_match_fn(const void *val, const void *key);

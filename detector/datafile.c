@@ -36,6 +36,7 @@ enum {
 	MMAP_FIXED_SIZE = 38,
 	COMM_FIXED_SIZE = 10,
 	CHAIN_FIXED_SIZE = 8,
+	ALLOC_SIZE = 80,
 	SUMMARY_FIXED_SIZE = 36,
 	SUMMARY_MEM_INFO = 1,           /* summary flag: hardware data sources */
 	SUMMARY_ATTACHED = 2,           /* attached to a process, not launched */
@@ -51,7 +52,8 @@ enum record_type {
 	REC_COMM = 3,
 	REC_SUMMARY = 4,
 	REC_CHAIN = 5,
-	REC_LAST = REC_CHAIN,
+	REC_ALLOC = 6,
+	REC_LAST = REC_ALLOC,
 };
 
 static const char *record_name(uint32_t type)
@@ -62,6 +64,7 @@ static const char *record_name(uint32_t type)
 	case REC_COMM: return "comm";
 	case REC_SUMMARY: return "summary";
 	case REC_CHAIN: return "chain";
+	case REC_ALLOC: return "alloc";
 	}
 	return "unknown";
 }
@@ -286,6 +289,24 @@ void datafile_write_chain(struct datafile_writer *w, uint32_t id, const uint64_t
 	end_record(w, REC_CHAIN);
 }
 
+void datafile_write_alloc(struct datafile_writer *w, const struct alloc_record *r)
+{
+	struct bytes *b = &w->rec;
+
+	begin_record(w);
+	put_u64(b, r->time);
+	put_u64(b, r->addr);
+	put_u64(b, r->size);
+	put_u64(b, r->arg);
+	for (unsigned i = 0; i < ALLOC_FRAMES; i++)
+		put_u64(b, r->frames[i]);
+	put_u32(b, r->pid);
+	put_u32(b, r->tid);
+	put_u32(b, r->call);
+	put_u32(b, r->flags & ALLOC_FLAG_FREED);
+	end_record(w, REC_ALLOC);
+}
+
 uint64_t datafile_writer_samples(const struct datafile_writer *w)
 {
 	return w->samples;
@@ -352,6 +373,7 @@ struct datafile_reader {
 	size_t alloc;
 	uint64_t records;
 	uint32_t chains;                /* chain records read: ids 1..chains */
+	uint32_t version;               /* 1: no alloc records */
 	/* the summary, owned */
 	struct run_facts summary;
 	struct named_count *dropped;
@@ -412,12 +434,13 @@ struct datafile_reader *datafile_reader_open(FILE *f, struct strbuf *err)
 	header_size = get_u32(&c);
 	r->freq = get_u32(&c);
 	flags = get_u32(&c);
-	if (version != DATAFILE_VERSION) {
-		strbuf_addf(err, "data file version %u; this contend reads version %d "
+	if (version < 1 || version > DATAFILE_VERSION) {
+		strbuf_addf(err, "data file version %u; this contend reads versions 1..%d "
 			    "(record it again, or use the contend that wrote it)",
 			    version, DATAFILE_VERSION);
 		goto fail;
 	}
+	r->version = version;
 	if (header_size < HEADER_SIZE || header_size > HEADER_SIZE_MAX) {
 		strbuf_addf(err, "corrupt header: header size %u (want %d..%d)",
 			    header_size, HEADER_SIZE, HEADER_SIZE_MAX);
@@ -611,6 +634,32 @@ static int parse_chain(struct cursor *c, uint32_t expect_id, uint32_t *id, uint6
 	return 0;
 }
 
+static int parse_alloc(struct cursor *c, struct alloc_record *a, struct strbuf *err)
+{
+	if (c->len != ALLOC_SIZE)
+		return fail(err, "size %zu (want %d)", c->len, ALLOC_SIZE);
+	memset(a, 0, sizeof(*a));
+	a->time = get_u64(c);
+	a->addr = get_u64(c);
+	a->size = get_u64(c);
+	a->arg = get_u64(c);
+	for (unsigned i = 0; i < ALLOC_FRAMES; i++)
+		a->frames[i] = get_u64(c);
+	a->pid = get_u32(c);
+	a->tid = get_u32(c);
+	a->call = get_u32(c);
+	a->flags = get_u32(c);
+	if (a->flags & ~ALLOC_FLAG_FREED)
+		return fail(err, "unknown flags 0x%x", a->flags);
+	if (!a->call || a->call >= ALLOC__COUNT || a->call == ALLOC_FREE)
+		return fail(err, "allocation call %u (want 1..%d, not %d)", a->call,
+			    ALLOC__COUNT - 1, ALLOC_FREE);
+	if (!a->addr || a->addr + a->size < a->addr)
+		return fail(err, "block 0x%llx of %llu bytes", (unsigned long long)a->addr,
+			    (unsigned long long)a->size);
+	return 0;
+}
+
 static int parse_summary(struct datafile_reader *r, struct cursor *c, struct strbuf *err)
 {
 	struct run_facts *s = &r->summary;
@@ -667,6 +716,7 @@ static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor 
 	struct datafile_mmap m;
 	char comm[DATAFILE_COMM_MAX + 1];
 	uint64_t pcs[DATAFILE_CHAIN_MAX];
+	struct alloc_record alloc;
 	uint32_t pid, tid, id;
 	unsigned n;
 	bool exec = false;
@@ -698,6 +748,14 @@ static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor 
 		r->chains++;
 		if (cb->chain)
 			cb->chain(cb->ctx, id, pcs, n);
+		return 0;
+	case REC_ALLOC:
+		if (r->version < 2)
+			return fail(err, "alloc record in a version %u file", r->version);
+		if (parse_alloc(c, &alloc, err))
+			return -1;
+		if (cb->alloc)
+			cb->alloc(cb->ctx, &alloc);
 		return 0;
 	case REC_SUMMARY:
 		return parse_summary(r, c, err);

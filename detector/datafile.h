@@ -19,12 +19,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "detector/alloc_record.h"
 #include "detector/sample.h"
 
 struct run_facts;
 struct strbuf;
 
-#define DATAFILE_VERSION 1
+#define DATAFILE_VERSION 2            /* 2: alloc records; 1 is read too */
 #define DATAFILE_BUILD_ID_MAX 64
 #define DATAFILE_PATH_MAX 4096
 #define DATAFILE_COMM_MAX 15           /* TASK_COMM_LEN - 1 */
@@ -59,6 +60,9 @@ void datafile_write_comm(struct datafile_writer *w, uint32_t pid, uint32_t tid,
  * hands them out so), each written before the first sample using it. */
 void datafile_write_chain(struct datafile_writer *w, uint32_t id, const uint64_t *pcs,
 			  unsigned n);
+/* A heap block the session's allocation tracking held (alloc_record.h;
+ * never a free): written before the summary. */
+void datafile_write_alloc(struct datafile_writer *w, const struct alloc_record *r);
 uint64_t datafile_writer_samples(const struct datafile_writer *w);
 /* Writes the summary (the session's report header; its freq is ignored),
  * flushes f and frees w.  Returns 0, or -1 with errno set if any write
@@ -76,6 +80,7 @@ struct datafile_callbacks {
 	void (*mmap)(void *ctx, const struct datafile_mmap *m);
 	void (*comm)(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
 	void (*chain)(void *ctx, uint32_t id, const uint64_t *pcs, unsigned n);
+	void (*alloc)(void *ctx, const struct alloc_record *a);
 };
 
 struct datafile_reader;

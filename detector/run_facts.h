@@ -13,6 +13,7 @@
 #include "common/util.h"
 
 struct callchains;
+struct alloc_table;
 
 enum target_state {
 	TARGET_LAUNCHED = 0,
@@ -34,6 +35,7 @@ struct run_facts {
 	const struct named_count *dropped;
 	unsigned n_dropped;
 	const struct callchains *chains;   /* the ids in the line table, or NULL */
+	struct alloc_table *allocs;        /* heap blocks and their sites, or NULL */
 };
 
 #endif

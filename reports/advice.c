@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "reports/advice_internal.h"
+#include "reports/alloc_text.h"
 #include "symbolize/data_types.h"
 
 #define MAX_NAMED      3   /* names in a sentence before "and N more" */
@@ -381,10 +382,17 @@ static void advise_elements(struct advisor *adv)
 	else
 		layout_add_after(lay, "/* +%" PRIu64 " bytes per element */\n",
 				 padded - esz);
-	if (adv->heap && !adv->n_members)
-		layout_add_after(lay, "/* malloc aligns to 16 bytes only: allocate "
-				 "with aligned_alloc(%u, n * sizeof(%s)) */\n",
-				 adv->L, lay->title);
+	if (adv->heap && !adv->n_members) {
+		char *block = alloc_align_advice(l->alloc, adv->L, lay->title);
+
+		if (block)
+			layout_add_after(lay, "%s", block);
+		else
+			layout_add_after(lay, "/* malloc aligns to 16 bytes only: allocate "
+					 "with aligned_alloc(%u, n * sizeof(%s)) */\n",
+					 adv->L, lay->title);
+		free(block);
+	}
 
 	if (padded == esz)
 		strbuf_addf(&sb, "align %s to the %u-byte line so that no two "
@@ -456,6 +464,70 @@ static void say_why_untyped(struct strbuf *sb, const struct report_line *l)
 		strbuf_addf(sb, " (no type information for a layout: %s)", why);
 }
 
+#define HEAP_WRITERS_SAID 4
+
+/* Heap data without a struct: which bytes of the line each thread writes
+ * ("thread 2374 writes bytes 0..31, thread 2375 bytes 32..63"). */
+static void say_heap_writers(struct strbuf *sb, const struct advisor *adv)
+{
+	const struct report_line *l = adv->line;
+	uint32_t tid[HEAP_WRITERS_SAID];
+	unsigned lo[HEAP_WRITERS_SAID], hi[HEAP_WRITERS_SAID], n = 0;
+
+	for (unsigned i = 0; i < l->n_ranges; i++) {
+		const struct report_range *r = &l->ranges[i];
+
+		for (unsigned t = 0; t < r->n_threads; t++) {
+			unsigned k;
+
+			if (!r->threads[t].writes)
+				continue;
+			for (k = 0; k < n && tid[k] != r->threads[t].tid; k++)
+				;
+			if (k == n) {
+				if (n == HEAP_WRITERS_SAID)
+					continue;
+				tid[n] = r->threads[t].tid;
+				lo[n] = r->offset;
+				hi[n++] = r->offset + r->size - 1;
+			}
+			if (r->offset < lo[k])
+				lo[k] = r->offset;
+			if (r->offset + r->size - 1 > hi[k])
+				hi[k] = r->offset + r->size - 1;
+		}
+	}
+	if (n < 2)
+		return;
+	for (unsigned k = 0; k < n; k++)
+		strbuf_addf(sb, "%s%s %" PRIu32 " writes bytes %u..%u", k ? ", " : "; ",
+			    k ? "thread" : "of the line, thread", tid[k], lo[k], hi[k]);
+}
+
+/* Heap data without a struct: what is known is the block, and the fix
+ * is in how it is carved up and allocated. */
+static void say_heap_block(struct strbuf *sb, const struct advisor *adv)
+{
+	const struct report_line *l = adv->line;
+	const struct report_alloc *a = l->alloc;
+	uint64_t first, last;
+	char *call;
+
+	if (!a)
+		return;
+	first = l->addr > a->start ? l->addr - a->start : 0;
+	last = l->addr + l->line_size - a->start;
+	if (last > a->size)
+		last = a->size;
+	call = alloc_call_text(a);
+	strbuf_addf(sb, "; the line holds bytes %" PRIu64 "..%" PRIu64 " of the block %s "
+		    "allocated in %s: give each thread's part of it whole %u-byte lines "
+		    "(round each part up to a multiple of %u) and allocate it with "
+		    "aligned_alloc(%u, ...)", first, last ? last - 1 : 0, call,
+		    a->site ? a->site : "unknown code", adv->L, adv->L, adv->L);
+	free(call);
+}
+
 /* No layout to work with: say which bytes to separate. */
 static void advise_untyped(struct advisor *adv)
 {
@@ -464,7 +536,9 @@ static void advise_untyped(struct advisor *adv)
 	struct strbuf victims = STRBUF_INIT;
 	unsigned n;
 
-	if (l->type_name && l->variable && !adv->is_array) {
+	/* a scalar variable; not what a pointer to heap data points to,
+	 * which is one of many and may be the start of anything */
+	if (l->type_name && l->variable && !adv->is_array && !adv->heap) {
 		advise_scalar(adv);
 		return;
 	}
@@ -482,6 +556,12 @@ static void advise_untyped(struct advisor *adv)
 		strbuf_addf(&sb, ", away from %s", victims.buf);
 	if (!l->type_name)
 		say_why_untyped(&sb, l);
+	else if (adv->heap)
+		strbuf_addf(&sb, " (no struct type is known: the accesses go through "
+			    "%s pointers)", l->type_name);
+	if (adv->heap)
+		say_heap_writers(&sb, adv);
+	say_heap_block(&sb, adv);
 	say_true_sharing_remains(&sb, adv);
 	l->advice.summary = strbuf_detach(&sb);
 	strbuf_release(&writers);

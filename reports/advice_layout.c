@@ -123,10 +123,25 @@ static uint64_t members_end(const struct advisor *adv)
 	return end;
 }
 
+/* Every member is of the line's own "struct" type: the elements of a
+ * scalar a pointer points to ("*red", "[1]" of int *red), no struct at
+ * all -- no member of a struct has the struct's type. */
+static bool members_are_scalars(const struct report_line *l)
+{
+	if (!l->struct_name || !l->n_members)
+		return false;
+	for (unsigned i = 0; i < l->n_members; i++)
+		if (!l->members[i].type_name || strcmp(l->members[i].type_name, l->struct_name))
+			return false;
+	return true;
+}
+
 /* The report names the elements of an array of scalars as members:
  * "counters[1]"; a struct member's name never ends in a subscript. */
 static bool members_are_elements(const struct report_line *l)
 {
+	if (members_are_scalars(l))
+		return true;
 	for (unsigned i = 0; i < l->n_members; i++) {
 		const char *name = l->members[i].name;
 

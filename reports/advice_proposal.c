@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "reports/advice_internal.h"
+#include "reports/alloc_text.h"
 
 /* "unsigned long" -> "unsigned_long", "struct stats" -> "stats",
  * "void *" -> "void_ptr" */
@@ -190,10 +191,17 @@ void proposal_layout(struct advisor *adv, const struct proposal *p,
 			last_group = b->group;
 	}
 	layout_measure(lay);
-	if (adv->heap && p->align > 16)
-		layout_add_after(lay, "/* malloc aligns to 16 bytes only: allocate "
-				 "with aligned_alloc(%" PRIu64 ", sizeof(%s)) */\n",
-				 p->align, lay->title);
+	if (adv->heap && p->align > 16) {
+		char *block = alloc_align_advice(adv->line->alloc, p->align, lay->title);
+
+		if (block)
+			layout_add_after(lay, "%s", block);
+		else
+			layout_add_after(lay, "/* malloc aligns to 16 bytes only: allocate "
+					 "with aligned_alloc(%" PRIu64 ", sizeof(%s)) */\n",
+					 p->align, lay->title);
+		free(block);
+	}
 	free(owned);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "reports/advice.h"
+#include "reports/alloc_text.h"
 #include "reports/annotate.h"
 #include "reports/latent.h"
 #include "config.h"
@@ -906,6 +907,24 @@ static void print_source(const struct report *r, const struct report_line *l, FI
 
 /* ------------------------------------------------------------------ */
 
+/* The heap block the line lies in: its allocation, escaped (the site's
+ * names are the target's). */
+static void print_alloc(const struct report_line *l, FILE *out)
+{
+	char *text, *callers;
+
+	if (!l->alloc)
+		return;
+	text = alloc_text(l->alloc);
+	callers = alloc_callers_text(l->alloc);
+	fputs("<p class=\"alloc\">heap block: <span class=\"mono\">", out);
+	esc(out, text);
+	esc(out, callers);
+	fputs("</span></p>\n", out);
+	free(text);
+	free(callers);
+}
+
 static void print_line(const struct report *r, const struct report_line *l, unsigned rank,
 		       FILE *out)
 {
@@ -929,6 +948,7 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 		fputc(')', out);
 	}
 	fputs("</p>\n", out);
+	print_alloc(l, out);
 	print_picture(l, rank, out);
 	print_accesses(l, out);
 	print_pairs(l, out);

@@ -553,6 +553,41 @@ static void shared_json(struct json *j, const struct report_line *l)
 	json_close(j);
 }
 
+/* The heap block: only where allocations were tracked (docs/json-schema.md,
+ * "Allocation fields"), so that reports without tracking keep their shape. */
+static void alloc_json(struct json *j, const struct report_alloc *a)
+{
+	if (!a)
+		return;
+	json_object(j, "allocation", false);
+	json_addr(j, "start", a->start);
+	json_u64(j, "size", a->size);
+	json_str(j, "call", a->call);
+	if (a->count) {
+		json_u64(j, "count", a->count);
+		json_u64(j, "elem_size", a->elem_size);
+	}
+	if (a->align)
+		json_u64(j, "align", a->align);
+	json_bool(j, "freed", a->freed);
+	json_u64(j, "tid", a->tid);
+	json_object(j, "site", true);
+	json_str(j, "name", a->site);
+	json_str(j, "function", a->function);
+	json_str(j, "file", a->file);
+	json_u64(j, "line", a->line);
+	json_addr(j, "return_address", a->address);
+	json_close(j);
+	json_array(j, "callers", true);
+	for (unsigned i = 0; i < a->n_callers; i++)
+		json_str(j, NULL, a->callers[i]);
+	json_close(j);
+	json_str(j, "variable", a->variable);
+	json_str(j, "type", a->type_name);
+	json_u64(j, "type_size", a->type_size);
+	json_close(j);
+}
+
 static void line_json(struct json *j, const struct report_line *l, unsigned rank)
 {
 	json_object(j, NULL, false);
@@ -578,6 +613,7 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 		json_addr(j, "object_start", l->object_start);
 	else
 		json_null(j, "object_start");
+	alloc_json(j, l->alloc);
 	lock_json(j, &l->lock);
 	json_u64(j, "typed", l->typed);
 	json_u64(j, "untyped", l->untyped);

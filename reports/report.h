@@ -201,6 +201,26 @@ struct report_watch_word {
 	unsigned n_sites;
 };
 
+/* The heap block a line lies in, as allocation tracking saw it
+ * (detector/alloc_table.h), and the type its allocating code kept it as. */
+struct report_alloc {
+	uint64_t start, size;        /* size as asked for */
+	const char *call;            /* static: "calloc", "operator new[]" */
+	uint64_t count, elem_size;   /* calloc's arguments; count 0 for the others */
+	uint64_t align;              /* aligned_alloc, posix_memalign, memalign; else 0 */
+	bool freed;                  /* freed before the report */
+	uint32_t tid;                /* the allocating thread */
+	char *site;                  /* "main heap_struct_array.c:112": the call */
+	char *function, *file;       /* the call's, or NULL */
+	unsigned line;
+	uint64_t address;            /* the call's return address */
+	char **callers;              /* frame names of the callers above, outward */
+	unsigned n_callers;
+	char *variable;              /* the pointer the caller kept it in, or NULL */
+	char *type_name;             /* its element type: "struct worker_arg", or NULL */
+	uint64_t type_size;          /* sizeof that type, 0 if unknown */
+};
+
 struct report_line {
 	uint32_t pid;                /* shared memory: the first process sampled */
 	uint64_t addr;               /*   and the line's address there */
@@ -251,6 +271,7 @@ struct report_line {
 	double watch_window_s;       /* armed time of its longest-watched word */
 	struct report_watch_word *words;
 	unsigned n_words;
+	struct report_alloc *alloc;  /* the heap block it lies in, or NULL */
 };
 
 /*

@@ -453,6 +453,8 @@ static void build_line(struct build *b, const struct candidate *cand,
 		heap = false;
 	} else {
 		rl->object = object_name(b->sym, l->pid, l->addr + naming_offset(rl), &heap);
+		alloc_describe_line(b, l, rl);
+		heap = heap || rl->alloc;
 	}
 	if (!obj)
 		jvm = jvm_name_line(b->jvm, rl);
@@ -609,6 +611,7 @@ struct report *report_build(const struct run_facts *hdr,
 		b.origins = pointer_origins_new(sym, dt);
 	if (n + nm && sym)
 		b.jvm = jvm_names_new(sym);
+	alloc_build_begin(&b, hdr->allocs);
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
 	build_minor(&b, minor, r->line_size);
@@ -617,6 +620,7 @@ struct report *report_build(const struct run_facts *hdr,
 	code_view_free(cv);
 	pointer_origins_free(b.origins);
 	jvm_names_free(b.jvm);
+	alloc_build_end(&b);
 
 	candidates_free(cand, n_contended);
 	candidates_free(minor, n_minor);
@@ -726,6 +730,7 @@ static void free_line(struct report_line *rl)
 		report_pair_side_release(&rl->pairs[i].b);
 	}
 	free(rl->pairs);
+	report_alloc_free(rl->alloc);
 }
 
 void report_free(struct report *r)

@@ -17,11 +17,14 @@
 
 #include "reports/report.h"
 #include "reports/locks.h"
+#include "common/hashmap.h"
 #include "common/util.h"
 #include "detector/classify.h"
 #include "detector/line_table.h"
 #include "symbolize/data_types.h"
 
+struct alloc_table;
+struct alloc_types;
 struct callchains;
 struct gain_queue;
 struct pointer_origins;
@@ -48,6 +51,9 @@ struct build {
 	struct gain_queue *queue;
 	struct jvm_names *jvm;   /* HotSpot tables per pid, opened on need */
 	size_t alloc_why;
+	struct alloc_table *allocs;           /* heap blocks, or NULL (report_alloc.c) */
+	struct alloc_types *alloc_types;      /* their types; NULL without allocs */
+	struct strset alloc_paths;            /* member paths made for blocks */
 };
 
 /* Thread ids, grown here and handed to the model, which keeps no alloc
@@ -150,6 +156,19 @@ void report_latent_free_one(struct report_latent *lt);
 void report_latent_free(struct report_latent *v, unsigned n);
 /* Frees what a site owns (report_build.c). */
 void report_site_release(struct report_site *s);
+/* --- report_alloc.c: heap blocks by allocation ----------------------------- */
+
+/* The allocation tracking's view of heap data (none without b->allocs):
+ * a cell in a block whose allocating code kept it in a typed pointer is
+ * typed by that (element index, member path: "arg[1].red[0]") unless the
+ * access already named a struct of another type; a line in a block gets
+ * rl->alloc.  alloc_build_begin/end set up and release b's part. */
+void alloc_build_begin(struct build *b, struct alloc_table *allocs);
+void alloc_build_end(struct build *b);
+void alloc_attribute_cell(struct build *b, const struct line *l,
+			  const struct line_cell *c, struct cell_attr *ca);
+void alloc_describe_line(struct build *b, const struct line *l, struct report_line *rl);
+void report_alloc_free(struct report_alloc *a);
 
 /* --- report_pairs.c: who contends with whom ----------------------------- */
 

@@ -61,6 +61,7 @@ void attribute_cell(struct build *b, const struct line *l,
 	if (!data_mod && (!c->ip || c->base_reg < 0)) {
 		/* heap data and no pointer to follow: say what was missing */
 		out->why_here = !c->ip ? NO_CODE_ADDRESS : NO_POINTER_REGISTER;
+		alloc_attribute_cell(b, l, c, out);
 		return;
 	}
 
@@ -76,6 +77,7 @@ void attribute_cell(struct build *b, const struct line *l,
 		out->why = pointer_origin_access(b->origins, cell_pid(l, c), c->ip, c->base_reg,
 						 c->base_off, addr, c->size, &out->a);
 	out->typed = out->why == DT_HIT;
+	alloc_attribute_cell(b, l, c, out);
 }
 
 void attribute_line(struct build *b, const struct line *l,

@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 
 #include "common/escape.h"
+#include "reports/alloc_text.h"
 #include "common/util.h"
 #include "reports/advice.h"
 
@@ -920,9 +921,28 @@ static void print_advice(const struct report_line *l, FILE *out)
 	}
 }
 
+/* "   heap block: calloc(2, 3072) = 6144 bytes at ..., allocated in main x.c:112" */
+static void print_alloc(const struct report_line *l, FILE *out)
+{
+	char *text, *callers;
+	struct wrap w = { out, 0, " ", INDENT "            ", true };
+
+	if (!l->alloc)
+		return;
+	text = alloc_text(l->alloc);
+	callers = alloc_callers_text(l->alloc);
+	w.col = fprintf(out, INDENT "heap block:");
+	wrap_words(&w, text);
+	wrap_words(&w, callers);
+	fputc('\n', out);
+	free(text);
+	free(callers);
+}
+
 static void print_line(const struct report_line *l, unsigned rank, bool mem, FILE *out)
 {
 	print_title(l, rank, out);
+	print_alloc(l, out);
 	print_summary(l, out);
 	print_lock(l, out);
 	if (mem)

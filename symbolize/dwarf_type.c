@@ -125,6 +125,26 @@ static bool lang_is_c(Dwarf_Die *die)
 	}
 }
 
+/* An upper bound: DW_FORM_data1/2/4/8 are unsigned here (GCC writes
+ * int[256]'s 255 as data1 0xff, which dwarf_formsdata reads as -1). */
+static bool bound_value(Dwarf_Attribute *attr, Dwarf_Sword *out)
+{
+	Dwarf_Word u;
+
+	switch (dwarf_whatform(attr)) {
+	case DW_FORM_data1:
+	case DW_FORM_data2:
+	case DW_FORM_data4:
+	case DW_FORM_data8:
+		if (dwarf_formudata(attr, &u) != 0)
+			return false;
+		*out = (Dwarf_Sword)u;
+		return true;
+	default:
+		return dwarf_formsdata(attr, out) == 0;
+	}
+}
+
 /* Lower bound and element count of one array dimension; count 0 when
  * unknown ("long data[]", VLAs). */
 void subrange_bounds(Dwarf_Die *sub, int64_t *lower, uint64_t *count)
@@ -146,7 +166,7 @@ void subrange_bounds(Dwarf_Die *sub, int64_t *lower, uint64_t *count)
 	if (die_udata(sub, DW_AT_count, &n))
 		*count = n;
 	else if (dwarf_attr(sub, DW_AT_upper_bound, &attr) &&
-		 dwarf_formsdata(&attr, &hi) == 0 && hi >= lo)
+		 bound_value(&attr, &hi) && hi >= lo)
 		*count = (uint64_t)(hi - lo) + 1;
 }
 

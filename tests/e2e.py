@@ -37,8 +37,17 @@ and checks the JSON report (docs/json-schema.md):
                   "members": [ { "member": "secondary_super_cache",
                                  "offset": 32, "size": 8 } ] },  ... and rows
                 "padded": null,                    layout_padded is null
-                "own_line": ["v"] } } ],           in layout_padded, no other
+                "own_line": ["v"] },               in layout_padded, no other
                                                    member shares its lines
+              "member_prefixes": ["arg[0].blue["],  some range's member
+                                                   starts so, for each
+              "allocation": { "call": "calloc",    line.allocation's fields
+                "count": 2, "type": "struct s",    (docs/json-schema.md);
+                "function": "main",                function and file are the
+                "file": "x.c" },                   site's (file: ends so);
+                                                   null: no allocation
+              "advice_excludes": ["struct int"] } ],  no text of the advice
+                                                   holds any of these
           "forbid_other_lines": true,   no line beyond the expected ones
           "expect_minor": [ ... ],      minor lines (minor_lines), each as an
                                         expectation of "expect"
@@ -85,7 +94,8 @@ LATENT_KEYS = {"members", "type", "function", "placements"}
 EXPECT_KEYS = {"kind", "object", "type", "members", "true_shared_members",
                "false_victim_members", "only_members", "min_writer_threads",
                "function", "file", "min_typed_rate", "alignment_note",
-               "advice_layouts", "min_processes"}
+               "advice_layouts", "min_processes", "member_prefixes", "allocation",
+               "advice_excludes"}
 LAYOUT_KEYS = {"current", "padded", "own_line"}
 KINDS = {"false", "true", "mixed"}
 
@@ -222,6 +232,43 @@ def check_line(exp, line):
                 differ("advice." + field, want, advice.get(field))
     if "advice_layouts" in exp:
         problems += check_layouts(exp["advice_layouts"], line)
+    for prefix in exp.get("member_prefixes", []):
+        members = [r.get("member") or "" for r in line.get("ranges") or []]
+        if not any(m.startswith(prefix) for m in members):
+            problems.append("member_prefixes: no range starting %r (have: %s)"
+                            % (prefix, ", ".join(members) or "none"))
+    if "allocation" in exp:
+        problems += check_allocation(exp["allocation"], line.get("allocation"))
+    if "advice_excludes" in exp:
+        text = json.dumps(line.get("advice") or {})
+        for bad in exp["advice_excludes"]:
+            if bad in text:
+                problems.append("advice_excludes: the advice holds %r" % bad)
+    return problems
+
+
+def check_allocation(want, got):
+    """allocation: the heap block's fields; function and file its site's."""
+    if want is None:
+        return [] if got is None else ["allocation: expected none, got %s"
+                                       % got.get("site", {}).get("name")]
+    if got is None:
+        return ["allocation: expected one, got none"]
+    problems = []
+    site = got.get("site") or {}
+    for key, value in want.items():
+        if key == "function":
+            ok = function_matches(value, site.get("function"))
+            have = site.get("function")
+        elif key == "file":
+            have = site.get("file")
+            ok = (have or "").endswith(value)
+        else:
+            have = got.get(key)
+            ok = have == value
+        if not ok:
+            problems.append("allocation.%s: expected %r, got %r"
+                            % (key, value, have))
     return problems
 
 

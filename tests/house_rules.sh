@@ -53,7 +53,9 @@ done
 # its own anywhere else
 for f in $(grep -lE '= \(\w+ \+ 1\) & |0xcbf29ce484222325|0x100000001b3' \
 		$(for d in $floors; do echo "$d"/*.[ch]; done)); do
-	case "$f" in common/hashmap.[ch]) continue ;; esac
+	# the preloaded allocation shim links nothing of the house (it may not
+	# call malloc): its pending-record index is its own
+	case "$f" in common/hashmap.[ch]|detector/alloc_shim.c) continue ;; esac
 	echo "$f: probes or hashes a table of its own: use common/hashmap.h"; bad=1
 done
 

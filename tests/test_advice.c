@@ -748,6 +748,66 @@ static void test_heap_neighbour(void)
 
 /* p2_class_array: one heap Accumulator, thread i adding to counts[i].
  * Aligning the struct leaves the slots on one line; each slot is padded. */
+/* Issue 15: int pointers into the middle of two heap structs.  The
+ * elements of the pointee are members of the line's own scalar type,
+ * "*red", "[1]": never a struct int { int *red; int [1]; }, nor a
+ * struct { int v; } red (red is a pointer, not a variable); with the
+ * block known, the block and how to allocate it. */
+static void test_heap_scalars(void)
+{
+	static uint32_t t102[] = { 102 };
+	static struct report_member elems[] = {
+		{ "*red", "int", 0, 4, .writes = 10, .writers = t102, .n_writers = 1 },
+		{ "[1]", "int", 4, 4, .writes = 12, .writers = t102, .n_writers = 1 },
+	};
+	static struct report_thread w101[] = { { .tid = 101, .writes = 20 } };
+	static struct report_thread w102[] = { { .tid = 102, .writes = 22 } };
+	static struct report_range ranges[] = {
+		{ .offset = 0, .size = 32, .member = "[248]", .false_writer = true,
+		  .writes = 20, .threads = w101, .n_threads = 1 },
+		{ .offset = 32, .size = 4, .member = "*red", .false_writer = true,
+		  .writes = 10, .threads = w102, .n_threads = 1 },
+		{ .offset = 36, .size = 4, .member = "[1]", .false_writer = true,
+		  .writes = 12, .threads = w102, .n_threads = 1 },
+	};
+	struct report_alloc block = {
+		.start = 0x5000002a0, .size = 6144, .call = "calloc", .count = 2,
+		.elem_size = 3072, .site = "main heap_struct_array.c:113",
+	};
+	struct report_line l = {
+		.addr = 0x500000e80, .line_size = 64, .kind = SHARING_FALSE, .samples = 42,
+		.variable = "red", .type_name = "int", .object_start = 0x500000ea0,
+		.ranges = ranges, .n_ranges = ARRAY_SIZE(ranges),
+		.members = elems, .n_members = ARRAY_SIZE(elems),
+		.struct_size = 4, .struct_align = 4, .struct_name = "int",
+	};
+	const char *sum;
+
+	advice_for_line(&l, true);
+	sum = l.advice.summary;
+	CHECK(sum && !strstr(sum, "struct int") && !strstr(sum, "struct {"),
+	      "no struct made of a scalar: %s", sum ? sum : "");
+	CHECK(!l.advice.layout_proposed || (!strstr(l.advice.layout_proposed, "struct int") &&
+					    !strstr(l.advice.layout_proposed, "struct {")),
+	      "no proposed struct: %s", l.advice.layout_proposed ? l.advice.layout_proposed : "");
+	CHECK(!l.advice.layout_now || !strstr(l.advice.layout_now, "struct int"),
+	      "no current struct int: %s", l.advice.layout_now ? l.advice.layout_now : "");
+	CHECK(sum && strstr(sum, "no struct type is known"), "says no struct is known: %s", sum ? sum : "");
+	CHECK(sum && strstr(sum, "*red"), "names the ranges to part: %s", sum ? sum : "");
+	CHECK(sum && strstr(sum, "of the line, thread 101 writes bytes 0..31, thread 102 "
+			    "writes bytes 32..39"), "says which thread writes which bytes: %s", sum ? sum : "");
+	advice_free(&l.advice);
+
+	l.alloc = &block;
+	advice_for_line(&l, true);
+	sum = l.advice.summary;
+	CHECK(sum && strstr(sum, "bytes 3040..3103 of the block calloc(2, 3072) allocated in "
+			    "main heap_struct_array.c:113"), "names the block: %s", sum ? sum : "");
+	CHECK(sum && strstr(sum, "aligned_alloc(64, ...)"), "advises on the allocation: %s", sum ? sum : "");
+	CHECK(sum && !strstr(sum, "struct int"), "still no struct int: %s", sum ? sum : "");
+	advice_free(&l.advice);
+}
+
 static void test_member_array_slots(void)
 {
 	struct report_thread t1[] = { { .tid = 1, .writes = 700 } };
@@ -1229,6 +1289,7 @@ int main(void)
 	test_element_members();
 	test_heap_neighbour();
 	test_member_array_slots();
+	test_heap_scalars();
 	test_lock();
 	test_nested();
 	test_big_struct();

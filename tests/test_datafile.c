@@ -277,6 +277,69 @@ static void test_round_trip(void)
 	free(buf);
 }
 
+/* Heap blocks (type 6): fields and the freed flag round trip; a block
+ * that is a free, or an unknown flag, is refused. */
+static struct alloc_record got_alloc_rec;
+static unsigned got_allocs;
+
+static void got_alloc(void *ctx, const struct alloc_record *a)
+{
+	(void)ctx;
+	got_alloc_rec = *a;
+	got_allocs++;
+}
+
+static int read_allocs(const char *buf, size_t len, struct strbuf *err)
+{
+	FILE *f = open_bytes(buf, len);
+	struct datafile_callbacks cb = { .alloc = got_alloc };
+	struct datafile_reader *r = datafile_reader_open(f, err);
+	int ret = r ? datafile_reader_run(r, &cb, err) : -1;
+
+	datafile_reader_free(r);
+	fclose(f);
+	return ret;
+}
+
+static void test_alloc_records(void)
+{
+	struct alloc_record a = {
+		.time = 77, .addr = 0x5581a0e2a2a0ULL, .size = 6144, .arg = 2,
+		.frames = { 0x5581a0c014c2ULL, 0x7f0000001234ULL }, .pid = 4242, .tid = 4242,
+		.call = ALLOC_CALLOC, .flags = ALLOC_FLAG_FREED,
+	};
+	struct strbuf err = STRBUF_INIT;
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	struct datafile_writer *w = datafile_writer_new(f, 1000);
+	const size_t payload = 24 + 8;     /* file header, record header */
+
+	datafile_write_alloc(w, &a);
+	datafile_writer_finish(w, &summary1);
+	fclose(f);
+	got_allocs = 0;
+	CHECK(read_allocs(buf, len, &err) == 0, "read: %s", strbuf_str(&err));
+	CHECK_EQ_U64(got_allocs, 1, "one block");
+	CHECK(!memcmp(&got_alloc_rec, &a, sizeof(a)), "the block as written");
+	buf[8] = 1;                        /* version 1 knew no blocks */
+	CHECK(read_allocs(buf, len, &err) < 0 &&
+	      strstr(strbuf_str(&err), "alloc record in a version 1 file"),
+	      "version 1 with a block refused: %s", strbuf_str(&err));
+	buf[8] = DATAFILE_VERSION;
+	strbuf_reset(&err);
+	buf[payload + 76] = 2;             /* flags */
+	CHECK(read_allocs(buf, len, &err) < 0 && strstr(strbuf_str(&err), "unknown flags 0x2"),
+	      "unknown flag refused: %s", strbuf_str(&err));
+	buf[payload + 76] = 1;
+	buf[payload + 72] = ALLOC_FREE;    /* call */
+	strbuf_reset(&err);
+	CHECK(read_allocs(buf, len, &err) < 0 && strstr(strbuf_str(&err), "allocation call 9"),
+	      "a free is no block: %s", strbuf_str(&err));
+	strbuf_release(&err);
+	free(buf);
+}
+
 /* A file that ends anywhere before its end is refused, with a reason. */
 static void test_truncated_everywhere(void)
 {
@@ -429,9 +492,9 @@ static void test_minimal_and_header(void)
 	raw(&f, "#!/bin/sh\necho\n", 15);
 	expect_refused(&f, "not a contend data file", "short non-data file");
 
-	header(&f, 2, 24, 1000);
+	header(&f, 3, 24, 1000);
 	summary_record(&f);
-	expect_refused(&f, "data file version 2; this contend reads version 1", "version");
+	expect_refused(&f, "data file version 3; this contend reads versions 1..2", "version");
 
 	header(&f, 0x01000000, 24, 1000);
 	summary_record(&f);
@@ -754,6 +817,7 @@ int main(int argc, char **argv)
 		return write_corpus(argv[2]);
 	test_round_trip();
 	test_shared_sample();
+	test_alloc_records();
 	test_truncated_everywhere();
 	test_minimal_and_header();
 	test_hostile_records();

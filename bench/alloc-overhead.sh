@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Cost of allocation tracking on a malloc-heavy program (bench/alloc-heavy,
+# two threads: about 10 allocation calls per request, some 3 million calls
+# a second per thread; and with --work 0, nothing but allocation, 10
+# million and more: the worst case): the program's own time natively,
+# with only the shim (preloaded, its pipe read by cat), under
+# `contend run --no-alloc-sites` and under `contend run`, in CPU seconds
+# (user + system, with contend's own under run); runs interleaved,
+# medians, and the two ratios that are the tracking's cost: shim /
+# native, and run / run --no-alloc-sites.
+#   bench/alloc-overhead.sh [RUNS] [REQUESTS]   (default 5, 300000; from the build tree)
+set -euo pipefail
+runs=${1:-5}
+requests=${2:-300000}
+b=${top_builddir:-$(pwd)}
+contend="$b/contend"
+prog="$b/bench/alloc-heavy"
+shim="$b/libcontend-alloc.so"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+. "$(dirname "$0")/lib.sh"
+
+[ -x "$prog" ] && [ -r "$shim" ] || { echo "build bench/alloc-heavy and libcontend-alloc.so first" >&2; exit 2; }
+
+# The program's CPU time (user + system): on a machine shared with other
+# work, wall time measures the neighbours as much as the program.
+cpu() {   # file, command...
+	local f=$1
+	shift
+	/usr/bin/time -f "%U %S" -o "$tmp/t" "$@" >/dev/null
+	awk '{ print $1 + $2 }' "$tmp/t" >>"$f"
+}
+# only the shim: preloaded, its pipe read by cat
+cpu_shim() {   # file, command...
+	local f=$1
+	shift
+	/usr/bin/time -f "%U %S" -o "$tmp/t" env CONTEND_ALLOC_FD=3 LD_PRELOAD="$shim" "$@" \
+		>/dev/null 3> >(cat >/dev/null)
+	awk '{ print $1 + $2 }' "$tmp/t" >>"$f"
+}
+
+measure() {   # label, alloc-heavy args...
+	local label=$1 n s off on calls
+	shift
+	: >"$tmp/native"; : >"$tmp/shim"; : >"$tmp/off"; : >"$tmp/on"
+	for ((i = 0; i < runs; i++)); do
+		cpu "$tmp/native" "$prog" "$@"
+		cpu_shim "$tmp/shim" "$prog" "$@"
+		cpu "$tmp/off" "$contend" run -q -o "$tmp/r.txt" --no-alloc-sites -- "$prog" "$@"
+		cpu "$tmp/on" "$contend" run -q -o "$tmp/r.txt" -- "$prog" "$@"
+	done
+	calls=$("$prog" "$@" | sed -n 's/.*: \([0-9]*\) allocation calls.*/\1/p')
+	n=$(median <"$tmp/native"); s=$(median <"$tmp/shim")
+	off=$(median <"$tmp/off"); on=$(median <"$tmp/on")
+	awk -v l="$label" -v c="$calls" -v n="$n" -v s="$s" -v off="$off" -v on="$on" \
+		'BEGIN { printf "| %s | %.1f M | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx |\n",
+			 l, c / 1e6, n, s, s / n, off, on, on / off }'
+	echo "all runs (CPU s), $label: native $(tr '\n' ' ' <"$tmp/native")| shim $(tr '\n' ' ' <"$tmp/shim")| off $(tr '\n' ' ' <"$tmp/off")| on $(tr '\n' ' ' <"$tmp/on")" >&2
+}
+
+echo "alloc-heavy, 2 threads, $runs runs interleaved, medians of CPU seconds (user + system; under run: contend's and the target's)"
+echo "| program | allocation calls | native s | shim only s | ratio | run --no-alloc-sites s | run s | ratio |"
+echo "|---|---|---|---|---|---|---|---|"
+measure "malloc-heavy (--work 8)" --requests "$requests"
+measure "allocation only (--work 0)" --requests "$((requests * 2))" --work 0

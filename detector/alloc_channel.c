@@ -1,0 +1,185 @@
+/* alloc_channel.c - the shim's pipe, and the environment that carries it. */
+#include "detector/alloc_channel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "detector/alloc_record.h"
+#include "detector/alloc_table.h"
+
+#define SHIM_NAME "libcontend-alloc.so"
+#define ALLOC_LIB_ENV "CONTEND_ALLOC_LIB"
+/* The write end goes this high, out of the way of a target that closes
+ * and reuses its low descriptors (the shim also checks it is still ours). */
+#define CHANNEL_FD_MIN 700
+
+#ifndef PKGLIBEXECDIR
+#define PKGLIBEXECDIR "/usr/local/libexec/contend"
+#endif
+
+struct alloc_channel {
+	int read_fd, write_fd;
+	char *shim;
+	char *saved_preload;          /* LD_PRELOAD before export, or NULL */
+	bool had_preload;
+	unsigned char buf[ALLOC_BATCH * sizeof(struct alloc_record) * 16];
+	size_t have;                  /* bytes of a record cut short */
+	uint64_t bytes;
+};
+
+static char *find_shim(void)
+{
+	const char *env = getenv(ALLOC_LIB_ENV);
+	char self[PATH_MAX];
+	ssize_t n;
+	char *path;
+
+	if (env && *env)
+		return access(env, R_OK) == 0 ? xstrdup(env) : NULL;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		char *slash;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			path = xasprintf("%s/%s", self, SHIM_NAME);
+			if (access(path, R_OK) == 0)
+				return path;
+			free(path);
+		}
+	}
+	path = xstrdup(PKGLIBEXECDIR "/" SHIM_NAME);
+	if (access(path, R_OK) == 0)
+		return path;
+	free(path);
+	return NULL;
+}
+
+struct alloc_channel *alloc_channel_open(void)
+{
+	struct alloc_channel *ch;
+	char *shim = find_shim();
+	int p[2], high;
+
+	if (!shim) {
+		warning("no allocation sites: %s not found (set %s, or --no-alloc-sites)",
+			SHIM_NAME, ALLOC_LIB_ENV);
+		return NULL;
+	}
+	/* the dynamic loader splits LD_PRELOAD at spaces and colons */
+	if (strpbrk(shim, " :\t")) {
+		warning("no allocation sites: the path of %s has a space or colon, "
+			"which LD_PRELOAD cannot carry", SHIM_NAME);
+		free(shim);
+		return NULL;
+	}
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		warning("no allocation sites: pipe: %s", strerror(errno));
+		free(shim);
+		return NULL;
+	}
+	/* inherited across exec, high out of the way */
+	high = fcntl(p[1], F_DUPFD, CHANNEL_FD_MIN);
+	close(p[1]);
+	if (high < 0) {
+		warning("no allocation sites: %s", strerror(errno));
+		close(p[0]);
+		free(shim);
+		return NULL;
+	}
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	fcntl(p[0], F_SETPIPE_SZ, 1 << 20);   /* fewer stalls of the target; best effort */
+	ch = xcalloc(1, sizeof(*ch));
+	ch->read_fd = p[0];
+	ch->write_fd = high;
+	ch->shim = shim;
+	return ch;
+}
+
+void alloc_channel_export(struct alloc_channel *ch)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char fd[16];
+	char *preload;
+
+	if (!ch)
+		return;
+	ch->had_preload = old != NULL;
+	ch->saved_preload = old ? xstrdup(old) : NULL;
+	preload = old && *old ? xasprintf("%s:%s", ch->shim, old) : xstrdup(ch->shim);
+	snprintf(fd, sizeof(fd), "%d", ch->write_fd);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv(ALLOC_FD_ENV, fd, 1);
+	free(preload);
+}
+
+void alloc_channel_unexport(struct alloc_channel *ch)
+{
+	if (!ch)
+		return;
+	if (ch->had_preload)
+		setenv("LD_PRELOAD", ch->saved_preload, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	unsetenv(ALLOC_FD_ENV);
+	free(ch->saved_preload);
+	ch->saved_preload = NULL;
+	if (ch->write_fd >= 0)
+		close(ch->write_fd);
+	ch->write_fd = -1;
+}
+
+void alloc_channel_drain(struct alloc_channel *ch, struct alloc_table *t,
+			 struct line_table *lines)
+{
+	const size_t rec = sizeof(struct alloc_record);
+
+	if (!ch || !t)
+		return;
+	for (;;) {
+		ssize_t n = read(ch->read_fd, ch->buf + ch->have, sizeof(ch->buf) - ch->have);
+		size_t whole;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;   /* EAGAIN: nothing more now; 0: every writer has gone */
+		ch->bytes += (uint64_t)n;
+		ch->have += (size_t)n;
+		whole = ch->have / rec * rec;
+		for (size_t off = 0; off < whole; off += rec) {
+			struct alloc_record r;
+
+			memcpy(&r, ch->buf + off, rec);
+			alloc_table_add(t, &r, lines);
+		}
+		memmove(ch->buf, ch->buf + whole, ch->have - whole);
+		ch->have -= whole;
+	}
+}
+
+uint64_t alloc_channel_bytes(const struct alloc_channel *ch)
+{
+	return ch ? ch->bytes : 0;
+}
+
+void alloc_channel_close(struct alloc_channel *ch)
+{
+	if (!ch)
+		return;
+	if (ch->write_fd >= 0)
+		close(ch->write_fd);
+	close(ch->read_fd);
+	free(ch->saved_preload);
+	free(ch->shim);
+	free(ch);
+}

@@ -1,0 +1,32 @@
+/* alloc_channel.h - the pipe from the allocation shim in a `run` target.
+ *
+ * alloc_channel_open() finds libcontend-alloc.so (CONTEND_ALLOC_LIB, else
+ * beside the contend binary -- the build tree --, else PKGLIBEXECDIR) and
+ * makes the pipe; alloc_channel_export() puts the shim in LD_PRELOAD and
+ * the pipe's write end in CONTEND_ALLOC_FD of contend's own environment,
+ * for the child about to be forked to inherit, and alloc_channel_unexport()
+ * takes both back out once it has been (and closes our copy of the write
+ * end, so that the pipe ends when the target and its children have
+ * exited).  alloc_channel_drain() moves what has arrived into the table,
+ * never blocking.
+ */
+#ifndef CONTEND_ALLOC_CHANNEL_H
+#define CONTEND_ALLOC_CHANNEL_H
+
+#include <stdint.h>
+
+struct alloc_table;
+struct line_table;
+struct alloc_channel;
+
+/* NULL, with a warning saying why, when the shim cannot be used. */
+struct alloc_channel *alloc_channel_open(void);
+void alloc_channel_export(struct alloc_channel *ch);
+void alloc_channel_unexport(struct alloc_channel *ch);
+void alloc_channel_drain(struct alloc_channel *ch, struct alloc_table *t,
+			 struct line_table *lines);
+/* Bytes read so far (bench: what the channel carried). */
+uint64_t alloc_channel_bytes(const struct alloc_channel *ch);
+void alloc_channel_close(struct alloc_channel *ch);
+
+#endif

@@ -1,0 +1,49 @@
+/* alloc_record.h - one heap event as the allocation shim sends it.
+ *
+ * The shim (detector/alloc_shim.c, preloaded into a `run` target) writes
+ * these, packed in batches of at most ALLOC_BATCH, to the pipe whose write
+ * end it finds in the environment (ALLOC_FD_ENV); each batch is one
+ * write() of under PIPE_BUF bytes, so batches of different threads never
+ * interleave.  A thread's records are in its order; across threads, time
+ * orders them (a free of an address in one thread against its reuse by a
+ * malloc in another).  Both sides are built from this header, so the
+ * layout is native and needs no version.
+ */
+#ifndef CONTEND_ALLOC_RECORD_H
+#define CONTEND_ALLOC_RECORD_H
+
+#include <stdint.h>
+
+#define ALLOC_FD_ENV "CONTEND_ALLOC_FD"
+#define ALLOC_FRAMES 4
+#define ALLOC_BATCH 48
+
+enum alloc_call {
+	ALLOC_MALLOC = 1,
+	ALLOC_CALLOC,          /* arg: the count; size is count x elem */
+	ALLOC_REALLOC,         /* arg: the old address (freed, when it moved) */
+	ALLOC_ALIGNED_ALLOC,   /* arg: the alignment, also for the two below */
+	ALLOC_POSIX_MEMALIGN,
+	ALLOC_MEMALIGN,
+	ALLOC_NEW,             /* operator new */
+	ALLOC_NEW_ARRAY,       /* operator new[] */
+	ALLOC_FREE,            /* free, delete, delete[]; size 0 */
+	ALLOC__COUNT
+};
+
+struct alloc_record {
+	uint64_t time;                  /* orders records across threads only */
+	uint64_t addr;
+	uint64_t size;                  /* bytes asked for */
+	uint64_t arg;
+	uint64_t frames[ALLOC_FRAMES];  /* return addresses, the call's first; 0 ends */
+	uint32_t pid, tid;
+	uint32_t call;                  /* enum alloc_call */
+	uint32_t flags;                 /* ALLOC_FLAG_*; 0 from the shim */
+};
+
+/* A data file's block that was freed before the end (the table kept it
+ * for the samples in it). */
+#define ALLOC_FLAG_FREED 1u
+
+#endif

@@ -1,0 +1,624 @@
+/* alloc_shim.c - libcontend-alloc.so, preloaded into a `run` target: tells
+ * contend where each heap allocation came from.
+ *
+ * Wraps malloc, calloc, realloc, free, aligned_alloc, posix_memalign,
+ * memalign and operator new/new[]/delete (found with dlsym(RTLD_NEXT)) and
+ * passes every call through unchanged: same sizes, same alignments, and no
+ * allocation of its own, so the target's heap is laid out exactly as
+ * without it (its one mapping, and a ring per thread, move the mmap area
+ * by whole pages: an mmap'd block keeps its offset in every page and line).
+ * Each call becomes a struct alloc_record (address, size, the call, its
+ * return address and a short frame-pointer chain) in a ring of the calling
+ * thread, where it waits DEFER_NS: a block the thread frees in that time
+ * leaves with its free (cancel_pending) -- temporaries, the bulk of a
+ * malloc-heavy program's calls, cost a copy and never a byte of pipe.
+ * Older records go to the pipe named by CONTEND_ALLOC_FD in batches of
+ * ALLOC_BATCH, one write() each (detector/alloc_record.h); a thread's
+ * last records go at its exit and the process's, or with its next call
+ * once older than FLUSH_NS (a main thread that allocates, then waits for
+ * its workers, sends them when it exits; one killed by a signal never).
+ *
+ * Nothing here may call malloc: dlsym may, while the real functions are
+ * looked up, and gets a small static arena (bootstrap) for that.  A
+ * thread-local depth keeps the allocations the real operator new makes
+ * through malloc from being reported twice.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
+
+#include "detector/alloc_record.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+#define FLUSH_NS 20000000ull     /* 20 ms: the report sees a lone allocation soon */
+#define DEFER_NS 5000000ull       /* 5 ms: a block freed sooner is a temporary */
+
+typedef void *malloc_fn(size_t);
+typedef void *calloc_fn(size_t, size_t);
+typedef void *realloc_fn(void *, size_t);
+typedef void free_fn(void *);
+typedef void *aligned_fn(size_t, size_t);
+typedef int posix_memalign_fn(void **, size_t, size_t);
+
+static malloc_fn *real_malloc;
+static calloc_fn *real_calloc;
+static realloc_fn *real_realloc;
+static free_fn *real_free;
+static aligned_fn *real_aligned_alloc, *real_memalign;
+static posix_memalign_fn *real_posix_memalign;
+static malloc_fn *real_new, *real_new_array;
+static free_fn *real_delete, *real_delete_array;
+
+static int channel = -1;           /* the pipe's write end; -1: report nothing */
+static dev_t channel_dev;          /* ... and which pipe it is: a target that */
+static ino_t channel_ino;          /* closed it and reused the number gets nothing */
+static uint32_t my_pid;
+static pthread_key_t exit_key;
+extern void *__libc_stack_end;
+
+/* A thread's records wait here for DEFER_NS: a block freed by the same
+ * thread within that time was never worth a record, and leaves with its
+ * free (cancel_pending).  The ring is mmap'd at the thread's first call,
+ * never malloc'd; without it records go out one by one. */
+#define PENDING 2048                 /* records held back, a power of 2: 160 KiB */
+#define INDEX (2 * PENDING)          /* pending allocations by address */
+
+struct pending {
+	struct alloc_record rec[PENDING];   /* a ring: positions [tail, head) */
+	uint32_t index[INDEX];              /* ring slot + 1, 0: empty */
+};
+
+struct thread_buffer {
+	struct pending *p;
+	uint64_t head, tail;
+	uint32_t tid;
+	uintptr_t stack_top;          /* frame pointers are followed below it */
+	int depth;                    /* inside a wrapper: do not report */
+	int registered;
+};
+static TLS struct thread_buffer tb;
+
+/* --- the real functions, and dlsym's allocations while finding them ---- */
+
+static char bootstrap[8192] __attribute__((aligned(16)));
+static size_t bootstrap_used;
+static int resolving;
+
+static void *bootstrap_alloc(size_t n)
+{
+	size_t at = (bootstrap_used + 15) & ~(size_t)15;
+
+	if (n > sizeof(bootstrap) - at)
+		return NULL;
+	bootstrap_used = at + n;
+	return bootstrap + at;
+}
+
+static int in_bootstrap(const void *p)
+{
+	return (const char *)p >= bootstrap && (const char *)p < bootstrap + sizeof(bootstrap);
+}
+
+static void *next(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+static void resolve(void)
+{
+	resolving = 1;
+	real_malloc = (malloc_fn *)next("malloc");
+	real_calloc = (calloc_fn *)next("calloc");
+	real_realloc = (realloc_fn *)next("realloc");
+	real_free = (free_fn *)next("free");
+	real_aligned_alloc = (aligned_fn *)next("aligned_alloc");
+	real_memalign = (aligned_fn *)next("memalign");
+	real_posix_memalign = (posix_memalign_fn *)next("posix_memalign");
+	resolving = 0;
+}
+
+/* Only once a C++ operator is called: in a C program dlsym would miss
+ * them, and glibc allocates its error message on the real heap. */
+static void resolve_cxx(void)
+{
+	if (!real_malloc)
+		resolve();
+	real_new = (malloc_fn *)next("_Znwm");
+	real_new_array = (malloc_fn *)next("_Znam");
+	real_delete = (free_fn *)next("_ZdlPv");
+	real_delete_array = (free_fn *)next("_ZdaPv");
+}
+
+static void flush(void);
+
+/* first: remember the pipe; later: is the descriptor still that pipe? */
+static int still_ours(int first)
+{
+	struct stat st;
+
+	if (fstat(channel, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return 0;
+	if (first) {
+		channel_dev = st.st_dev;
+		channel_ino = st.st_ino;
+	}
+	return st.st_dev == channel_dev && st.st_ino == channel_ino;
+}
+
+static void thread_exit(void *unused)
+{
+	(void)unused;
+	flush();
+	if (tb.p)
+		munmap(tb.p, sizeof(struct pending));
+	tb.p = NULL;
+}
+
+static void reset_after_fork(void)
+{
+	my_pid = (uint32_t)getpid();
+	tb.tid = (uint32_t)syscall(SYS_gettid);
+	tb.head = tb.tail = 0;     /* the parent's records are the parent's */
+	if (tb.p)
+		memset(tb.p->index, 0, sizeof(tb.p->index));
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	const char *fd = getenv(ALLOC_FD_ENV);
+
+	if (!real_malloc)
+		resolve();
+	my_pid = (uint32_t)getpid();
+	if (fd && *fd)
+		channel = atoi(fd);
+	if (channel >= 0 && !still_ours(1))
+		channel = -1;
+	if (channel >= 0) {
+		pthread_key_create(&exit_key, thread_exit);
+		pthread_atfork(NULL, NULL, reset_after_fork);
+	}
+}
+
+__attribute__((destructor)) static void shim_fini(void)
+{
+	flush();
+}
+
+/* --- records ------------------------------------------------------------ */
+
+static uint64_t now(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __rdtsc();    /* invariant TSC: ordered across CPUs, ~20 cycles */
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* TSC ticks are about ns x 2 and up (2 GHz and faster): a wait counted
+ * in them is at most as long as in ns x 2. */
+static uint64_t ns_to_ticks(uint64_t ns)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return ns * 2;
+#else
+	return ns;
+#endif
+}
+
+static uint64_t flush_ticks(void)
+{
+	return ns_to_ticks(FLUSH_NS);
+}
+
+static uint64_t defer_ticks(void)
+{
+	return ns_to_ticks(DEFER_NS);
+}
+
+static void write_out(const struct alloc_record *rec, size_t n)
+{
+	size_t len = n * sizeof(*rec);
+	const char *p = (const char *)rec;
+	int saved = errno;
+
+	if (channel >= 0 && len && !still_ours(0))
+		channel = -1;
+	while (channel >= 0 && len) {
+		ssize_t w = write(channel, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;        /* contend went away: nothing to do about it */
+		p += w;
+		len -= (size_t)w;
+	}
+	errno = saved;
+}
+
+static uint32_t index_home(uint64_t addr)
+{
+	return (uint32_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 50) & (INDEX - 1);
+}
+
+/* The index position of the pending allocation at addr, or -1. */
+static long index_find(const struct pending *p, uint64_t addr)
+{
+	for (uint32_t i = index_home(addr); p->index[i]; i = (i + 1) & (INDEX - 1))
+		if (p->rec[p->index[i] - 1].addr == addr)
+			return i;
+	return -1;
+}
+
+/* Backward-shift deletion, as common/hashmap.c does. */
+static void index_delete(struct pending *p, uint32_t i)
+{
+	for (uint32_t j = (i + 1) & (INDEX - 1); p->index[j]; j = (j + 1) & (INDEX - 1)) {
+		uint32_t home = index_home(p->rec[p->index[j] - 1].addr);
+
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		p->index[i] = p->index[j];
+		i = j;
+	}
+	p->index[i] = 0;
+}
+
+static void index_put(struct pending *p, uint64_t addr, uint32_t slot)
+{
+	long at = index_find(p, addr);
+	uint32_t i = index_home(addr);
+
+	if (at >= 0) {               /* an older block there went out of our sight */
+		p->index[at] = slot + 1;
+		return;
+	}
+	while (p->index[i])
+		i = (i + 1) & (INDEX - 1);
+	p->index[i] = slot + 1;
+}
+
+static int is_alloc(const struct alloc_record *r)
+{
+	return r->call && r->call != ALLOC_FREE;
+}
+
+/* Sends the oldest records, up to a batch; all: regardless of age
+ * (else only those older than DEFER_NS at t). */
+static void send_batch(struct pending *p, uint64_t t, int all)
+{
+	struct alloc_record batch[ALLOC_BATCH];
+	size_t n = 0;
+
+	while (tb.tail != tb.head && n < ALLOC_BATCH) {
+		uint32_t slot = (uint32_t)(tb.tail & (PENDING - 1));
+		struct alloc_record *r = &p->rec[slot];
+		long at;
+
+		if (r->call && !all && t - r->time < defer_ticks())
+			break;
+		if (is_alloc(r) && (at = index_find(p, r->addr)) >= 0 &&
+		    p->index[at] == slot + 1)
+			index_delete(p, (uint32_t)at);
+		if (r->call)
+			batch[n++] = *r;
+		tb.tail++;
+	}
+	write_out(batch, n);
+}
+
+/* Everything pending goes out: at the thread's and the process's end. */
+static void flush(void)
+{
+	if (!tb.p)
+		return;
+	while (tb.tail != tb.head)
+		send_batch(tb.p, 0, 1);
+}
+
+/* Out go the records past DEFER_NS, in whole batches while a thread
+ * allocates fast; a lone old record waits no more than FLUSH_NS. */
+static void send_old(uint64_t t)
+{
+	struct pending *p = tb.p;
+
+	while (tb.tail != tb.head) {
+		const struct alloc_record *oldest = &p->rec[tb.tail & (PENDING - 1)];
+
+		if (!oldest->call) {                 /* cancelled */
+			tb.tail++;
+			continue;
+		}
+		if (t - oldest->time < defer_ticks())
+			return;
+		if (tb.head - tb.tail < ALLOC_BATCH && t - oldest->time < flush_ticks())
+			return;
+		send_batch(p, t, 0);
+	}
+}
+
+static void thread_start(void)
+{
+	tb.tid = (uint32_t)syscall(SYS_gettid);
+	/* glibc puts a thread's descriptor at the top of its stack; the main
+	 * thread's stack ends at __libc_stack_end */
+	tb.stack_top = tb.tid == my_pid ? (uintptr_t)__libc_stack_end : (uintptr_t)pthread_self();
+	tb.registered = 1;
+	tb.p = mmap(NULL, sizeof(struct pending), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tb.p == MAP_FAILED)
+		tb.p = NULL;
+	tb.head = tb.tail = 0;
+	pthread_setspecific(exit_key, &tb);
+}
+
+/* frames[0] is the call's return address; then the saved frame pointers,
+ * as long as they climb the stack (code without frame pointers leaves
+ * something else in rbp: the chain then ends, or names a wrong caller). */
+static __attribute__((noinline)) void walk(uint64_t *frames, void *ret, void *fp0)
+{
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0), hi = tb.stack_top;
+	uintptr_t *fp = fp0;
+	int i = 1;
+
+	frames[0] = (uintptr_t)ret;
+	fp = (uintptr_t *)*fp;            /* the caller's frame pointer */
+	while (i < ALLOC_FRAMES && (uintptr_t)fp > lo && (uintptr_t)fp + 16 <= hi &&
+	       !((uintptr_t)fp & 7)) {
+		frames[i++] = fp[1];
+		lo = (uintptr_t)fp;
+		fp = (uintptr_t *)fp[0];
+	}
+	while (i < ALLOC_FRAMES)
+		frames[i++] = 0;
+}
+
+/* A free of a block this thread allocated less than DEFER_NS ago, whose
+ * record is still pending, cancels it: true if it did.  A block that lived
+ * longer goes out with its free: it may have been sampled (a main
+ * thread's array, freed after the workers it fed are joined). */
+static int cancel_pending(uint64_t addr, uint64_t t)
+{
+	struct pending *p = tb.p;
+	long at = index_find(p, addr);
+	struct alloc_record *r;
+
+	if (at < 0)
+		return 0;
+	r = &p->rec[p->index[at] - 1];
+	if (t - r->time >= defer_ticks())
+		return 0;
+	r->call = 0;            /* skipped when its turn to go comes */
+	index_delete(p, (uint32_t)at);
+	/* temporaries are freed last in, first out: no hole is left */
+	while (tb.head != tb.tail && !p->rec[(tb.head - 1) & (PENDING - 1)].call)
+		tb.head--;
+	return 1;
+}
+
+static void fill(struct alloc_record *r, enum alloc_call call, const void *ptr, size_t size,
+		 uint64_t arg, uint64_t t, void *ret, void *fp)
+{
+	r->time = t;
+	r->addr = (uintptr_t)ptr;
+	r->size = size;
+	r->arg = arg;
+	r->pid = my_pid;
+	r->tid = tb.tid;
+	r->call = call;
+	r->flags = 0;
+	if (call == ALLOC_FREE)
+		memset(r->frames, 0, sizeof(r->frames));
+	else
+		walk(r->frames, ret, fp);
+}
+
+static void note(enum alloc_call call, const void *ptr, size_t size, uint64_t arg,
+		 void *ret, void *fp)
+{
+	struct pending *p;
+	uint32_t slot;
+	uint64_t t;
+
+	if (channel < 0 || !ptr || tb.depth)
+		return;
+	if (!tb.registered)
+		thread_start();
+	/* rdtsc, about 20 ns in a VM: the biggest part of the cost of a call,
+	 * and needed both by a free (a temporary or not) and an allocation
+	 * (which of two blocks at one address came last) */
+	t = now();
+	if (!(p = tb.p)) {
+		struct alloc_record one;
+
+		fill(&one, call, ptr, size, arg, t, ret, fp);
+		write_out(&one, 1);
+		return;
+	}
+	if (call == ALLOC_FREE && cancel_pending((uintptr_t)ptr, t))
+		return;
+	if (tb.head - tb.tail == PENDING)
+		send_batch(p, t, 1);            /* full: the oldest go, young or not */
+	slot = (uint32_t)(tb.head & (PENDING - 1));
+	fill(&p->rec[slot], call, ptr, size, arg, t, ret, fp);
+	if (call != ALLOC_FREE)
+		index_put(p, (uintptr_t)ptr, slot);
+	tb.head++;
+	send_old(t);
+}
+
+#define HERE __builtin_return_address(0), __builtin_frame_address(0)
+
+/* --- the wrappers ------------------------------------------------------- */
+
+EXPORT void *malloc(size_t size)
+{
+	void *p;
+
+	if (!real_malloc) {
+		if (resolving)
+			return bootstrap_alloc(size);
+		resolve();
+	}
+	p = real_malloc(size);
+	note(ALLOC_MALLOC, p, size, 0, HERE);
+	return p;
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	void *p;
+
+	if (!real_calloc) {
+		if (resolving)
+			return bootstrap_alloc(n * size);   /* static: zeroed */
+		resolve();
+	}
+	p = real_calloc(n, size);
+	note(ALLOC_CALLOC, p, n * size, n, HERE);
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || in_bootstrap(p))
+		return;
+	if (!real_free)
+		resolve();
+	note(ALLOC_FREE, p, 0, 0, HERE);
+	real_free(p);
+}
+
+EXPORT void *realloc(void *old, size_t size)
+{
+	void *p;
+
+	if (in_bootstrap(old)) {
+		p = malloc(size);
+		if (p)
+			memcpy(p, old, size);   /* the arena's blocks are few and small */
+		return p;
+	}
+	if (!real_realloc)
+		resolve();
+	p = real_realloc(old, size);
+	if (p || !size) {
+		note(ALLOC_FREE, old, 0, 0, HERE);
+		note(ALLOC_REALLOC, p, size, (uintptr_t)old, HERE);
+	}
+	return p;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	void *p;
+
+	if (!real_aligned_alloc)
+		resolve();
+	p = real_aligned_alloc(align, size);
+	note(ALLOC_ALIGNED_ALLOC, p, size, align, HERE);
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	void *p;
+
+	if (!real_memalign)
+		resolve();
+	p = real_memalign(align, size);
+	note(ALLOC_MEMALIGN, p, size, align, HERE);
+	return p;
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	int ret;
+
+	if (!real_posix_memalign)
+		resolve();
+	ret = real_posix_memalign(out, align, size);
+	if (!ret)
+		note(ALLOC_POSIX_MEMALIGN, *out, size, align, HERE);
+	return ret;
+}
+
+/* operator new calls malloc through the PLT: the depth keeps that inner
+ * call quiet, so the report names the code that said `new`. */
+static void *new_common(malloc_fn *real, enum alloc_call call, size_t size,
+			void *ret, void *fp)
+{
+	void *p;
+
+	if (!real) {
+		/* libstdc++ came after us (dlopen): its new is malloc's */
+		if (!(p = malloc(size ? size : 1)))
+			abort();
+		return p;
+	}
+	tb.depth++;
+	p = real(size);
+	tb.depth--;
+	note(call, p, size, 0, ret, fp);
+	return p;
+}
+
+EXPORT void *_Znwm(size_t size)
+{
+	if (!real_new)
+		resolve_cxx();
+	return new_common(real_new, ALLOC_NEW, size, HERE);
+}
+
+EXPORT void *_Znam(size_t size)
+{
+	if (!real_new_array)
+		resolve_cxx();
+	return new_common(real_new_array, ALLOC_NEW_ARRAY, size, HERE);
+}
+
+static void delete_common(free_fn *real, void *p, void *ret, void *fp)
+{
+	if (!p)
+		return;
+	if (!real) {
+		free(p);
+		return;
+	}
+	note(ALLOC_FREE, p, 0, 0, ret, fp);
+	tb.depth++;
+	real(p);
+	tb.depth--;
+}
+
+EXPORT void _ZdlPv(void *p)
+{
+	if (!real_delete)
+		resolve_cxx();
+	delete_common(real_delete, p, HERE);
+}
+
+EXPORT void _ZdaPv(void *p)
+{
+	if (!real_delete_array)
+		resolve_cxx();
+	delete_common(real_delete_array, p, HERE);
+}

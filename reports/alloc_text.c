@@ -1,0 +1,76 @@
+/* alloc_text.c - a heap block in words (alloc_text.h). */
+#include "reports/alloc_text.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/util.h"
+
+char *alloc_call_text(const struct report_alloc *a)
+{
+	if (a->count)
+		return xasprintf("%s(%" PRIu64 ", %" PRIu64 ")", a->call, a->count, a->elem_size);
+	if (a->align)
+		return xasprintf("%s(%" PRIu64 ", %" PRIu64 ")", a->call, a->align, a->size);
+	return xasprintf("%s(%" PRIu64 ")", a->call, a->size);
+}
+
+char *alloc_text(const struct report_alloc *a)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *call = alloc_call_text(a);
+
+	strbuf_addf(&sb, "%s = %" PRIu64 " bytes at 0x%" PRIx64, call, a->size, a->start);
+	if (a->type_name && a->type_size && a->size % a->type_size == 0 &&
+	    a->size / a->type_size > 1)
+		strbuf_addf(&sb, " (%" PRIu64 " x %s", a->size / a->type_size, a->type_name);
+	else if (a->type_name)
+		strbuf_addf(&sb, " (%s", a->type_name);
+	if (a->type_name)
+		strbuf_addf(&sb, a->variable ? ", kept in %s)" : ")", a->variable);
+	strbuf_addf(&sb, ", allocated in %s", a->site ? a->site : "unknown code");
+	if (a->tid)
+		strbuf_addf(&sb, " by thread %" PRIu32, a->tid);
+	if (a->freed)
+		strbuf_addf(&sb, ", freed before the end");
+	free(call);
+	return strbuf_detach(&sb);
+}
+
+char *alloc_callers_text(const struct report_alloc *a)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "%s", "");
+	for (unsigned i = 0; i < a->n_callers; i++)
+		strbuf_addf(&sb, " <- %s", a->callers[i]);
+	return strbuf_detach(&sb);
+}
+
+char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const char *title)
+{
+	uint64_t n = 0;
+	char *call, *out, *many = NULL;
+
+	if (!a || !strncmp(a->call, "operator new", 12))
+		return NULL;
+	if (a->count)
+		n = a->count;
+	else if (a->type_size && a->size % a->type_size == 0)
+		n = a->size / a->type_size;
+	if (n > 1)
+		many = xasprintf("%" PRIu64 " * ", n);
+	call = alloc_call_text(a);
+	if (a->align >= align)     /* aligned already: only the size to say */
+		out = xasprintf("/* %s in %s: allocate aligned_alloc(%" PRIu64 ", %ssizeof(%s)) */\n",
+				call, a->site ? a->site : "unknown code", align,
+				many ? many : "", title);
+	else
+		out = xasprintf("/* %s in %s aligns to 16 bytes only: allocate with "
+				"aligned_alloc(%" PRIu64 ", %ssizeof(%s))%s */\n", call,
+				a->site ? a->site : "unknown code", align, many ? many : "",
+				title, a->count ? " and zero it" : "");
+	free(call);
+	free(many);
+	return out;
+}

@@ -1,0 +1,26 @@
+/* alloc_text.h - a heap block in words, for every printer and the advice.
+ *
+ * "calloc(2, 3072) = 6144 bytes at 0x5581a0e2a2a0 (2 x struct worker_arg,
+ * kept in arg), allocated in main heap_struct_array.c:112 by thread 2104"
+ * -- unescaped: the site's names come from the target, and each printer
+ * escapes them its own way.
+ */
+#ifndef CONTEND_ALLOC_TEXT_H
+#define CONTEND_ALLOC_TEXT_H
+
+#include "reports/report.h"
+
+/* "calloc(2, 3072)", "malloc(64)", "aligned_alloc(64, 128)"; caller frees. */
+char *alloc_call_text(const struct report_alloc *a);
+/* The whole sentence above, without the callers; caller frees. */
+char *alloc_text(const struct report_alloc *a);
+/* " <- caller <- caller", "" if none; caller frees. */
+char *alloc_callers_text(const struct report_alloc *a);
+
+/* The layout advice's last word on a heap block: "calloc(2, 3072) in
+ * main x.c:113 aligns to 16 bytes only: allocate with aligned_alloc(64,
+ * 2 * sizeof(struct worker_arg)) and zero it"; NULL without a block, or
+ * for operator new (the caller's generic text covers C++).  Caller frees. */
+char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const char *title);
+
+#endif

@@ -1,0 +1,197 @@
+/* report_alloc.c - heap data named by the block that holds it.
+ *
+ * With allocation tracking (detector/alloc_table.h), an address in the
+ * heap has a block: where it starts, its size, the call that made it and
+ * the code that called.  The variable that code kept the block in gives
+ * its type (symbolize/alloc_type.h), and the offset into the block then
+ * gives the element and the member: "arg[0].blue[254]", "arg[1].red[0]".
+ * That beats what the access itself says when the access goes through a
+ * scalar pointer (int *red = arg->red) or through a pointer to one
+ * element of the same struct (the element index is then known); a typed
+ * access to a struct of another type (an object nested in the block, or
+ * a block whose allocating code kept it as void *) keeps its own.
+ */
+#include "reports/report_build.h"
+
+#include <inttypes.h>
+
+#include "detector/alloc_table.h"
+#include "reports/naming.h"
+#include "symbolize/alloc_type.h"
+#include "symbolize/symbolizer.h"
+
+void alloc_build_begin(struct build *b, struct alloc_table *allocs)
+{
+	b->allocs = allocs;
+	b->alloc_paths = (struct strset)STRSET_INIT;
+	if (allocs && b->r->n_lines && b->sym && b->dt)
+		b->alloc_types = alloc_types_new(b->sym, b->dt);
+}
+
+void alloc_build_end(struct build *b)
+{
+	alloc_types_free(b->alloc_types);
+	b->alloc_types = NULL;
+	strset_release(&b->alloc_paths);
+}
+
+/* The block's element type, through the pointer its allocator kept it
+ * in; *elem the type's size (0: not a struct, or unknown). */
+static const struct dt_pointer *block_pointer(struct build *b, const struct alloc_block *blk,
+					      uint64_t *elem)
+{
+	const struct alloc_site *site = alloc_table_site(b->allocs, blk->site);
+	const struct dt_pointer *p;
+	struct data_attribution whole;
+
+	*elem = 0;
+	if (!site || !b->alloc_types || !site->frames[0] ||
+	    alloc_type_at(b->alloc_types, (pid_t)blk->pid, site->frames[0], &p) != DT_HIT)
+		return NULL;
+	if (data_types_through_pointer(b->dt, p, 0, false, blk->addr, 0, &whole) == DT_HIT &&
+	    whole.layout && whole.layout_start == blk->addr && whole.layout->n_members)
+		*elem = whole.layout->size;
+	return p;
+}
+
+/* Should the block's attribution replace what the access said? */
+static bool block_knows_better(const struct cell_attr *ca, const struct data_attribution *a)
+{
+	const struct type_layout *have = ca->a.layout;
+
+	if (!ca->typed || !have || !have->n_members)
+		return true;        /* nothing, or a scalar: int *red */
+	return a->layout && have->name && a->layout->name &&
+	       !strcmp(have->name, a->layout->name);   /* same struct: the index */
+}
+
+void alloc_attribute_cell(struct build *b, const struct line *l,
+			  const struct line_cell *c, struct cell_attr *ca)
+{
+	uint64_t addr = l->addr + c->offset, off, elem;
+	const struct alloc_block *blk;
+	const struct dt_pointer *p;
+	struct data_attribution a;
+	char *path;
+
+	if (!b->allocs || !b->alloc_types)
+		return;
+	blk = alloc_table_find(b->allocs, l->pid, addr);
+	if (!blk || !(p = block_pointer(b, blk, &elem)))
+		return;
+	off = addr - blk->addr;
+	/* past the first element of a block that is no array of the type
+	 * (a struct with a tail, say): the type says nothing there */
+	if (!elem || (off >= elem && blk->size % elem))
+		return;
+	if (data_types_through_pointer(b->dt, p, (int64_t)off, false, addr, c->size, &a) != DT_HIT ||
+	    !block_knows_better(ca, &a))
+		return;
+	/* "[1].red[0]" stays, ".blue[254]" is element 0's: "[0].blue[254]";
+	 * named from the variable, like a global array: "arg[0].blue[254]" */
+	path = a.path && a.path[0] == '[' ? xstrdup(a.path) :
+	       xasprintf("[0]%s", a.path ? a.path : "");
+	a.path = strset_own(&b->alloc_paths, path);
+	/* the block is an array of the type, as a global array would be */
+	if (a.type_name && blk->size / elem > 1)
+		a.type_name = strset_own(&b->alloc_paths,
+					 xasprintf("%s[%" PRIu64 "]", a.type_name, blk->size / elem));
+	a.via_pointer = false;
+	a.object_start = blk->addr;
+	a.element_index = (long)(off / elem);
+	ca->a = a;
+	ca->typed = true;
+	ca->why = DT_HIT;
+	ca->why_here = NULL;
+}
+
+static void name_frame(struct build *b, uint32_t pid, uint64_t ret, struct report_alloc *ra)
+{
+	struct report_site s = { .ip = ret - 1 };   /* the call, not the next line */
+
+	symbolize_site(b->sym, pid, &s);
+	ra->function = s.function;
+	ra->file = s.file;
+	ra->line = s.line;
+	ra->site = frame_name(b->sym, pid, ret - 1);
+	free(s.inlined_into);
+	free(s.via);
+	free(s.module);
+}
+
+void alloc_describe_line(struct build *b, const struct line *l, struct report_line *rl)
+{
+	const struct alloc_block *blk = NULL;
+	const struct alloc_site *site;
+	struct report_alloc *ra;
+	uint64_t best = 0, elem = 0;
+	const struct dt_pointer *p = NULL;
+	struct data_attribution whole;
+
+	if (!b->allocs)
+		return;
+	/* the block most of the line's samples went to */
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct alloc_block *x = alloc_table_find(b->allocs, l->pid,
+							      l->addr + l->cells[i].offset);
+		uint64_t n = 0;
+
+		if (!x || x == blk)
+			continue;
+		for (unsigned j = 0; j < l->n_cells; j++) {
+			uint64_t a = l->addr + l->cells[j].offset;
+
+			if (a >= x->addr && a < x->addr + x->size)
+				n += l->cells[j].count;
+		}
+		if (n > best) {
+			best = n;
+			blk = x;
+		}
+	}
+	if (!blk)
+		return;
+	ra = rl->alloc = xcalloc(1, sizeof(*ra));
+	ra->start = blk->addr;
+	ra->size = blk->size;
+	ra->call = alloc_call_name(blk->call);
+	ra->freed = blk->freed;
+	ra->tid = blk->tid;
+	if (blk->call == ALLOC_CALLOC && blk->arg) {
+		ra->count = blk->arg;
+		ra->elem_size = blk->size / blk->arg;
+	}
+	if (blk->call == ALLOC_ALIGNED_ALLOC || blk->call == ALLOC_POSIX_MEMALIGN ||
+	    blk->call == ALLOC_MEMALIGN)
+		ra->align = blk->arg;
+	site = alloc_table_site(b->allocs, blk->site);
+	if (!site || !site->frames[0])
+		return;
+	ra->address = site->frames[0];
+	name_frame(b, blk->pid, site->frames[0], ra);
+	for (unsigned k = 1; k < ALLOC_FRAMES && site->frames[k]; k++) {
+		ra->callers = xrealloc(ra->callers, (ra->n_callers + 1) * sizeof(*ra->callers));
+		ra->callers[ra->n_callers++] = frame_name(b->sym, blk->pid, site->frames[k] - 1);
+	}
+	if (b->alloc_types && (p = block_pointer(b, blk, &elem)) &&
+	    data_types_through_pointer(b->dt, p, 0, false, blk->addr, 0, &whole) == DT_HIT) {
+		ra->variable = strdup_or_null(whole.variable);
+		ra->type_name = strdup_or_null(whole.type_name);
+		ra->type_size = elem;
+	}
+}
+
+void report_alloc_free(struct report_alloc *a)
+{
+	if (!a)
+		return;
+	free(a->site);
+	free(a->function);
+	free(a->file);
+	for (unsigned i = 0; i < a->n_callers; i++)
+		free(a->callers[i]);
+	free(a->callers);
+	free(a->variable);
+	free(a->type_name);
+	free(a);
+}

@@ -1,0 +1,153 @@
+/* The allocation shim end to end: tests/fixture_alloc run with
+ * libcontend-alloc.so preloaded prints exactly the addresses it prints
+ * without (address randomization off in both), and the records it sends
+ * name each call with its arguments, at those addresses. */
+#include "detector/alloc_record.h"
+#include "detector/alloc_table.h"
+#include "tests/tap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define OUT_MAX 4096
+#define RECS_MAX 4096
+
+struct run {
+	char out[OUT_MAX];
+	struct alloc_record recs[RECS_MAX];
+	size_t n_recs;
+	int status;
+};
+
+static void read_all(int fd, char *buf, size_t cap, size_t *len)
+{
+	ssize_t n;
+
+	*len = 0;
+	while (*len < cap && ((n = read(fd, buf + *len, cap - *len)) > 0 ||
+			      (n < 0 && errno == EINTR)))
+		if (n > 0)
+			*len += (size_t)n;
+}
+
+/* The fixture with the shim (shim != NULL) or without. */
+static void run_fixture(const char *fixture, const char *shim, struct run *r)
+{
+	int out[2], ch[2];
+	size_t len;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	if (pipe(out) < 0 || pipe(ch) < 0)
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		char fd[16];
+
+		personality(ADDR_NO_RANDOMIZE);
+		dup2(out[1], 1);
+		close(out[0]);
+		close(ch[0]);
+		if (shim) {
+			snprintf(fd, sizeof(fd), "%d", ch[1]);
+			setenv("LD_PRELOAD", shim, 1);
+			setenv(ALLOC_FD_ENV, fd, 1);
+		} else {
+			close(ch[1]);
+		}
+		execl(fixture, fixture, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	close(ch[1]);
+	read_all(out[0], r->out, sizeof(r->out) - 1, &len);
+	r->out[len] = '\0';
+	read_all(ch[0], (char *)r->recs, sizeof(r->recs), &len);
+	r->n_recs = len / sizeof(r->recs[0]);
+	close(out[0]);
+	close(ch[0]);
+	waitpid(pid, &r->status, 0);
+}
+
+/* The address the fixture printed after "name ". */
+static uint64_t printed(const struct run *r, const char *name)
+{
+	char key[64];
+	const char *at;
+
+	snprintf(key, sizeof(key), "\n%s 0x", name);
+	at = strstr(r->out, key);
+	if (!at && !strncmp(r->out, key + 1, strlen(key + 1)))
+		at = r->out - 1;    /* the first line */
+	return at ? strtoull(at + strlen(key), NULL, 16) : 0;
+}
+
+static const struct alloc_record *record_at(const struct run *r, uint32_t call, uint64_t addr)
+{
+	for (size_t i = 0; i < r->n_recs; i++)
+		if (r->recs[i].call == call && r->recs[i].addr == addr)
+			return &r->recs[i];
+	return NULL;
+}
+
+int main(void)
+{
+	const char *top = getenv("top_builddir");
+	char fixture[4096], shim[4096];
+	static struct run plain, shimmed;
+	const struct alloc_record *x;
+	struct alloc_table *t;
+	const struct alloc_block *b;
+
+	snprintf(fixture, sizeof(fixture), "%s/tests/fixture_alloc", top ? top : ".");
+	snprintf(shim, sizeof(shim), "%s/libcontend-alloc.so", top ? top : ".");
+	if (access(fixture, X_OK) || access(shim, R_OK)) {
+		printf("skip: %s or %s not built\n", fixture, shim);
+		return 77;
+	}
+	run_fixture(fixture, NULL, &plain);
+	run_fixture(fixture, shim, &shimmed);
+	CHECK(WIFEXITED(plain.status) && !WEXITSTATUS(plain.status), "the fixture runs");
+	CHECK(WIFEXITED(shimmed.status) && !WEXITSTATUS(shimmed.status), "... and with the shim");
+	CHECK(printed(&plain, "calloc") != 0, "it printed its addresses");
+	/* the heap's blocks exactly; an mmap'd block moves by the shim's own
+	 * mapping, whole pages, so it keeps its place in every line and page */
+	for (const char *const *name = (const char *const[]){ "malloc", "calloc",
+			"aligned_alloc", "posix_memalign", "memalign", "strdup", "realloc",
+			"again", NULL }; *name; name++)
+		CHECK(printed(&plain, *name) && printed(&shimmed, *name) == printed(&plain, *name),
+		      "%s: the same address with the shim preloaded", *name);
+	CHECK(printed(&plain, "big") % 4096 == printed(&shimmed, "big") % 4096,
+	      "an mmap'd block: the same offset in its page");
+
+	x = record_at(&shimmed, ALLOC_CALLOC, printed(&shimmed, "calloc"));
+	CHECK(x && x->size == 120 && x->arg == 3 && x->frames[0], "calloc(3, 40): count and size");
+	x = record_at(&shimmed, ALLOC_ALIGNED_ALLOC, printed(&shimmed, "aligned_alloc"));
+	CHECK(x && x->size == 128 && x->arg == 64, "aligned_alloc(64, 128)");
+	x = record_at(&shimmed, ALLOC_POSIX_MEMALIGN, printed(&shimmed, "posix_memalign"));
+	CHECK(x && x->size == 256 && x->arg == 128, "posix_memalign(128, 256)");
+	x = record_at(&shimmed, ALLOC_MEMALIGN, printed(&shimmed, "memalign"));
+	CHECK(x && x->size == 100 && x->arg == 32, "memalign(32, 100)");
+	x = record_at(&shimmed, ALLOC_MALLOC, printed(&shimmed, "strdup"));
+	CHECK(x && x->size == 8, "strdup's malloc(8), from inside libc");
+	x = record_at(&shimmed, ALLOC_MALLOC, printed(&shimmed, "big"));
+	CHECK(x && x->size == 300000, "a block past the mmap threshold");
+	x = record_at(&shimmed, ALLOC_REALLOC, printed(&shimmed, "realloc"));
+	CHECK(x && x->size == 4000 && x->arg != 0, "realloc(old, 4000), old address in arg");
+	CHECK(x && record_at(&shimmed, ALLOC_FREE, x->arg), "... and the old block's free");
+
+	/* into the table: the reused block is the second malloc(24) */
+	t = alloc_table_new();
+	for (size_t i = 0; i < shimmed.n_recs; i++)
+		alloc_table_add(t, &shimmed.recs[i], NULL);
+	b = alloc_table_find(t, shimmed.recs[0].pid, printed(&shimmed, "calloc") + 100);
+	CHECK(!b || b->freed, "the calloc'd block is freed at the end: not live");
+	alloc_table_free(t);
+	return test_done();
+}
