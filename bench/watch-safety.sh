@@ -35,7 +35,7 @@ for ((i = 1; i <= runs; i++)); do
 	target=$!
 	wait_for "$tmp/out" "^ready" || { echo "run $i: target not ready"; kill $target; exit 2; }
 	timeout 60 "$b/contend" watch -p $target -w 60000 --max-rate 0 --format json \
-		-o /dev/null counters counters+8 2>"$tmp/err" &
+		counters counters+8 >/dev/null 2>"$tmp/err" &
 	watcher=$!
 	wait_for "$tmp/err" "watching" || { echo "run $i: watch did not arm: $(cat "$tmp/err")"; kill $target; exit 2; }
 	kill -USR1 $target

@@ -21,7 +21,10 @@ enum fail_on { FAIL_ON_ANY, FAIL_ON_FALSE, FAIL_ON_TRUE };
 struct options {
 	const char *command;         /* "run", "attach", ... */
 	unsigned freq;
-	const char *output;          /* -o, NULL = stdout */
+	const char *output;          /* -o, NULL = report_fd */
+	int report_fd;               /* where the report goes without -o: stdout, but
+					stderr for run and check (the target owns
+					stdout, as for perf stat), or --log-fd N */
 	const struct report_format *format;  /* --format, or annotate for --annotate */
 	unsigned top;                /* 0 = all */
 	unsigned line_size;

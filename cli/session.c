@@ -426,7 +426,7 @@ static int output_report(const struct options *opt, const struct run_facts *hdr,
 		ret = hooks->report(hooks->ctx, r, opt);
 		goto done;
 	}
-	of = out_file_open(opt->output ? opt->output : "-", &why);
+	of = opt->output ? out_file_open(opt->output, &why) : out_file_open_fd(opt->report_fd, &why);
 	if (!of) {
 		error("%s", why);
 		ret = 2;
