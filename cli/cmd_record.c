@@ -119,9 +119,10 @@ static bool read_maps(pid_t pid, struct strbuf *out)
 {
 	char path[64], buf[8192];
 	size_t n;
+	pid_t task = process_memory_task(pid);   /* main thread exited? */
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)(task ? task : pid));
 	f = fopen(path, "re");
 	if (!f)
 		return false;

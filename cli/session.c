@@ -739,12 +739,14 @@ void session_check_access(pid_t pid, const char *verb)
 	char path[64];
 	uid_t owner;
 	struct passwd *pw;
+	pid_t task = process_memory_task(pid);
 	int fd;
 
 	if (process_is_kernel_thread(pid))
 		die("process %d is a kernel thread: it has no user-space code or data to %s",
 		    (int)pid, verb);
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	/* a zombie main thread has no memory, and its environ no check */
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)(task ? task : pid));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);
@@ -789,8 +791,26 @@ static void debug_fds(const char *when)
 	fprintf(stderr, "contend: fds %s: %d\n", when, n);
 }
 
-int session_attach(const struct options *opt, const struct session_hooks *hooks)
+/* -p TID of a thread that is not the main one: the process it belongs to
+ * (as perf does, every thread of it is sampled; samples and mappings
+ * are the process's).  Dies if there is no such process. */
+static pid_t attach_target(const struct options *opt)
 {
+	pid_t tgid = process_tgid(opt->pid);
+
+	if (!process_alive(opt->pid) || !tgid)
+		die("no such process: %d (find the PID with pidof or ps)", (int)opt->pid);
+	if (tgid != opt->pid && !opt->quiet)
+		fprintf(stderr, "contend: %d is a thread of process %d: sampling the process%s\n",
+			(int)opt->pid, (int)tgid,
+			opt->n_tids ? "'s threads given by -t" : " (-t TID: that thread alone)");
+	return tgid;
+}
+
+int session_attach(const struct options *opt_in, const struct session_hooks *hooks)
+{
+	struct options o = *opt_in;
+	const struct options *opt = &o;
 	struct session s;
 	struct perf_session_config pc = { 0 };
 	struct perf_callbacks cb = session_callbacks(&s);
@@ -807,8 +827,7 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 		options_usage("attach", 2);
 	session_check_output(opt);
 	debug_fds("at attach");
-	if (!process_alive(opt->pid))
-		die("no such process: %d (find the PID with pidof or ps)", (int)opt->pid);
+	o.pid = attach_target(opt);
 	session_check_access(opt->pid, "sample");
 
 	raise_fd_limit();

@@ -16,6 +16,7 @@
 #include "symbolize/symbolizer.h"
 #include "symbolize/symbolizer_internal.h"
 #include "common/hashmap.h"
+#include "common/procfs.h"
 #include "common/sorted.h"
 #include "common/util.h"
 
@@ -482,19 +483,31 @@ struct Dwfl_Module *symbolizer_module(struct symbolizer *s, pid_t pid,
 
 /* ---- bytes ------------------------------------------------------------- */
 
-static size_t read_process(pid_t pid, uint64_t addr, uint8_t *buf, size_t len)
+static size_t read_task(pid_t task, uint64_t addr, uint8_t *buf, size_t len)
 {
 	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)task);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	n = pread(fd, buf, len, (off_t)addr);
 	close(fd);
 	return n > 0 ? (size_t)n : 0;
+}
+
+/* /proc/PID/mem of a process whose main thread has exited reads nothing:
+ * then through a live thread, which shares the memory. */
+static size_t read_process(pid_t pid, uint64_t addr, uint8_t *buf, size_t len)
+{
+	size_t n = read_task(pid, addr, buf, len);
+	pid_t task;
+
+	if (n || !(task = process_memory_task(pid)) || task == pid)
+		return n;
+	return read_task(task, addr, buf, len);
 }
 
 size_t symbolizer_read(struct symbolizer *s, pid_t pid, uint64_t addr,

@@ -216,9 +216,11 @@ int symbolizer_load_proc_maps(struct symbolizer *s, pid_t pid)
 	struct mapping m;
 	uint64_t span[2];
 	struct proc *p;
+	pid_t task = process_memory_task(pid);
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	/* a live thread's view when the main thread has exited */
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)(task ? task : pid));
 	fp = fopen(path, "re");
 	if (!fp)
 		return -1;
