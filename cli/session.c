@@ -133,9 +133,11 @@ static void on_sample(void *ctx, const struct perf_sample *ps)
 		return;
 	if (s->unwinder)
 		a.chain_id = sample_chain(s, ps);
-	line_table_add(s->lines, &a);
 	if (s->hooks && s->hooks->access)
-		s->hooks->access(s->hooks->ctx, &a);
+		s->hooks->access(s->hooks->ctx, &a);   /* a data file: as sampled */
+	/* named later by what was mapped now (dlclose + dlopen, exec) */
+	a.ip = symbolizer_versioned(s->sym, (pid_t)a.pid, a.ip);
+	line_table_add(s->lines, &a);
 }
 
 static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
@@ -552,6 +554,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
+	symbolizer_sampling_done(s->sym);
 	ret = output_report(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm,
 			    &s->creds);
 	named_counts_free(dropped, n_dropped);

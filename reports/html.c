@@ -20,6 +20,7 @@
 #include "reports/annotate.h"
 #include "config.h"
 #include "common/util.h"
+#include "symbolize/symbolizer.h"
 
 #define MAX_THREADS_SHOWN 8     /* per range in the access table */
 #define MAX_SITES_SHOWN 4       /* per range */
@@ -550,7 +551,7 @@ static void print_code(const struct report_site *s, FILE *out)
 	else if (s->module)
 		escf(out, "%s+0x%" PRIx64, s->module, s->module_off);
 	else
-		fprintf(out, "0x%" PRIx64, s->ip);
+		fprintf(out, "0x%" PRIx64, symbolizer_plain(s->ip));
 	if (s->file) {
 		fputs(" <span class=\"dim\">", out);
 		escf(out, "%s:%d", basename_of(s->file), s->line);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "symbolize/symbolizer.h"
 #include "reports/advice.h"
 #include "reports/json_string.h"
 
@@ -285,7 +286,7 @@ static void chains_json(struct json *j, const struct report_site *s)
 /* Where the code is: the fields a site and a side of a pair share. */
 static void location_json(struct json *j, const struct report_site *s)
 {
-	json_addr(j, "ip", s->ip);
+	json_addr(j, "ip", symbolizer_plain(s->ip));   /* never its version pin */
 	json_str(j, "function", s->function);
 	json_str(j, "file", s->file);
 	if (s->line > 0)

@@ -468,16 +468,18 @@ bool symbolizer_find_symbol(struct symbolizer *s, pid_t pid, const char *name,
 struct Dwfl_Module *symbolizer_module(struct symbolizer *s, pid_t pid,
 				      uint64_t addr, uint64_t *bias)
 {
-	struct proc *p = proc_get(s, pid);
+	uint64_t pin = addr - symbolizer_plain(addr);
+	struct proc *p = proc_at(s, pid, &addr);
 	Dwfl_Module *mod = p ? proc_module(s, p, addr) : NULL;
 	Dwarf_Addr b = 0;
 
 	/* The DWARF bias, which is what DWARF addresses need; a separate
-	 * debug file may in principle be linked elsewhere than the binary. */
+	 * debug file may in principle be linked elsewhere than the binary.
+	 * Pinned like addr: pinned address - bias is the DWARF address. */
 	if (mod && !dwfl_module_getdwarf(mod, &b))
 		dwfl_module_getelf(mod, &b);
 	if (bias)
-		*bias = mod ? b : 0;
+		*bias = mod ? b | pin : 0;
 	return mod;
 }
 
@@ -513,7 +515,7 @@ static size_t read_process(pid_t pid, uint64_t addr, uint8_t *buf, size_t len)
 size_t symbolizer_read(struct symbolizer *s, pid_t pid, uint64_t addr,
 		       uint8_t *buf, size_t len)
 {
-	struct proc *p = proc_get(s, pid);
+	struct proc *p = proc_at(s, pid, &addr);
 	const struct mapping *m = p ? maps_find(&p->maps, addr) : NULL;
 
 	if (!m || !len)
