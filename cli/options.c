@@ -61,6 +61,11 @@ static const char usage_attach[] =
 	"  -p, --pid PID          the process\n"
 	"  -d, --duration SECONDS how long to sample (default: until Ctrl-C)\n"
 	"  -t, --tid TID,...      only these threads\n"
+	"      --confirm          confirm with watchpoints, as run does, also on a\n"
+	"                         virtual machine, where attach does not by default:\n"
+	"                         a hypervisor can turn a watchpoint's trap into a\n"
+	"                         SIGTRAP that kills the process (about once in 10^7\n"
+	"                         watched accesses; the report's header says so)\n"
 	"  -F, -g, -o, --format, --top, --line-size, --min-score, --window-ms,\n"
 	"  --no-confirm, -b, --ldlat: as for run\n"
 	"\n"
@@ -333,9 +338,11 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_NO_CONFIRM:
 			o->confirm = false;
+			o->confirm_set = true;
 			break;
 		case OPT_CONFIRM:
 			o->confirm = true;
+			o->confirm_set = true;
 			break;
 		case OPT_FAIL_ON:
 			if (!strcmp(optarg, "any"))

@@ -43,6 +43,7 @@ struct options {
 	bool annotate;               /* report --annotate */
 	bool annotate_full;          /* --full: whole source files */
 	bool confirm;                /* watchpoints on the top lines (default; --no-confirm) */
+	bool confirm_set;            /* --confirm or --no-confirm given: no default */
 	enum fail_on fail_on;        /* check --fail-on */
 	bool min_score_set;          /* --min-score given explicitly */
 	const char **allow;          /* check --allow SYMBOL|TYPE.member (repeatable) */

@@ -178,6 +178,11 @@ static void print_facts(const struct report *r, FILE *out)
 		esc(out, r->jit_note);
 		fputs("</td></tr>\n", out);
 	}
+	if (r->watch_note) {
+		fputs("<tr><th>watchpoints</th><td>", out);
+		esc(out, r->watch_note);
+		fputs("</td></tr>\n", out);
+	}
 	fprintf(out, "<tr><th>samples</th><td>%" PRIu64 ", %" PRIu64
 		" decoded accesses (%.1f%%), %" PRIu64 " dropped", r->samples, r->decoded,
 		percent(r->decoded, r->samples), dropped);

@@ -602,6 +602,8 @@ void report_print_json(const struct report *r, FILE *out)
 	json_str(&j, "backend_note", r->backend_note);
 	if (r->jit_note)
 		json_str(&j, "jit_note", r->jit_note);
+	if (r->watch_note)
+		json_str(&j, "watch_note", r->watch_note);
 	json_bool(&j, "memory_info", r->mem_info);
 	json_u64(&j, "freq", r->freq);
 	json_double(&j, "duration_s", r->duration);
