@@ -322,5 +322,6 @@ int cmd_record(int argc, char **argv)
 	temp_to_remove = NULL;
 	out_file_abort(rec.out);
 	recorder_release(&rec);
+	free(opt.tids);         /* -t: options_parse() grew it */
 	return ret;
 }

@@ -25,8 +25,12 @@ static int cmd_run(int argc, char **argv)
 static int cmd_attach(int argc, char **argv)
 {
 	struct options opt;
+	int ret;
+
 	options_parse(&opt, argc, argv);
-	return session_attach(&opt, NULL);
+	ret = session_attach(&opt, NULL);
+	free(opt.tids);         /* -t: options_parse() grew it */
+	return ret;
 }
 
 static const struct command commands[] = {
