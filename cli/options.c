@@ -225,8 +225,7 @@ static void choose_report_fd(struct options *o, int log_fd)
 	bool launches = !strcmp(o->command, "run") || !strcmp(o->command, "check");
 
 	if (log_fd >= 0 && !launches)
-		die("--log-fd: only run and check take it (%s reports on standard output)",
-		    o->command);
+		die("--log-fd: only run and check take it, not %s", o->command);
 	if (log_fd >= 0 && o->output && !strcmp(o->command, "run"))
 		die("run: give -o FILE or --log-fd N, not both");
 	o->report_fd = log_fd >= 0 ? log_fd : launches ? STDERR_FILENO : STDOUT_FILENO;
