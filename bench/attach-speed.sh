@@ -44,7 +44,7 @@ for v in "${variants[@]}"; do
 		sleep 2
 		ta=$(now)
 		if [ "$do_attach" = yes ]; then
-			"$contend" attach -q -p "$pid" -d 2 -o /dev/null
+			"$contend" attach -q -p "$pid" -d 2 >/dev/null
 		else
 			sleep 2.1
 		fi

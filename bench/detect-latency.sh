@@ -38,7 +38,7 @@ for c in "${cases[@]}"; do
 			"$b/testcases/$name" $args >/dev/null 2>&1 &
 			pid=$!
 			sleep 0.5
-			"$contend" attach -q -p $pid -d $d --format json -o "$tmp/r.json" >/dev/null 2>&1
+			"$contend" attach -q --confirm -p $pid -d $d --format json -o "$tmp/r.json" >/dev/null 2>&1
 			check "$tmp/r.json" "$kinds" "$member" && good=$((good + 1))
 			kill $pid 2>/dev/null; wait $pid 2>/dev/null
 		done

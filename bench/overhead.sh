@@ -36,8 +36,8 @@ for c in "${cases[@]}"; do
 	: >/tmp/ovh.n; : >/tmp/ovh.c; : >/tmp/ovh.c4
 	for ((i = 0; i < runs; i++)); do
 		wall "$bin" "$@" >>/tmp/ovh.n
-		wall "$contend" run -q -o /dev/null -- "$bin" "$@" >>/tmp/ovh.c
-		wall "$contend" run -q -F $((freq * 4)) -o /dev/null -- "$bin" "$@" >>/tmp/ovh.c4
+		wall "$contend" run -q -- "$bin" "$@" >>/tmp/ovh.c
+		wall "$contend" run -q -F $((freq * 4)) -- "$bin" "$@" >>/tmp/ovh.c4
 	done
 	n=$(median </tmp/ovh.n); c1=$(median </tmp/ovh.c); c4=$(median </tmp/ovh.c4)
 	printf "| %s | %.3f | %.3f | %.3f | %.3f | %.3f |\n" "$c" "$n" "$c1" \

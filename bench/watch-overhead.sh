@@ -90,5 +90,5 @@ echo
 echo "| false_sharing_counters --iters $iters | wall s |"
 echo "|---|---|"
 echo "| native | $(wall "$fsc" --iters $iters) |"
-echo "| contend run | $(wall "$contend" run -q -o /dev/null -- "$fsc" --iters $iters) |"
-echo "| contend run --confirm | $(wall "$contend" run -q --confirm -o /dev/null -- "$fsc" --iters $iters) |"
+echo "| contend run | $(wall "$contend" run -q -- "$fsc" --iters $iters) |"
+echo "| contend run --confirm | $(wall "$contend" run -q --confirm -- "$fsc" --iters $iters) |"

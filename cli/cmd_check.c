@@ -13,7 +13,9 @@
  *
  * so that CI logs and editors link to it.  Exit status: 0 pass, 1 some
  * line breaks the rules, 2 usage or environment error (including a target
- * that failed: its run proves nothing).  -o FILE writes the JSON report,
+ * that failed: its run proves nothing).  The violations and the verdict go
+ * to stderr (the program under test owns stdout) or --log-fd N.
+ * -o FILE writes the JSON report,
  * or the report in --format's format: SARIF carries the violations
  * (format_flags), so that code review shows them where this line points.
  */
@@ -328,7 +330,7 @@ static bool allowed(const struct options *opt, const struct report_line *l)
 /* --- printing a violation ------------------------------------------------ */
 
 /* file:line: message, at the code that writes the line most */
-static void print_violation(const struct report_line *l, const char *why)
+static void print_violation(FILE *f, const struct report_line *l, const char *why)
 {
 	const struct report_range *at = NULL;
 	const struct report_site *site = report_violation_site(l, &at);
@@ -339,14 +341,14 @@ static void print_violation(const struct report_line *l, const char *why)
 	 * the target's, so the location and the message are escaped apart
 	 * (a file name cannot hold a ':' of the location, nor a newline) */
 	if (site && site->file && site->line > 0)
-		printf("%s:%d: ", escape_location_path(&loc, site->file), site->line);
+		fprintf(f, "%s:%d: ", escape_location_path(&loc, site->file), site->line);
 	else if (site && site->module)
-		printf("%s+0x%llx: ", escape_location_path(&loc, site->module),
-		       (unsigned long long)site->module_off);
+		fprintf(f, "%s+0x%llx: ", escape_location_path(&loc, site->module),
+			(unsigned long long)site->module_off);
 	else
-		printf("%s: ", escape_location_path(&loc, l->object ? l->object : "?"));
+		fprintf(f, "%s: ", escape_location_path(&loc, l->object ? l->object : "?"));
 	strbuf_release(&loc);
-	puts(escape_text(&msg, message));
+	fprintf(f, "%s\n", escape_text(&msg, message));
 	strbuf_release(&msg);
 	free(message);
 }
@@ -423,24 +425,24 @@ static bool latent_breaks_rules(struct checker *c, const struct report_latent *l
 }
 
 /* file:line: latent false sharing: ..., at the code writing it */
-static void print_latent_violation(const struct report_latent *lt)
+static void print_latent_violation(FILE *f, const struct report_latent *lt)
 {
 	const struct report_latent_side *w = lt->a.writes ? &lt->a : &lt->b;
 	char *message = latent_message(lt);
 	struct strbuf loc = STRBUF_INIT, msg = STRBUF_INIT;
 
 	if (w->site.file && w->site.line > 0)
-		printf("%s:%d: ", escape_location_path(&loc, w->site.file), w->site.line);
+		fprintf(f, "%s:%d: ", escape_location_path(&loc, w->site.file), w->site.line);
 	else
-		printf("%s: ", escape_location_path(&loc, lt->object ? lt->object : "?"));
-	puts(escape_text(&msg, message));
+		fprintf(f, "%s: ", escape_location_path(&loc, lt->object ? lt->object : "?"));
+	fprintf(f, "%s\n", escape_text(&msg, message));
 	strbuf_release(&loc);
 	strbuf_release(&msg);
 	free(message);
 }
 
-/* The exit status, and the summary on stderr. */
-static int verdict(const struct checker *c, const struct report *r)
+/* The exit status, and the summary on the log (stderr or --log-fd). */
+static int verdict(const struct checker *c, const struct report *r, FILE *log)
 {
 	if (r->target_status != 0) {
 		/* run says how the target failed; a recording cannot */
@@ -452,15 +454,15 @@ static int verdict(const struct checker *c, const struct report *r)
 	}
 	if (!c->opt->quiet) {
 		if (c->violations)
-			fprintf(stderr, "contend: check failed: %u line%s break%s the rules\n",
+			fprintf(log, "contend: check failed: %u line%s break%s the rules\n",
 				c->violations, c->violations == 1 ? "" : "s",
 				c->violations == 1 ? "s" : "");
 		else
-			fprintf(stderr, "contend: check passed: %u contended line%s, %u allowed, "
+			fprintf(log, "contend: check passed: %u contended line%s, %u allowed, "
 				"%u as in the baseline\n", r->n_lines, r->n_lines == 1 ? "" : "s",
 				c->allowed, c->unchanged);
 		if (r->n_latent && !c->opt->fail_on_latent)
-			fprintf(stderr, "contend: note: %u latent false-sharing pair%s (on one line "
+			fprintf(log, "contend: note: %u latent false-sharing pair%s (on one line "
 				"in other placements); --fail-on latent fails on them\n",
 				r->n_latent, r->n_latent == 1 ? "" : "s");
 	}
@@ -501,28 +503,44 @@ static int judge(void *ctx, const struct report *r, const struct options *opt)
 	struct report_violation *v = xcalloc(n + 1, sizeof(*v));
 	const struct report_latent **lv = xcalloc(r->n_latent + 1, sizeof(*lv));
 	char **why = xcalloc(n + 1, sizeof(*why));
+	char *log_why = NULL;
+	struct out_file *log = out_file_open_fd(opt->report_fd, &log_why);
 	int ret;
 
+	if (!log) {
+		error("%s", log_why);
+		free(log_why);
+		free(why);
+		free(lv);
+		free(v);
+		return 2;
+	}
 	/* contended lines, then minor ones: SARIF shows the violations */
 	for (unsigned i = 0; i < n; i++) {
 		const struct report_line *l = i < r->n_lines ? &r->lines[i] :
 					      &r->minor[i - r->n_lines];
 
 		if (breaks_rules(c, l, &why[i])) {
-			print_violation(l, why[i]);
+			print_violation(out_file_stream(log), l, why[i]);
 			v[c->violations++] = (struct report_violation){ l, why[i] };
 		}
 	}
 	n_lines = c->violations;
 	for (unsigned i = 0; i < r->n_latent; i++) {
 		if (latent_breaks_rules(c, &r->latent[i])) {
-			print_latent_violation(&r->latent[i]);
+			print_latent_violation(out_file_stream(log), &r->latent[i]);
 			lv[n_lv++] = &r->latent[i];
 			c->violations++;
 		}
 	}
-	fflush(stdout);
-	ret = opt->output && write_artefact(r, opt, v, n_lines, lv, n_lv) < 0 ? 2 : verdict(c, r);
+	fflush(out_file_stream(log));
+	ret = opt->output && write_artefact(r, opt, v, n_lines, lv, n_lv) < 0 ? 2 :
+	      verdict(c, r, out_file_stream(log));
+	if (out_file_commit(log, &log_why) < 0) {
+		error("%s", log_why);
+		free(log_why);
+		ret = 2;
+	}
 	for (unsigned i = 0; i < n; i++)
 		free(why[i]);
 	free(lv);
@@ -552,7 +570,7 @@ int cmd_check(int argc, char **argv)
 	if (!opt.input && !opt.argv)
 		options_usage("check", 2);
 	if (!opt.output && strcmp(opt.format->name, "text") && strcmp(opt.format->name, "annotate"))
-		die("check: --format %s needs -o FILE: stdout carries the violations",
+		die("check: --format %s needs -o FILE: the log carries the violations",
 		    opt.format->name);
 	opt.top = 0;            /* every contended line is judged */
 	c.from_file = opt.input != NULL;

@@ -113,9 +113,10 @@ static bool read_maps(pid_t pid, struct strbuf *out)
 {
 	char path[64], buf[8192];
 	size_t n;
+	pid_t task = process_memory_task(pid);   /* main thread exited? */
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)(task ? task : pid));
 	f = fopen(path, "re");
 	if (!f)
 		return false;
@@ -329,5 +330,6 @@ int cmd_record(int argc, char **argv)
 	temp_to_remove = NULL;
 	out_file_abort(rec.out);
 	recorder_release(&rec);
+	free(opt.tids);         /* -t: options_parse() grew it */
 	return ret;
 }

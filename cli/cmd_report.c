@@ -3,8 +3,9 @@
  *
  * Samples go into a line table as they are read, so memory grows with
  * distinct lines, not samples, and --line-size/--window-ms apply as they
- * would to a live session.  Mappings are kept in file order and replayed
- * into a symbolizer once the file is read.  Each binary is opened at its
+ * would to a live session.  Mappings go into the symbolizer in file order,
+ * between the samples, so that each sample is named by what was mapped
+ * when it was taken (symbolizer.h, versions).  Each binary is opened at its
  * recorded path if the build-id there still matches, else at a copy with
  * that build-id under --symfs DIR or in the current directory; a binary
  * that cannot be found (or has no debug info) is named in a warning when
@@ -71,7 +72,10 @@ struct replay {
 	struct map_event *events;
 	size_t n_events, alloc_events;
 	struct alloc_table *allocs;     /* NULL: recorded without allocation tracking */
+	struct symbolizer *sym;         /* fed as the file is read */
 };
+
+static void locate(struct recorded_file *f, const char *symfs);
 
 /* --- files, by (path, build-id) ------------------------------------------ */
 
@@ -99,6 +103,7 @@ static size_t file_intern(struct replay *rp, const char *path, const uint8_t *id
 	f->path = xstrdup(path);
 	copy_bytes(f->id, id, id_len);
 	f->id_len = id_len;
+	locate(f, rp->opt->symfs);
 	/* the number + 1: never NULL, and stays right as files[] grows */
 	hashmap_add(&rp->file_index, hash, (void *)(uintptr_t)++rp->n_files);
 	return rp->n_files - 1;
@@ -109,7 +114,10 @@ static size_t file_intern(struct replay *rp, const char *path, const uint8_t *id
 static void on_access(void *ctx, const struct access_sample *a)
 {
 	struct replay *rp = ctx;
-	line_table_add(rp->lines, a);
+	struct access_sample v = *a;
+
+	v.ip = symbolizer_versioned(rp->sym, (pid_t)a->pid, a->ip);
+	line_table_add(rp->lines, &v);
 }
 
 static void on_mmap(void *ctx, const struct datafile_mmap *m)
@@ -124,6 +132,12 @@ static void on_mmap(void *ctx, const struct datafile_mmap *m)
 		.start = m->start, .len = m->len, .pgoff = m->pgoff,
 		.file = file_intern(rp, m->filename, m->build_id, m->build_id_len),
 	};
+	/* a snapshot of /proc/PID/maps: forget what was */
+	if (e->flags & DATAFILE_MMAP_RESET)
+		symbolizer_exec(rp->sym, (pid_t)e->pid);
+	if (rp->files[e->file].use)
+		symbolizer_add_mapping(rp->sym, (pid_t)e->pid, e->start, e->len, e->pgoff,
+				       e->prot, rp->files[e->file].use);
 }
 
 /* Interning the chains in file order gives them their recorded ids, as
@@ -155,6 +169,7 @@ static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, boo
 	if (exec && pid == tid) {
 		ALLOC_GROW(rp->events, rp->n_events + 1, rp->alloc_events);
 		rp->events[rp->n_events++] = (struct map_event){ .pid = pid, .exec = true };
+		symbolizer_exec(rp->sym, (pid_t)pid);
 	}
 }
 
@@ -229,7 +244,7 @@ static struct place *shared_places(struct line_table *lines, size_t *n)
 		ALLOC_GROW(v, *n + 1 + l->n_cells, alloc);
 		v[(*n)++] = (struct place){ l->pid, l->addr };
 		for (unsigned c = 0; c < l->n_cells; c++)
-			v[(*n)++] = (struct place){ l->pid, l->cells[c].ip };
+			v[(*n)++] = (struct place){ l->pid, symbolizer_plain(l->cells[c].ip) };
 	}
 	if (*n)
 		sort_items(v, *n, sizeof(*v), place_cmp);
@@ -343,34 +358,19 @@ static void data_file_owner(FILE *f, struct proc_creds *reader)
 	}
 }
 
-static struct symbolizer *replay_mappings(struct replay *rp)
+/* The file is read: say what is wrong with the binaries that matter. */
+static void explain_files(struct replay *rp)
 {
-	struct symbolizer *sym = symbolizer_new();
-
-	for (size_t i = 0; i < rp->n_files; i++)
-		locate(&rp->files[i], rp->opt->symfs);
 	mark_used(rp);
 	for (size_t i = 0; i < rp->n_files; i++)
 		if (rp->files[i].used)
 			explain_file(&rp->files[i], rp->opt);
-
-	for (size_t i = 0; i < rp->n_events; i++) {
-		const struct map_event *e = &rp->events[i];
-		const struct recorded_file *f = &rp->files[e->file];
-
-		/* an exec, or a snapshot of /proc/PID/maps: forget what was */
-		if (e->exec || (e->flags & DATAFILE_MMAP_RESET))
-			symbolizer_exec(sym, (pid_t)e->pid);
-		if (!e->exec && f->use)
-			symbolizer_add_mapping(sym, (pid_t)e->pid, e->start, e->len, e->pgoff,
-					       e->prot, f->use);
-	}
-	return sym;
 }
 
 static void replay_release(struct replay *rp)
 {
 	line_table_free(rp->lines);
+	symbolizer_free(rp->sym);
 	callchains_free(rp->chains);
 	alloc_table_free(rp->allocs);
 	thread_names_release(&rp->names);
@@ -395,7 +395,6 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 	struct run_facts hdr;
 	struct strbuf err = STRBUF_INIT;
 	struct datafile_reader *r = NULL;
-	struct symbolizer *sym;
 	struct proc_creds reader;
 	FILE *f;
 	int ret = 2;
@@ -411,6 +410,8 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 		return 2;
 	}
 	data_file_owner(f, &reader);
+	rp.sym = symbolizer_new();
+	symbolizer_set_map_owner(rp.sym, reader.uid);
 	r = datafile_reader_open(f, &err);
 	if (!r)
 		goto bad_file;
@@ -428,10 +429,9 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 	hdr = *datafile_reader_summary(r);
 	hdr.chains = rp.chains;
 	hdr.allocs = rp.allocs;
-	sym = replay_mappings(&rp);
-	symbolizer_set_map_owner(sym, reader.uid);
-	ret = session_output(opt, &hdr, rp.lines, sym, &rp.names, hooks, &reader);
-	symbolizer_free(sym);
+	explain_files(&rp);
+	symbolizer_sampling_done(rp.sym);
+	ret = session_output(opt, &hdr, rp.lines, rp.sym, &rp.names, hooks, &reader);
 	goto done;
 
 bad_file:

@@ -26,10 +26,15 @@ static int cmd_run(int argc, char **argv)
 static int cmd_attach(int argc, char **argv)
 {
 	struct options opt;
+	int ret;
+
 	options_parse(&opt, argc, argv);
 	if (opt.continuous)
-		return continuous_attach(&opt);
-	return session_attach(&opt, NULL);
+		ret = continuous_attach(&opt);
+	else
+		ret = session_attach(&opt, NULL);
+	free(opt.tids);         /* -t: options_parse() grew it */
+	return ret;
 }
 
 static const struct command commands[] = {

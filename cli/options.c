@@ -1,9 +1,11 @@
 #include "cli/options.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cache_line.h"
 #include "common/util.h"
@@ -15,7 +17,10 @@ static const char usage_run[] =
 	"its threads contend on (false sharing, true sharing).\n"
 	"\n"
 	"  -F, --freq HZ          sampling rate per thread (default %u)\n"
-	"  -o, --output FILE      write the report to FILE\n"
+	"  -o, --output FILE      write the report to FILE (- for standard output);\n"
+	"                         without -o it goes to standard error, which the\n"
+	"                         program's output does not mix into a pipe\n"
+	"      --log-fd N         write the report to file descriptor N instead\n"
 	"      --format FMT       text (default), json, html (one self-contained page),\n"
 	"                         sarif (SARIF 2.1.0, for code review) or pprof\n"
 	"                         (gzipped profile.proto, for go tool pprof)\n"
@@ -47,7 +52,8 @@ static const char usage_run[] =
 	"\n"
 	"Examples:\n"
 	"  contend run -- ./myprog -t 8\n"
-	"  contend run --format json -o report.json -- ./myprog\n";
+	"  contend run --format json -o report.json -- ./myprog\n"
+	"  contend run -q --format json --log-fd 3 -- ./myprog 3>&1 >/dev/null | jq .\n";
 
 static const char usage_attach[] =
 	"usage: contend attach (-p PID | -a) [-d SECONDS] [-t TID,...] [options]\n"
@@ -61,6 +67,11 @@ static const char usage_attach[] =
 	"                         needs CAP_PERFMON or kernel.perf_event_paranoid <= 0)\n"
 	"  -d, --duration SECONDS how long to sample (default: until Ctrl-C)\n"
 	"  -t, --tid TID,...      only these threads\n"
+	"      --confirm          confirm with watchpoints, as run does, also on a\n"
+	"                         virtual machine, where attach does not by default:\n"
+	"                         a hypervisor can turn a watchpoint's trap into a\n"
+	"                         SIGTRAP that kills the process (about once in 10^7\n"
+	"                         watched accesses; the report's header says so)\n"
 	"  -F, -g, -o, --format, --top, --line-size, --min-score, --window-ms,\n"
 	"  --no-confirm, -b, --ldlat: as for run\n"
 	"\n"
@@ -131,6 +142,8 @@ static const char usage_check[] =
 	"  --baseline FILE        a JSON report of an accepted run: fail only on\n"
 	"                         new lines, a changed kind, or a score up by 50%%\n"
 	"  -o, --output FILE      write the JSON report there (a CI artefact)\n"
+	"      --log-fd N         the violations and the verdict go to file\n"
+	"                         descriptor N (default: standard error)\n"
 	"      --format FMT       -o in this format instead: sarif (the violations,\n"
 	"                         for code scanning), html, pprof\n"
 	"  -i, --input FILE       judge a data file of 'contend record'\n"
@@ -275,7 +288,7 @@ enum {
 	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
 	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_NO_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
 	OPT_SYMFS, OPT_LDLAT, OPT_SPAN, OPT_BATCH, OPT_REPORT, OPT_INTERVAL, OPT_KEEP,
-	OPT_NO_ALLOC_SITES,
+	OPT_NO_ALLOC_SITES, OPT_LOG_FD,
 };
 
 /* A command that samples this machine groups by its coherency granule
@@ -309,6 +322,34 @@ static void parse_fail_on(struct options *o, const char *arg)
 			die("--fail-on: '%s' is not one of: false-sharing, true-sharing, any, latent", k);
 	}
 	free(list);
+}
+
+/* --log-fd N: an open, writable descriptor that the launched program does
+ * not inherit (it is the report's, not the program's). */
+static int parse_log_fd(const char *s)
+{
+	int fd = (int)parse_uint("--log-fd", s, 0, 1u << 20);
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
+		die("--log-fd: file descriptor %d is not open for writing", fd);
+	if (fd > STDERR_FILENO)
+		fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+	return fd;
+}
+
+/* run and check share stdout with the program they launch: their report
+ * (check: the violations and verdict) goes to stderr unless -o or
+ * --log-fd says otherwise; the other commands print on stdout. */
+static void choose_report_fd(struct options *o, int log_fd)
+{
+	bool launches = !strcmp(o->command, "run") || !strcmp(o->command, "check");
+
+	if (log_fd >= 0 && !launches)
+		die("--log-fd: only run and check take it, not %s", o->command);
+	if (log_fd >= 0 && o->output && !strcmp(o->command, "run"))
+		die("run: give -o FILE or --log-fd N, not both");
+	o->report_fd = log_fd >= 0 ? log_fd : launches ? STDERR_FILENO : STDOUT_FILENO;
 }
 
 void options_parse(struct options *o, int argc, char **argv)
@@ -346,11 +387,12 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "batch", no_argument, NULL, OPT_BATCH },
 		{ "report", no_argument, NULL, OPT_REPORT },
+		{ "log-fd", required_argument, NULL, OPT_LOG_FD },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool line_size_set = false;
-	int c;
+	int c, log_fd = -1;
 
 	memset(o, 0, sizeof(*o));
 	o->command = argv[0];
@@ -470,9 +512,11 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_NO_CONFIRM:
 			o->confirm = false;
+			o->confirm_set = true;
 			break;
 		case OPT_CONFIRM:
 			o->confirm = true;
+			o->confirm_set = true;
 			break;
 		case OPT_NO_ALLOC_SITES:
 			o->alloc_sites = false;
@@ -494,6 +538,9 @@ void options_parse(struct options *o, int argc, char **argv)
 		case OPT_SYMFS:
 			o->symfs = optarg;
 			break;
+		case OPT_LOG_FD:
+			log_fd = parse_log_fd(optarg);
+			break;
 		case 'h':
 			options_usage(o->command, 0);
 		default:
@@ -514,6 +561,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		if (!o->keep)
 			o->keep = CONTINUOUS_KEEP;
 	}
+	choose_report_fd(o, log_fd);
 	/* --annotate shapes the text report; --format json or html wins */
 	if (o->annotate && !strcmp(o->format->name, "text"))
 		o->format = report_format_find("annotate", 0);

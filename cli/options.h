@@ -23,7 +23,10 @@ enum fail_on { FAIL_ON_ANY, FAIL_ON_FALSE, FAIL_ON_TRUE };
 struct options {
 	const char *command;         /* "run", "attach", ... */
 	unsigned freq;
-	const char *output;          /* -o, NULL = stdout */
+	const char *output;          /* -o, NULL = report_fd */
+	int report_fd;               /* where the report goes without -o: stdout, but
+					stderr for run and check (the target owns
+					stdout, as for perf stat), or --log-fd N */
 	const struct report_format *format;  /* --format, or annotate for --annotate */
 	unsigned top;                /* 0 = all */
 	unsigned line_size;
@@ -44,6 +47,7 @@ struct options {
 	bool annotate_full;          /* --full: whole source files */
 	bool confirm;                /* watchpoints on the top lines (default; --no-confirm) */
 	bool alloc_sites;            /* run/record: preload the allocation shim (--no-alloc-sites) */
+	bool confirm_set;            /* --confirm or --no-confirm given: no default */
 	enum fail_on fail_on;        /* check --fail-on */
 	bool fail_on_latent;         /* check --fail-on latent: latent pairs fail too */
 	bool min_score_set;          /* --min-score given explicitly */

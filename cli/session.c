@@ -67,6 +67,7 @@ struct session {
 	struct system_wide *sw;    /* attach -a: the processes seen; else NULL */
 	struct alloc_channel *alloc_pipe;  /* run: the shim's records (NULL: off) */
 	struct alloc_table *allocs;        /* the heap blocks and their sites */
+	const char *watch_note;    /* why confirmation was left off, or NULL */
 };
 
 /* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
@@ -144,9 +145,11 @@ static void on_sample(void *ctx, const struct perf_sample *ps)
 	if (s->unwinder)
 		a.chain_id = sample_chain(s, ps);
 	shared_mem_locate(s->sym, &a);   /* shared memory: one line for all */
-	line_table_add(s->lines, &a);
 	if (s->hooks && s->hooks->access)
-		s->hooks->access(s->hooks->ctx, &a);
+		s->hooks->access(s->hooks->ctx, &a);   /* a data file: as sampled */
+	/* named later by what was mapped now (dlclose + dlopen, exec) */
+	a.ip = symbolizer_versioned(s->sym, (pid_t)a.pid, a.ip);
+	line_table_add(s->lines, &a);
 }
 
 static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
@@ -366,7 +369,8 @@ int session_print_report(const struct report *r, const struct options *opt)
 	char *why = NULL;
 	int ret = 0;
 
-	of = out_file_open(opt->output ? opt->output : "-", &why);
+	/* run and check: stderr (or --log-fd) unless -o; the others stdout */
+	of = opt->output ? out_file_open(opt->output, &why) : out_file_open_fd(opt->report_fd, &why);
 	if (!of) {
 		error("%s", why);
 		free(why);
@@ -530,6 +534,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.backend = row->name;
 	hdr.backend_note = note;
 	hdr.jit_note = jit_note;
+	hdr.watch_note = s->watch_note;
 	hdr.mem_info = row->mem_info;
 	hdr.freq = s->opt->freq;
 	hdr.duration = duration;
@@ -545,6 +550,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
+	symbolizer_sampling_done(s->sym);
 	ret = output_report(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm,
 			    &s->creds, &s->progress);
 	named_counts_free(dropped, n_dropped);
@@ -812,8 +818,11 @@ static int session_attach_all(const struct options *opt, const struct session_ho
 	return ret;
 }
 
-int session_attach(const struct options *opt, const struct session_hooks *hooks)
+int session_attach(const struct options *opt_in, const struct session_hooks *hooks)
 {
+	struct options o = *opt_in;
+	const struct options *opt = &o;
+	const char *watch_note;
 	struct session s;
 	struct perf_session_config pc = { 0 };
 	struct perf_callbacks cb = session_callbacks(&s);
@@ -832,13 +841,14 @@ int session_attach(const struct options *opt, const struct session_hooks *hooks)
 		options_usage("attach", 2);
 	session_check_output(opt);
 	debug_fds("at attach");
-	if (!process_alive(opt->pid))
-		die("no such process: %d (find the PID with pidof or ps)", (int)opt->pid);
+	o.pid = target_process(opt);
 	target_check_access(opt->pid, "sample");
+	watch_note = target_watch_default(&o);
 
 	raise_fd_limit();
 	session_init(&s, opt, hooks);
 	s.duration = opt->duration;
+	s.watch_note = watch_note;
 	note_pid(&s, opt->pid);
 	note_target_creds(&s, opt->pid);
 	/* before the events, so that the JVM's work on it is not sampled */

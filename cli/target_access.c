@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "cli/options.h"
+#include "detector/hw_backend.h"
 #include "common/procfs.h"
 #include "common/util.h"
 
@@ -24,12 +26,14 @@ void target_check_access(pid_t pid, const char *verb)
 	char path[64];
 	uid_t owner;
 	struct passwd *pw;
+	pid_t task = process_memory_task(pid);
 	int fd;
 
 	if (process_is_kernel_thread(pid))
 		die("process %d is a kernel thread: it has no user-space code or data to %s",
 		    (int)pid, verb);
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	/* a zombie main thread has no memory, and its environ no check */
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)(task ? task : pid));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);
@@ -53,4 +57,41 @@ void target_check_access(pid_t pid, const char *verb)
 	die("not permitted to %s process %d: it belongs to user %s (uid %u); run contend "
 	    "as that user or as root, or grant it CAP_SYS_PTRACE", verb, (int)pid,
 	    pw ? pw->pw_name : "?", (unsigned)owner);
+}
+
+/* -p TID of a thread that is not the main one: the process it belongs to
+ * (as perf does, every thread of it is sampled; samples and mappings
+ * are the process's).  Dies if there is no such process. */
+pid_t target_process(const struct options *opt)
+{
+	pid_t tgid = process_tgid(opt->pid);
+
+	if (!process_alive(opt->pid) || !tgid)
+		die("no such process: %d (find the PID with pidof or ps)", (int)opt->pid);
+	if (tgid != opt->pid && !opt->quiet)
+		fprintf(stderr, "contend: %d is a thread of process %d: sampling the process%s\n",
+			(int)opt->pid, (int)tgid,
+			opt->n_tids ? "'s threads given by -t" : " (-t TID: that thread alone)");
+	return tgid;
+}
+
+/* A watchpoint's trap can reach a virtual machine's guest with an empty
+ * DR6, which the kernel delivers to the process as SIGTRAP: it dies
+ * (bench/watch-safety.sh: 2 of 400 watched runs, about once in 10^7
+ * trapped accesses).  run's target is the user's own test; attach's may
+ * be a production service: there, confirmation is opt-in.  Says why in
+ * the header, or returns NULL when confirmation stays as asked. */
+const char *target_watch_default(struct options *o)
+{
+	struct hw_host host;
+
+	if (!o->confirm || o->confirm_set)
+		return NULL;
+	hw_host_detect(&host, "");
+	if (!host.hypervisor)
+		return NULL;
+	o->confirm = false;
+	return "off: attaching on a virtual machine, where a watchpoint's trap can reach "
+	       "the process as a spurious SIGTRAP and kill it (a hypervisor fault: about "
+	       "once in 10^7 watched accesses); --confirm to watch anyway";
 }

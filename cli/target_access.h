@@ -1,4 +1,5 @@
-/* target_access.h - may contend sample or watch this process?
+/* target_access.h - which process attach samples, and may contend sample
+ * or watch it?
  *
  * target_check_access() dies with one line naming the real obstacle if
  * process pid cannot be sampled or watched (verb: "sample", "watch"): a
@@ -12,5 +13,18 @@
 #include <sys/types.h>
 
 void target_check_access(pid_t pid, const char *verb);
+
+struct options;
+
+/* attach -p: the process to sample.  -p TID of a thread that is not the
+ * main one names its process (as perf does: every thread of it is
+ * sampled, or those -t gives).  Dies if there is no such process. */
+pid_t target_process(const struct options *opt);
+
+/* attach's watchpoint default: off on a virtual machine, where a
+ * watchpoint's trap can kill the process, unless --confirm/--no-confirm
+ * was given.  Clears o->confirm then and returns why (for the header);
+ * NULL when confirmation stays as asked. */
+const char *target_watch_default(struct options *o);
 
 #endif

@@ -10,16 +10,15 @@
 
 #include "common/util.h"
 
-bool process_alive(pid_t pid)
+/* 1: the task of this stat file runs, 0: a zombie or dead, -1: gone */
+static int task_alive(const char *stat_path)
 {
-	char path[64], buf[512], *p;
-	bool alive = false;
-	FILE *f;
+	char buf[512], *p;
+	int alive = -1;
+	FILE *f = fopen(stat_path, "re");
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
 	if (!f)
-		return false;
+		return -1;
 	/* the state follows the command name, which may hold anything */
 	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ')
 		alive = p[2] != 'Z' && p[2] != 'X';
@@ -29,19 +28,53 @@ bool process_alive(pid_t pid)
 
 pid_t process_memory_task(pid_t pid)
 {
-	pid_t *tasks, found = pid;
-	unsigned n;
+	char path[96];
+	struct dirent *de;
+	pid_t live = 0;
+	DIR *d;
+	int a;
 
-	if (process_alive(pid))
-		return pid;
-	tasks = process_tasks(pid, &n);
-	for (unsigned i = 0; i < n; i++)
-		if (tasks[i] != pid && process_alive(tasks[i])) {
-			found = tasks[i];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	a = task_alive(path);
+	if (a)
+		return a > 0 ? pid : 0;
+	/* the main thread is a zombie: the group lives while a thread does */
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && !live && (de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+
+		if (tid <= 0 || tid == pid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+		if (task_alive(path) > 0)
+			live = tid;
+	}
+	if (d)
+		closedir(d);
+	return live;
+}
+
+bool process_alive(pid_t pid)
+{
+	return process_memory_task(pid) != 0;
+}
+
+pid_t process_tgid(pid_t tid)
+{
+	char path[64], line[256];
+	int tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
 			break;
-		}
-	free(tasks);
-	return found;
+	fclose(f);
+	return tgid > 0 ? (pid_t)tgid : 0;
 }
 
 char *process_cmdline(pid_t pid)
@@ -49,9 +82,10 @@ char *process_cmdline(pid_t pid)
 	char path[64], buf[4096];
 	struct strbuf sb = STRBUF_INIT;
 	size_t n = 0;
+	pid_t task = process_memory_task(pid);
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)(task ? task : pid));
 	f = fopen(path, "r");
 	if (f) {
 		n = fread(buf, 1, sizeof(buf) - 1, f);

@@ -10,14 +10,18 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* Is the process there, and not a zombie? */
+/* Is the process there, and not a zombie?  A process whose main thread
+ * called pthread_exit() is alive while another thread runs. */
 bool process_alive(pid_t pid);
-/* The task whose memory is the process's: pid while its main thread
- * lives; once that one has ended (pthread_exit, or the process exits and
- * one thread is held at its exit: cli/exit_hold.h) another thread, which
- * still has the memory; pid if there is none.  /proc/TID/... and
- * process_vm_readv() take the tid like a pid. */
+/* A thread of process pid whose /proc entry shows the address space
+ * (maps, mem, exe, cmdline, environ): pid itself, unless its main thread
+ * has exited (pthread_exit(): /proc/PID shows a zombie with no memory
+ * while the other threads run on; or the process exits and one thread is
+ * held at its exit: cli/exit_hold.h), then a live thread; 0 if none.  Use
+ * it as /proc/TASK/maps: /proc/TID/ works for any thread. */
 pid_t process_memory_task(pid_t pid);
+/* The process (thread group) thread tid belongs to; 0 if unknown. */
+pid_t process_tgid(pid_t tid);
 /* Its command line, arguments joined by spaces ("pid N" if unreadable);
  * caller frees. */
 char *process_cmdline(pid_t pid);

@@ -19,6 +19,7 @@ struct out_file {
 	char *base;             /* PATH's last component */
 	char *tmp;              /* temporary name in dirfd */
 	FILE *f;
+	bool keep_open;         /* stderr: flushed at commit, never closed */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -185,6 +186,8 @@ struct out_file *out_file_open(const char *path, char **why)
 	of->dirfd = -1;
 	of->path = xstrdup(path);
 	if (!strcmp(path, "-")) {
+		free(of->path);
+		of->path = xstrdup("standard output");
 		of->f = stdout;
 		return of;
 	}
@@ -223,10 +226,39 @@ FILE *out_file_stream(struct out_file *of)
 	return of->f;
 }
 
+struct out_file *out_file_open_fd(int fd, char **why)
+{
+	struct out_file *of;
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+		fail(why, "file descriptor %d is not open for writing", fd);
+		return NULL;
+	}
+	if (fd == STDOUT_FILENO)
+		return out_file_open("-", why);
+	of = xcalloc(1, sizeof(*of));
+	of->dirfd = -1;
+	if (fd == STDERR_FILENO) {
+		of->path = xstrdup("standard error");
+		of->f = stderr;
+		of->keep_open = true;
+		return of;
+	}
+	of->path = xasprintf("file descriptor %d", fd);
+	of->f = fdopen(fd, "w");
+	if (!of->f) {
+		fail(why, "%s: %s", of->path, strerror(errno));
+		out_file_free(of);
+		return NULL;
+	}
+	return of;
+}
+
 /* Flush and close f, reporting the first error: a write that failed
  * earlier (ferror), the flush, fsync (a full disk or NFS may only say so
- * now), the close. */
-static int finish_stream(FILE *f, bool sync, const char *path, char **why)
+ * now), the close (not of a stream kept open). */
+static int finish_stream(FILE *f, bool sync, bool keep_open, const char *path, char **why)
 {
 	bool had_error = ferror(f);
 	int e = 0;
@@ -237,7 +269,9 @@ static int finish_stream(FILE *f, bool sync, const char *path, char **why)
 		e = EIO;
 	if (!e && sync && fsync(fileno(f)) < 0 && errno != EINVAL)
 		e = errno;
-	if (fclose(f) == EOF && !e)
+	if (keep_open)
+		clearerr(f);
+	else if (fclose(f) == EOF && !e)
 		e = errno;
 	if (e)
 		return fail(why, "%s: write failed: %s", path,
@@ -253,12 +287,12 @@ int out_file_commit(struct out_file *of, char **why)
 	int ret = -1;
 
 	if (of->dirfd < 0) {
-		ret = finish_stream(of->f, false, of->f == stdout ? "standard output" :
-				    of->path, why);
+		ret = finish_stream(of->f, false, of->keep_open, of->f == stdout ?
+				    "standard output" : of->path, why);
 		out_file_free(of);
 		return ret;
 	}
-	if (finish_stream(of->f, true, of->path, why))
+	if (finish_stream(of->f, true, false, of->path, why))
 		goto out;
 	/* PATH may have changed while we wrote: refuse if it turned into
 	 * something other than a regular file.  A symlink swapped in after
@@ -288,7 +322,7 @@ void out_file_abort(struct out_file *of)
 	if (of->dirfd >= 0) {
 		fclose(of->f);
 		unlinkat(of->dirfd, of->tmp, 0);
-	} else if (of->f == stdout) {
+	} else if (of->f == stdout || of->keep_open) {
 		fflush(of->f);
 	} else {
 		fclose(of->f);

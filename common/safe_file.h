@@ -19,6 +19,9 @@
  * written in place: output to it is discarded, as users mean it to be.
  * "-" means stdout: no temporary, but commit still reports write errors
  * (fflush, ferror and fclose of stdout: print nothing to stdout after it).
+ * out_file_open_fd(fd) writes to an open descriptor (run's --log-fd):
+ * stdout as "-"; stderr is flushed and checked at commit but stays open
+ * (error messages follow); any other fd is closed at commit.
  * commit and abort free the out_file; on failure the temporary is removed
  * and PATH is untouched.
  *
@@ -63,6 +66,7 @@ struct stat;
 struct out_file;
 
 struct out_file *out_file_open(const char *path, char **why);
+struct out_file *out_file_open_fd(int fd, char **why);
 FILE *out_file_stream(struct out_file *of);
 /* 0 when PATH now holds everything written; -1 and a reason otherwise. */
 int out_file_commit(struct out_file *of, char **why);

@@ -26,6 +26,7 @@ struct run_facts {
 	const char *backend;
 	const char *backend_note;
 	const char *jit_note;        /* a JVM: where JIT code names came from, or NULL */
+	const char *watch_note;      /* why no watchpoints confirmed, or NULL */
 	bool mem_info;               /* hardware data sources: print HITM, latency */
 	unsigned freq;
 	double duration;

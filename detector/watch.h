@@ -40,7 +40,8 @@
  * empty DR6, which it delivers to the target as SIGTRAP: measured about
  * once in 10^7 trapped accesses on this project's KVM guests
  * (bench/watch-safety.sh).  The hit cap keeps a session to a few thousand
- * traps; contend run says so when its target dies of it.
+ * traps; contend run says so when its target dies of it, and attach does
+ * not confirm on a virtual machine unless asked (cli/session.c).
  */
 #ifndef CONTEND_WATCH_H
 #define CONTEND_WATCH_H

@@ -21,6 +21,7 @@
 #include "common/safe_file.h"
 #include "common/escape.h"
 #include "common/util.h"
+#include "symbolize/symbolizer.h"
 
 #define TAB_WIDTH 8
 #define MAX_MEMBER_WIDTH 20
@@ -464,7 +465,7 @@ static char *site_name(const struct report_site *s)
 		return xstrdup(s->function);
 	if (s->module)
 		return xasprintf("%s+0x%" PRIx64, s->module, s->module_off);
-	return xasprintf("0x%" PRIx64, s->ip);
+	return xasprintf("0x%" PRIx64, symbolizer_plain(s->ip));
 }
 
 char *annotate_partner(const struct annotate_mark *m)

@@ -22,6 +22,7 @@
 #include "reports/latent.h"
 #include "config.h"
 #include "common/util.h"
+#include "symbolize/symbolizer.h"
 
 #define MAX_THREADS_SHOWN 8     /* per range in the access table */
 #define MAX_SITES_SHOWN 4       /* per range */
@@ -179,6 +180,11 @@ static void print_facts(const struct report *r, FILE *out)
 	if (r->jit_note) {
 		fputs("<tr><th>JIT code</th><td>", out);
 		esc(out, r->jit_note);
+		fputs("</td></tr>\n", out);
+	}
+	if (r->watch_note) {
+		fputs("<tr><th>watchpoints</th><td>", out);
+		esc(out, r->watch_note);
 		fputs("</td></tr>\n", out);
 	}
 	fprintf(out, "<tr><th>samples</th><td>%" PRIu64 ", %" PRIu64
@@ -628,7 +634,7 @@ static void print_code(const struct report_site *s, FILE *out)
 	else if (s->module)
 		escf(out, "%s+0x%" PRIx64, s->module, s->module_off);
 	else
-		fprintf(out, "0x%" PRIx64, s->ip);
+		fprintf(out, "0x%" PRIx64, symbolizer_plain(s->ip));
 	if (s->file) {
 		fputs(" <span class=\"dim\">", out);
 		escf(out, "%s:%d", basename_of(s->file), s->line);

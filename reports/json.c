@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 
 #include "common/util.h"
+#include "symbolize/symbolizer.h"
 #include "reports/advice.h"
 #include "reports/json_string.h"
 
@@ -290,7 +291,7 @@ static void chains_json(struct json *j, const struct report_site *s)
 /* Where the code is: the fields a site and a side of a pair share. */
 static void location_json(struct json *j, const struct report_site *s)
 {
-	json_addr(j, "ip", s->ip);
+	json_addr(j, "ip", symbolizer_plain(s->ip));   /* never its version pin */
 	json_str(j, "function", s->function);
 	json_str(j, "file", s->file);
 	if (s->line > 0)
@@ -712,6 +713,8 @@ void report_print_json(const struct report *r, FILE *out)
 	json_str(&j, "backend_note", r->backend_note);
 	if (r->jit_note)
 		json_str(&j, "jit_note", r->jit_note);
+	if (r->watch_note)
+		json_str(&j, "watch_note", r->watch_note);
 	json_bool(&j, "memory_info", r->mem_info);
 	json_u64(&j, "freq", r->freq);
 	json_double(&j, "duration_s", r->duration);

@@ -37,7 +37,7 @@ void symbolize_site(struct symbolizer *sym, uint32_t pid, struct report_site *s)
 	m = symbolizer_find_mapping(sym, (pid_t)pid, s->ip);
 	if (m && m->name) {
 		s->module = xstrdup(basename_of(m->name));
-		s->module_off = s->ip - m->start + m->pgoff;
+		s->module_off = symbolizer_plain(s->ip) - m->start + m->pgoff;
 	}
 }
 
@@ -57,8 +57,9 @@ char *frame_name(struct symbolizer *sym, uint32_t pid, uint64_t pc)
 	if (sym)
 		m = symbolizer_find_mapping(sym, (pid_t)pid, pc);
 	if (m && m->name)
-		return xasprintf("%s+0x%" PRIx64, basename_of(m->name), pc - m->start + m->pgoff);
-	return xasprintf("0x%" PRIx64, pc);
+		return xasprintf("%s+0x%" PRIx64, basename_of(m->name),
+				 symbolizer_plain(pc) - m->start + m->pgoff);
+	return xasprintf("0x%" PRIx64, symbolizer_plain(pc));
 }
 
 char *object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, bool *heap)

@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "common/util.h"
+#include "symbolize/symbolizer.h"
 #include "reports/profile.pb-c.h"
 #include "reports/report.h"
 
@@ -168,11 +169,11 @@ static uint64_t site_location(struct pprof *p, const struct report_site *s)
 
 	if (!s->function)
 		unknown = s->module ? xasprintf("%s+0x%" PRIx64, s->module, s->module_off) :
-				      xasprintf("0x%" PRIx64, s->ip);
+				      xasprintf("0x%" PRIx64, symbolizer_plain(s->ip));
 	fr[n++] = (struct frame){ s->function ? s->function : unknown, s->file, s->line };
 	if (s->inlined_into)
 		fr[n++] = (struct frame){ s->inlined_into, NULL, 0 };
-	id = location_id(p, fr, n, mapping_id(p, s->module), s->ip);
+	id = location_id(p, fr, n, mapping_id(p, s->module), symbolizer_plain(s->ip));
 	free(unknown);
 	return id;
 }
@@ -224,7 +225,7 @@ static uint64_t watched(const struct report_line *l, const struct report_range *
 		if (w->offset + w->size <= g->offset || w->offset >= g->offset + g->size)
 			continue;
 		for (unsigned k = 0; k < w->n_sites; k++)
-			if (w->sites[k].ip == s->ip)
+			if (w->sites[k].ip == symbolizer_plain(s->ip))
 				n += writes ? w->sites[k].writes : w->sites[k].reads;
 	}
 	return n;

@@ -325,6 +325,7 @@ struct report {
 	char *backend;               /* "soft" */
 	char *backend_note;          /* why this backend, or NULL */
 	char *jit_note;              /* a JVM: where its JIT code's names came from, or NULL */
+	char *watch_note;            /* why watchpoints did not confirm, or NULL */
 	bool mem_info;               /* the backend reports data sources and latency */
 	unsigned freq;
 	double duration;             /* seconds */

@@ -113,6 +113,7 @@ static void copy_header(struct report *r, const struct run_facts *hdr)
 	r->backend = strdup_or_null(hdr->backend);
 	r->backend_note = strdup_or_null(hdr->backend_note);
 	r->jit_note = strdup_or_null(hdr->jit_note);
+	r->watch_note = strdup_or_null(hdr->watch_note);
 	r->mem_info = hdr->mem_info;
 	r->freq = hdr->freq;
 	r->duration = hdr->duration;
@@ -741,6 +742,7 @@ void report_free(struct report *r)
 	free(r->backend);
 	free(r->backend_note);
 	free(r->jit_note);
+	free(r->watch_note);
 	named_counts_free(r->dropped, r->n_dropped);
 	named_counts_free(r->untyped_why, r->n_untyped_why);
 	for (unsigned i = 0; i < r->n_lines; i++)

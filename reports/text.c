@@ -159,6 +159,13 @@ static void print_measured(const struct report *r, FILE *out)
 		wrap_words(&w, r->jit_note);
 		fputc('\n', out);
 	}
+	if (r->watch_note) {
+		struct wrap w = { out, 0, " ", "#   " };
+
+		w.col = fprintf(out, "# watchpoints: ");
+		wrap_words(&w, r->watch_note);
+		fputc('\n', out);
+	}
 }
 
 static void print_counts(const struct report *r, FILE *out)

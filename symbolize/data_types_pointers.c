@@ -316,7 +316,9 @@ static bool cfa_at(Dwfl_Module *mod, uint64_t pc, struct reg_addr *out)
 		size_t n;
 		bool ok;
 
-		if (!cfi[i] || dwarf_cfi_addrframe(cfi[i], pc - bias[i], &frame) != 0)
+		/* the CFI's own bias is not pinned (symbolizer.h): nor is pc */
+		if (!cfi[i] || dwarf_cfi_addrframe(cfi[i], symbolizer_plain(pc) - bias[i],
+						   &frame) != 0)
 			continue;
 		ok = dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 && op_reg_addr(ops, out);
 		free(frame);

@@ -682,6 +682,8 @@ struct hotspot *hotspot_open(pid_t pid, struct strbuf *err)
 	h->pid = pid;
 	/* a process whose main thread has ended is read through another */
 	h->task = process_memory_task(pid);
+	if (!h->task)
+		h->task = pid;     /* gone: the reads fail, and say so */
 	h->strings = (struct strset)STRSET_INIT;
 	hashmap_init(&h->string_at, sizeof(uint64_t));
 	hashmap_init(&h->field_index, 0);

@@ -35,10 +35,15 @@ void symbolizer_set_map_owner(struct symbolizer *s, uid_t uid)
 	s->map_owner = uid;
 }
 
-static void proc_free(void *v)
+void proc_free(void *v)
 {
 	struct proc *p = v;
 
+	for (size_t i = 0; i < p->n_past; i++)
+		if (p->past[i])
+			proc_free(p->past[i]);
+	free(p->past);
+	free(p->seen.v);
 	free(p->maps.v);
 	free(p->mods);
 	if (p->dwfl)
@@ -122,7 +127,7 @@ const char *intern_demangled(struct symbolizer *s, const char *name)
 static struct addr_info *answer(struct symbolizer *s, pid_t pid, uint64_t addr,
 				unsigned what)
 {
-	struct proc *p = proc_get(s, pid);
+	struct proc *p = proc_at(s, pid, &addr);
 	struct addr_info *ai;
 	bool found = false;
 
@@ -166,8 +171,13 @@ bool symbolizer_function(struct symbolizer *s, pid_t pid, uint64_t addr,
 {
 	struct addr_info *ai = answer(s, pid, addr, DONE_FUNC);
 	bool found = ai && (ai->found & DONE_FUNC);
+	uint64_t pin = addr - symbolizer_plain(addr);
 
 	*out = found ? ai->func : (struct func_info){ 0 };
+	if (found && out->end) {
+		out->start |= pin;
+		out->end |= pin;
+	}
 	return found;
 }
 
@@ -189,6 +199,8 @@ bool symbolizer_data_symbol(struct symbolizer *s, pid_t pid, uint64_t addr,
 	bool found = ai && (ai->found & DONE_DATA);
 
 	*out = found ? ai->data : (struct data_symbol){ 0 };
+	if (found && out->start)
+		out->start |= addr - symbolizer_plain(addr);
 	return found;
 }
 

@@ -38,6 +38,7 @@ struct mapping {
 	enum mapping_kind kind;
 	const char *name;         /* path, or "[heap]", "[anon]", ... */
 	struct map_object obj;    /* the file (or shmem) mapped; ino 0: unknown */
+	uint8_t version;          /* see "Versions" below */
 };
 
 struct func_info {
@@ -74,6 +75,32 @@ void symbolizer_free(struct symbolizer *s);
  * (not a symlink) owned by uid or root: anyone can plant that name for a
  * pid.  uid is the target's (its fs uid); until set, our own euid. */
 void symbolizer_set_map_owner(struct symbolizer *s, uid_t uid);
+
+/* Versions.  A pid's mappings change while it is sampled: dlclose() then
+ * dlopen() of another library at the same addresses, an exec.  As perf
+ * names a sample by the MMAP records before it, each mapping has a
+ * version: 0 for the first file mapped at its addresses, one more than
+ * the last one seen there (even if since unmapped) for a different file
+ * (up to 255); the same file, or anonymous memory (.bss), keeps it.  A
+ * mapping replaced or gone stays, under its version, for lookups.
+ *
+ * symbolizer_versioned() pins a code address to the version of the
+ * mapping that holds it now, in the address's top byte (user addresses
+ * have 47 bits), when that version is not 0: call it as each sample is
+ * taken.  A pinned address is answered from the mappings of its version;
+ * an unpinned one from the live table while sampling goes on, and from
+ * version 0 once symbolizer_sampling_done() says it is over (what was
+ * sampled before any remapping).  Addresses given back for a pinned one
+ * (function bounds, module bias, symbol start) carry the same pin, so
+ * arithmetic between them holds; print symbolizer_plain(addr).
+ * Data addresses, call chains and watchpoint hits are not pinned. */
+#define SYMBOLIZER_VERSION_SHIFT 56
+uint64_t symbolizer_versioned(struct symbolizer *s, pid_t pid, uint64_t addr);
+void symbolizer_sampling_done(struct symbolizer *s);
+static inline uint64_t symbolizer_plain(uint64_t addr)
+{
+	return addr & ((UINT64_C(1) << SYMBOLIZER_VERSION_SHIFT) - 1);
+}
 
 /* Mapping table.  add_mapping replaces whatever overlapped the range. */
 void symbolizer_add_mapping(struct symbolizer *s, pid_t pid, uint64_t start,

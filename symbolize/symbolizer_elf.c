@@ -16,6 +16,7 @@
 #include "symbolize/symbolizer.h"
 #include "symbolize/symbolizer_internal.h"
 #include "common/hashmap.h"
+#include "common/procfs.h"
 #include "common/sorted.h"
 #include "common/util.h"
 
@@ -491,16 +492,18 @@ bool symbolizer_find_symbol(struct symbolizer *s, pid_t pid, const char *name,
 struct Dwfl_Module *symbolizer_module(struct symbolizer *s, pid_t pid,
 				      uint64_t addr, uint64_t *bias)
 {
-	struct proc *p = proc_get(s, pid);
+	uint64_t pin = addr - symbolizer_plain(addr);
+	struct proc *p = proc_at(s, pid, &addr);
 	Dwfl_Module *mod = p ? proc_module(s, p, addr) : NULL;
 	Dwarf_Addr b = 0;
 
 	/* The DWARF bias, which is what DWARF addresses need; a separate
-	 * debug file may in principle be linked elsewhere than the binary. */
+	 * debug file may in principle be linked elsewhere than the binary.
+	 * Pinned like addr: pinned address - bias is the DWARF address. */
 	if (mod && !dwfl_module_getdwarf(mod, &b))
 		dwfl_module_getelf(mod, &b);
 	if (bias)
-		*bias = mod ? b : 0;
+		*bias = mod ? b | pin : 0;
 	return mod;
 }
 
@@ -518,13 +521,13 @@ unsigned symbolizer_machine(struct symbolizer *s, pid_t pid, uint64_t addr)
 
 /* ---- bytes ------------------------------------------------------------- */
 
-static size_t read_process(pid_t pid, uint64_t addr, uint8_t *buf, size_t len)
+static size_t read_task(pid_t task, uint64_t addr, uint8_t *buf, size_t len)
 {
 	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)task);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -533,10 +536,22 @@ static size_t read_process(pid_t pid, uint64_t addr, uint8_t *buf, size_t len)
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* /proc/PID/mem of a process whose main thread has exited reads nothing:
+ * then through a live thread, which shares the memory. */
+static size_t read_process(pid_t pid, uint64_t addr, uint8_t *buf, size_t len)
+{
+	size_t n = read_task(pid, addr, buf, len);
+	pid_t task;
+
+	if (n || !(task = process_memory_task(pid)) || task == pid)
+		return n;
+	return read_task(task, addr, buf, len);
+}
+
 size_t symbolizer_read(struct symbolizer *s, pid_t pid, uint64_t addr,
 		       uint8_t *buf, size_t len)
 {
-	struct proc *p = proc_get(s, pid);
+	struct proc *p = proc_at(s, pid, &addr);
 	const struct mapping *m = p ? maps_find(&p->maps, addr) : NULL;
 
 	if (!m || !len)

@@ -113,7 +113,13 @@ struct maptable {
 
 struct proc {
 	pid_t pid;
-	struct maptable maps;
+	struct maptable maps;		/* live: what is mapped now */
+	/* Versions (symbolizer.h): the last mapping seen at each address,
+	 * mapped or not, and per version the mappings that left the live
+	 * table (procs of their own: maps, session, cache; NULL until one) */
+	struct maptable seen;
+	struct proc **past;
+	size_t n_past;
 	Dwfl *dwfl;			/* NULL until the first report */
 	struct module_ref *mods;
 	size_t nr_mods, alloc_mods;
@@ -133,6 +139,7 @@ struct symbolizer {
 	size_t nr_open_fds;
 	uint64_t page_size;
 	uid_t map_owner;		/* whose /tmp/perf-PID.map we trust (and root's) */
+	bool sampling_done;		/* unpinned addresses mean version 0 */
 };
 
 /* symbolizer.c: strings and pids */
@@ -143,6 +150,10 @@ struct proc *proc_get_or_new(struct symbolizer *s, pid_t pid);
 /* Forget the pid's libdwfl session; the next lookup builds a new one. */
 void proc_retire_dwfl(struct symbolizer *s, struct proc *p);
 
+/* symbolizer_maps.c: the proc that answers for a (maybe pinned) address,
+ * whose pin *addr loses; NULL for an unknown pid */
+struct proc *proc_at(struct symbolizer *s, pid_t pid, uint64_t *addr);
+void proc_free(void *v);
 /* symbolizer_maps.c: the mapping holding addr (index t->nr / NULL if none) */
 size_t maps_index(const struct maptable *t, uint64_t addr);
 const struct mapping *maps_find(const struct maptable *t, uint64_t addr);

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "symbolize/symbolizer.h"
+#include <sys/mman.h>
+
 #include "symbolize/symbolizer_internal.h"
 #include "common/hashmap.h"
 #include "common/procfs.h"
@@ -64,7 +66,7 @@ static bool mapping_equal(const struct mapping *a, const struct mapping *b)
 	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
 	       a->prot == b->prot && a->kind == b->kind && a->name == b->name &&
 	       a->obj.ino == b->obj.ino && a->obj.dev == b->obj.dev &&
-	       a->obj.shared == b->obj.shared;
+	       a->obj.shared == b->obj.shared && a->version == b->version;
 }
 
 /* Put m into the table; older mappings it overlaps lose that part.
@@ -134,6 +136,117 @@ static void check_module_overlap(struct symbolizer *s, struct proc *p,
 	}
 }
 
+/* ---- versions (symbolizer.h) ------------------------------------------- */
+
+#define VERSION_MAX 255
+
+/* The version of a new mapping m of p: what was seen last at its
+ * addresses keeps its version if it is the same file (or m is not a file:
+ * .bss, the heap), else one more. */
+static uint8_t mapping_version(const struct proc *p, const struct mapping *m)
+{
+	unsigned v = 0;
+
+	for (size_t i = maps_lower(&p->seen, m->start);
+	     i < p->seen.nr && p->seen.v[i].start < m->end; i++) {
+		const struct mapping *e = &p->seen.v[i];
+		unsigned ev = e->version + (m->kind == MAPPING_FILE &&
+					    e->kind == MAPPING_FILE && e->name != m->name);
+		if (ev > v)
+			v = ev;
+	}
+	return v > VERSION_MAX ? VERSION_MAX : (uint8_t)v;
+}
+
+static void seen_insert(struct proc *p, const struct mapping *m)
+{
+	uint64_t span[2];
+
+	maps_insert(&p->seen, m, &span[0], &span[1]);
+}
+
+static void check_module_overlap(struct symbolizer *s, struct proc *p,
+				 const struct mapping *m);
+static bool addr_in_span(uint64_t addr, const void *ctx);
+static void cache_forget(struct proc *p, bool (*stale)(uint64_t, const void *),
+			 const void *ctx);
+
+/* m leaves p's live table: keep it for lookups of its version. */
+static void retire(struct symbolizer *s, struct proc *p, const struct mapping *m)
+{
+	struct proc *past;
+	uint64_t span[2];
+
+	if (m->version >= p->n_past) {
+		size_t n = (size_t)m->version + 1;
+
+		p->past = xrealloc(p->past, n * sizeof(*p->past));
+		for (size_t i = p->n_past; i < n; i++)
+			p->past[i] = NULL;
+		p->n_past = n;
+	}
+	past = p->past[m->version];
+	if (!past) {
+		past = xcalloc(1, sizeof(*past));
+		past->pid = p->pid;
+		past->jit.size = -1;
+		hashmap_init(&past->cache, sizeof(uint64_t));
+		p->past[m->version] = past;
+	}
+	check_module_overlap(s, past, m);
+	maps_insert(&past->maps, m, &span[0], &span[1]);
+	cache_forget(past, addr_in_span, span);
+}
+
+/* Mappings of t that p's live table no longer maps with the same version
+ * (replaced or gone) are retired. */
+static void retire_changed(struct symbolizer *s, struct proc *p, const struct maptable *old)
+{
+	for (size_t i = 0; i < old->nr; i++) {
+		const struct mapping *now = maps_find(&p->maps, old->v[i].start);
+
+		if (!now || now->version != old->v[i].version)
+			retire(s, p, &old->v[i]);
+	}
+}
+
+uint64_t symbolizer_versioned(struct symbolizer *s, pid_t pid, uint64_t addr)
+{
+	struct proc *p = proc_get(s, pid);
+	const struct mapping *m = p ? maps_find(&p->maps, symbolizer_plain(addr)) : NULL;
+
+	if (!m || !m->version)
+		return symbolizer_plain(addr);
+	return symbolizer_plain(addr) | (uint64_t)m->version << SYMBOLIZER_VERSION_SHIFT;
+}
+
+void symbolizer_sampling_done(struct symbolizer *s)
+{
+	s->sampling_done = true;
+}
+
+struct proc *proc_at(struct symbolizer *s, pid_t pid, uint64_t *addr)
+{
+	struct proc *p = proc_get(s, pid), *past;
+	unsigned want = (unsigned)(*addr >> SYMBOLIZER_VERSION_SHIFT);
+	const struct mapping *m;
+
+	*addr = symbolizer_plain(*addr);
+	if (!p || (!want && !s->sampling_done))
+		return p;
+	m = maps_find(&p->maps, *addr);
+	if (m && m->version == want)
+		return p;
+	/* Data addresses are never pinned: one in a live mapping that holds
+	 * no code is named by that mapping, not by the first one ever seen
+	 * there (ld.so.cache, mapped and gone before a shm_open object took
+	 * its place, named the object). */
+	if (!want && m && !(m->prot & PROT_EXEC))
+		return p;
+	past = want < p->n_past ? p->past[want] : NULL;
+	return past && maps_find(&past->maps, *addr) ? past : p;
+}
+
 /* ---- answers a mapping change makes stale ----------------------------- */
 
 static bool addr_in_span(uint64_t addr, const void *ctx)
@@ -201,10 +314,17 @@ void symbolizer_add_mapping_object(struct symbolizer *s, pid_t pid, uint64_t sta
 		return;
 	p = proc_get_or_new(s, pid);
 	m = make_mapping(s, start, start + len, pgoff, prot, filename, obj);
+	m.version = mapping_version(p, &m);
+	seen_insert(p, &m);
 	old = maps_find(&p->maps, start);
 	if (old && mapping_equal(old, &m))
 		return;
 	check_module_overlap(s, p, &m);
+	/* what m covers of another version stays for lookups of that one */
+	for (size_t i = maps_lower(&p->maps, m.start);
+	     i < p->maps.nr && p->maps.v[i].start < m.end; i++)
+		if (p->maps.v[i].version != m.version)
+			retire(s, p, &p->maps.v[i]);
 	maps_insert(&p->maps, &m, &span[0], &span[1]);
 	cache_forget(p, addr_in_span, span);
 }
@@ -228,9 +348,11 @@ int symbolizer_load_proc_maps(struct symbolizer *s, pid_t pid)
 	struct mapping m;
 	uint64_t span[2];
 	struct proc *p;
+	pid_t task = process_memory_task(pid);
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	/* a live thread's view when the main thread has exited */
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)(task ? task : pid));
 	fp = fopen(path, "re");
 	if (!fp)
 		return -1;
@@ -245,6 +367,7 @@ int symbolizer_load_proc_maps(struct symbolizer *s, pid_t pid)
 		m = make_mapping(s, start, end, pgoff, prot, name, &obj);
 		maps_insert(&fresh, &m, &span[0], &span[1]);
 	}
+
 	free(line);
 	fclose(fp);
 	/* A process that has exited but is not reaped yet (a zombie) has an
@@ -254,18 +377,26 @@ int symbolizer_load_proc_maps(struct symbolizer *s, pid_t pid)
 		free(fresh.v);
 		return -1;
 	}
+	p = proc_get_or_new(s, pid);
+	/* versions after the whole file is read: its lines do not overlap */
+	for (size_t i = 0; i < fresh.nr; i++) {
+		fresh.v[i].version = mapping_version(p, &fresh.v[i]);
+		seen_insert(p, &fresh.v[i]);
+	}
 
 	/* The file is the whole truth about the address space: it replaces
-	 * what the table had. */
-	p = proc_get_or_new(s, pid);
+	 * what the table had (which stays for lookups of its versions). */
 	if (!maptable_equal(&p->maps, &fresh)) {
+		struct maptable old = p->maps;
+
 		for (size_t i = 0; i < fresh.nr; i++)
 			check_module_overlap(s, p, &fresh.v[i]);
 		tables[0] = &p->maps;
 		tables[1] = &fresh;
 		cache_forget(p, mapping_changed, tables);
-		free(p->maps.v);
 		p->maps = fresh;
+		retire_changed(s, p, &old);
+		free(old.v);
 	} else {
 		free(fresh.v);
 	}
@@ -281,10 +412,16 @@ void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child)
 	pp = proc_get(s, parent);
 	c = proc_get_or_new(s, child);
 	c->maps.nr = 0;
+	c->seen.nr = 0;
 	if (pp && pp->maps.nr) {
 		ALLOC_GROW(c->maps.v, pp->maps.nr, c->maps.alloc);
 		copy_bytes(c->maps.v, pp->maps.v, pp->maps.nr * sizeof(*c->maps.v));
 		c->maps.nr = pp->maps.nr;
+	}
+	if (pp && pp->seen.nr) {   /* versions go on from the parent's */
+		ALLOC_GROW(c->seen.v, pp->seen.nr, c->seen.alloc);
+		copy_bytes(c->seen.v, pp->seen.v, pp->seen.nr * sizeof(*c->seen.v));
+		c->seen.nr = pp->seen.nr;
 	}
 	proc_retire_dwfl(s, c);
 	hashmap_clear(&c->cache, free);
@@ -296,6 +433,9 @@ void symbolizer_exec(struct symbolizer *s, pid_t pid)
 
 	if (!p)
 		return;
+	/* the old program stays for lookups of what was sampled in it */
+	for (size_t i = 0; i < p->maps.nr; i++)
+		retire(s, p, &p->maps.v[i]);
 	p->maps.nr = 0;
 	proc_retire_dwfl(s, p);
 	hashmap_clear(&p->cache, free);
@@ -306,7 +446,7 @@ void symbolizer_exec(struct symbolizer *s, pid_t pid)
 const struct mapping *symbolizer_find_mapping(struct symbolizer *s, pid_t pid,
 					      uint64_t addr)
 {
-	struct proc *p = proc_get(s, pid);
+	struct proc *p = proc_at(s, pid, &addr);
 
 	return p ? maps_find(&p->maps, addr) : NULL;
 }

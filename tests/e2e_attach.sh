@@ -91,7 +91,7 @@ one_line_error() {   # name file: stderr must be a single line
 same_as_run() {
 	start_target "$tc/false_sharing_counters" --seconds 6
 	sleep 1
-	"$contend" attach -p "$target" -d 2 --format json -o "$tmp/a.json" 2>"$tmp/err"
+	"$contend" attach --confirm -p "$target" -d 2 --format json -o "$tmp/a.json" 2>"$tmp/err"
 	st=$?
 	if [ $st -ne 0 ]; then
 		fail "same as run: contend exited with $st:"
@@ -178,7 +178,7 @@ errors() {
 ctrl_c() {
 	start_target "$tc/false_sharing_counters" --seconds 5
 	sleep 1
-	"$contend" attach -p "$target" --format json -o "$tmp/c.json" 2>"$tmp/err" &
+	"$contend" attach --confirm -p "$target" --format json -o "$tmp/c.json" 2>"$tmp/err" &
 	cpid=$!
 	sleep 2.5
 	kill -INT $cpid
@@ -206,7 +206,7 @@ ctrl_c() {
 thread_churn() {
 	start_target "$tc/thread_churn" --seconds 4
 	sleep 0.5
-	CONTEND_DEBUG_FDS=1 "$contend" attach -p "$target" -d 2 --format json \
+	CONTEND_DEBUG_FDS=1 "$contend" attach --confirm -p "$target" -d 2 --format json \
 		-o "$tmp/churn.json" 2>"$tmp/err" &
 	cpid=$!
 	most=0
@@ -251,7 +251,7 @@ thread_churn() {
 forked_child() {
 	start_target sh -c 'sleep 0.5; "$0" --seconds 3; exit $?' "$tc/false_sharing_counters"
 	sleep 0.2
-	"$contend" attach -p "$target" -d 5 --format json -o "$tmp/f.json" 2>"$tmp/err"
+	"$contend" attach --confirm -p "$target" -d 5 --format json -o "$tmp/f.json" 2>"$tmp/err"
 	st=$?
 	if [ $st -ne 0 ]; then
 		fail "forked child: contend exited with $st:"
@@ -268,7 +268,7 @@ exec_target() {
 	start_target sh -c 'sleep 0.5; exec "$0" --seconds 3' "$tc/false_sharing_counters"
 	sleep 0.2
 	pid=$target
-	"$contend" attach -p "$pid" -d 5 --format json -o "$tmp/e.json" 2>"$tmp/err"
+	"$contend" attach --confirm -p "$pid" -d 5 --format json -o "$tmp/e.json" 2>"$tmp/err"
 	st=$?
 	if [ $st -ne 0 ]; then
 		fail "exec: contend exited with $st:"

@@ -17,8 +17,8 @@ violation='^/[^:]*testcases/false_sharing_counters\.c:[0-9]+: false sharing on c
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 ok() { echo "ok $*"; }
 
-# name, want-status, stdout-pattern ("" = no violation line), command...
-# (stdout also has what the target prints)
+# name, want-status, stderr-pattern ("" = no violation line), command...
+# (the violations and the verdict go to stderr: stdout is the target's)
 expect() {
 	name=$1 want=$2 pat=$3
 	shift 3
@@ -27,18 +27,18 @@ expect() {
 	if [ "$got" -ne "$want" ]; then
 		fail "$name: exit $got, want $want"; cat "$tmp/out" "$tmp/err"; return 1
 	fi
-	if [ -z "$pat" ] && grep -qE ': (false|true|mixed) sharing on ' "$tmp/out"; then
-		fail "$name: unexpected output:"; cat "$tmp/out"; return 1
+	if [ -z "$pat" ] && grep -qE ': (false|true|mixed) sharing on ' "$tmp/err"; then
+		fail "$name: unexpected output:"; cat "$tmp/err"; return 1
 	fi
-	if [ -n "$pat" ] && ! grep -qE -- "$pat" "$tmp/out"; then
-		fail "$name: stdout lacks /$pat/:"; cat "$tmp/out" "$tmp/err"; return 1
+	if [ -n "$pat" ] && ! grep -qE -- "$pat" "$tmp/err"; then
+		fail "$name: stderr lacks /$pat/:"; cat "$tmp/out" "$tmp/err"; return 1
 	fi
 	ok "$name"
 }
 
 # A run shows false sharing only if its two threads ran at once: on a
 # busy machine, try again before concluding.
-contended_run() {   # command... ; stdout in $tmp/out
+contended_run() {   # command... ; stdout in $tmp/out, stderr in $tmp/err
 	for attempt in 1 2 3; do
 		"$@" >"$tmp/out" 2>"$tmp/err"
 		st=$?
@@ -53,13 +53,15 @@ contended_run "$contend" check --fail-on any -o "$tmp/run.json" -- "$fsc" --iter
 st=$?
 if [ $st -ne 1 ]; then
 	fail "check -- fsc: exit $st, want 1"; cat "$tmp/out" "$tmp/err"
-elif [ "$(grep -cE "$violation" "$tmp/out")" -ne 1 ] ||
-     [ "$(grep -cE ': (false|true|mixed) sharing on ' "$tmp/out")" -ne 1 ]; then
-	fail "check -- fsc: want one violation line:"; cat "$tmp/out"
+elif [ "$(grep -cE "$violation" "$tmp/err")" -ne 1 ] ||
+     [ "$(grep -cE ': (false|true|mixed) sharing on ' "$tmp/err")" -ne 1 ]; then
+	fail "check -- fsc: want one violation line:"; cat "$tmp/err"
 elif ! grep -q "check failed: 1 line breaks the rules" "$tmp/err"; then
 	fail "check -- fsc: no summary"; cat "$tmp/err"
+elif grep -q "sharing on\|check failed" "$tmp/out"; then
+	fail "check -- fsc: the verdict on stdout, among the program's output"; cat "$tmp/out"
 else
-	ok "check -- fsc: exit 1, $(grep -E "$violation" "$tmp/out" | cut -c1-90)..."
+	ok "check -- fsc: exit 1, $(grep -E "$violation" "$tmp/err" | cut -c1-90)..."
 fi
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert [l["variable"] for l in r["lines"]] == ["counters"]' \
 	"$tmp/run.json" 2>/dev/null && ok "-o writes the JSON report" || fail "-o: no JSON report naming counters"

@@ -28,11 +28,12 @@ expect() {
 	if [ "$got" -ne "$want" ]; then
 		fail "$name: exit $got, want $want"; cat "$tmp/out" "$tmp/err"; return 1
 	fi
-	if [ -z "$pat" ] && grep -q 'latent false sharing' "$tmp/out"; then
-		fail "$name: unexpected output:"; cat "$tmp/out"; return 1
+	# check's violations and verdict are on stderr (stdout is the program's)
+	if [ -z "$pat" ] && grep -q 'latent false sharing' "$tmp/err"; then
+		fail "$name: unexpected output:"; cat "$tmp/err"; return 1
 	fi
-	if [ -n "$pat" ] && [ "$(grep -cE -- "$pat" "$tmp/out")" -ne 1 ]; then
-		fail "$name: stdout lacks one /$pat/:"; cat "$tmp/out" "$tmp/err"; return 1
+	if [ -n "$pat" ] && [ "$(grep -cE -- "$pat" "$tmp/err")" -ne 1 ]; then
+		fail "$name: stderr lacks one /$pat/:"; cat "$tmp/out" "$tmp/err"; return 1
 	fi
 	if ! grep -qE -- "$errpat" "$tmp/err"; then
 		fail "$name: stderr lacks /$errpat/:"; cat "$tmp/err"; return 1

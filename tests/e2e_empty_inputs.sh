@@ -22,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 fails=0
 
-# check NAME STATUS PATTERN: the run exited STATUS, stdout matches
+# check NAME STATUS PATTERN: the run exited STATUS, the report ($tmp/out) matches
 # PATTERN, stderr holds no sanitizer report
 check() {
 	name=$1 st=$2 pat=$3
@@ -36,12 +36,12 @@ check() {
 
 # 1. stripped: symbols come from nowhere, sites are binary+offset
 cp "$tc/false_sharing_counters" "$tmp/fsc_stripped" && strip "$tmp/fsc_stripped"
-"$contend" run -- "$tmp/fsc_stripped" --seconds 1 >"$tmp/out" 2>"$tmp/err"
+"$contend" run -o "$tmp/out" -- "$tmp/fsc_stripped" --seconds 1 >/dev/null 2>"$tmp/err"
 check "stripped binary" $? "FALSE SHARING  fsc_stripped\+0x"
 
 # 2. an empty perf map for the target's pid (exec keeps the pid)
-"$contend" run -- sh -c 'echo $$ >"$2"; : >/tmp/perf-$$.map; exec "$1" --seconds 1' sh \
-	"$tc/false_sharing_counters" "$tmp/map_pid" >"$tmp/out" 2>"$tmp/err"
+"$contend" run -o "$tmp/out" -- sh -c 'echo $$ >"$2"; : >/tmp/perf-$$.map; exec "$1" --seconds 1' sh \
+	"$tc/false_sharing_counters" "$tmp/map_pid" >/dev/null 2>"$tmp/err"
 check "empty perf map" $? "FALSE SHARING .*counters"
 [ -s "$tmp/map_pid" ] && rm -f "/tmp/perf-$(cat "$tmp/map_pid").map"
 
@@ -51,7 +51,7 @@ if printf 'int debug_only_data = 1;\n' >"$tmp/data.c" &&
    cc -g -c -o "$tmp/data.o" "$tmp/data.c" &&
    cc -O2 -pthread -o "$tmp/fsc_noranges" \
 	"$top_srcdir/testcases/false_sharing_counters.c" "$tmp/data.o" 2>/dev/null; then
-	"$contend" run -- "$tmp/fsc_noranges" --seconds 1 >"$tmp/out" 2>"$tmp/err"
+	"$contend" run -o "$tmp/out" -- "$tmp/fsc_noranges" --seconds 1 >/dev/null 2>"$tmp/err"
 	check "debug info without CU ranges" $? "FALSE SHARING .*counters"
 else
 	echo "skip debug info without CU ranges: no cc"

@@ -27,20 +27,22 @@ for v in nan inf -inf -0.5 garbage 1e400; do
 done
 expect "--window-ms nan" 2 "^contend: --window-ms: 'nan' is not a number" \
 	"$contend" run --window-ms nan -- true
+# (the report to a file: on stderr it would be more than the error's lines)
 expect "killed by signal" 1 "target was killed by signal 9" \
-	"$contend" run -- sh -c 'kill -9 $$'
-grep -q "no contended cache lines found" "$tmp/out" ||
+	"$contend" run -o "$tmp/report" -- sh -c 'kill -9 $$'
+grep -q "no contended cache lines found" "$tmp/report" ||
 	{ echo "FAIL killed by signal: no report printed"; fails=$((fails + 1)); }
-expect "non-zero exit" 1 "target exited with status 3" "$contend" run -- sh -c 'exit 3'
+expect "non-zero exit" 1 "target exited with status 3" \
+	"$contend" run -o "$tmp/report" -- sh -c 'exit 3'
 # A SIGTRAP while watchpoints are armed is explained (a VM can send a
 # spurious one: bench/watch-safety.sh); the target here raises it itself,
 # after the confirmation's first window (0.2 s) on its child's counters.
 expect "SIGTRAP with watchpoints armed" 1 "killed by SIGTRAP after .* with watchpoints armed" \
-	"$contend" run -- sh -c "'$top_builddir/testcases/false_sharing_counters' --seconds 1.5 >/dev/null & sleep 1; kill -TRAP \$\$"
+	"$contend" run -o "$tmp/report" -- sh -c "'$top_builddir/testcases/false_sharing_counters' --seconds 1.5 >/dev/null & sleep 1; kill -TRAP \$\$"
 
 # No debug info: the report still names the function and the global symbol.
 if cc -O2 -pthread -o "$tmp/fsc_nodebug" "$top_srcdir/testcases/false_sharing_counters.c" 2>/dev/null; then
-	"$contend" run -- "$tmp/fsc_nodebug" >"$tmp/out" 2>"$tmp/err"
+	"$contend" run -o "$tmp/out" -- "$tmp/fsc_nodebug" >/dev/null 2>"$tmp/err"
 	st=$?
 	if [ $st -ne 0 ] || ! grep -q "FALSE SHARING" "$tmp/out" || ! grep -q "counters" "$tmp/out" ||
 	   ! grep -q "increment" "$tmp/out"; then
@@ -51,7 +53,7 @@ if cc -O2 -pthread -o "$tmp/fsc_nodebug" "$top_srcdir/testcases/false_sharing_co
 	# stripped: the data is named by the binary's own address, as nm gave it
 	addr=$(nm "$tmp/fsc_nodebug" | awk '$3 == "counters" { sub(/^0+/, "", $1); print $1 }')
 	strip "$tmp/fsc_nodebug"
-	"$contend" run -- "$tmp/fsc_nodebug" >"$tmp/out" 2>"$tmp/err"
+	"$contend" run -o "$tmp/out" -- "$tmp/fsc_nodebug" >/dev/null 2>"$tmp/err"
 	st=$?
 	if [ $st -ne 0 ] || ! grep -q "FALSE SHARING  fsc_nodebug+0x$addr " "$tmp/out"; then
 		echo "FAIL stripped: exit $st, report:"; cat "$tmp/out" "$tmp/err"; fails=$((fails + 1))

@@ -39,21 +39,21 @@ java -cp "$tmp" TypeCheck 2 20 >"$tmp/jvm.out" 2>&1 &
 jvm=$!
 sleep 3    # warm-up: C2 compiles the checking loop
 rm -f /tmp/perf-$jvm.map
-"$contend" attach -p $jvm -d 3 -o "$tmp/r.txt" 2>"$tmp/err"
+"$contend" attach --confirm -p $jvm -d 3 -o "$tmp/r.txt" 2>"$tmp/err"
 st=$?
 if [ $st -ne 0 ]; then
 	echo "FAIL: contend attach (text) exited with $st:"
 	cat "$tmp/err"
 	exit 1
 fi
-"$contend" attach -p $jvm -d 3 --format json -o "$tmp/r.json" 2>"$tmp/err"
+"$contend" attach --confirm -p $jvm -d 3 --format json -o "$tmp/r.json" 2>"$tmp/err"
 st=$?
 if [ $st -ne 0 ]; then
 	echo "FAIL: contend attach exited with $st:"
 	cat "$tmp/err"
 	exit 1
 fi
-"$contend" attach -p $jvm -d 2 --format html -o "$tmp/r.html" 2>"$tmp/err"
+"$contend" attach --confirm -p $jvm -d 2 --format html -o "$tmp/r.html" 2>"$tmp/err"
 st=$?
 if [ $st -ne 0 ] || ! grep -q 'JDK-8180450' "$tmp/r.html" || grep -q 'build with -g' "$tmp/r.html"; then
 	echo "FAIL: the HTML report (exit $st) lacks JDK-8180450 or advises building with -g:"

@@ -33,7 +33,7 @@ for try in 1 2 3; do
 	java -cp "$tmp" FalseSharing 8 >"$tmp/jvm.out" 2>&1 &
 	jvm=$!
 	sleep 3    # warm-up: C2 compiles the writers' loop
-	"$contend" attach -p $jvm -d 3 --format json -o "$tmp/r.json" 2>"$tmp/err"
+	"$contend" attach --confirm -p $jvm -d 3 --format json -o "$tmp/r.json" 2>"$tmp/err"
 	st=$?
 	kill $jvm 2>/dev/null
 	wait $jvm 2>/dev/null

@@ -152,8 +152,8 @@ for sig in TERM HUP INT; do
 		ok "record, SIG$sig after 1 s: complete data file in ${took} s"
 	fi
 done
-# run prints its report after SIGTERM
-"$contend" run -- "$fsc" --seconds 10 >"$tmp/sig.out" 2>"$tmp/sig.err" &
+# run prints its report (on stderr) after SIGTERM
+"$contend" run -- "$fsc" --seconds 10 >"$tmp/sig.stdout" 2>"$tmp/sig.out" &
 rec=$!
 sleep 1
 kill -TERM $rec
@@ -161,7 +161,7 @@ wait $rec
 if grep -q "^# command: .*(signal 15" "$tmp/sig.out"; then
 	ok "run, SIGTERM after 1 s: report printed"
 else
-	fail "run, SIGTERM after 1 s: no report"; cat "$tmp/sig.out" "$tmp/sig.err"
+	fail "run, SIGTERM after 1 s: no report"; cat "$tmp/sig.out"
 fi
 
 [ $fails -eq 0 ]

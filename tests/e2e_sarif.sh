@@ -39,8 +39,8 @@ elif validate "$tmp/c.sarif" --results 1 --rule false-sharing --level error \
 else
 	fail "check --format sarif"; cat "$tmp/c.sarif"
 fi
-grep -q "false_sharing_counters.c:$line: false sharing on counters" "$tmp/out" &&
-	ok "the violation line is still on stdout" || { fail "no violation line"; cat "$tmp/out"; }
+grep -q "false_sharing_counters.c:$line: false sharing on counters" "$tmp/err" &&
+	ok "the violation line is still printed (stderr)" || { fail "no violation line"; cat "$tmp/err"; }
 
 # from elsewhere: an absolute file:// URI
 for attempt in 1 2 3; do

@@ -29,8 +29,9 @@ pids_of() { sed -n 's/.*parent \([0-9]*\) .* child \([0-9]*\) .*/\1,\2/p' "$1"; 
 check_text() {
 	t=$1
 	for attempt in 1 2 3; do
-		# the report and the testcase's line, both on standard output
-		"$contend" run -- "$top_builddir/testcases/$t" --seconds 1 >"$tmp/out" 2>"$tmp/err" ||
+		# the report and the testcase's line, both in one file: run's
+		# report goes to stderr (-o - : to stdout, with the program's)
+		"$contend" run -o - -- "$top_builddir/testcases/$t" --seconds 1 >"$tmp/out" 2>"$tmp/err" ||
 			{ fail "$t: contend run exit $?"; cat "$tmp/err"; return; }
 		pids=$(pids_of "$tmp/out")
 		grep -q "FALSE SHARING" "$tmp/out" && break

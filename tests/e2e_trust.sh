@@ -86,8 +86,12 @@ expect "record -o unwritable: before the target" 2 "cannot create a file in its 
 chmod 1777 "$tmp/shared"
 
 # A report that cannot be written: exit 2, one line, whatever the target did.
-expect "run > /dev/full" 2 "standard output: write failed: No space left on device" \
-	sh -c '"$0" run --no-confirm -- true >/dev/full' "$contend"
+expect "run -o - > /dev/full" 2 "standard output: write failed: No space left on device" \
+	sh -c '"$0" run --no-confirm -o - -- true >/dev/full' "$contend"
+expect "run --log-fd 3 3> /dev/full" 2 "file descriptor 3: write failed: No space left on device" \
+	sh -c '"$0" run --no-confirm --log-fd 3 -- true 3>/dev/full' "$contend"
+expect "check --log-fd 3 3> /dev/full" 2 "file descriptor 3: write failed: No space left on device" \
+	sh -c '"$0" check --no-confirm --log-fd 3 -- true 3>/dev/full' "$contend"
 expect "record -o - refused" 2 "-o - \\(standard output\\) is not supported" \
 	"$contend" record -o - -- true
 
@@ -115,7 +119,7 @@ contended() {
 	out=$1
 	shift
 	for try in 1 2 3; do
-		timeout 120 "$contend" run -q --no-confirm "$@" >"$out" 2>"$tmp/err"
+		timeout 120 "$contend" run -q --no-confirm -o "$out" "$@" >/dev/null 2>"$tmp/err"
 		st=$?
 		[ $st -eq 124 ] && return 124
 		grep -q "secret.c\|fifo" "$out" && return 0

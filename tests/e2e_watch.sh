@@ -119,6 +119,9 @@ fi
 klass_check() {
 	name=$1
 	shift
+	# the previous run's file must be gone before wait_for looks: the
+	# background command's redirection truncates it only once it starts
+	rm -f "$tmp/k.out"
 	"$tc/klass_secondary_supers" -t 2 --seconds 60 --print-klasses "$@" >"$tmp/k.out" 2>&1 &
 	k=$!
 	pids="$pids $k"

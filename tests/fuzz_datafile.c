@@ -4,7 +4,8 @@
  * where `contend report` sends it: line tables (64- and 128-byte lines),
  * thread names, a symbolizer's mapping tables.  No lookups: those would
  * open whatever files a hostile input names.  A refused file must come
- * with a reason.  Build and run: `make fuzz` (corpus: tests/fuzz-corpus,
+ * with a reason.  Build and run: `make fuzz-datafile` (corpus:
+ * tests/fuzz-corpus/datafile,
  * seeds written by `tests/test_datafile --write-corpus DIR`).
  */
 #include <stdint.h>

@@ -3,9 +3,14 @@
 #include "common/procfs.h"
 #include "tests/tap.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void test_file_line(void)
 {
@@ -75,11 +80,70 @@ static void test_object(void)
 	CHECK_EQ_U64(obj.dev, makedev(0xfd, 1), "device fd:01");
 }
 
+static int report_fd;
+
+static void *linger(void *arg)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	(void)arg;
+	if (write(report_fd, &tid, sizeof(tid)) != sizeof(tid))
+		_exit(3);
+	pause();
+	return NULL;
+}
+
+/* A child whose main thread called pthread_exit(): alive, its memory seen
+ * through the live thread, and that thread's process is the child. */
+static void test_main_thread_exited(void)
+{
+	int p[2], status;
+	pid_t child, tid = 0;
+	char path[64];
+	FILE *f;
+
+	if (pipe(p) < 0)
+		return;
+	child = fork();
+	if (child == 0) {
+		pthread_t t;
+
+		report_fd = p[1];
+		pthread_create(&t, NULL, linger, NULL);
+		pthread_exit(NULL);
+	}
+	close(p[1]);
+	CHECK(read(p[0], &tid, sizeof(tid)) == sizeof(tid), "the child's thread started");
+	close(p[0]);
+	/* wait for the main thread to be a zombie: its maps go empty */
+	for (int i = 0; i < 200; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)child);
+		f = fopen(path, "r");
+		if (f && fgetc(f) == EOF) {
+			fclose(f);
+			break;
+		}
+		if (f)
+			fclose(f);
+		usleep(10000);
+	}
+	CHECK(process_alive(child), "a process whose main thread exited is alive");
+	CHECK_EQ_U64(process_memory_task(child), tid, "its memory task is the live thread");
+	CHECK_EQ_U64(process_tgid(tid), child, "the thread's process");
+	CHECK_EQ_U64(process_tgid(child), child, "the process's own");
+	CHECK_EQ_U64(process_memory_task(getpid()), getpid(), "a live main thread is its own");
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	CHECK(!process_alive(child), "gone once reaped");
+	CHECK_EQ_U64(process_memory_task(child), 0, "no memory task when gone");
+}
+
 int main(void)
 {
 	test_object();
 	test_file_line();
 	test_anon_line();
 	test_bad_lines();
+	test_main_thread_exited();
 	return test_done();
 }

@@ -467,6 +467,61 @@ static void test_stdout_full(void)
 	      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
+/* out_file_open_fd: a descriptor (--log-fd) gets everything and is closed
+ * at commit; stderr stays open for the messages after it; a descriptor
+ * that is closed or read-only is refused; a full device is an error. */
+static void test_open_fd(void)
+{
+	char buf[64] = "", *why = NULL;
+	struct out_file *of;
+	int p[2], full;
+	ssize_t n;
+
+	CHECK(pipe(p) == 0, "pipe");
+	of = out_file_open_fd(p[1], &why);
+	CHECK(of != NULL, "a pipe's write end: %s", why ? why : "");
+	if (of) {
+		fputs("the report\n", out_file_stream(of));
+		CHECK(out_file_commit(of, &why) == 0, "commit: %s", why ? why : "");
+		n = read(p[0], buf, sizeof(buf) - 1);
+		CHECK(n == 11 && !strcmp(buf, "the report\n"), "read back %zd bytes: '%s'", n, buf);
+		CHECK(read(p[0], buf, 1) == 0, "the write end was closed at commit");
+	}
+	close(p[0]);
+	of = out_file_open_fd(p[0], &why);    /* closed now */
+	CHECK(!of && why && strstr(why, "file descriptor") && strstr(why, "not open for writing"),
+	      "a closed fd refused: %s", why ? why : "(opened)");
+	free(why);
+	why = NULL;
+	CHECK(pipe(p) == 0, "pipe");
+	of = out_file_open_fd(p[0], &why);
+	CHECK(!of && why && strstr(why, "not open for writing"), "a read end refused: %s",
+	      why ? why : "(opened)");
+	free(why);
+	why = NULL;
+	close(p[0]);
+	close(p[1]);
+	of = out_file_open_fd(STDERR_FILENO, &why);
+	CHECK(of != NULL && out_file_stream(of) == stderr, "fd 2 is stderr");
+	if (of) {
+		CHECK(out_file_commit(of, &why) == 0, "stderr commit: %s", why ? why : "");
+		CHECK(fcntl(STDERR_FILENO, F_GETFD) >= 0 && fprintf(stderr, "# stderr still open\n") > 0,
+		      "stderr stays open after commit");
+	}
+	full = open("/dev/full", O_WRONLY);
+	if (full >= 0) {
+		of = out_file_open_fd(full, &why);
+		if (of) {
+			for (int i = 0; i < 1000; i++)
+				fprintf(out_file_stream(of), "line %d of a report\n", i);
+			CHECK(out_file_commit(of, &why) < 0 && why &&
+			      strstr(why, "file descriptor") && strstr(why, "write failed"),
+			      "a full device: %s", why ? why : "(no error)");
+		}
+		free(why);
+	}
+}
+
 /* --- reading what the target controls ----------------------------------- */
 
 static void test_read_fifo_and_links(void)
@@ -648,6 +703,7 @@ int main(void)
 	test_refuse_non_regular();
 	test_check_early();
 	test_stdout_full();
+	test_open_fd();
 	test_read_fifo_and_links();
 	test_owner_rule();
 	test_proc_creds();

@@ -7,6 +7,7 @@
 #include <link.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -487,9 +488,60 @@ static void test_jit_map_planted(struct symbolizer *s)
 	unlink(real);
 }
 
+/* Versions: dlclose(a), dlopen(b) at the same place, then a again; the
+ * same file mapped again, or anonymous memory over it, keeps its version;
+ * an exec keeps the old program for what was sampled in it. */
+static const char *name_at(struct symbolizer *s, pid_t pid, uint64_t addr)
+{
+	const struct mapping *m = symbolizer_find_mapping(s, pid, addr);
+
+	return m ? m->name : "(none)";
+}
+
+static void test_versions(void)
+{
+	struct symbolizer *s = symbolizer_new();
+	const pid_t pid = 4242;
+	const uint64_t at = 0x7f0000010000, in = at + 0x123;
+	const uint64_t v1 = in | UINT64_C(1) << SYMBOLIZER_VERSION_SHIFT;
+	const uint64_t v2 = in | UINT64_C(2) << SYMBOLIZER_VERSION_SHIFT;
+	uint64_t a0, b1, a2;
+
+	symbolizer_add_mapping(s, pid, at, 0x2000, 0, PROT_READ | PROT_EXEC, "/lib/liba.so");
+	a0 = symbolizer_versioned(s, pid, in);
+	CHECK_EQ_U64(a0, in, "the first file is version 0: not pinned");
+	/* the loader maps a segment again, and .bss after it */
+	symbolizer_add_mapping(s, pid, at, 0x1000, 0, PROT_READ, "/lib/liba.so");
+	symbolizer_add_mapping(s, pid, at + 0x1000, 0x1000, 0, PROT_READ | PROT_WRITE, "");
+	CHECK_EQ_U64(symbolizer_versioned(s, pid, in), in, "the same file again: still 0");
+	CHECK_EQ_U64(symbolizer_versioned(s, pid, at + 0x1100), at + 0x1100, ".bss: still 0");
+
+	symbolizer_add_mapping(s, pid, at, 0x2000, 0, PROT_READ | PROT_EXEC, "/lib/libb.so");
+	b1 = symbolizer_versioned(s, pid, in);
+	CHECK_EQ_U64(b1, v1, "another file over it: version 1");
+	CHECK_STR(name_at(s, pid, in), "/lib/libb.so", "while sampling, unpinned is live");
+
+	/* gone from /proc (dlclose) before the next one comes */
+	symbolizer_exec(s, pid);
+	symbolizer_add_mapping(s, pid, at, 0x2000, 0, PROT_READ | PROT_EXEC, "/lib/liba.so");
+	a2 = symbolizer_versioned(s, pid, in);
+	CHECK_EQ_U64(a2, v2, "a again, after b: version 2 (b was seen there last)");
+
+	symbolizer_sampling_done(s);
+	CHECK_STR(name_at(s, pid, a0), "/lib/liba.so", "version 0: a");
+	CHECK_STR(name_at(s, pid, b1), "/lib/libb.so", "version 1: b");
+	CHECK_STR(name_at(s, pid, a2), "/lib/liba.so", "version 2: a");
+	CHECK_STR(name_at(s, pid, in | UINT64_C(9) << SYMBOLIZER_VERSION_SHIFT), "/lib/liba.so",
+		  "a version never mapped there: the live one");
+	CHECK_EQ_U64(symbolizer_plain(b1), in, "plain drops the pin");
+	symbolizer_free(s);
+}
+
 int main(void)
 {
 	struct symbolizer *s = symbolizer_new();
+
+	test_versions();
 
 	test_demangle();
 	test_mapping_table(s);
