@@ -26,6 +26,7 @@
 
 struct alloc_channel {
 	int read_fd, write_fd;
+	int shim_fd;                  /* the shim held open for a path LD_PRELOAD cannot name, or -1 */
 	char *shim;
 	char *saved_preload;          /* LD_PRELOAD before export, or NULL */
 	bool had_preload;
@@ -68,22 +69,35 @@ struct alloc_channel *alloc_channel_open(void)
 {
 	struct alloc_channel *ch;
 	char *shim = find_shim();
-	int p[2], high;
+	int p[2], high, shim_fd = -1;
 
 	if (!shim) {
 		warning("no allocation sites: %s not found (set %s, or --no-alloc-sites)",
 			SHIM_NAME, ALLOC_LIB_ENV);
 		return NULL;
 	}
-	/* the dynamic loader splits LD_PRELOAD at spaces and colons */
+	/* The dynamic loader splits LD_PRELOAD at spaces and colons: a shim
+	 * at such a path (a checkout in "My Projects") is named through a
+	 * descriptor the target inherits, /proc/self/fd/N. */
 	if (strpbrk(shim, " :\t")) {
-		warning("no allocation sites: the path of %s has a space or colon, "
-			"which LD_PRELOAD cannot carry", SHIM_NAME);
+		int fd = open(shim, O_RDONLY | O_CLOEXEC), e;
+
+		shim_fd = fd < 0 ? -1 : fcntl(fd, F_DUPFD, CHANNEL_FD_MIN);
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		if (shim_fd < 0) {
+			warning("no allocation sites: %s: %s", shim, strerror(e));
+			free(shim);
+			return NULL;
+		}
 		free(shim);
-		return NULL;
+		shim = xasprintf("/proc/self/fd/%d", shim_fd);
 	}
 	if (pipe2(p, O_CLOEXEC) < 0) {
 		warning("no allocation sites: pipe: %s", strerror(errno));
+		if (shim_fd >= 0)
+			close(shim_fd);
 		free(shim);
 		return NULL;
 	}
@@ -93,6 +107,8 @@ struct alloc_channel *alloc_channel_open(void)
 	if (high < 0) {
 		warning("no allocation sites: %s", strerror(errno));
 		close(p[0]);
+		if (shim_fd >= 0)
+			close(shim_fd);
 		free(shim);
 		return NULL;
 	}
@@ -101,6 +117,7 @@ struct alloc_channel *alloc_channel_open(void)
 	ch = xcalloc(1, sizeof(*ch));
 	ch->read_fd = p[0];
 	ch->write_fd = high;
+	ch->shim_fd = shim_fd;
 	ch->shim = shim;
 	return ch;
 }
@@ -136,6 +153,9 @@ void alloc_channel_unexport(struct alloc_channel *ch)
 	if (ch->write_fd >= 0)
 		close(ch->write_fd);
 	ch->write_fd = -1;
+	if (ch->shim_fd >= 0)
+		close(ch->shim_fd);
+	ch->shim_fd = -1;
 }
 
 void alloc_channel_drain(struct alloc_channel *ch, struct alloc_table *t,
@@ -178,6 +198,8 @@ void alloc_channel_close(struct alloc_channel *ch)
 		return;
 	if (ch->write_fd >= 0)
 		close(ch->write_fd);
+	if (ch->shim_fd >= 0)
+		close(ch->shim_fd);
 	close(ch->read_fd);
 	free(ch->saved_preload);
 	free(ch->shim);
