@@ -379,10 +379,11 @@ static void draw(struct top *t, bool repaint)
 	struct strbuf esc = STRBUF_INIT;
 	uint64_t clipped = live_window_clipped(t->win);
 
-	header[0] = xasprintf("contend top  pid %d (%s)  %s %u Hz  refresh %g s  window %g s"
-			      "  sort: %s%s", (int)t->seen.pid, escape_text(&esc, t->command),
-			      t->seen.backend, t->seen.freq, t->opt->interval, t->opt->span,
-			      sort_names[t->sort], t->paused ? "  [paused]" : "");
+	/* the command last: a long one is what the screen's width cuts */
+	header[0] = xasprintf("contend top  %s %u Hz  refresh %g s  window %g s  sort: %s%s"
+			      "  pid %d (%s)", t->seen.backend, t->seen.freq, t->opt->interval,
+			      t->opt->span, sort_names[t->sort], t->paused ? "  [paused]" : "",
+			      (int)t->seen.pid, escape_text(&esc, t->command));
 	header[1] = xasprintf("elapsed %.0f s  samples %" PRIu64 " (window %" PRIu64
 			      ", %.0f%% decoded)  lines shared %u  contended %u",
 			      t->seen.elapsed, t->seen.samples, r ? r->samples : 0,
