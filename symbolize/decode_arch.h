@@ -8,11 +8,32 @@
 #ifndef CONTEND_DECODE_ARCH_H
 #define CONTEND_DECODE_ARCH_H
 
+#include <capstone/capstone.h>
+
 #include "symbolize/decode.h"
 
 struct decoder {
 	const struct decode_arch *arch;
 };
+
+/* Every decoder here is Capstone's: a handle in detail mode and one
+ * instruction buffer that every call reuses (decode_capstone.c). */
+struct cs_decoder {
+	struct decoder base;
+	csh cs;
+	cs_insn *insn;
+};
+
+/* NULL if Capstone cannot open the architecture. */
+struct decoder *cs_decoder_new(const struct decode_arch *arch, cs_arch cs_arch, cs_mode mode);
+void cs_decoder_free(struct decoder *d);
+/* The one instruction in code[0..len) at ip, valid until the next call;
+ * NULL if the bytes do not decode. */
+const cs_insn *cs_decoder_one(struct decoder *d, const uint8_t *code, size_t len, uint64_t ip);
+static inline csh cs_handle(const struct decoder *d)
+{
+	return ((const struct cs_decoder *)d)->cs;
+}
 
 struct decode_ops {
 	void (*free)(struct decoder *d);

@@ -44,56 +44,18 @@ enum {
 };
 #define A64_ZR (-2)               /* xzr/wzr: reads as zero, never sampled */
 
-struct arm64_decoder {
-	struct decoder base;
-	csh cs;
-	cs_insn *insn;   /* reused by every call (cs_disasm_iter) */
-};
-
-/* base is the first member: the row's operations get it back. */
-static struct arm64_decoder *a64_of(struct decoder *d)
-{
-	return (struct arm64_decoder *)d;
-}
-
 static struct decoder *decoder_new_aarch64(void)
 {
-	struct arm64_decoder *d = xcalloc(1, sizeof(*d));
-
-	d->base.arch = &decode_arch_aarch64;
-	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &d->cs) != CS_ERR_OK) {
-		free(d);
-		return NULL;
-	}
-	if (cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
-	    !(d->insn = cs_malloc(d->cs))) {
-		cs_close(&d->cs);
-		free(d);
-		return NULL;
-	}
-	return &d->base;
+	return cs_decoder_new(&decode_arch_aarch64, CS_ARCH_ARM64, CS_MODE_ARM);
 }
 
-static void a64_decoder_free(struct decoder *base)
-{
-	struct arm64_decoder *d = a64_of(base);
-
-	cs_free(d->insn, 1);
-	cs_close(&d->cs);
-	free(d);
-}
-
-static const cs_insn *decode_one(struct decoder *base, const uint8_t *code,
+/* Fixed 4-byte instructions: one word, never more. */
+static const cs_insn *decode_one(struct decoder *d, const uint8_t *code,
 				 size_t len, uint64_t ip)
 {
-	struct arm64_decoder *d = a64_of(base);
-
 	if (!code || len < 4)
 		return NULL;
-	len = 4;
-	if (!cs_disasm_iter(d->cs, &code, &len, &ip, d->insn))
-		return NULL;
-	return d->insn;
+	return cs_decoder_one(d, code, 4, ip);
 }
 
 static uint32_t word_at(const uint8_t *code)
@@ -639,7 +601,7 @@ static bool writes_reg(struct decoder *d, const cs_insn *insn, int dwarf)
 
 	if ((insn->id == ARM64_INS_BL || insn->id == ARM64_INS_BLR) && call_clobbers(dwarf))
 		return true;
-	if (cs_regs_access(a64_of(d)->cs, insn, rd, &n_rd, wr, &n_wr) != CS_ERR_OK)
+	if (cs_regs_access(cs_handle(d), insn, rd, &n_rd, wr, &n_wr) != CS_ERR_OK)
 		return true;
 	for (int i = 0; i < n_wr; i++)
 		if (perf_reg(wr[i]) == dwarf)
@@ -779,7 +741,7 @@ static bool a64_decode_reg_flow(struct decoder *d, const uint8_t *code, size_t l
 }
 
 static const struct decode_ops arm64_ops = {
-	.free = a64_decoder_free,
+	.free = cs_decoder_free,
 	.insn = a64_decode_insn,
 	.access = a64_decode_access,
 	.memory = a64_decode_memory,

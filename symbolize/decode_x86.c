@@ -19,55 +19,15 @@
 #include "common/util.h"
 #include "symbolize/decode_arch.h"
 
-struct x86_decoder {
-	struct decoder base;
-	csh cs;
-	cs_insn *insn;   /* reused by every call (cs_disasm_iter) */
-};
-
-/* base is the first member: the row's operations get it back. */
-static struct x86_decoder *x86_of(struct decoder *d)
-{
-	return (struct x86_decoder *)d;
-}
-
 static struct decoder *decoder_new_x86_64(void)
 {
-	struct x86_decoder *d = xcalloc(1, sizeof(*d));
-
-	d->base.arch = &decode_arch_x86_64;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
-		free(d);
-		return NULL;
-	}
-	if (cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK ||
-	    !(d->insn = cs_malloc(d->cs))) {
-		cs_close(&d->cs);
-		free(d);
-		return NULL;
-	}
-	return &d->base;
+	return cs_decoder_new(&decode_arch_x86_64, CS_ARCH_X86, CS_MODE_64);
 }
 
-static void x86_decoder_free(struct decoder *base)
-{
-	struct x86_decoder *d = x86_of(base);
-
-	cs_free(d->insn, 1);
-	cs_close(&d->cs);
-	free(d);
-}
-
-static const cs_insn *decode_one(struct decoder *base, const uint8_t *code,
+static const cs_insn *decode_one(struct decoder *d, const uint8_t *code,
 				 size_t len, uint64_t ip)
 {
-	struct x86_decoder *d = x86_of(base);
-
-	if (!code || !len)
-		return NULL;
-	if (!cs_disasm_iter(d->cs, &code, &len, &ip, d->insn))
-		return NULL;
-	return d->insn;
+	return cs_decoder_one(d, code, len, ip);
 }
 
 /* --- control flow ------------------------------------------------------ */
@@ -102,7 +62,7 @@ static bool x86_decode_insn(struct decoder *d, const uint8_t *code, size_t len,
 	out->length = insn->size;
 	out->falls_through = !ends_flow(insn->id);
 	out->is_call = is_call(insn->id);
-	out->has_target = cs_insn_group(x86_of(d)->cs, insn, X86_GRP_BRANCH_RELATIVE) &&
+	out->has_target = cs_insn_group(cs_handle(d), insn, X86_GRP_BRANCH_RELATIVE) &&
 			  x86->op_count > 0 && x86->operands[0].type == X86_OP_IMM;
 	out->target = out->has_target ? (uint64_t)x86->operands[0].imm : 0;
 	return true;
@@ -351,7 +311,7 @@ static uint64_t written_regs(struct decoder *d, const cs_insn *insn)
 	cs_regs rd, wr;
 	uint8_t n_rd, n_wr;
 
-	if (cs_regs_access(x86_of(d)->cs, insn, rd, &n_rd, wr, &n_wr) != CS_ERR_OK)
+	if (cs_regs_access(cs_handle(d), insn, rd, &n_rd, wr, &n_wr) != CS_ERR_OK)
 		return ~0ULL;
 	for (int i = 0; i < n_wr; i++)
 		set |= perf_reg_bit(wr[i]);
@@ -615,7 +575,7 @@ static bool x86_decode_memory(struct decoder *d, const uint8_t *code, size_t len
 }
 
 static const struct decode_ops x86_ops = {
-	.free = x86_decoder_free,
+	.free = cs_decoder_free,
 	.insn = x86_decode_insn,
 	.access = x86_decode_access,
 	.memory = x86_decode_memory,
