@@ -55,7 +55,16 @@ static void run_fixture(const char *fixture, const char *shim, struct run *r)
 		close(out[0]);
 		close(ch[0]);
 		if (shim) {
+			char by_fd[64];
+
 			snprintf(fd, sizeof(fd), "%d", ch[1]);
+			/* as contend does (alloc_channel.c): LD_PRELOAD splits at
+			 * spaces and colons, so such a path goes by descriptor */
+			if (strpbrk(shim, " :\t")) {
+				snprintf(by_fd, sizeof(by_fd), "/proc/self/fd/%d",
+					 open(shim, O_RDONLY));
+				shim = by_fd;
+			}
 			setenv("LD_PRELOAD", shim, 1);
 			setenv(ALLOC_FD_ENV, fd, 1);
 		} else {
