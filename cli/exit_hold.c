@@ -2,7 +2,6 @@
  * See exit_hold.h for the contract. */
 #include "cli/exit_hold.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -102,18 +101,15 @@ static bool task_stat(pid_t pid, pid_t tid, char *state, unsigned long long *cpu
 static pid_t choose_thread(pid_t pid, pid_t except)
 {
 	unsigned long long best_cpu = 0, blocked, cpu;
-	char path[64], state;
-	pid_t best = 0;
-	struct dirent *de;
-	DIR *d;
+	pid_t best = 0, *tasks;
+	unsigned n;
+	char state;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	if (!(d = opendir(path)))
-		return 0;
-	while ((de = readdir(d))) {
-		pid_t tid = (pid_t)atoi(de->d_name);
+	tasks = process_tasks(pid, &n);
+	for (unsigned i = 0; i < n; i++) {
+		pid_t tid = tasks[i];
 
-		if (tid <= 0 || tid == pid || tid == except)
+		if (tid == pid || tid == except)
 			continue;
 		if (!task_status_field(pid, tid, "SigBlk", 16, &blocked) ||
 		    !(blocked & (1ULL << (SIGQUIT - 1))))
@@ -125,7 +121,7 @@ static pid_t choose_thread(pid_t pid, pid_t except)
 			best_cpu = cpu;
 		}
 	}
-	closedir(d);
+	free(tasks);
 	return best;
 }
 
@@ -162,23 +158,17 @@ static bool process_exiting(const struct exit_hold *h)
 	struct timespec pause = { 0, 10 * 1000000 };
 
 	for (int waited = 0; waited <= GROUP_EXIT_WAIT_MS; waited += 10) {
-		char path[64], state;
 		unsigned long long cpu;
 		bool others_alive = false;
-		struct dirent *de;
-		DIR *d;
+		unsigned n;
+		pid_t *tasks = process_tasks(h->pid, &n);
+		char state;
 
-		snprintf(path, sizeof(path), "/proc/%d/task", (int)h->pid);
-		if (!(d = opendir(path)))
-			return true;
-		while (!others_alive && (de = readdir(d))) {
-			pid_t tid = (pid_t)atoi(de->d_name);
-
-			if (tid > 0 && tid != h->tid && task_stat(h->pid, tid, &state, &cpu) &&
-			    state != 'Z' && state != 'X')
-				others_alive = true;
-		}
-		closedir(d);
+		for (unsigned i = 0; i < n && !others_alive; i++)
+			others_alive = tasks[i] != h->tid &&
+				       task_stat(h->pid, tasks[i], &state, &cpu) &&
+				       state != 'Z' && state != 'X';
+		free(tasks);
 		if (!others_alive)
 			return true;
 		nanosleep(&pause, NULL);
