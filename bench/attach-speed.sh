@@ -19,13 +19,6 @@ trap 'rm -rf "$tmp"' EXIT
 
 now() { date +%s.%N; }
 
-# median rate of the 0.5 s intervals lying within [from, to) seconds of the
-# target's run; its lines read "  1.5 s: 123 increments/s"
-median_rate() {
-	awk -v from="$1" -v to="$2" '$2 == "s:" && $1 - 0.5 >= from - 0.05 && $1 <= to + 0.05 { print $3 }' \
-		"$tmp/rates" | median
-}
-
 . "$(dirname "$0")/lib.sh"
 
 # variant: label, testcase flags, and whether to attach (the control runs
@@ -52,9 +45,9 @@ for v in "${variants[@]}"; do
 		wait "$pid"
 		attach=$(awk -v a="$ta" -v b="$t0" 'BEGIN { print a - b }')
 		detach=$(awk -v a="$td" -v b="$t0" 'BEGIN { print a - b }')
-		before=$(median_rate "$(awk -v a="$attach" 'BEGIN { print a - 1.5 }')" "$attach")
-		during=$(median_rate "$attach" "$detach")
-		after=$(median_rate "$detach" "$(awk -v d="$detach" 'BEGIN { print d + 1.5 }')")
+		before=$(median_rate "$tmp/rates" "$(awk -v a="$attach" 'BEGIN { print a - 1.5 }')" "$attach")
+		during=$(median_rate "$tmp/rates" "$attach" "$detach")
+		after=$(median_rate "$tmp/rates" "$detach" "$(awk -v d="$detach" 'BEGIN { print d + 1.5 }')")
 		ratio=$(awk -v a="$after" -v b="$before" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "nan" }')
 		echo "$ratio" >>"$tmp/ratios"
 		printf "| %s | %d | %.3g | %.3g | %.3g | %s |\n" "$label" "$i" \
@@ -66,3 +59,39 @@ for v in "${variants[@]}"; do
 	label=${v%%|*}
 	printf "median after/before, %s: %s\n" "$label" "$(cat "$tmp/median.$label")"
 done
+
+# The JVM (testcases/jvm_type_check): attach there also asks the JVM for its
+# perf map through the attach protocol at the start and at the end of
+# sampling, and reads its HotSpot tables; none of it may stop or slow it.
+# TypeCheck prints its rate every second; it runs 14 s, contend attaches at
+# 6 s (JIT warm-up done) for 3 s.  Skipped without java and javac.
+src=${top_srcdir:-$(dirname "$0")/..}
+if command -v java >/dev/null && command -v javac >/dev/null &&
+	javac -d "$tmp/jvm" "$src/testcases/jvm_type_check/TypeCheck.java" >/dev/null 2>&1; then
+	echo
+	echo "| JVM run | before /s | attached /s | after /s | attached/before | after/before |"
+	echo "|---|---|---|---|---|---|"
+	: >"$tmp/jvm_during"; : >"$tmp/jvm_after"
+	for ((i = 1; i <= runs; i++)); do
+		t0=$(now)
+		java -cp "$tmp/jvm" TypeCheck 2 14 >"$tmp/rates" 2>&1 &
+		pid=$!
+		sleep 6
+		ta=$(now)
+		"$contend" attach -q -p "$pid" -d 3 >/dev/null 2>&1 || true
+		td=$(now)
+		wait "$pid" || true
+		attach=$(awk -v a="$ta" -v b="$t0" 'BEGIN { print a - b }')
+		detach=$(awk -v a="$td" -v b="$t0" 'BEGIN { print a - b }')
+		before=$(median_rate "$tmp/rates" 3 "$attach" 1)
+		during=$(median_rate "$tmp/rates" "$attach" "$detach" 1)
+		after=$(median_rate "$tmp/rates" "$detach" "$(awk -v d="$detach" 'BEGIN { print d + 4 }')" 1)
+		rd=$(awk -v a="$during" -v b="$before" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "nan" }')
+		ra=$(awk -v a="$after" -v b="$before" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "nan" }')
+		echo "$rd" >>"$tmp/jvm_during"; echo "$ra" >>"$tmp/jvm_after"
+		printf "| %d | %.4g | %.4g | %.4g | %s | %s |\n" "$i" "$before" "$during" "$after" "$rd" "$ra"
+	done
+	printf "median JVM attached/before: %s, after/before: %s (attach %.1f s incl. perf map and tables)\n" \
+		"$(median <"$tmp/jvm_during")" "$(median <"$tmp/jvm_after")" \
+		"$(awk -v a="$ta" -v b="$td" 'BEGIN { print b - a }')"
+fi

@@ -70,3 +70,42 @@ for c in "${cases[@]}"; do
 	printf "| %s | %.3f | %.3f | %s | %.3f | %s | %s |\n" "$c" "$n" "$co" "$(ratio "$co" "$n")" \
 		"$r" "$(ratio "$r" "$n")" "$pr"
 done
+
+# The wall times above include contend's start (tens of ms of CPU beside a
+# target that uses both CPUs) in a run of 1.5-2 s.  Continuous mode is for
+# processes that run for hours, so this is its cost in the steady state:
+# the rate of one running process (false_sharing_counters --padded
+# --report-rate) while contend is attached, against the same process's
+# rate in the 1.5 s before and after, paired in time.  Continuous mode at
+# its 99 Hz, and plain attach at run's 1000 Hz, each attached for 3 s.
+steady() {
+	local label=$1 i before during after r
+	shift
+	: >"$tmp/slow"
+	for ((i = 1; i <= runs; i++)); do
+		"$tc/false_sharing_counters" --padded --seconds 8 --report-rate >"$tmp/rates" &
+		local pid=$!
+		sleep 2.5
+		"$@" -p "$pid" >/dev/null 2>&1 || true
+		wait "$pid"
+		rm -f "$tmp/p"/*
+		# attached from about 2.5 s to 5.5 s: leave its first and last half second
+		before=$(median_rate "$tmp/rates" 1 2.5); during=$(median_rate "$tmp/rates" 3 5)
+		after=$(median_rate "$tmp/rates" 6 7.5)
+		r=$(awk -v d="$during" -v b="$before" -v a="$after" 'BEGIN { printf "%.3f", d / ((b + a) / 2) }')
+		echo "$r" >>"$tmp/slow"
+		printf "| %s | %d | %.4g | %.4g | %.4g | %s |\n" "$label" "$i" "$before" "$during" "$after" "$r"
+	done
+	median <"$tmp/slow" >"$tmp/steady.${label// /_}"
+}
+mkdir -p "$tmp/p"
+echo
+echo "| steady state | run | before /s | attached /s | after /s | attached / mean(before, after) |"
+echo "|---|---|---|---|---|---|"
+steady "continuous 99 Hz" "$contend" attach -q --interval 1 -o "$tmp/p" -d 3
+steady "attach 1000 Hz" "$contend" attach -q --no-confirm -F 1000 -d 3
+echo
+for l in "continuous 99 Hz" "attach 1000 Hz"; do
+	r=$(cat "$tmp/steady.${l// /_}")
+	echo "median steady-state cost, $l: $(awk -v r="$r" 'BEGIN { printf "%.3f", 1 / r }')x"
+done

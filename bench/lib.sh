@@ -14,3 +14,12 @@ wall() {
 	t1=$(date +%s.%N)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }'
 }
+
+# Median of the rates a target printed as "  1.5 s: 123 units/s" (one line
+# per interval of STEP seconds, default 0.5) over the intervals lying
+# within [FROM, TO] seconds of its run.
+#   median_rate FILE FROM TO [STEP]
+median_rate() {
+	awk -v from="$2" -v to="$3" -v step="${4:-0.5}" \
+		'$2 == "s:" && $1 - step >= from - 0.05 && $1 <= to + 0.05 { print $3 }' "$1" | median
+}

@@ -47,12 +47,6 @@ for c in "${cases[@]}"; do
 done
 echo
 echo "median ratio of contend top to native: $(median <"$tmp/ratios")x (target <= 1.05x)"
-
-# median rate of the 0.5 s intervals within [from, to) s of the target's run
-median_rate() {
-	awk -v from="$1" -v to="$2" '$2 == "s:" && $1 - 0.5 >= from - 0.05 && $1 <= to + 0.05 { print $3 }' \
-		"$tmp/rates" | median
-}
 echo
 echo "| run | before /s | top attached /s | after /s | attached / mean(before, after) |"
 echo "|---|---|---|---|---|"
@@ -64,7 +58,7 @@ for ((i = 1; i <= runs; i++)); do
 	"$contend" top --batch -d 3 -p "$pid" >/dev/null
 	wait "$pid"
 	# top ran from about 2.5 s to 5.5 s: leave its first and last half second
-	before=$(median_rate 1 2.5); during=$(median_rate 3 5); after=$(median_rate 6 7.5)
+	before=$(median_rate "$tmp/rates" 1 2.5); during=$(median_rate "$tmp/rates" 3 5); after=$(median_rate "$tmp/rates" 6 7.5)
 	r=$(awk -v d="$during" -v b="$before" -v a="$after" 'BEGIN { printf "%.3f", d / ((b + a) / 2) }')
 	echo "$r" >>"$tmp/slow"
 	printf "| %d | %.4g | %.4g | %.4g | %s |\n" "$i" "$before" "$during" "$after" "$r"
