@@ -2,7 +2,7 @@
 # Latent false sharing and minor lines, RUNS runs each (default 20):
 # latent_slots with the lucky placement (--shift 0: a latent pair, 2 of 4
 # placements at malloc's 16 bytes, no contended line), with the unlucky one
-# (--shift 32: the false-sharing line), and modest_sharing for 4 s at 4 kHz
+# (--shift 32: the false-sharing line), and modest_sharing for 5 s at 4 kHz
 # (a minor line, no contended one).  Each run is checked against the
 # testcase's expected.json (tests/e2e.py), as make check does; the failed
 # runs' first complaints follow, counted.
