@@ -240,7 +240,13 @@ static int on_report(void *ctx, const struct report *r, const struct options *op
 		.mem_info = r->mem_info,
 	};
 	uint64_t samples = datafile_writer_samples(rec->w);
-	int failed = datafile_writer_finish(rec->w, &summary);
+	int failed;
+
+	/* whose rights `report` reads the sources with: the target's, as
+	 * `run` would have (session.c, the last credentials seen) */
+	if (r->source_reader)
+		datafile_writer_set_target(rec->w, r->source_reader);
+	failed = datafile_writer_finish(rec->w, &summary);
 	long size = ftell(out_file_stream(rec->out));
 	struct out_file *out = rec->out;
 	char *why = NULL;

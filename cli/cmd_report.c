@@ -342,20 +342,26 @@ static void explain_file(const struct recorded_file *f, const struct options *op
 	strbuf_release(&eu);
 }
 
-/* The target is gone: its credentials are not in the file (format 1), so
- * source files and perf maps are read only as the owner of the data file
- * could (uid and gid, no supplementary groups: fail closed), never with
- * more rights than whoever made it.  For stdin, the owner of what fstat
- * sees (a pipe is its creator's). */
-static void data_file_owner(FILE *f, struct proc_creds *reader)
+/* The target is gone: whose rights are source files and perf maps read
+ * with?  The target's credentials as recorded (the file's header), when
+ * root owns the data file: only root (contend record as root) could have
+ * written it.  Anyone else could write any uid there, so their file is
+ * read only as its owner could (uid and gid, no supplementary groups: fail
+ * closed), never with more rights than whoever made it; so is a file
+ * from a contend that did not record the target.  For stdin, the owner of
+ * what fstat sees (a pipe is its creator's). */
+static const struct proc_creds *data_file_reader(FILE *f, const struct datafile_reader *r,
+						 struct proc_creds *owner)
 {
+	const struct proc_creds *target = datafile_reader_target(r);
 	struct stat st;
 
-	*reader = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	*owner = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
 	if (fstat(fileno(f), &st) == 0) {
-		reader->uid = st.st_uid;
-		reader->gid = st.st_gid;
+		owner->uid = st.st_uid;
+		owner->gid = st.st_gid;
 	}
+	return target && owner->uid == 0 ? target : owner;
 }
 
 /* The file is read: say what is wrong with the binaries that matter. */
@@ -395,7 +401,8 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 	struct run_facts hdr;
 	struct strbuf err = STRBUF_INIT;
 	struct datafile_reader *r = NULL;
-	struct proc_creds reader;
+	struct proc_creds owner;
+	const struct proc_creds *reader = NULL;
 	FILE *f;
 	int ret = 2;
 
@@ -409,12 +416,12 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 			error("cannot open %s: %s", path, strerror(errno));
 		return 2;
 	}
-	data_file_owner(f, &reader);
 	rp.sym = symbolizer_new();
-	symbolizer_set_map_owner(rp.sym, reader.uid);
 	r = datafile_reader_open(f, &err);
 	if (!r)
 		goto bad_file;
+	reader = data_file_reader(f, r, &owner);
+	symbolizer_set_map_owner(rp.sym, reader->uid);
 	rp.lines = line_table_new(opt->line_size,
 				  session_window_ns(opt, datafile_reader_freq(r)));
 	if (datafile_reader_run(r, &cb, &err) < 0)
@@ -431,7 +438,7 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 	hdr.allocs = rp.allocs;
 	explain_files(&rp);
 	symbolizer_sampling_done(rp.sym);
-	ret = session_output(opt, &hdr, rp.lines, rp.sym, &rp.names, hooks, &reader);
+	ret = session_output(opt, &hdr, rp.lines, rp.sym, &rp.names, hooks, reader);
 	goto done;
 
 bad_file:

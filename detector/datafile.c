@@ -24,7 +24,11 @@
 static const char magic[8] = "CONTEND";   /* with its NUL: 8 bytes */
 
 enum {
-	HEADER_SIZE = 24,
+	HEADER_SIZE = 24,               /* what every version has */
+	/* + the target's credentials, filled in when the file is finished */
+	TARGET_GROUPS_MAX = 16,
+	TARGET_SIZE = 16 + 4 * TARGET_GROUPS_MAX,
+	HEADER_WRITTEN = HEADER_SIZE + TARGET_SIZE,
 	HEADER_SIZE_MAX = 4096,         /* later versions may grow the header */
 	FREQ_MAX = 1000000,
 	RECORD_HEADER_SIZE = 8,
@@ -171,6 +175,7 @@ struct datafile_writer {
 	FILE *f;
 	struct bytes rec;
 	uint64_t samples;
+	struct bytes target;            /* the header's credentials; empty: unknown */
 };
 
 static void begin_record(struct datafile_writer *w)
@@ -195,9 +200,11 @@ struct datafile_writer *datafile_writer_new(FILE *f, unsigned freq)
 	w->f = f;
 	put(&h, magic, sizeof(magic));
 	put_u32(&h, DATAFILE_VERSION);
-	put_u32(&h, HEADER_SIZE);
+	put_u32(&h, HEADER_WRITTEN);
 	put_u32(&h, freq);
 	put_u32(&h, 0);                 /* flags */
+	while (h.len < HEADER_WRITTEN)  /* the target: unknown until finished */
+		put_u8(&h, 0);
 	fwrite(h.p, 1, h.len, f);
 	free(h.p);
 	return w;
@@ -323,6 +330,31 @@ static uint32_t summary_flags(const struct run_facts *s)
 	return flags;
 }
 
+void datafile_writer_set_target(struct datafile_writer *w, const struct proc_creds *c)
+{
+	unsigned n = c->ngroups < TARGET_GROUPS_MAX ? c->ngroups : TARGET_GROUPS_MAX;
+
+	/* more groups than fit: the rest are left out, which only ever
+	 * denies (a file readable through them is not shown) */
+	w->target.len = 0;
+	put_u32(&w->target, 1);
+	put_u32(&w->target, (uint32_t)c->uid);
+	put_u32(&w->target, (uint32_t)c->gid);
+	put_u32(&w->target, n);
+	for (unsigned i = 0; i < TARGET_GROUPS_MAX; i++)
+		put_u32(&w->target, i < n ? (uint32_t)c->groups[i] : 0);
+}
+
+/* The credentials into the header's space for them; a stream that cannot
+ * seek (never a file record writes) keeps them unknown. */
+static void write_target(struct datafile_writer *w)
+{
+	if (!w->target.len || fseek(w->f, HEADER_SIZE, SEEK_SET) != 0)
+		return;
+	fwrite(w->target.p, 1, w->target.len, w->f);
+	fseek(w->f, 0, SEEK_END);
+}
+
 int datafile_writer_finish(struct datafile_writer *w, const struct run_facts *s)
 {
 	struct bytes *b = &w->rec;
@@ -344,6 +376,7 @@ int datafile_writer_finish(struct datafile_writer *w, const struct run_facts *s)
 		put_str(b, s->dropped[i].what, TEXT_MAX);
 	}
 	end_record(w, REC_SUMMARY);
+	write_target(w);
 
 	errno = 0;
 	if (fflush(w->f) != 0 || ferror(w->f)) {
@@ -360,6 +393,7 @@ void datafile_writer_free(struct datafile_writer *w)
 	if (!w)
 		return;
 	free(w->rec.p);
+	free(w->target.p);
 	free(w);
 }
 
@@ -374,6 +408,9 @@ struct datafile_reader {
 	uint64_t records;
 	uint32_t chains;                /* chain records read: ids 1..chains */
 	uint32_t version;               /* 1: no alloc records */
+	struct proc_creds target;       /* as recorded, if has_target */
+	gid_t target_groups[TARGET_GROUPS_MAX];
+	bool has_target;
 	/* the summary, owned */
 	struct run_facts summary;
 	struct named_count *dropped;
@@ -403,6 +440,38 @@ static bool read_payload(struct datafile_reader *r, size_t n)
 		have += got;
 	}
 	return true;
+}
+
+/* The target's credentials after the 24 bytes every header has (files of
+ * contend before them have a 24-byte header: no target). */
+static int read_target(struct datafile_reader *r, struct strbuf *err)
+{
+	struct cursor c = { .p = r->buf, .len = TARGET_SIZE };
+	uint32_t known = get_u32(&c), n;
+
+	r->target.uid = (uid_t)get_u32(&c);
+	r->target.gid = (gid_t)get_u32(&c);
+	n = get_u32(&c);
+	if (known > 1 || n > TARGET_GROUPS_MAX) {
+		strbuf_addf(err, "corrupt header: target credentials (known %u, %u groups; "
+			    "want 0..1, 0..%d)", known, n, TARGET_GROUPS_MAX);
+		return -1;
+	}
+	for (unsigned i = 0; i < TARGET_GROUPS_MAX; i++) {
+		uint32_t g = get_u32(&c);
+
+		if (i < n)
+			r->target_groups[i] = (gid_t)g;
+	}
+	r->target.groups = r->target_groups;
+	r->target.ngroups = n;
+	r->has_target = known == 1;
+	return 0;
+}
+
+const struct proc_creds *datafile_reader_target(const struct datafile_reader *r)
+{
+	return r->has_target ? &r->target : NULL;
 }
 
 struct datafile_reader *datafile_reader_open(FILE *f, struct strbuf *err)
@@ -460,6 +529,8 @@ struct datafile_reader *datafile_reader_open(FILE *f, struct strbuf *err)
 			    (unsigned long long)r->pos, header_size);
 		goto fail;
 	}
+	if (header_size >= HEADER_WRITTEN && read_target(r, err) < 0)
+		goto fail;
 	return r;
 fail:
 	datafile_reader_free(r);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/safe_file.h"
 #include "detector/alloc_record.h"
 #include "detector/sample.h"
 
@@ -68,6 +69,11 @@ uint64_t datafile_writer_samples(const struct datafile_writer *w);
  * flushes f and frees w.  Returns 0, or -1 with errno set if any write
  * failed.  The caller closes f. */
 int datafile_writer_finish(struct datafile_writer *w, const struct run_facts *summary);
+/* The target's filesystem credentials (common/safe_file.h): `report`
+ * reads the sources its DWARF names with their rights, not with those of
+ * whoever reports.  Written into the header by datafile_writer_finish()
+ * (the stream must seek: a file); without this call they stay unknown. */
+void datafile_writer_set_target(struct datafile_writer *w, const struct proc_creds *c);
 /* Frees w without writing a summary: the file stays incomplete. */
 void datafile_writer_free(struct datafile_writer *w);
 
@@ -90,6 +96,10 @@ struct datafile_reader;
  * contend can read. */
 struct datafile_reader *datafile_reader_open(FILE *f, struct strbuf *err);
 unsigned datafile_reader_freq(const struct datafile_reader *r);
+/* The target's credentials as recorded (valid until the reader is freed);
+ * NULL when the file does not say (older files, or never set).  Anyone
+ * can write a file: trust them no further than its owner (cmd_report.c). */
+const struct proc_creds *datafile_reader_target(const struct datafile_reader *r);
 /* Reads every record up to and including the summary and checks that
  * nothing follows it.  Returns 0, or -1 with the reason in err. */
 int datafile_reader_run(struct datafile_reader *r, const struct datafile_callbacks *cb,

@@ -9,6 +9,7 @@
 
 #include "reports/advice_internal.h"
 #include "reports/alloc_text.h"
+#include "common/escape.h"
 #include "symbolize/data_types.h"
 
 #define MAX_NAMED      3   /* names in a sentence before "and N more" */
@@ -362,6 +363,7 @@ static void advise_elements(struct advisor *adv)
 	struct strbuf sb = STRBUF_INIT;
 	uint64_t n = adv->n_elems, esz = adv->elem_size, padded;
 	const char *var = l->variable ? l->variable : "array";
+	struct strbuf et = STRBUF_INIT, ev = STRBUF_INIT;
 
 	if (adv->n_members) {
 		struct proposal p;
@@ -374,7 +376,8 @@ static void advise_elements(struct advisor *adv)
 		padded = padded_element_layout(adv, lay);
 	}
 	if (!adv->heap && n)
-		layout_add_after(lay, "%s %s[%" PRIu64 "];\t", lay->title, var, n);
+		layout_add_after(lay, "%s %s[%" PRIu64 "];\t", escape_text(&et, lay->title),
+				 escape_text(&ev, var), n);
 	if (n)
 		layout_add_after(lay, "/* %" PRIu64 " x %" PRIu64 " bytes: +%"
 				 PRIu64 " bytes */\n", n, padded,
@@ -390,9 +393,11 @@ static void advise_elements(struct advisor *adv)
 		else
 			layout_add_after(lay, "/* malloc aligns to 16 bytes only: allocate "
 					 "with aligned_alloc(%u, n * sizeof(%s)) */\n",
-					 adv->L, lay->title);
+					 adv->L, escape_text(&et, lay->title));
 		free(block);
 	}
+	strbuf_release(&et);
+	strbuf_release(&ev);
 
 	if (padded == esz)
 		strbuf_addf(&sb, "align %s to the %u-byte line so that no two "
@@ -719,7 +724,7 @@ static void advise_member_elements(struct advisor *adv)
 	struct report_line *l = adv->line;
 	const struct report_member *m = &adv->members[adv->split_member];
 	struct report_member *changed = xcalloc(adv->n_members, sizeof(*changed));
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, en = STRBUF_INIT;
 	const char *name = m->name ? m->name : "<anonymous>";
 	uint64_t n, esz, padded;
 	char *elem_type, *owned = NULL;
@@ -736,8 +741,9 @@ static void advise_member_elements(struct advisor *adv)
 	proposal_layout(adv, &p, &l->advice.proposed);
 	layout_add_after(&l->advice.proposed, "/* use %s[i].v; cost: %+" PRId64
 			 " bytes per instance (%" PRIu64 " -> %" PRIu64 ") */\n",
-			 name, (int64_t)(p.size - adv->elem_size),
+			 escape_text(&en, name), (int64_t)(p.size - adv->elem_size),
 			 adv->elem_size, p.size);
+	strbuf_release(&en);
 
 	title = layout_title(adv, &owned);
 	if (padded == esz)

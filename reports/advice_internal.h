@@ -105,7 +105,8 @@ void current_layout(struct advisor *adv, const char *note,
 		    struct report_layout *lay);
 /* Fills each row's padding_before, line and share, and the tail. */
 void layout_measure(struct report_layout *lay);
-/* Appends a line of text after the layout. */
+/* Appends a line of text after the layout.  A name from the target in it
+ * goes through escape_text() first: a newline in it would start a line. */
 void layout_add_after(struct report_layout *lay, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "reports/advice_internal.h"
+#include "common/escape.h"
 
 /* ---- thread sets -------------------------------------------------------- */
 
@@ -671,6 +672,7 @@ void current_layout(struct advisor *adv, const char *note,
 		    struct report_layout *lay)
 {
 	const struct report_line *l = adv->line;
+	struct strbuf ew = STRBUF_INIT, et = STRBUF_INIT;
 	char *owned = NULL;
 
 	lay->style = LAYOUT_PAHOLE;
@@ -701,12 +703,18 @@ void current_layout(struct advisor *adv, const char *note,
 		row->accesses = m->reads + m->writes;
 		lay->accesses += row->accesses;
 	}
+	/* before and after are lines of C comments, printed line by line:
+	 * the names in them are escaped here (a newline in a DWARF name would
+	 * end the comment and start a line of its own) */
 	if (adv->stride)
 		lay->before = xasprintf("/* one element of %s (%s) */\n",
-					adv->what, l->type_name);
+					escape_text(&ew, adv->what),
+					escape_text(&et, l->type_name));
 	if (note)
-		layout_add_after(lay, "/* %s */\n", note);
+		layout_add_after(lay, "/* %s */\n", escape_text(&ew, note));
 	layout_measure(lay);
+	strbuf_release(&ew);
+	strbuf_release(&et);
 	free(owned);
 }
 

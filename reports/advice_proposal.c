@@ -14,6 +14,7 @@
 
 #include "reports/advice_internal.h"
 #include "reports/alloc_text.h"
+#include "common/escape.h"
 
 /* "unsigned long" -> "unsigned_long", "struct stats" -> "stats",
  * "void *" -> "void_ptr" */
@@ -193,14 +194,16 @@ void proposal_layout(struct advisor *adv, const struct proposal *p,
 	layout_measure(lay);
 	if (adv->heap && p->align > 16) {
 		char *block = alloc_align_advice(adv->line->alloc, p->align, lay->title);
+		struct strbuf et = STRBUF_INIT;
 
 		if (block)
 			layout_add_after(lay, "%s", block);
 		else
 			layout_add_after(lay, "/* malloc aligns to 16 bytes only: allocate "
 					 "with aligned_alloc(%" PRIu64 ", sizeof(%s)) */\n",
-					 p->align, lay->title);
+					 p->align, escape_text(&et, lay->title));
 		free(block);
+		strbuf_release(&et);
 	}
 	free(owned);
 }

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "common/escape.h"
 #include "common/util.h"
 
 char *alloc_call_text(const struct report_alloc *a)
@@ -49,6 +50,8 @@ char *alloc_callers_text(const struct report_alloc *a)
 
 char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const char *title)
 {
+	struct strbuf es = STRBUF_INIT, et = STRBUF_INIT;
+	const char *site, *type;
 	uint64_t n = 0;
 	char *call, *out, *many = NULL;
 
@@ -61,16 +64,19 @@ char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const cha
 	if (n > 1)
 		many = xasprintf("%" PRIu64 " * ", n);
 	call = alloc_call_text(a);
+	site = a->site ? escape_text(&es, a->site) : "unknown code";
+	type = escape_text(&et, title);
 	if (a->align >= align)     /* aligned already: only the size to say */
 		out = xasprintf("/* %s in %s: allocate aligned_alloc(%" PRIu64 ", %ssizeof(%s)) */\n",
-				call, a->site ? a->site : "unknown code", align,
-				many ? many : "", title);
+				call, site, align, many ? many : "", type);
 	else
 		out = xasprintf("/* %s in %s aligns to 16 bytes only: allocate with "
 				"aligned_alloc(%" PRIu64 ", %ssizeof(%s))%s */\n", call,
-				a->site ? a->site : "unknown code", align, many ? many : "",
-				title, a->count ? " and zero it" : "");
+				site, align, many ? many : "", type,
+				a->count ? " and zero it" : "");
 	free(call);
 	free(many);
+	strbuf_release(&es);
+	strbuf_release(&et);
 	return out;
 }

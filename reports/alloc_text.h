@@ -20,7 +20,9 @@ char *alloc_callers_text(const struct report_alloc *a);
 /* The layout advice's last word on a heap block: "calloc(2, 3072) in
  * main x.c:113 aligns to 16 bytes only: allocate with aligned_alloc(64,
  * 2 * sizeof(struct worker_arg)) and zero it"; NULL without a block, or
- * for operator new (the caller's generic text covers C++).  Caller frees. */
+ * for operator new (the caller's generic text covers C++).  A line of a
+ * layout's comment text: unlike the rest, its names (site, title) come
+ * escaped (common/escape.h).  Caller frees. */
 char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const char *title);
 
 #endif

@@ -102,12 +102,14 @@ static void wrap_count(struct wrap *w, const struct named_count *c)
 	free(item);
 }
 
+/* Words at blanks only: a newline is part of a name (the texts here have
+ * none of their own), printed as \n in its word, not a break in it. */
 static void wrap_words(struct wrap *w, const char *text)
 {
 	char *copy = xstrdup(text), *save = NULL;
 
-	for (char *word = strtok_r(copy, " \n", &save); word;
-	     word = strtok_r(NULL, " \n", &save))
+	for (char *word = strtok_r(copy, " ", &save); word;
+	     word = strtok_r(NULL, " ", &save))
 		wrap_item(w, word);
 	free(copy);
 }

@@ -139,36 +139,87 @@ static void hoist_out_of_system_headers(struct symbolizer *s, Dwarf_Die *cudie,
 	}
 }
 
+/* Nesting of scopes walked down to pc: far beyond real code, and what
+ * stops a cycle of imported units in bad DWARF. */
+#define SCOPE_MAX_DEPTH 128
+
+/*
+ * The innermost subprogram or inlined instance holding pc among the DIEs
+ * under parent, the way libdw's dwarf_getscopes() walks: into every scope
+ * whose ranges hold pc, and through the DIEs that own scopes without
+ * having addresses (namespaces, classes, imported units).  Not
+ * dwarf_getscopes() itself: on an inlined instance whose abstract origin
+ * is missing or unreadable it leaks the array it built (elfutils 0.188 and
+ * later; found by tests/fuzz_elf.c), once per address looked up.
+ */
+static bool innermost_function(Dwarf_Die *parent, Dwarf_Addr pc, int depth, Dwarf_Die *out)
+{
+	Dwarf_Die child, imported, *under;
+	Dwarf_Attribute attr;
+
+	if (depth >= SCOPE_MAX_DEPTH || dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+		case DW_TAG_inlined_subroutine:
+		case DW_TAG_lexical_block:
+		case DW_TAG_module:
+		case DW_TAG_with_stmt:
+		case DW_TAG_catch_block:
+		case DW_TAG_try_block:
+		case DW_TAG_entry_point:
+			if (dwarf_haspc(&child, pc) != 1)
+				break;
+			/* the scope holding pc: nothing beside it can */
+			if (innermost_function(&child, pc, depth + 1, out))
+				return true;
+			if (!is_function_scope(&child))
+				return false;
+			*out = child;
+			return true;
+		case DW_TAG_namespace:
+		case DW_TAG_class_type:
+		case DW_TAG_structure_type:
+			if (innermost_function(&child, pc, depth + 1, out))
+				return true;
+			break;
+		case DW_TAG_imported_unit:
+			under = dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &attr),
+						  &imported);
+			if (under && innermost_function(under, pc, depth + 1, out))
+				return true;
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
 /* function = the innermost subprogram or inlined instance at pc;
- * inlined_into = the function it was inlined into.  dwarf_getscopes()
- * continues past an inlined instance with the scopes of its abstract
- * definition, so the caller is found in the concrete tree instead. */
+ * inlined_into = the function it was inlined into, found in the concrete
+ * tree (dwarf_getscopes_die), not among the scopes of the abstract
+ * definition. */
 static void lookup_inline_chain(struct symbolizer *s, Dwarf_Die *cudie,
 				Dwarf_Addr pc, struct source_loc *out)
 {
-	Dwarf_Die *scopes = NULL, *chain = NULL;
-	int n, i;
+	Dwarf_Die fn, *chain = NULL;
+	int nc;
 
-	n = dwarf_getscopes(cudie, pc, &scopes);
-	for (i = 0; i < n && !is_function_scope(&scopes[i]); i++)
-		;
-	if (i < n) {
-		out->function = die_function_name(s, &scopes[i]);
-		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
-			int nc = dwarf_getscopes_die(&scopes[i], &chain);
-
-			for (int j = 1; j < nc; j++) {
-				if (is_function_scope(&chain[j])) {
-					out->inlined_into = die_function_name(s, &chain[j]);
-					break;
-				}
-			}
-			if (symbolizer_system_source(out->file))
-				hoist_out_of_system_headers(s, cudie, chain, nc, out);
-			free(chain);
+	if (!innermost_function(cudie, pc, 0, &fn))
+		return;
+	out->function = die_function_name(s, &fn);
+	if (dwarf_tag(&fn) != DW_TAG_inlined_subroutine)
+		return;
+	nc = dwarf_getscopes_die(&fn, &chain);
+	for (int j = 1; j < nc; j++) {
+		if (is_function_scope(&chain[j])) {
+			out->inlined_into = die_function_name(s, &chain[j]);
+			break;
 		}
 	}
-	free(scopes);
+	if (symbolizer_system_source(out->file))
+		hoist_out_of_system_headers(s, cudie, chain, nc, out);
+	free(chain);
 }
 
 static void lookup_dwarf_source(struct symbolizer *s, Dwfl_Module *mod,

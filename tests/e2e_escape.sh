@@ -5,7 +5,8 @@
 # must not reach the terminal raw nor forge a line: the text report,
 # --annotate and check print no ESC, BEL or stray newline from those
 # names, and print their escaped forms (common/escape.h) instead.  JSON
-# keeps them exactly, as valid JSON.
+# keeps them exactly, as valid JSON.  DWARF names with a newline (a
+# struct, its members, a variable) stay inside the layout's comment lines.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 contend="$top_builddir/contend"
@@ -124,6 +125,75 @@ EOF
 	else
 		echo "ok json"
 	fi
+fi
+
+# Names in the DWARF itself: a struct, its members and the variable named
+# "evil_X<LF><ESC>[2JX" (the assembler writes the bytes; the ELF symbol
+# stays evil_var).  The layout advice prints them in C comment lines (the
+# placements note): each must stay on its own line, escaped, not end the
+# comment and start a line of its own.
+cat >"$tmp/evil_layout.c" <<'EOF'
+#include <pthread.h>
+#include <time.h>
+
+struct evil_tag {
+	long evil_ma;
+	long evil_mb;
+};
+volatile struct evil_tag evil_var;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *work(void *arg)
+{
+	double end = now() + 1.5;
+
+	while (now() < end)
+		for (int k = 0; k < 100000; k++) {
+			if (arg)
+				evil_var.evil_mb++;
+			else
+				evil_var.evil_ma++;
+		}
+	return 0;
+}
+
+int main(void)
+{
+	pthread_t t[2];
+
+	for (long i = 0; i < 2; i++)
+		pthread_create(&t[i], 0, work, (void *)i);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], 0);
+	return 0;
+}
+EOF
+if cc -O2 -g -S -o "$tmp/evil_layout.s" "$tmp/evil_layout.c" 2>"$tmp/cc.err" &&
+   sed 's/"evil_\([a-z]*\)"/"evil_\1\\n\\033[2J\1"/' "$tmp/evil_layout.s" >"$tmp/evil_crafted.s" &&
+   grep -q 'evil_ma\\n' "$tmp/evil_crafted.s" &&
+   cc -pthread -o "$tmp/evil_layout" "$tmp/evil_crafted.s" 2>>"$tmp/cc.err"; then
+	# a comment line cut by a name's newline: its tail starts a line
+	cut_line() {
+		grep -qE '^[[:space:]]*(\\x1b|'"$esc"')\[2J' "$1"
+	}
+	if ! run_until 'layout now:' "$tmp/layout" \
+		"$contend" run --no-confirm -- "$tmp/evil_layout" ||
+	   raw "$tmp/layout" || cut_line "$tmp/layout"; then
+		fail "text layout: DWARF names escaped in every comment line" "$tmp/layout"
+	elif ! grep -qF 'evil_ma\n\x1b[2Jma and evil_mb\n\x1b[2Jmb share' "$tmp/layout"; then
+		fail "text layout: the placements note names the members, escaped" "$tmp/layout"
+	else
+		echo "ok text layout"
+	fi
+else
+	echo "# cannot build the crafted-DWARF program: layout case not run"; cat "$tmp/cc.err"
 fi
 
 [ $fails -eq 0 ]

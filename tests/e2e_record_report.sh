@@ -106,8 +106,9 @@ head -c 1000 "$tmp/c.data" >"$tmp/trunc"
 expect "truncated" 2 "$tmp/trunc: truncated at byte [0-9]+" \
 	"$contend" report -i "$tmp/trunc"
 cp "$tmp/c.data" "$tmp/corrupt"
-printf '\377\377\377\377' | dd of="$tmp/corrupt" bs=1 seek=24 conv=notrunc 2>/dev/null
-expect "corrupt" 2 "$tmp/corrupt: corrupt at byte 24: unknown record type 4294967295" \
+# the first record follows the 104-byte header (24, and the target's credentials)
+printf '\377\377\377\377' | dd of="$tmp/corrupt" bs=1 seek=104 conv=notrunc 2>/dev/null
+expect "corrupt" 2 "$tmp/corrupt: corrupt at byte 104: unknown record type 4294967295" \
 	"$contend" report -i "$tmp/corrupt"
 expect "missing file" 2 "cannot open $tmp/nope: No such file" \
 	"$contend" report -i "$tmp/nope"

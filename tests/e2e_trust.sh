@@ -10,7 +10,9 @@
 #   target's user could read it: a target run by nobody whose DWARF names
 #   a root-only file does not get its text into root's report, while the
 #   same program run by root does (so the check can fail); also when the
-#   target drops to nobody and exits before contend looks again;
+#   target drops to nobody and exits before contend looks again, and in
+#   report -i of root's recording of it (the target's credentials are in
+#   the data file; a data file nobody owns gets nobody's rights);
 # - a FIFO named as a source file does not hang the report.
 # The attacker and the unprivileged target run as nobody (setpriv): needs
 # root and setpriv, skips (77) otherwise.
@@ -152,6 +154,53 @@ for fmt in annotate html; do
 		fail "$fmt as nobody: no report naming secret.c"; cat "$tmp/err"
 	fi
 done
+
+# report -i: the target is gone, the data file is root's.  Sources are read
+# with the target's credentials that record kept in it (the file's owner,
+# root, would read them all), and a file whose owner is not root is read
+# as its owner could, whatever uid its header names.  $1: data file, the
+# rest: the command; the annotated report goes to $1.txt.
+recorded() {
+	data=$1
+	shift
+	for try in 1 2 3; do
+		timeout 120 "$contend" record -q -o "$data" -- "$@" >/dev/null 2>"$tmp/err"
+		[ $? -eq 124 ] && return 124
+		"$contend" report -i "$data" --annotate -o "$data.txt" 2>>"$tmp/err"
+		grep -q "secret.c" "$data.txt" && return 0
+		echo "# try $try: no contended line in $(basename "$data")"
+	done
+	return 1
+}
+if recorded "$tmp/root.data" "$bin/fsc-secret" --seconds 1; then
+	grep -q TOPSECRET "$tmp/root.data.txt" &&
+		ok "report -i: a root target's source is shown (recorded as root's)" ||
+		fail "report -i: a root target's readable source is not shown (the test cannot fail)"
+	chown 65534:65534 "$tmp/root.data"
+	"$contend" report -i "$tmp/root.data" --annotate -o "$tmp/owned.txt" 2>>"$tmp/err"
+	if grep -q TOPSECRET "$tmp/owned.txt"; then
+		fail "report -i: nobody's data file naming uid 0 got root's file shown"
+	elif grep -q "secret.c" "$tmp/owned.txt"; then
+		ok "report -i: a data file nobody owns is read as nobody, whatever it names"
+	else
+		fail "report -i of nobody's copy: no report naming secret.c"; cat "$tmp/err"
+	fi
+else
+	fail "record as root: no report naming secret.c"; cat "$tmp/err"
+fi
+if recorded "$tmp/nobody.data" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$bin/fsc-secret" --seconds 1; then
+	if grep -q TOPSECRET "$tmp/nobody.data.txt"; then
+		fail "report -i: nobody's recorded target got root's file into the report"
+	elif ! grep -q "could not read it\|could not reach it" "$tmp/nobody.data.txt"; then
+		fail "report -i: no reason given for the unread source"
+		grep -n "secret" "$tmp/nobody.data.txt" | head -5
+	else
+		ok "report -i: read with the recorded target's rights, not the data file owner's"
+	fi
+else
+	fail "record as nobody: no report naming secret.c"; cat "$tmp/err"
+fi
 
 # A target that drops to nobody and ends before contend's next look at it
 # (100 ms): the credentials are read at its exec, or taken as nobody's at

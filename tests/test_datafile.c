@@ -313,7 +313,7 @@ static void test_alloc_records(void)
 	size_t len;
 	FILE *f = open_memstream(&buf, &len);
 	struct datafile_writer *w = datafile_writer_new(f, 1000);
-	const size_t payload = 24 + 8;     /* file header, record header */
+	const size_t payload = 104 + 8;    /* file header (with the target), record header */
 
 	datafile_write_alloc(w, &a);
 	datafile_writer_finish(w, &summary1);
@@ -811,6 +811,94 @@ static void test_shared_sample(void)
 	strbuf_release(&err);
 }
 
+/* The target's credentials in the header: what `report` reads sources as.
+ * Written at finish (over the zeros datafile_writer_new left), read back;
+ * unknown when never set and in 24-byte headers of older files; refused
+ * when malformed. */
+static const struct proc_creds *read_target_of(const void *p, size_t len,
+					       struct proc_creds *copy, gid_t *groups,
+					       struct strbuf *err)
+{
+	FILE *f = open_bytes(p, len);
+	struct datafile_reader *r;
+	const struct proc_creds *c = NULL;
+
+	strbuf_reset(err);
+	r = datafile_reader_open(f, err);
+	if (r && datafile_reader_target(r)) {
+		*copy = *datafile_reader_target(r);
+		memcpy(groups, copy->groups, copy->ngroups * sizeof(*groups));
+		copy->groups = groups;
+		c = copy;
+	}
+	datafile_reader_free(r);
+	fclose(f);
+	return c;
+}
+
+static void test_target_creds(void)
+{
+	gid_t many[20], got_groups[20];
+	struct proc_creds nobody = { .uid = 65534, .gid = 65533, .groups = many, .ngroups = 2 };
+	struct proc_creds got;
+	struct strbuf err = STRBUF_INIT;
+	struct bytes f;
+	char *buf = NULL;
+	size_t len;
+	FILE *out;
+	struct datafile_writer *w;
+
+	for (unsigned i = 0; i < ARRAY_SIZE(many); i++)
+		many[i] = 100 + i;
+	out = open_memstream(&buf, &len);
+	w = datafile_writer_new(out, 1000);
+	datafile_write_sample(w, &sample1);
+	datafile_writer_set_target(w, &nobody);
+	CHECK(datafile_writer_finish(w, &summary1) == 0, "finish");
+	fclose(out);
+	CHECK(read_target_of(buf, len, &got, got_groups, &err) &&
+	      got.uid == 65534 && got.gid == 65533 && got.ngroups == 2 &&
+	      got.groups[0] == 100 && got.groups[1] == 101,
+	      "target read back: uid %u gid %u, %u groups (%s)", (unsigned)got.uid,
+	      (unsigned)got.gid, got.ngroups, strbuf_str(&err));
+	free(buf);
+
+	/* more groups than the header holds: the first 16, never more */
+	nobody.ngroups = ARRAY_SIZE(many);
+	out = open_memstream(&buf, &len);
+	w = datafile_writer_new(out, 1000);
+	datafile_writer_set_target(w, &nobody);
+	datafile_writer_finish(w, &summary1);
+	fclose(out);
+	CHECK(read_target_of(buf, len, &got, got_groups, &err) && got.ngroups == 16 &&
+	      got.groups[15] == 115, "groups cut to 16: %u", got.ngroups);
+	free(buf);
+
+	buf = write_small(&len, true);
+	CHECK(!read_target_of(buf, len, &got, got_groups, &err) && !err.len,
+	      "never set: unknown (%s)", strbuf_str(&err));
+	free(buf);
+
+	header(&f, 2, 24, 1000);
+	summary_record(&f);
+	CHECK(!read_target_of(f.b, f.len, &got, got_groups, &err) && !err.len,
+	      "a 24-byte header (older contend): unknown, still read (%s)", strbuf_str(&err));
+
+	header(&f, 2, 104, 1000);
+	le(&f, 2, 4);
+	zeros(&f, 76);
+	summary_record(&f);
+	expect_refused(&f, "target credentials", "target flag 2");
+	header(&f, 2, 104, 1000);
+	le(&f, 1, 4);
+	le(&f, 0, 8);
+	le(&f, 17, 4);
+	zeros(&f, 64);
+	summary_record(&f);
+	expect_refused(&f, "17 groups", "17 groups");
+	strbuf_release(&err);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--write-corpus"))
@@ -820,6 +908,7 @@ int main(int argc, char **argv)
 	test_alloc_records();
 	test_truncated_everywhere();
 	test_minimal_and_header();
+	test_target_creds();
 	test_hostile_records();
 	test_build_id();
 	return test_done();
