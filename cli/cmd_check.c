@@ -35,6 +35,7 @@
 #include "cli/session.h"
 #include "common/util.h"
 #include "reports/latent.h"
+#include "reports/member_range.h"
 #include "reports/report.h"
 #include "reports/violation.h"
 
@@ -76,18 +77,39 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* "identity|member,member": the variable, else the type, else the object;
- * then the sorted contended members. */
+ * then the sorted contended members, a range of elements ("p[3..5]",
+ * member_range.h) one by one, as a baseline from before they were merged
+ * names them. */
 static char *line_key(const char *variable, const char *type, const char *object,
 		      const char **members, unsigned n)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *sym = object_symbol(object);
+	char **names = NULL;
+	size_t n_names = 0, alloc = 0;
 
+	for (unsigned i = 0; i < n; i++) {
+		unsigned long first, last;
+		size_t len;
+
+		if (!member_range_parse(members[i], &len, &first, &last) || first == last) {
+			ALLOC_GROW(names, n_names + 1, alloc);
+			names[n_names++] = xstrdup(members[i]);
+			continue;
+		}
+		for (unsigned long e = first; e <= last; e++) {
+			ALLOC_GROW(names, n_names + 1, alloc);
+			names[n_names++] = xasprintf("%.*s[%lu]", (int)len, members[i], e);
+		}
+	}
 	strbuf_addf(&sb, "%s|", variable ? variable : type ? type : sym ? sym : "?");
-	sort_items(members, n, sizeof(*members), cmp_str);
-	for (unsigned i = 0; i < n; i++)
-		if (!i || strcmp(members[i], members[i - 1]))
-			strbuf_addf(&sb, "%s%s", i ? "," : "", members[i]);
+	sort_items(names, n_names, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n_names; i++)
+		if (!i || strcmp(names[i], names[i - 1]))
+			strbuf_addf(&sb, "%s%s", i ? "," : "", names[i]);
+	for (size_t i = 0; i < n_names; i++)
+		free(names[i]);
+	free(names);
 	free(sym);
 	return strbuf_detach(&sb);
 }
