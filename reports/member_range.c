@@ -87,8 +87,7 @@ static bool continues(const struct run *run, const struct report_range *next)
 		return false;
 	if (next->size != run->elem_size || next->offset != run->r.offset + run->r.size)
 		return false;
-	if (next->true_shared != run->r.true_shared || next->false_victim != run->r.false_victim ||
-	    next->false_writer != run->r.false_writer)
+	if (next->true_shared != run->r.true_shared)
 		return false;
 	return same_threads(&run->r, next);
 }
@@ -192,6 +191,10 @@ static void absorb(struct run *run, struct report_range *next)
 	struct report_range *r = &run->r;
 
 	r->size += next->size;
+	/* one writer's elements, one of them seen as a victim or a writer by
+	 * chance of the samples: the run is what any element was */
+	r->false_victim |= next->false_victim;
+	r->false_writer |= next->false_writer;
 	r->reads += next->reads;
 	r->writes += next->writes;
 	mem_sum(&r->mem, &next->mem);

@@ -5,9 +5,11 @@
  * member_ranges_merge() folds each run of ranges that are consecutive
  * elements of one array -- members "P[i]", "P[i+1]", ..., each range
  * starting where the one before ends, all of one size -- touched by the
- * same threads, the same of them writing, in the same role (true_shared,
- * false_writer, false_victim), into one range named "P[a..b]": their
- * bytes, and their samples, threads and sites summed.  Ranges of other
+ * same threads, the same of them writing, all truly shared or none, into
+ * one range named "P[a..b]": their bytes, and their samples, threads and
+ * sites summed; false_writer and false_victim are any element's (which
+ * elements of one writer's run show the evidence is chance of the
+ * samples).  Ranges of other
  * threads, or with a gap between them, stay apart.  The rest of the line
  * (pairs, advice, gain) is left as built: run it last on a line.
  *

@@ -65,15 +65,17 @@ static void test_merge(void)
 	r->n_lines = 1;
 	l = &r->lines[0];
 	l->ranges = xcalloc(9, sizeof(*l->ranges));
-	/* thread 101 writes blue[254], [255] (one site, then another) */
+	/* thread 101 writes blue[254], [255]; [255] also seen as a victim */
 	range(&l->ranges[0], 24, 4, "arg[0].blue[254]", t1, w, 1, 0x10);
 	range(&l->ranges[1], 28, 4, "arg[0].blue[255]", t1, w, 1, 0x10);
+	l->ranges[1].false_victim = true;
 	/* thread 102 writes red[0..2]; red[1] has a second site */
 	range(&l->ranges[2], 32, 4, "arg[1].red[0]", t2, w, 1, 0x20);
 	range(&l->ranges[3], 36, 4, "arg[1].red[1]", t2, w, 1, 0x24);
 	range(&l->ranges[4], 40, 4, "arg[1].red[2]", t2, w, 1, 0x20);
 	/* red[3]: thread 101 reads it too: another set of threads */
 	range(&l->ranges[5], 44, 4, "arg[1].red[3]", both, w_r, 2, 0x20);
+	l->ranges[5].true_shared = true;
 	/* red[5]: a gap before it (red[4] untouched) */
 	range(&l->ranges[6], 52, 4, "arg[1].red[5]", t2, w, 1, 0x20);
 	/* red[6] as 8 bytes: not one element's size */
@@ -97,7 +99,7 @@ static void test_merge(void)
 	CHECK_EQ_U64(l->ranges[0].threads[0].writes, 20, "the thread's writes summed");
 	CHECK_EQ_U64(l->ranges[0].n_sites, 1, "one site, its samples summed");
 	CHECK_EQ_U64(l->ranges[0].sites[0].writes, 20, "the site's writes");
-	CHECK(l->ranges[0].false_writer, "the role kept");
+	CHECK(l->ranges[0].false_writer && l->ranges[0].false_victim, "any element's role");
 
 	CHECK_STR(l->ranges[1].member, "arg[1].red[0..2]", "element 1's");
 	CHECK_EQ_U64(l->ranges[1].size, 12, "three elements' bytes");
