@@ -321,8 +321,17 @@ static bool member_is(const char *m, const char *pat)
 	return lm > lp && !strncmp(m, pat, lp) && (m[lp] == '[' || m[lp] == '.');
 }
 
+static bool member_allowed(const struct report_line *l, const char *m, const char *pat,
+			   const char *dot)
+{
+	if (!strcmp(m, pat))
+		return true;
+	return dot && dot[1] && names_line(l, pat, (size_t)(dot - pat)) && member_is(m, dot + 1);
+}
+
 /* SYMBOL: the line's variable, object or type; TYPE.member: that, and one
- * of its contended members; or a contended member as printed. */
+ * of its contended members; or a contended member as printed, or one
+ * element of a range of them ("p[3]" of "p[0..7]", member_range.h). */
 static bool allowed_by(const struct report_line *l, const char *pat)
 {
 	const char *dot = strchr(pat, '.');
@@ -331,12 +340,23 @@ static bool allowed_by(const struct report_line *l, const char *pat)
 		return true;
 	for (unsigned i = 0; i < l->n_ranges; i++) {
 		const char *m = l->ranges[i].member;
+		unsigned long first, last;
+		size_t len;
+
 		if (!report_range_contended(&l->ranges[i]) || !m)
 			continue;
-		if (!strcmp(m, pat))
+		if (member_allowed(l, m, pat, dot))
 			return true;
-		if (dot && dot[1] && names_line(l, pat, (size_t)(dot - pat)) && member_is(m, dot + 1))
-			return true;
+		if (!member_range_parse(m, &len, &first, &last) || first == last)
+			continue;
+		for (unsigned long e = first; e <= last; e++) {
+			char *name = xasprintf("%.*s[%lu]", (int)len, m, e);
+			bool yes = member_allowed(l, name, pat, dot);
+
+			free(name);
+			if (yes)
+				return true;
+		}
 	}
 	return false;
 }
