@@ -4,10 +4,10 @@
 # a second per thread; and with --work 0, nothing but allocation, 10
 # million and more: the worst case): the program's own time natively,
 # with only the shim (preloaded, its pipe read by cat), under
-# `contend run --no-alloc-sites` and under `contend run`, in CPU seconds
-# (user + system, with contend's own under run); runs interleaved,
-# medians, and the two ratios that are the tracking's cost: shim /
-# native, and run / run --no-alloc-sites.
+# `contend run --no-alloc-sites` and under `contend run`, in wall seconds
+# and in CPU seconds (user + system, with contend's own under run); runs
+# interleaved, medians, and the two ratios that are the tracking's cost:
+# shim / native, and run / run --no-alloc-sites, each in wall and CPU time.
 #   bench/alloc-overhead.sh [RUNS] [REQUESTS]   (default 5, 300000; from the build tree)
 set -euo pipefail
 runs=${1:-5}
@@ -23,27 +23,30 @@ trap 'rm -rf "$tmp"' EXIT
 
 [ -x "$prog" ] && [ -r "$shim" ] || { echo "build bench/alloc-heavy and libcontend-alloc.so first" >&2; exit 2; }
 
-# The program's CPU time (user + system): on a machine shared with other
-# work, wall time measures the neighbours as much as the program.
+# Wall time to FILE.wall, CPU time (user + system) to FILE: on a machine
+# shared with other work, wall time measures the neighbours as much as
+# the program, CPU time less so.
 cpu() {   # file, command...
 	local f=$1
 	shift
-	/usr/bin/time -f "%U %S" -o "$tmp/t" "$@" >/dev/null
-	awk '{ print $1 + $2 }' "$tmp/t" >>"$f"
+	/usr/bin/time -f "%e %U %S" -o "$tmp/t" "$@" >/dev/null
+	awk '{ print $2 + $3 }' "$tmp/t" >>"$f"
+	awk '{ print $1 }' "$tmp/t" >>"$f.wall"
 }
 # only the shim: preloaded, its pipe read by cat
 cpu_shim() {   # file, command...
 	local f=$1
 	shift
-	/usr/bin/time -f "%U %S" -o "$tmp/t" env CONTEND_ALLOC_FD=3 LD_PRELOAD="$shim" "$@" \
+	/usr/bin/time -f "%e %U %S" -o "$tmp/t" env CONTEND_ALLOC_FD=3 LD_PRELOAD="$shim" "$@" \
 		>/dev/null 3> >(cat >/dev/null)
-	awk '{ print $1 + $2 }' "$tmp/t" >>"$f"
+	awk '{ print $2 + $3 }' "$tmp/t" >>"$f"
+	awk '{ print $1 }' "$tmp/t" >>"$f.wall"
 }
 
 measure() {   # label, alloc-heavy args...
-	local label=$1 n s off on calls
+	local label=$1 n s off on calls nw sw offw onw
 	shift
-	: >"$tmp/native"; : >"$tmp/shim"; : >"$tmp/off"; : >"$tmp/on"
+	for f in native shim off on; do : >"$tmp/$f"; : >"$tmp/$f.wall"; done
 	for ((i = 0; i < runs; i++)); do
 		cpu "$tmp/native" "$prog" "$@"
 		cpu_shim "$tmp/shim" "$prog" "$@"
@@ -53,14 +56,21 @@ measure() {   # label, alloc-heavy args...
 	calls=$("$prog" "$@" | sed -n 's/.*: \([0-9]*\) allocation calls.*/\1/p')
 	n=$(median <"$tmp/native"); s=$(median <"$tmp/shim")
 	off=$(median <"$tmp/off"); on=$(median <"$tmp/on")
+	nw=$(median <"$tmp/native.wall"); sw=$(median <"$tmp/shim.wall")
+	offw=$(median <"$tmp/off.wall"); onw=$(median <"$tmp/on.wall")
 	awk -v l="$label" -v c="$calls" -v n="$n" -v s="$s" -v off="$off" -v on="$on" \
-		'BEGIN { printf "| %s | %.1f M | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx |\n",
-			 l, c / 1e6, n, s, s / n, off, on, on / off }'
-	echo "all runs (CPU s), $label: native $(tr '\n' ' ' <"$tmp/native")| shim $(tr '\n' ' ' <"$tmp/shim")| off $(tr '\n' ' ' <"$tmp/off")| on $(tr '\n' ' ' <"$tmp/on")" >&2
+	    -v nw="$nw" -v sw="$sw" -v offw="$offw" -v onw="$onw" \
+		'BEGIN { printf "| %s | %.1f M | wall | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |\n",
+			 l, c / 1e6, nw, sw, sw / nw, offw, onw, onw / offw
+			 printf "| | | CPU | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx |\n",
+			 n, s, s / n, off, on, on / off }'
+	for f in native shim off on; do
+		echo "all runs, $label, $f: wall $(tr '\n' ' ' <"$tmp/$f.wall")| CPU $(tr '\n' ' ' <"$tmp/$f")" >&2
+	done
 }
 
-echo "alloc-heavy, 2 threads, $runs runs interleaved, medians of CPU seconds (user + system; under run: contend's and the target's)"
-echo "| program | allocation calls | native s | shim only s | ratio | run --no-alloc-sites s | run s | ratio |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "alloc-heavy, 2 threads, $runs runs interleaved, medians of wall and CPU seconds (user + system; under run: contend's and the target's)"
+echo "| program | allocation calls | time | native s | shim only s | ratio | run --no-alloc-sites s | run s | ratio |"
+echo "|---|---|---|---|---|---|---|---|---|"
 measure "malloc-heavy (--work 8)" --requests "$requests"
 measure "allocation only (--work 0)" --requests "$((requests * 2))" --work 0

@@ -35,6 +35,7 @@
 #include "cli/session.h"
 #include "common/util.h"
 #include "reports/latent.h"
+#include "reports/member_range.h"
 #include "reports/report.h"
 #include "reports/violation.h"
 
@@ -76,18 +77,39 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* "identity|member,member": the variable, else the type, else the object;
- * then the sorted contended members. */
+ * then the sorted contended members, a range of elements ("p[3..5]",
+ * member_range.h) one by one, as a baseline from before they were merged
+ * names them. */
 static char *line_key(const char *variable, const char *type, const char *object,
 		      const char **members, unsigned n)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *sym = object_symbol(object);
+	char **names = NULL;
+	size_t n_names = 0, alloc = 0;
 
+	for (unsigned i = 0; i < n; i++) {
+		unsigned long first, last;
+		size_t len;
+
+		if (!member_range_parse(members[i], &len, &first, &last) || first == last) {
+			ALLOC_GROW(names, n_names + 1, alloc);
+			names[n_names++] = xstrdup(members[i]);
+			continue;
+		}
+		for (unsigned long e = first; e <= last; e++) {
+			ALLOC_GROW(names, n_names + 1, alloc);
+			names[n_names++] = xasprintf("%.*s[%lu]", (int)len, members[i], e);
+		}
+	}
 	strbuf_addf(&sb, "%s|", variable ? variable : type ? type : sym ? sym : "?");
-	sort_items(members, n, sizeof(*members), cmp_str);
-	for (unsigned i = 0; i < n; i++)
-		if (!i || strcmp(members[i], members[i - 1]))
-			strbuf_addf(&sb, "%s%s", i ? "," : "", members[i]);
+	sort_items(names, n_names, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n_names; i++)
+		if (!i || strcmp(names[i], names[i - 1]))
+			strbuf_addf(&sb, "%s%s", i ? "," : "", names[i]);
+	for (size_t i = 0; i < n_names; i++)
+		free(names[i]);
+	free(names);
 	free(sym);
 	return strbuf_detach(&sb);
 }
@@ -299,8 +321,17 @@ static bool member_is(const char *m, const char *pat)
 	return lm > lp && !strncmp(m, pat, lp) && (m[lp] == '[' || m[lp] == '.');
 }
 
+static bool member_allowed(const struct report_line *l, const char *m, const char *pat,
+			   const char *dot)
+{
+	if (!strcmp(m, pat))
+		return true;
+	return dot && dot[1] && names_line(l, pat, (size_t)(dot - pat)) && member_is(m, dot + 1);
+}
+
 /* SYMBOL: the line's variable, object or type; TYPE.member: that, and one
- * of its contended members; or a contended member as printed. */
+ * of its contended members; or a contended member as printed, or one
+ * element of a range of them ("p[3]" of "p[0..7]", member_range.h). */
 static bool allowed_by(const struct report_line *l, const char *pat)
 {
 	const char *dot = strchr(pat, '.');
@@ -309,12 +340,23 @@ static bool allowed_by(const struct report_line *l, const char *pat)
 		return true;
 	for (unsigned i = 0; i < l->n_ranges; i++) {
 		const char *m = l->ranges[i].member;
+		unsigned long first, last;
+		size_t len;
+
 		if (!report_range_contended(&l->ranges[i]) || !m)
 			continue;
-		if (!strcmp(m, pat))
+		if (member_allowed(l, m, pat, dot))
 			return true;
-		if (dot && dot[1] && names_line(l, pat, (size_t)(dot - pat)) && member_is(m, dot + 1))
-			return true;
+		if (!member_range_parse(m, &len, &first, &last) || first == last)
+			continue;
+		for (unsigned long e = first; e <= last; e++) {
+			char *name = xasprintf("%.*s[%lu]", (int)len, m, e);
+			bool yes = member_allowed(l, name, pat, dot);
+
+			free(name);
+			if (yes)
+				return true;
+		}
 	}
 	return false;
 }

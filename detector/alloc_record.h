@@ -6,8 +6,11 @@
  * write() of under PIPE_BUF bytes, so batches of different threads never
  * interleave.  A thread's records are in its order; across threads, time
  * orders them (a free of an address in one thread against its reuse by a
- * malloc in another).  Both sides are built from this header, so the
- * layout is native and needs no version.
+ * malloc in another), but only when further apart than ALLOC_TIME_SLACK:
+ * the shim reads the kernel's tick (CLOCK_MONOTONIC_COARSE, 1 to 10 ms),
+ * not a cycle counter, which would be most of its cost per call.  Both
+ * sides are built from this header, so the layout is native and needs no
+ * version.
  */
 #ifndef CONTEND_ALLOC_RECORD_H
 #define CONTEND_ALLOC_RECORD_H
@@ -17,6 +20,7 @@
 #define ALLOC_FD_ENV "CONTEND_ALLOC_FD"
 #define ALLOC_FRAMES 4
 #define ALLOC_BATCH 48
+#define ALLOC_TIME_SLACK 10000000ull   /* ns: the coarsest kernel tick (HZ=100) */
 
 enum alloc_call {
 	ALLOC_MALLOC = 1,
@@ -32,7 +36,7 @@ enum alloc_call {
 };
 
 struct alloc_record {
-	uint64_t time;                  /* orders records across threads only */
+	uint64_t time;                  /* ns, by the tick: orders records across threads only */
 	uint64_t addr;
 	uint64_t size;                  /* bytes asked for */
 	uint64_t arg;

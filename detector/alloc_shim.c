@@ -8,10 +8,13 @@
  * without it (its one mapping, and a ring per thread, move the mmap area
  * by whole pages: an mmap'd block keeps its offset in every page and line).
  * Each call becomes a struct alloc_record (address, size, the call, its
- * return address and a short frame-pointer chain) in a ring of the calling
- * thread, where it waits DEFER_NS: a block the thread frees in that time
- * leaves with its free (cancel_pending) -- temporaries, the bulk of a
- * malloc-heavy program's calls, cost a copy and never a byte of pipe.
+ * return address and a short frame-pointer chain, the kernel's tick as
+ * time) in a ring of the calling thread, where it waits DEFER_NS (less a
+ * tick; see young()): a block the thread frees in that time leaves with
+ * its free (cancel_pending) -- temporaries, the bulk of a malloc-heavy
+ * program's calls, cost a copy and never a byte of pipe.  Per call: one
+ * clock read (the vDSO's coarse clock, no TSC), one index entry, one
+ * record; no lock, no atomic, no system call.
  * Older records go to the pipe named by CONTEND_ALLOC_FD in batches of
  * ALLOC_BATCH, one write() each (detector/alloc_record.h); a thread's
  * last records go at its exit and the process's, or with its next call
@@ -35,9 +38,6 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 #include "detector/alloc_record.h"
 
@@ -76,14 +76,22 @@ extern void *__libc_stack_end;
 #define PENDING 2048                 /* records held back, a power of 2: 160 KiB */
 #define INDEX (2 * PENDING)          /* pending allocations by address */
 
+/* The index is a cache, not a table: one entry per hash of an address,
+ * the ring position of the newest allocation there, overwritten by the
+ * next allocation with that hash, never deleted: a free believes it only
+ * if that position is still pending and holds its address.  An entry
+ * lost to a collision costs a block its cancel (two records go out), never
+ * a wrong one; in exchange a call touches one entry, with no probing. */
 struct pending {
 	struct alloc_record rec[PENDING];   /* a ring: positions [tail, head) */
-	uint32_t index[INDEX];              /* ring slot + 1, 0: empty */
+	uint32_t index[INDEX];              /* ring position, its low 32 bits */
 };
 
 struct thread_buffer {
 	struct pending *p;
 	uint64_t head, tail;
+	uint64_t young_until;         /* the oldest record is young until then */
+	uint64_t flush_at;            /* ... or, fewer than a batch, waits until then */
 	uint32_t tid;
 	uintptr_t stack_top;          /* frame pointers are followed below it */
 	int depth;                    /* inside a wrapper: do not report */
@@ -143,6 +151,7 @@ static void resolve_cxx(void)
 }
 
 static void flush(void);
+static void set_young(void);
 
 /* first: remember the pipe; later: is the descriptor still that pipe? */
 static int still_ours(int first)
@@ -172,6 +181,7 @@ static void reset_after_fork(void)
 	my_pid = (uint32_t)getpid();
 	tb.tid = (uint32_t)syscall(SYS_gettid);
 	tb.head = tb.tail = 0;     /* the parent's records are the parent's */
+	tb.young_until = tb.flush_at = 0;
 	if (tb.p)
 		memset(tb.p->index, 0, sizeof(tb.p->index));
 }
@@ -183,6 +193,7 @@ __attribute__((constructor)) static void shim_init(void)
 	if (!real_malloc)
 		resolve();
 	my_pid = (uint32_t)getpid();
+	set_young();
 	if (fd && *fd)
 		channel = atoi(fd);
 	if (channel >= 0 && !still_ours(1))
@@ -200,37 +211,36 @@ __attribute__((destructor)) static void shim_fini(void)
 
 /* --- records ------------------------------------------------------------ */
 
+/* The kernel's tick, read from the vDSO without a TSC read: a few ns
+ * where rdtsc (or CLOCK_MONOTONIC) costs 20 in a VM, and this is read on
+ * every call.  Two threads' records closer than a tick are in no known
+ * order: alloc_table.c sorts them out (ALLOC_TIME_SLACK). */
 static uint64_t now(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	return __rdtsc();    /* invariant TSC: ordered across CPUs, ~20 cycles */
-#else
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-#endif
 }
 
-/* TSC ticks are about ns x 2 and up (2 GHz and faster): a wait counted
- * in them is at most as long as in ns x 2. */
-static uint64_t ns_to_ticks(uint64_t ns)
+/* Below this age (by the tick) a record is young: a block freed that soon
+ * is a temporary.  A block DEFER_NS old or more is never young: its age
+ * reads at most a tick short (young_ns is at least 1: the same tick). */
+static uint64_t young_ns = DEFER_NS;
+
+static void set_young(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	return ns * 2;
-#else
-	return ns;
-#endif
+	struct timespec res;
+	uint64_t tick = 0;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0)
+		tick = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
+	young_ns = tick < DEFER_NS ? DEFER_NS - tick : 1;
 }
 
-static uint64_t flush_ticks(void)
+static int young(const struct alloc_record *r, uint64_t t)
 {
-	return ns_to_ticks(FLUSH_NS);
-}
-
-static uint64_t defer_ticks(void)
-{
-	return ns_to_ticks(DEFER_NS);
+	return t - r->time < young_ns;
 }
 
 static void write_out(const struct alloc_record *rec, size_t n)
@@ -254,52 +264,28 @@ static void write_out(const struct alloc_record *rec, size_t n)
 	errno = saved;
 }
 
-static uint32_t index_home(uint64_t addr)
-{
-	return (uint32_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 50) & (INDEX - 1);
-}
-
-/* The index position of the pending allocation at addr, or -1. */
-static long index_find(const struct pending *p, uint64_t addr)
-{
-	for (uint32_t i = index_home(addr); p->index[i]; i = (i + 1) & (INDEX - 1))
-		if (p->rec[p->index[i] - 1].addr == addr)
-			return i;
-	return -1;
-}
-
-/* Backward-shift deletion, as common/hashmap.c does. */
-static void index_delete(struct pending *p, uint32_t i)
-{
-	for (uint32_t j = (i + 1) & (INDEX - 1); p->index[j]; j = (j + 1) & (INDEX - 1)) {
-		uint32_t home = index_home(p->rec[p->index[j] - 1].addr);
-
-		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
-			continue;
-		p->index[i] = p->index[j];
-		i = j;
-	}
-	p->index[i] = 0;
-}
-
-static void index_put(struct pending *p, uint64_t addr, uint32_t slot)
-{
-	long at = index_find(p, addr);
-	uint32_t i = index_home(addr);
-
-	if (at >= 0) {               /* an older block there went out of our sight */
-		p->index[at] = slot + 1;
-		return;
-	}
-	while (p->index[i])
-		i = (i + 1) & (INDEX - 1);
-	p->index[i] = slot + 1;
-}
-
 static int is_alloc(const struct alloc_record *r)
 {
 	return r->call && r->call != ALLOC_FREE;
 }
+
+static uint32_t index_home(uint64_t addr)
+{
+	return (uint32_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 52) & (INDEX - 1);
+}
+
+/* The pending allocation at addr, or NULL. */
+static struct alloc_record *index_find(struct pending *p, uint64_t addr)
+{
+	uint32_t pos = p->index[index_home(addr)];
+	struct alloc_record *r;
+
+	if ((uint32_t)tb.head - pos - 1 >= (uint32_t)(tb.head - tb.tail))
+		return NULL;             /* not in [tail, head): sent, or never set */
+	r = &p->rec[pos & (PENDING - 1)];
+	return r->addr == addr && is_alloc(r) ? r : NULL;
+}
+
 
 /* Sends the oldest records, up to a batch; all: regardless of age
  * (else only those older than DEFER_NS at t). */
@@ -311,13 +297,9 @@ static void send_batch(struct pending *p, uint64_t t, int all)
 	while (tb.tail != tb.head && n < ALLOC_BATCH) {
 		uint32_t slot = (uint32_t)(tb.tail & (PENDING - 1));
 		struct alloc_record *r = &p->rec[slot];
-		long at;
 
-		if (r->call && !all && t - r->time < defer_ticks())
+		if (r->call && !all && young(r, t))
 			break;
-		if (is_alloc(r) && (at = index_find(p, r->addr)) >= 0 &&
-		    p->index[at] == slot + 1)
-			index_delete(p, (uint32_t)at);
 		if (r->call)
 			batch[n++] = *r;
 		tb.tail++;
@@ -335,8 +317,10 @@ static void flush(void)
 }
 
 /* Out go the records past DEFER_NS, in whole batches while a thread
- * allocates fast; a lone old record waits no more than FLUSH_NS. */
-static void send_old(uint64_t t)
+ * allocates fast; a lone old record waits no more than FLUSH_NS.  Most
+ * calls learn from two numbers of their own that nothing can go yet: the
+ * oldest record, hundreds back in the ring, stays out of the cache. */
+static __attribute__((noinline)) void send_due(uint64_t t)
 {
 	struct pending *p = tb.p;
 
@@ -347,12 +331,23 @@ static void send_old(uint64_t t)
 			tb.tail++;
 			continue;
 		}
-		if (t - oldest->time < defer_ticks())
+		if (young(oldest, t)) {
+			tb.young_until = oldest->time + young_ns;
 			return;
-		if (tb.head - tb.tail < ALLOC_BATCH && t - oldest->time < flush_ticks())
+		}
+		if (tb.head - tb.tail < ALLOC_BATCH && t - oldest->time < FLUSH_NS) {
+			tb.flush_at = oldest->time + FLUSH_NS;
 			return;
+		}
 		send_batch(p, t, 0);
 	}
+}
+
+static inline void send_old(uint64_t t)
+{
+	if (t < tb.young_until || (t < tb.flush_at && tb.head - tb.tail < ALLOC_BATCH))
+		return;
+	send_due(t);
 }
 
 static void thread_start(void)
@@ -398,16 +393,11 @@ static __attribute__((noinline)) void walk(uint64_t *frames, void *ret, void *fp
 static int cancel_pending(uint64_t addr, uint64_t t)
 {
 	struct pending *p = tb.p;
-	long at = index_find(p, addr);
-	struct alloc_record *r;
+	struct alloc_record *r = index_find(p, addr);
 
-	if (at < 0)
-		return 0;
-	r = &p->rec[p->index[at] - 1];
-	if (t - r->time >= defer_ticks())
+	if (!r || !young(r, t))
 		return 0;
 	r->call = 0;            /* skipped when its turn to go comes */
-	index_delete(p, (uint32_t)at);
 	/* temporaries are freed last in, first out: no hole is left */
 	while (tb.head != tb.tail && !p->rec[(tb.head - 1) & (PENDING - 1)].call)
 		tb.head--;
@@ -431,38 +421,60 @@ static void fill(struct alloc_record *r, enum alloc_call call, const void *ptr, 
 		walk(r->frames, ret, fp);
 }
 
-static void note(enum alloc_call call, const void *ptr, size_t size, uint64_t arg,
-		 void *ret, void *fp)
+/* A thread without a ring (its mmap failed): records go out one by one. */
+static __attribute__((noinline)) void note_unbuffered(enum alloc_call call, const void *ptr,
+						      size_t size, uint64_t arg, uint64_t t,
+						      void *ret, void *fp)
 {
-	struct pending *p;
-	uint32_t slot;
-	uint64_t t;
+	struct alloc_record one;
 
-	if (channel < 0 || !ptr || tb.depth)
-		return;
+	fill(&one, call, ptr, size, arg, t, ret, fp);
+	write_out(&one, 1);
+}
+
+/* Whether this call is reported: a pipe to report to, and not a call
+ * that operator new or delete makes (their own record says it). */
+static inline int reporting(void)
+{
+	if (channel < 0 || tb.depth)
+		return 0;
 	if (!tb.registered)
 		thread_start();
-	/* rdtsc, about 20 ns in a VM: the biggest part of the cost of a call,
-	 * and needed both by a free (a temporary or not) and an allocation
-	 * (which of two blocks at one address came last) */
-	t = now();
-	if (!(p = tb.p)) {
-		struct alloc_record one;
+	return 1;
+}
 
-		fill(&one, call, ptr, size, arg, t, ret, fp);
-		write_out(&one, 1);
+/* Every call's record, allocation or free, comes through here, at time
+ * t: needed both by a free (a temporary or not) and an allocation (which
+ * of two blocks at one address came last).  Inlined into each wrapper:
+ * the call and its arguments cost more than the work, for a temporary. */
+static inline __attribute__((always_inline)) void
+note_at(enum alloc_call call, const void *ptr, size_t size, uint64_t arg, uint64_t t,
+	void *ret, void *fp)
+{
+	struct pending *p;
+
+	if (!ptr)
+		return;
+	if (!(p = tb.p)) {
+		note_unbuffered(call, ptr, size, arg, t, ret, fp);
 		return;
 	}
 	if (call == ALLOC_FREE && cancel_pending((uintptr_t)ptr, t))
 		return;
 	if (tb.head - tb.tail == PENDING)
 		send_batch(p, t, 1);            /* full: the oldest go, young or not */
-	slot = (uint32_t)(tb.head & (PENDING - 1));
-	fill(&p->rec[slot], call, ptr, size, arg, t, ret, fp);
+	fill(&p->rec[tb.head & (PENDING - 1)], call, ptr, size, arg, t, ret, fp);
 	if (call != ALLOC_FREE)
-		index_put(p, (uintptr_t)ptr, slot);
+		p->index[index_home((uintptr_t)ptr)] = (uint32_t)tb.head;
 	tb.head++;
 	send_old(t);
+}
+
+static inline __attribute__((always_inline)) void
+note(enum alloc_call call, const void *ptr, size_t size, uint64_t arg, void *ret, void *fp)
+{
+	if (ptr && reporting())
+		note_at(call, ptr, size, arg, now(), ret, fp);
 }
 
 #define HERE __builtin_return_address(0), __builtin_frame_address(0)
@@ -520,9 +532,11 @@ EXPORT void *realloc(void *old, size_t size)
 	if (!real_realloc)
 		resolve();
 	p = real_realloc(old, size);
-	if (p || !size) {
-		note(ALLOC_FREE, old, 0, 0, HERE);
-		note(ALLOC_REALLOC, p, size, (uintptr_t)old, HERE);
+	if ((p || !size) && reporting()) {
+		uint64_t t = now();   /* one clock read for both */
+
+		note_at(ALLOC_FREE, old, 0, 0, t, HERE);
+		note_at(ALLOC_REALLOC, p, size, (uintptr_t)old, t, HERE);
 	}
 	return p;
 }

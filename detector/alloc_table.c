@@ -43,6 +43,8 @@ struct alloc_table {
 	struct alloc_site *sites;
 	size_t n_sites, alloc_sites;
 	struct hashmap site_ids;          /* site_key -> site index + 1 */
+	struct hashmap owed;              /* block_key -> frees still to come of
+	                                     blocks a newer one replaced */
 	struct index_entry *index;
 	size_t n_index, alloc_index;
 	bool index_stale;
@@ -72,6 +74,7 @@ struct alloc_table *alloc_table_new(void)
 
 	hashmap_init(&t->live, sizeof(struct block_key));
 	hashmap_init(&t->site_ids, sizeof(struct site_key));
+	hashmap_init(&t->owed, sizeof(struct block_key));
 	return t;
 }
 
@@ -81,6 +84,7 @@ void alloc_table_free(struct alloc_table *t)
 		return;
 	hashmap_release(&t->live, NULL);
 	hashmap_release(&t->site_ids, NULL);
+	hashmap_release(&t->owed, NULL);
 	free(t->blocks);
 	free(t->free_slots);
 	free(t->kept);
@@ -167,6 +171,47 @@ static void unlink_block(struct alloc_table *t, const struct block_key *k, uint3
 	t->index_stale = true;
 }
 
+/* A block replaced at its address before its free came: the free is on
+ * its way (another thread's batch) or lost.  Lost ones would pile up: past
+ * ALLOC_RECENT_MAX addresses they are forgotten. */
+static void owe_free(struct alloc_table *t, const struct block_key *k)
+{
+	uintptr_t n = (uintptr_t)hashmap_get(&t->owed, k);
+
+	if (!n && hashmap_count(&t->owed) >= ALLOC_RECENT_MAX) {
+		hashmap_release(&t->owed, NULL);
+		hashmap_init(&t->owed, sizeof(struct block_key));
+	}
+	hashmap_put(&t->owed, k, (void *)(n + 1));
+}
+
+/* Takes one owed free at k, if there is one. */
+static bool pay_owed(struct alloc_table *t, const struct block_key *k)
+{
+	uintptr_t n = (uintptr_t)hashmap_get(&t->owed, k);
+
+	if (!n)
+		return false;
+	if (n == 1)
+		hashmap_remove(&t->owed, k);
+	else
+		hashmap_put(&t->owed, k, (void *)(n - 1));
+	return true;
+}
+
+/* a happened before b for certain: more than the clock's slack before */
+static bool surely_before(uint64_t a, uint64_t b)
+{
+	return a + ALLOC_TIME_SLACK < b;
+}
+
+/*
+ * Which block a free is of.  Records of one thread come in its order;
+ * of two threads, their times order them only when further apart than
+ * ALLOC_TIME_SLACK (alloc_record.h).  Closer, a free of an address whose
+ * block a newer one replaced (its free was owed) is taken as that older
+ * block's, arriving late; else as the live block's.
+ */
 static void on_free(struct alloc_table *t, const struct alloc_record *r,
 		    struct line_table *lines)
 {
@@ -174,11 +219,15 @@ static void on_free(struct alloc_table *t, const struct alloc_record *r,
 	uintptr_t id = (uintptr_t)hashmap_get(&t->live, &k);
 	struct alloc_block *b;
 
-	if (!id)
+	if (!id) {
+		pay_owed(t, &k);
 		return;         /* not seen, dropped, or allocated before we looked */
+	}
 	b = &t->blocks[id - 1];
-	if (b->time > r->time)
-		return;         /* a newer block is there: this free was of an older one */
+	if (!surely_before(b->time, r->time) && pay_owed(t, &k))
+		return;         /* the late free of the block this one replaced */
+	if (surely_before(r->time, b->time))
+		return;         /* of an older block we never saw */
 	retire(t, b, sampled_in(lines, b));
 	unlink_block(t, &k, (uint32_t)(id - 1));
 }
@@ -197,13 +246,14 @@ static void on_alloc(struct alloc_table *t, const struct alloc_record *r,
 	if (id) {
 		struct alloc_block *old = &t->blocks[id - 1];
 
-		if (old->time > r->time) {
+		if (surely_before(r->time, old->time)) {
 			/* this block's free came (and its successor) before it did */
 			nb.site = site_of(t, r);
 			retire(t, &nb, sampled_in(lines, &nb));
 			return;
 		}
 		/* the old block's free is late or lost: it is gone all the same */
+		owe_free(t, &k);
 		retire(t, old, sampled_in(lines, old));
 		unlink_block(t, &k, (uint32_t)(id - 1));
 	}

@@ -16,6 +16,7 @@
 #include "symbolize/symbolizer.h"
 #include "reports/advice.h"
 #include "reports/json_string.h"
+#include "reports/member_range.h"
 
 #define JSON_MAX_DEPTH 16
 
@@ -318,12 +319,32 @@ static void site_json(struct json *j, const struct report_site *s)
 	json_close(j);
 }
 
+/* A range of array elements ("p[3..5]", member_range.h) lists them one
+ * by one too, as they were named before ranges were merged. */
+static void elements_json(struct json *j, const char *member)
+{
+	unsigned long first, last;
+	size_t len;
+
+	if (!member_range_parse(member, &len, &first, &last) || first == last)
+		return;
+	json_array(j, "elements", true);
+	for (unsigned long i = first; i <= last; i++) {
+		char *name = xasprintf("%.*s[%lu]", (int)len, member, i);
+
+		json_str(j, NULL, name);
+		free(name);
+	}
+	json_close(j);
+}
+
 static void range_json(struct json *j, const struct report_range *rr, bool with_pid)
 {
 	json_object(j, NULL, false);
 	json_u64(j, "offset", rr->offset);
 	json_u64(j, "size", rr->size);
 	json_str(j, "member", rr->member);
+	elements_json(j, rr->member);
 	json_bool(j, "true_shared", rr->true_shared);
 	json_bool(j, "false_victim", rr->false_victim);
 	json_bool(j, "false_writer", rr->false_writer);

@@ -11,6 +11,7 @@
 #include "reports/advice.h"
 #include "reports/gain.h"
 #include "reports/jvm_names.h"
+#include "reports/member_range.h"
 #include "reports/naming.h"
 #include "symbolize/symbolizer.h"
 #include "detector/callchain.h"
@@ -463,6 +464,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 	advice_for_line(rl, heap);
 	predict_gain(b, l, v, range, rl);
 	jvm_advise_line(b->jvm, rl, jvm);
+	member_ranges_merge(rl);     /* last: gain and advice index v's ranges */
 	free(range);
 	free(in_lock);
 	if (folded) {

@@ -41,6 +41,10 @@ and checks the JSON report (docs/json-schema.md):
                                                    member shares its lines
               "member_prefixes": ["arg[0].blue["],  some range's member
                                                    starts so, for each
+              "member_ranges": ["arg[0].blue["],   some range's member
+                                                   starts so and ends in an
+                                                   element range "[a..b]",
+                                                   a < b, for each
               "allocation": { "call": "calloc",    line.allocation's fields
                 "count": 2, "type": "struct s",    (docs/json-schema.md);
                 "function": "main",                function and file are the
@@ -94,7 +98,7 @@ LATENT_KEYS = {"members", "type", "function", "placements"}
 EXPECT_KEYS = {"kind", "object", "type", "members", "true_shared_members",
                "false_victim_members", "only_members", "min_writer_threads",
                "function", "file", "min_typed_rate", "alignment_note",
-               "advice_layouts", "min_processes", "member_prefixes", "allocation",
+               "advice_layouts", "min_processes", "member_prefixes", "member_ranges", "allocation",
                "advice_excludes"}
 LAYOUT_KEYS = {"current", "padded", "own_line"}
 KINDS = {"false", "true", "mixed"}
@@ -119,6 +123,21 @@ def member_matches(pattern, member, variable):
                                    name[-len(pat) - 1] == "."):
             return True
     return False
+
+
+def range_names(r):
+    """A range's member, and a merged range's elements one by one
+    ("p[3..4]": "p[3]", "p[4]"), as ranges were named before merging."""
+    return [r.get("member")] + list(r.get("elements") or [])
+
+
+def is_element_range(member, prefix):
+    """member is prefix + "a..b]" with a < b."""
+    if not member or not member.startswith(prefix) or not member.endswith("]"):
+        return False
+    body = member[len(prefix):-1].split("..")
+    return (len(body) == 2 and all(b.isdigit() for b in body) and
+            int(body[0]) < int(body[1]))
 
 
 def strip_tag(type_name):
@@ -152,8 +171,8 @@ def check_members(exp, key, line, flag=None):
         ranges = [r for r in ranges if r.get(flag)]
     problems = []
     for pattern in exp.get(key, []):
-        if not any(member_matches(pattern, r.get("member"), variable)
-                   for r in ranges):
+        if not any(member_matches(pattern, m, variable)
+                   for r in ranges for m in range_names(r)):
             have = ", ".join(str(r.get("member")) for r in ranges) or "none"
             what = "range" if not flag else "range with %s" % flag
             problems.append("%s: no %s '%s' (have: %s)"
@@ -185,8 +204,10 @@ def check_line(exp, line):
     if "only_members" in exp:
         variable = line.get("variable") or line.get("object")
         for r in line.get("ranges") or []:
-            if not any(member_matches(p, r.get("member"), variable)
-                       for p in exp["only_members"]):
+            def listed(m):
+                return any(member_matches(p, m, variable) for p in exp["only_members"])
+            if not listed(r.get("member")) and not (
+                    r.get("elements") and all(listed(m) for m in r["elements"])):
                 problems.append("only_members: unexpected range %r at offset %s"
                                 % (r.get("member"), r.get("offset")))
 
@@ -236,6 +257,11 @@ def check_line(exp, line):
         members = [r.get("member") or "" for r in line.get("ranges") or []]
         if not any(m.startswith(prefix) for m in members):
             problems.append("member_prefixes: no range starting %r (have: %s)"
+                            % (prefix, ", ".join(members) or "none"))
+    for prefix in exp.get("member_ranges", []):
+        members = [r.get("member") or "" for r in line.get("ranges") or []]
+        if not any(is_element_range(m, prefix) for m in members):
+            problems.append("member_ranges: no range %r..] of elements (have: %s)"
                             % (prefix, ", ".join(members) or "none"))
     if "allocation" in exp:
         problems += check_allocation(exp["allocation"], line.get("allocation"))
@@ -562,7 +588,7 @@ def validate(expected, path):
                     bad("run %s: advice_layouts.%s: an object whose members "
                         "each name a member" % (name, key))
             for key in ("members", "true_shared_members",
-                        "false_victim_members", "only_members"):
+                        "false_victim_members", "only_members", "member_ranges"):
                 if any(not isinstance(p, str) or not p.lstrip(".")
                        for p in exp.get(key, [])):
                     bad("run %s: %s needs non-empty strings" % (name, key))

@@ -2,7 +2,8 @@
 # Allocation sites in the text and HTML reports (the JSON's are checked by
 # the testcases' expected.json): heap_struct_array's line names its block,
 # calloc(2, 3072), allocated in main, as 2 x struct worker_arg kept in arg;
-# heap_per_thread_stats's its aligned_alloc(64, 64) in main.  Then
+# heap_per_thread_stats's its aligned_alloc(64, 64) in main; the bins each
+# thread writes as element ranges (arg[1].red[0..7]).  Then
 # --no-alloc-sites: no heap block, and never a made-up struct.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -29,6 +30,10 @@ has() {   # name, file, fixed string
 	if grep -qF -- "$3" "$2"; then ok "$1"; else fail "$1: no '$3' in:"; head -30 "$2"; fi
 }
 
+has_re() {   # name, file, extended regular expression
+	if grep -qE -- "$3" "$2"; then ok "$1"; else fail "$1: no /$3/ in:"; head -30 "$2"; fi
+}
+
 lacks() {   # name, file, fixed string
 	if grep -qF -- "$3" "$2"; then fail "$1: '$3' in:"; grep -F -- "$3" "$2"; else ok "$1"; fi
 }
@@ -40,6 +45,9 @@ has "text: its site" "$tmp/hsa.txt" "allocated in main heap_struct_array.c:"
 has "text: the object" "$tmp/hsa.txt" "(arg: struct worker_arg[2])"
 has "text: element 0's member" "$tmp/hsa.txt" "arg[0].blue[2"
 has "text: element 1's member" "$tmp/hsa.txt" "arg[1].red["
+# consecutive elements a thread writes are one range, not one row each
+has_re "text: element 0's last bins as one range" "$tmp/hsa.txt" 'arg\[0\]\.blue\[[0-9]+\.\.255\]'
+has_re "text: element 1's first bins as one range" "$tmp/hsa.txt" 'arg\[1\]\.red\[0\.\.[0-9]+\]'
 has "text: advice on the array" "$tmp/hsa.txt" "advice: align arg to the 64-byte line"
 has "text: advice on the allocation" "$tmp/hsa.txt" "allocate with aligned_alloc(64, 2 * sizeof(struct worker_arg))"
 lacks "text: no struct int" "$tmp/hsa.txt" "struct int"
@@ -47,6 +55,7 @@ lacks "text: no struct int" "$tmp/hsa.txt" "struct int"
 report "$tmp/hsa.html" --format html -- "$tc/heap_struct_array"
 has "html: the block" "$tmp/hsa.html" '<p class="alloc">heap block: <span class="mono">calloc(2, 3072) = 6144 bytes'
 has "html: its site" "$tmp/hsa.html" "allocated in main heap_struct_array.c:"
+has_re "html: element 1's first bins as one range" "$tmp/hsa.html" 'arg\[1\]\.red\[0\.\.[0-9]+\]'
 
 report "$tmp/hpts.txt" -- "$tc/heap_per_thread_stats" -t 2 --iters 100000000
 has "stats text: the block" "$tmp/hpts.txt" "heap block: aligned_alloc(64, 64) = 64 bytes at 0x"

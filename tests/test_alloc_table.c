@@ -74,6 +74,55 @@ static void test_out_of_order(void)
 	alloc_table_free(t);
 }
 
+/* Times by the kernel's tick (ALLOC_TIME_SLACK): two threads' records
+ * closer than that are in no known order, and an owed free sorts them. */
+static void test_within_a_tick(void)
+{
+	const uint64_t T = 1000 * ALLOC_TIME_SLACK, tick = ALLOC_TIME_SLACK / 3;
+	struct alloc_table *t = alloc_table_new();
+	struct alloc_record r;
+	const struct alloc_block *b;
+	struct alloc_stats st;
+
+	/* thread 101 allocates, thread 102 frees it in the same tick: the free
+	 * (stamped a tick earlier than the block, by another clock read) is
+	 * the block's, no older block being owed one */
+	r = rec(ALLOC_MALLOC, T, 0x4000, 64, 0x1);
+	alloc_table_add(t, &r, NULL);
+	r = rec(ALLOC_FREE, T - tick, 0x4000, 0, 0);
+	r.tid = 102;
+	alloc_table_add(t, &r, NULL);
+	alloc_table_stats(t, &st);
+	CHECK_EQ_U64(st.live, 0, "a free within the slack, nothing owed: the live block's");
+
+	/* A frees 0x6000, B reuses it in the same tick, B's batch first: A's
+	 * free is owed and taken as the replaced block's */
+	r = rec(ALLOC_MALLOC, T, 0x6000, 32, 0x2);
+	alloc_table_add(t, &r, NULL);
+	r = rec(ALLOC_MALLOC, T + tick, 0x6000, 48, 0x3);
+	r.tid = 102;
+	alloc_table_add(t, &r, NULL);
+	r = rec(ALLOC_FREE, T + tick, 0x6000, 0, 0);
+	alloc_table_add(t, &r, NULL);
+	b = alloc_table_find(t, 100, 0x6000);
+	CHECK(b && b->size == 48 && !b->freed, "the owed free leaves the newer block");
+	/* a free surely after the block is the block's */
+	r = rec(ALLOC_FREE, T + 3 * ALLOC_TIME_SLACK, 0x6000, 0, 0);
+	alloc_table_add(t, &r, NULL);
+	b = alloc_table_find(t, 100, 0x6000);
+	CHECK(!b || b->freed, "then its own free takes it out");
+
+	/* a free surely before a block is of an older one, never seen */
+	r = rec(ALLOC_MALLOC, T, 0x8000, 32, 0x4);
+	alloc_table_add(t, &r, NULL);
+	r = rec(ALLOC_FREE, T - 2 * ALLOC_TIME_SLACK, 0x8000, 0, 0);
+	r.tid = 103;
+	alloc_table_add(t, &r, NULL);
+	b = alloc_table_find(t, 100, 0x8000);
+	CHECK(b && b->size == 32, "a free surely older than the block leaves it");
+	alloc_table_free(t);
+}
+
 static void test_kept_when_sampled(void)
 {
 	struct alloc_table *t = alloc_table_new();
@@ -138,6 +187,7 @@ int main(void)
 {
 	test_find();
 	test_out_of_order();
+	test_within_a_tick();
 	test_kept_when_sampled();
 	test_records_out();
 	return test_done();
