@@ -5,7 +5,7 @@
  * adds to the thread's counter (volatile: a load and a store, as a
  * statistic kept in memory).  --fixed: one counter per line.
  */
-#define GS_ITERS 60000000
+#define GS_ITERS 30000000
 #include "gain_set.h"
 
 static volatile long *counters;   /* counters[t * stride] */

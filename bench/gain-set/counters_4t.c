@@ -5,7 +5,7 @@
  * private output slot (heap, a line of the thread's own) and then bumps
  * the thread's counter (volatile).  --fixed: one counter per line.
  */
-#define GS_ITERS 40000000
+#define GS_ITERS 100000000
 #include "gain_set.h"
 
 static volatile long *counters;   /* counters[t * stride] */

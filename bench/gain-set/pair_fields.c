@@ -1,26 +1,26 @@
 /* pair_fields - two fields of a per-thread struct updated per item.
  *
- * struct tally { long count; double sum; } is 16 bytes, four to a line in
+ * struct tally { long count; long sum; } is 16 bytes, four to a line in
  * the array of them.  For each item of its input (in L1) a thread adds to
- * its own count and sum through a pointer: two read-modify-writes to the
- * shared line per item, and loads of private data.  --fixed: one tally
+ * its own count and sum through a pointer that may alias the input: two
+ * stores to the shared line per item, and loads of private data.  --fixed: one tally
  * per line.
  */
-#define GS_ITERS 40000
+#define GS_ITERS 400000
 #include "gain_set.h"
 
 #define N 1024
 
 struct tally {
 	long count;
-	double sum;
+	long sum;
 };
 
 static char *tallies;             /* struct tally at t * size */
 static size_t size;
-static double input[GS_MAX_THREADS][N];
+static long input[GS_MAX_THREADS][N];
 
-static GS_NOINLINE void tally(struct tally *ty, const double *in, int n)
+static GS_NOINLINE void tally(struct tally *ty, const long *in, int n)
 {
 	for (int i = 0; i < n; i++) {
 		ty->count++;
@@ -34,7 +34,7 @@ static void gs_setup(void)
 	tallies = gs_calloc_aligned((size_t)gs_threads, size);
 	for (int t = 0; t < gs_threads; t++)
 		for (int i = 0; i < N; i++)
-			input[t][i] = 0.5;
+			input[t][i] = 3;
 }
 
 static void gs_work(int t)
@@ -48,7 +48,7 @@ static int gs_check(void)
 	for (int t = 0; t < gs_threads; t++) {
 		struct tally *ty = (struct tally *)(tallies + t * size);
 
-		if (ty->count != gs_iters * N || ty->sum != 0.5 * (double)gs_iters * N)
+		if (ty->count != gs_iters * N || ty->sum != 3 * gs_iters * N)
 			return 1;
 	}
 	return 0;
