@@ -112,7 +112,7 @@ for c in "${cases[@]}"; do
 	}' | tee -a "$tmp/table"
 done
 awk -F'|' '$3 ~ /held-out/ {
-		e = $8; gsub(/[ %+]/, "", e); if (e < 0) e = -e
+		e = $8; gsub(/[ %+]/, "", e); e += 0; if (e < 0) e = -e
 		n++; sum += e; if (e > max) max = e; if ($9 ~ /yes/) ok++
 	}
 	END { if (n) printf "\nheld-out: %d programs, mean |error| %.0f%%, max %.0f%%, %d of %d within 30%% or inside the range\n", n, sum / n, max, ok, n }' "$tmp/table"
