@@ -948,6 +948,12 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 		fprintf(out, " &middot; typed %.0f%%", percent(l->typed, l->typed + l->untyped));
 	if (l->predicted_gain > 0)
 		fprintf(out, " &middot; fixing it: about %.1f&times; faster", l->predicted_gain);
+	if (l->predicted_gain > 0 && !l->gain_note && l->gain_high > 0 &&
+	    l->gain_high - l->gain_low >= 0.05)
+		fprintf(out, " (%.1f&ndash;%.1f&times;%s)", l->gain_low, l->gain_high,
+			l->gain_measured ? ", measured" : "");
+	else if (l->predicted_gain > 0 && l->gain_measured)
+		fputs(" (measured)", out);
 	if (l->predicted_gain > 0 && l->gain_note) {
 		fputs(" (", out);
 		esc(out, l->gain_note);

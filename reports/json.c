@@ -223,6 +223,17 @@ static void json_null(struct json *j, const char *key)
 	fputs("null", j->out);
 }
 
+/* A gain's range: high 0 is no upper bound (null). */
+static void gain_range_json(struct json *j, const char *lk, const char *hk,
+			    double low, double high)
+{
+	json_double(j, lk, low);
+	if (high > 0)
+		json_double(j, hk, high);
+	else
+		json_null(j, hk);
+}
+
 /* Addresses are strings: JSON numbers lose precision past 2^53. */
 static void json_addr(struct json *j, const char *key, uint64_t addr)
 {
@@ -641,6 +652,10 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_u64(j, "untyped", l->untyped);
 	json_double(j, "predicted_gain", l->predicted_gain);
 	json_double(j, "predicted_gain_all", l->predicted_gain_all);
+	gain_range_json(j, "predicted_gain_low", "predicted_gain_high", l->gain_low, l->gain_high);
+	gain_range_json(j, "predicted_gain_all_low", "predicted_gain_all_high",
+			l->gain_all_low, l->gain_all_high);
+	json_bool(j, "gain_measured", l->gain_measured);
 	if (l->gain_note)
 		json_str(j, "predicted_gain_note", l->gain_note);
 	threads_json(j, l->threads, l->n_threads, l->n_pids > 1);

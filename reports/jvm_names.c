@@ -449,16 +449,21 @@ void jvm_advise_line(struct jvm_names *j, struct report_line *rl, enum jvm_namin
 		rl->advice.summary = object_advice(rl);
 	} else if (cache && range_contended(cache)) {
 		rl->advice.summary = secondary_super_advice(rl);
-		if (cache->true_shared && rl->predicted_gain > 1.005)
+		if (cache->true_shared && rl->predicted_gain > 1.005) {
 			rl->gain_note = gain_caveat;
+			rl->gain_high = rl->gain_all_high = 0;   /* no upper bound */
+		}
 	} else {
 		rl->advice.summary = klass_field_advice(rl);
 	}
 	/* Nothing in a Klass can be padded: its fixes (a JDK without the
 	 * write, Java code that stops causing it) remove the writes, true and
 	 * false sharing alike, so the gain of the fix is the whole line's. */
-	if (named == JVM_KLASS && rl->predicted_gain_all > rl->predicted_gain)
+	if (named == JVM_KLASS && rl->predicted_gain_all > rl->predicted_gain) {
 		rl->predicted_gain = rl->predicted_gain_all;
+		rl->gain_low = rl->gain_all_low;
+		rl->gain_high = rl->gain_all_high;
+	}
 	/* the JVM's layout, and no C proposal: the JVM lays out its data */
 	advice_layout_release(&rl->advice.current);
 	advice_layout_release(&rl->advice.proposed);

@@ -263,6 +263,11 @@ struct report_line {
 	double predicted_gain_all;   /* ... if every contended range were fixed */
 	const char *gain_note;       /* static: why predicted_gain is a lower
 	                                bound (what the model cannot see), or NULL */
+	double gain_low, gain_high;  /* the range of predicted_gain (gain.h);
+	                                gain_high 0: no upper bound stated */
+	double gain_all_low, gain_all_high;   /* ... of predicted_gain_all */
+	bool gain_measured;          /* the gain was measured with the fix applied,
+	                                not predicted (false from the model) */
 	struct report_pair *pairs;   /* who contends with whom */
 	unsigned n_pairs;
 	bool confirmed_checked;      /* its words were watched (watch backend) */

@@ -393,7 +393,7 @@ static void predict_gain(struct build *b, const struct line *l,
 			 const struct line_verdict *v, const unsigned *range,
 			 struct report_line *rl)
 {
-	double *saved = xcalloc(v->n_ranges + 1, sizeof(*saved));
+	struct gain_saving *saved = xcalloc(v->n_ranges + 1, sizeof(*saved));
 
 	gain_saved(l, range, v->n_ranges, b->queue, saved);
 	gain_predict(rl, saved, b->total);

@@ -905,6 +905,10 @@ static void print_advice(const struct report_line *l, FILE *out)
 		w.cont = INDENT "    ";
 		w.col = fprintf(out, INDENT "fixing this line: %s~%.1fx",
 				l->gain_note ? "at least " : "", l->predicted_gain);
+		if (!l->gain_note && l->gain_high > 0 && l->gain_high - l->gain_low >= 0.05)
+			w.col += fprintf(out, " (%.1f-%.1fx)", l->gain_low, l->gain_high);
+		if (l->gain_measured)
+			w.col += fprintf(out, " measured");
 		if (l->kind == SHARING_MIXED && l->predicted_gain_all > l->predicted_gain + 0.05)
 			w.col += fprintf(out, " (padding); ~%.1fx with the true sharing removed too",
 					 l->predicted_gain_all);

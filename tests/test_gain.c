@@ -1,7 +1,8 @@
 /* The gain model: residuals by access kind, latency weights, stores
  * queued behind a contended store (same thread, same function, private
- * lines only, charged once), stores that commit in bursts, loads of a
- * thread's own word, and which ranges each prediction counts. */
+ * lines only, charged once, as often as the store goes to the line),
+ * stores that commit in bursts, loads of a thread's own word, which
+ * ranges each prediction counts, and the range around each. */
 #include <math.h>
 
 #include "detector/line_table.h"
@@ -64,7 +65,7 @@ static void test_residuals(void)
 	struct line_table *t = line_table_new(64, 10 * MS);
 	struct line *l;
 	unsigned range[8];
-	double saved[2];
+	struct gain_saving saved[2];
 
 	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);
 	add_n(t, 100, 2, 0x1018, SHARED + 8, ACCESS_STORE, 0);
@@ -72,9 +73,12 @@ static void test_residuals(void)
 	l = line_table_find(t, PID, SHARED);
 	ranges_by_offset(l, range);
 	gain_saved(l, range, 2, NULL, saved);
-	CHECK(near(saved[0], 100 * (1 - GAIN_RESIDUAL_LOAD)), "loads: %f", saved[0]);
-	CHECK(near(saved[1], 100 * (1 - GAIN_RESIDUAL_STORE) + 10 * (1 - GAIN_RESIDUAL_ATOMIC)),
-	      "stores and a locked op: %f", saved[1]);
+	CHECK(near(saved[0].point, 100 * (1 - GAIN_RESIDUAL_LOAD)), "loads: %f", saved[0].point);
+	CHECK(near(saved[1].point, 100 * (1 - GAIN_RESIDUAL_STORE) + 10 * (1 - GAIN_RESIDUAL_ATOMIC)),
+	      "stores and a locked op: %f", saved[1].point);
+	for (unsigned i = 0; i < 2; i++)
+		CHECK(saved[i].low < saved[i].point && saved[i].point < saved[i].high,
+		      "range %u: %f < %f < %f", i, saved[i].low, saved[i].point, saved[i].high);
 	line_table_free(t);
 
 	/* latency weights replace the load residual: 50 cycles, 5 of them an L1 hit */
@@ -85,8 +89,11 @@ static void test_residuals(void)
 	for (unsigned i = 0; i < l->n_cells; i++)
 		range[i] = 0;
 	gain_saved(l, range, 1, NULL, saved);
-	CHECK(near(saved[0], 100 * (1 - GAIN_L1_CYCLES / 50) + 100 * (1 - GAIN_RESIDUAL_LOAD)),
-	      "weighted: %f", saved[0]);
+	CHECK(near(saved[0].point, 100 * (1 - GAIN_L1_CYCLES / 50) + 100 * (1 - GAIN_RESIDUAL_LOAD)),
+	      "weighted: %f", saved[0].point);
+	CHECK(near(saved[0].high - saved[0].point,
+		   100 * GAIN_L1_CYCLES / 50 / 2 + 100 * (GAIN_RESIDUAL_LOAD - 0.01)),
+	      "weighted: the latency's residual is sure within 2x: %f", saved[0].high);
 	line_table_free(t);
 }
 
@@ -96,7 +103,7 @@ static void test_queued_stores(void)
 	struct gain_queue *q;
 	struct line *l;
 	unsigned range[8];
-	double saved[3];
+	struct gain_saving saved[3];
 	uint64_t func;
 
 	/* thread 1 stores to SHARED+0 at 0x1010 and SHARED+0 again at 0x1030
@@ -127,16 +134,19 @@ static void test_queued_stores(void)
 	l = line_table_find(t, PID, SHARED);
 	ranges_by_offset(l, range);
 	gain_saved(l, range, 2, q, saved);
-	CHECK(near(saved[0], 25 * (1 - GAIN_RESIDUAL_STORE) + 300 * (1 - GAIN_RESIDUAL_STORE)),
-	      "thread 1's range: its stores and its queue once: %f", saved[0]);
-	CHECK(near(saved[1], 20 * (1 - GAIN_RESIDUAL_STORE) + 40 * (1 - GAIN_RESIDUAL_STORE)),
-	      "thread 2's range: %f", saved[1]);
+	CHECK(near(saved[0].point, 25 * (1 - GAIN_RESIDUAL_STORE) +
+			       300 * (1 - GAIN_RESIDUAL_QUEUED)),
+	      "thread 1's range: its stores and its queue once: %f", saved[0].point);
+	CHECK(near(saved[1].point, 20 * (1 - GAIN_RESIDUAL_STORE) +
+			       40 * (1 - GAIN_RESIDUAL_QUEUED)),
+	      "thread 2's range: %f", saved[1].point);
 
 	/* a range outside the contended ones gets nothing, not even a queue */
 	for (unsigned i = 0; i < l->n_cells; i++)
 		range[i] = l->cells[i].offset == 8 ? 0 : 1;
 	gain_saved(l, range, 1, q, saved);
-	CHECK(near(saved[0], 60 * (1 - GAIN_RESIDUAL_STORE)), "only thread 2's: %f", saved[0]);
+	CHECK(near(saved[0].point, 20 * (1 - GAIN_RESIDUAL_STORE) + 40 * (1 - GAIN_RESIDUAL_QUEUED)),
+	      "only thread 2's: %f", saved[0].point);
 	gain_queue_free(q);
 	line_table_free(t);
 }
@@ -157,7 +167,7 @@ static void test_store_streams(void)
 	struct gain_queue *q;
 	struct line *l;
 	unsigned range[8];
-	double saved[2];
+	struct gain_saving saved[2];
 
 	/* thread 1 loads and stores its own word in a one-line loop */
 	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);
@@ -174,10 +184,50 @@ static void test_store_streams(void)
 	l = line_table_find(t, PID, SHARED);
 	ranges_by_offset(l, range);
 	gain_saved(l, range, 2, q, saved);
-	CHECK(near(saved[0], 150 * (1 - GAIN_RESIDUAL_BURST) + 10 * (1 - GAIN_RESIDUAL_LOAD)),
-	      "one-line loop: bursts; the other thread's read: a miss: %f", saved[0]);
-	CHECK(near(saved[1], 100 * (1 - GAIN_RESIDUAL_STORE) + 40 * (1 - GAIN_RESIDUAL_STORE)),
-	      "mixed loop: an own-word RMW is a queued store: %f", saved[1]);
+	CHECK(near(saved[0].point, 150 * (1 - GAIN_RESIDUAL_BURST) + 10 * (1 - GAIN_RESIDUAL_LOAD)),
+	      "one-line loop: bursts; the other thread's read: a miss: %f", saved[0].point);
+	CHECK(near(saved[1].point, 100 * (1 - GAIN_RESIDUAL_STORE) +
+			       40 * (1 - GAIN_RESIDUAL_QUEUED)),
+	      "mixed loop: an own-word RMW is a queued store: %f", saved[1].point);
+	gain_queue_free(q);
+	line_table_free(t);
+}
+
+/* A histogram: one increment instruction per thread goes to the shared
+ * line one time in ten and to the thread's own lines otherwise; the
+ * stores behind it wait for the line only that often, and only the high
+ * end of the range counts them. */
+static void test_scattered_stores(void)
+{
+	struct line_table *t = line_table_new(64, 10 * MS);
+	struct gain_queue *q;
+	struct line *l;
+	unsigned range[8];
+	struct gain_saving saved[2];
+	uint64_t func;
+
+	add_n(t, 20, 1, 0x1010, SHARED, ACCESS_RMW, 0);
+	add_n(t, 20, 2, 0x2010, SHARED + 8, ACCESS_RMW, 0);
+	for (unsigned k = 0; k < 9; k++) {
+		add_n(t, 20, 1, 0x1010, STACK1 + 64 * k, ACCESS_RMW, 0);
+		add_n(t, 20, 2, 0x2010, STACK2 + 64 * k, ACCESS_RMW, 0);
+	}
+	add_n(t, 100, 2, 0x2020, STACK2 + 4096, ACCESS_STORE, 0);   /* another store */
+
+	q = gain_queue_new(t, fake_function, NULL, NULL);
+	CHECK_EQ_U64(gain_queue_ip_samples(q, PID, 1, 0x1010), 180, "thread 1's increments elsewhere");
+	CHECK_EQ_U64(gain_queue_ip_samples(q, PID, 1, 0x1018), 0, "no such store");
+	CHECK_EQ_U64(gain_queue_samples(q, PID, 2, 0x2010, &func), 280, "thread 2's queue");
+	l = line_table_find(t, PID, SHARED);
+	ranges_by_offset(l, range);
+	gain_saved(l, range, 2, q, saved);
+	CHECK(near(saved[0].point, 20 * (1 - GAIN_RESIDUAL_STORE)),
+	      "an increment a tenth of the time on the line: no queue: %f", saved[0].point);
+	CHECK(near(saved[0].high, 20 * (1 - 0.02) + 180 * 0.1 * (1 - 0.12)),
+	      "the high end: a tenth of the queue: %f", saved[0].high);
+	CHECK(near(saved[1].high, 20 * (1 - 0.02) + 280 * 0.1 * (1 - 0.12)),
+	      "thread 2's other store waits as often: %f", saved[1].high);
+	CHECK(near(saved[0].low, 20 * (1 - 0.25)), "the low end: %f", saved[0].low);
 	gain_queue_free(q);
 	line_table_free(t);
 }
@@ -194,22 +244,30 @@ static void test_predict(void)
 		range_flags(true, false), range_flags(false, true), range_flags(false, false),
 	};
 	struct report_line l = { .kind = SHARING_MIXED, .ranges = ranges, .n_ranges = 3 };
-	double saved[3] = { 600, 200, 100 };
+	struct gain_saving saved[3] = { { 600, 500, 700 }, { 200, 150, 250 }, { 100, 50, 150 } };
 
 	gain_predict(&l, saved, 1000);
 	CHECK(near(l.predicted_gain, 1000.0 / 800), "mixed: padding fixes the false part: %f",
 	      l.predicted_gain);
+	CHECK(near(l.gain_low, 1000.0 / 850) && near(l.gain_high, 1000.0 / 750),
+	      "its range: %f-%f", l.gain_low, l.gain_high);
 	CHECK(near(l.predicted_gain_all, 1000.0 / 200), "all ranges: %f", l.predicted_gain_all);
+	CHECK(near(l.gain_all_low, 1000.0 / 350) && near(l.gain_all_high, 1000.0 / 50),
+	      "all ranges' range: %f-%f", l.gain_all_low, l.gain_all_high);
+	CHECK(!l.gain_measured, "the model's gain is not measured");
 	l.kind = SHARING_TRUE;
 	gain_predict(&l, saved, 1000);
 	CHECK(near(l.predicted_gain, 1000.0 / 400), "true: %f", l.predicted_gain);
+	CHECK(near(l.gain_low, 1000.0 / 500) && near(l.gain_high, 1000.0 / 300),
+	      "true: its range: %f-%f", l.gain_low, l.gain_high);
 
-	saved[0] = 1000;
+	saved[0] = (struct gain_saving){ 1000, 1000, 1000 };
 	gain_predict(&l, saved, 1000);
 	CHECK(isfinite(l.predicted_gain) && l.predicted_gain <= 4 / GAIN_RESIDUAL_LOAD + 1e-9,
 	      "bounded when everything is saved: %f", l.predicted_gain);
 	gain_predict(&l, saved, 0);
-	CHECK(near(l.predicted_gain, 1), "no samples: %f", l.predicted_gain);
+	CHECK(near(l.predicted_gain, 1) && near(l.gain_low, 1) && near(l.gain_high, 1),
+	      "no samples: %f", l.predicted_gain);
 }
 
 int main(void)
@@ -217,6 +275,7 @@ int main(void)
 	test_residuals();
 	test_queued_stores();
 	test_store_streams();
+	test_scattered_stores();
 	test_predict();
 	return test_done();
 }

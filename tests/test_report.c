@@ -1176,7 +1176,8 @@ static void test_pairs_merge(void)
 
 /* A JVM's Klass line as jvm_names.c leaves it: the object says its type
  * (no "(Klass)" after it), and a gain the model cannot price is printed
- * as a lower bound with why, in text and JSON. */
+ * as a lower bound with why and no range, in text and JSON; before the
+ * note, the model's range. */
 static void test_jvm_line_text(void)
 {
 	struct line_table *t = line_table_new(64, 100000);
@@ -1194,10 +1195,24 @@ static void test_jvm_line_text(void)
 	l->object = xstrdup("Klass TypeCheck$C0");
 	free(l->type_name);
 	l->type_name = xstrdup("Klass");
+	l->predicted_gain = 2.5;       /* the model's range, printed with it */
+	l->gain_low = 1.8;
+	l->gain_high = 3.4;
+	text = render(r, false);
+	json = render(r, true);
+	CHECK(strstr(text, "fixing this line: ~2.5x (1.8-3.4x)\n"), "gain and its range:\n%s", text);
+	CHECK(strstr(json, "\"predicted_gain_low\": 1.8,") &&
+	      strstr(json, "\"predicted_gain_high\": 3.4,") &&
+	      strstr(json, "\"gain_measured\": false,"), "JSON: the range, not measured");
+	free(text);
+	free(json);
 	l->predicted_gain = 1.5;
+	l->gain_low = 1.5;
+	l->gain_high = 0;              /* what jvm_names.c leaves with its note */
 	l->gain_note = "the model cannot price X";
 	text = render(r, false);
 	json = render(r, true);
+	CHECK(strstr(json, "\"predicted_gain_high\": null,"), "JSON: no upper bound");
 	CHECK(strstr(text, "SHARING  Klass TypeCheck$C0  line ") && !strstr(text, "(Klass)"),
 	      "JVM title: the object once, no type after it:\n%s", text);
 	CHECK(strstr(text, "fixing this line: at least ~1.5x; the model cannot price X\n"),
