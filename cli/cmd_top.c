@@ -8,7 +8,10 @@
  * shown -- on a full screen (top_screen.h) or as a plain table per
  * refresh (--batch, or stdout not a terminal).  q, -n or -d ends the
  * sampling as Ctrl-C ends attach's: an attached process runs on as it
- * was.  --report prints the whole session's report at the end.
+ * was.  --report prints the whole session's report at the end.  w
+ * confirms the selected line with watchpoints (top_watch.h): the session
+ * confirms on demand, and its counts are on the screen's lines as on the
+ * final report's.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -21,11 +24,14 @@
 #include "cli/options.h"
 #include "cli/session.h"
 #include "cli/top_screen.h"
+#include "cli/top_watch.h"
 #include "common/escape.h"
 #include "common/procfs.h"
 #include "common/util.h"
+#include "detector/watch.h"
 #include "reports/live_window.h"
 #include "reports/report.h"
+#include "reports/watch_report.h"
 #include "symbolize/data_types.h"
 
 /* At most this many samples in the window (72 bytes each). */
@@ -51,6 +57,7 @@ struct top {
 	uint32_t sel_pid;             /* the selected line, kept across refreshes */
 	uint64_t sel_addr;
 	char *message;                /* for the bottom line, until the next key */
+	struct top_watch *watch;      /* w's watches and their verdicts */
 	bool want_screen;             /* not --batch, and stdout is a terminal */
 	struct top_screen *screen;    /* NULL: batch, or not open yet */
 };
@@ -254,7 +261,9 @@ static void remember_selection(struct top *t)
 
 /* --- the window's report ------------------------------------------------- */
 
-static void rebuild(struct top *t, const struct session_view *v)
+/* note: a refresh (live_window_note() keeps its scores for the trend);
+ * false: the same window again, with the counts of a watch just over. */
+static void rebuild(struct top *t, const struct session_view *v, bool note)
 {
 	struct run_facts f = {
 		.command = t->command, .backend = v->backend, .freq = v->freq,
@@ -267,8 +276,15 @@ static void rebuild(struct top *t, const struct session_view *v)
 	report_free(t->r);
 	t->r = live_window_report(t->win, &f, &t->cfg, t->opt->top, v->sym, dt);
 	data_types_free(dt);
+	/* the exact counts of w's watches, once over, as the final report
+	 * shows them (Enter); not a watch's partial ones */
+	if (confirm_windows_run(v->confirm) && !top_watch_running(t->watch)) {
+		confirm_fill_report(v->confirm, t->r, v->sym);
+		report_confirm_locks(t->r);
+	}
 	session_name_threads(t->r, v->names);
-	live_window_note(t->win, t->r);
+	if (note)
+		live_window_note(t->win, t->r);
 	order_lines(t);
 }
 
@@ -318,13 +334,16 @@ static char *screen_row(const struct top *t, unsigned i)
 	const struct report_line *l = &t->r->lines[t->order[i]];
 	char kind[32], trend[LIVE_TREND_POINTS + 3];
 	char *members = members_text(l), *site = site_text(l), *gain = gain_text(l), *row;
+	const char *watched = top_watch_note(t->watch, l->pid, l->addr);
 	struct strbuf esc = STRBUF_INIT;
 
 	kind_upper(l, kind, sizeof(kind));
 	trend_bar(t, l, trend);
-	row = xasprintf("%3u  %-14s %6.3f  %-10s %7s %4u  %-16s %-28s %s", i + 1, kind,
+	/* w's verdict before the code site, which a narrow screen cuts first */
+	row = xasprintf("%3u  %-14s %6.3f  %-10s %7s %4u  %-16s %-28s %s%s%s%s", i + 1, kind,
 			l->score, trend, gain, l->n_threads,
-			escape_text(&esc, l->object ? l->object : "-"), members, site);
+			escape_text(&esc, l->object ? l->object : "-"), members,
+			watched ? "[" : "", watched ? watched : "", watched ? "]  " : "", site);
 	strbuf_release(&esc);
 	free(members);
 	free(site);
@@ -414,36 +433,8 @@ static void draw(struct top *t, bool repaint)
 	strbuf_release(&esc);
 }
 
-/* w: watchpoints are not armed from here (watch.h: on a virtual machine a
- * trap can reach the target as a spurious SIGTRAP and kill it); the
- * message names the command that confirms the line's hottest words. */
-static void watch_message(struct top *t)
-{
-	const struct report_line *l = selected_line(t);
-	struct strbuf sb = STRBUF_INIT;
-	uint64_t last = UINT64_MAX;
-
-	free(t->message);
-	if (!l) {
-		t->message = xstrdup("w: no line selected");
-		return;
-	}
-	strbuf_addf(&sb, "w: top arms no watchpoints (a spurious SIGTRAP on a VM can kill "
-		    "the target); to confirm: contend watch -p %" PRIu32, l->pid);
-	for (unsigned i = 0, n = 0; i < l->n_ranges && n < 4; i++) {
-		uint64_t word = (l->addr + l->ranges[i].offset) & ~7ull;
-
-		if (word != last && range_contended(&l->ranges[i])) {
-			strbuf_addf(&sb, " 0x%" PRIx64, word);
-			last = word;
-			n++;
-		}
-	}
-	t->message = strbuf_detach(&sb);
-}
-
 /* One key; false if it changes nothing on the screen. */
-static bool handle_key(struct top *t, int c)
+static bool handle_key(struct top *t, int c, const struct session_view *v)
 {
 	unsigned n = t->r ? t->r->n_lines : 0;
 
@@ -473,7 +464,7 @@ static bool handle_key(struct top *t, int c)
 		t->paused = !t->paused;
 		break;
 	case 'w':
-		watch_message(t);
+		t->message = top_watch_start(t->watch, v, selected_line(t));
 		break;
 	case TOP_KEY_RESIZE:
 		break;
@@ -497,6 +488,7 @@ static bool on_live(void *ctx, const struct session_view *v)
 {
 	struct top *t = ctx;
 	bool redraw = false, refreshed = false;
+	char *message;
 	int c;
 
 	if (t->want_screen) {
@@ -507,13 +499,15 @@ static bool on_live(void *ctx, const struct session_view *v)
 	t->seen.lines = NULL;
 	t->seen.sym = NULL;
 	t->seen.names = NULL;
+	t->seen.confirm = NULL;
+	t->seen.watch_note = NULL;
 	if (v->elapsed >= t->next) {
 		t->next += t->opt->interval;
 		if (t->next <= v->elapsed)   /* a slow refresh: skip, do not catch up */
 			t->next = v->elapsed + t->opt->interval;
 		live_window_close(t->win, v->elapsed, v->samples, v->decoded);
 		if (!t->paused) {
-			rebuild(t, v);
+			rebuild(t, v, true);
 			redraw = refreshed = true;
 			t->refreshes++;
 			if (!t->screen)
@@ -525,7 +519,14 @@ static bool on_live(void *ctx, const struct session_view *v)
 	if (t->opt->duration > 0 && v->elapsed >= t->opt->duration)
 		t->quit = true;
 	while (t->screen && !t->quit && (c = top_screen_key(t->screen)) != TOP_KEY_NONE)
-		redraw |= handle_key(t, c);
+		redraw |= handle_key(t, c, v);
+	if ((message = top_watch_poll(t->watch, v))) {
+		free(t->message);
+		t->message = message;
+		if (t->r && !t->paused)
+			rebuild(t, v, false);
+		redraw = true;
+	}
 	if (t->screen && redraw && !t->quit)
 		draw(t, refreshed);
 	return t->quit;
@@ -553,6 +554,7 @@ int cmd_top(int argc, char **argv)
 	struct top t = { 0 };
 	struct session_hooks hooks = {
 		.ctx = &t, .access = on_access, .live = on_live, .report = on_report,
+		.confirm_on_demand = true,   /* w; attach on a VM needs --confirm */
 	};
 	int ret;
 
@@ -566,9 +568,9 @@ int cmd_top(int argc, char **argv)
 	t.opt = &opt;
 	t.cfg = opt.classify;
 	/* The screen or the tables say it all: no status line, no messages
-	 * over the screen; and no watchpoints (see watch_message). */
+	 * over the screen.  Watchpoints only on the lines w asks for: none
+	 * where there are no keys. */
 	opt.quiet = true;
-	opt.confirm = false;
 	/* without --report the final report is not printed: qualify no line,
 	 * so that nothing is built for it */
 	if (!opt.report_on_quit)
@@ -588,6 +590,9 @@ int cmd_top(int argc, char **argv)
 		t.command = strbuf_detach(&sb);
 	}
 	t.want_screen = !opt.batch && isatty(STDOUT_FILENO);
+	if (!t.want_screen)
+		opt.confirm = false;
+	t.watch = top_watch_new();
 	atexit(restore_terminal);
 
 	ret = opt.pid ? session_attach(&opt, &hooks) : session_run(&opt, &hooks);
@@ -601,5 +606,6 @@ int cmd_top(int argc, char **argv)
 	free(t.order);
 	free(t.command);
 	free(t.message);
+	top_watch_free(t.watch);
 	return ret;
 }

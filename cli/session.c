@@ -298,6 +298,7 @@ static struct session_view session_view(struct session *s, pid_t pid, double t0)
 		.samples = row->samples_seen(s->backend.state),
 		.decoded = row->samples_decoded(s->backend.state),
 		.pid = pid, .elapsed = monotonic_s() - t0, .duration = s->duration,
+		.confirm = s->confirm, .watch_note = s->watch_note,
 	};
 }
 
@@ -512,6 +513,8 @@ static void session_init(struct session *s, const struct options *opt,
 		watch_config_default(&wc);
 		wc.stop = &stop_requested;
 		s->confirm = confirm_new(&wc, &opt->classify, opt->line_size);
+		if (hooks && hooks->confirm_on_demand)
+			confirm_on_demand(s->confirm);
 	}
 }
 

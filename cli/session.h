@@ -23,6 +23,7 @@
 #include "detector/sample.h"
 
 struct alloc_table;
+struct confirm;
 struct line_table;
 struct proc_creds;
 struct report;
@@ -42,6 +43,10 @@ struct session_view {
 	pid_t pid;
 	double elapsed;               /* seconds since sampling began */
 	double duration;              /* planned seconds, 0: until stopped */
+	/* watchpoints: the session's confirmation, NULL when off (then
+	 * watch_note says why, or is NULL: --no-confirm) */
+	struct confirm *confirm;
+	const char *watch_note;
 };
 
 struct session_hooks {
@@ -71,6 +76,10 @@ struct session_hooks {
 	/* the report is built: output it and return contend's exit status
 	 * (replaces the default text/JSON output) */
 	int (*report)(void *ctx, const struct report *r, const struct options *opt);
+	/* confirmation only of the lines asked for (confirm_line() on the
+	 * view's confirm: top's w), none picked by the session itself; the
+	 * report takes their counts as --confirm's */
+	bool confirm_on_demand;
 };
 
 int session_run(const struct options *opt, const struct session_hooks *hooks);

@@ -272,6 +272,21 @@ void confirm_tick(struct confirm *c, struct line_table *lines, double elapsed);
  * watched takes the exact evidence (watch_merge_line), so the report's
  * classification knows the writers that sampling missed. */
 void confirm_merge_evidence(struct confirm *c, struct line_table *lines);
+/*
+ * On demand (contend top's w): confirm_tick() picks no line by itself and
+ * runs only the windows confirm_line() plans, at the same window, cap and
+ * duty cycle.  confirm_line() plans the words of one sampled line (pid,
+ * addr in lines) now.  Returns 0; -EBUSY while windows of an earlier
+ * plan remain; -ENOENT if lines has no such line or no word of it was
+ * sampled; -EXDEV if other processes share it (a watch sees one
+ * process); -EIO once a window failed (confirm_failed()).
+ */
+void confirm_on_demand(struct confirm *c);
+int confirm_line(struct confirm *c, struct line_table *lines, uint32_t pid, uint64_t addr);
+/* Windows planned and not run yet: a confirmation is under way. */
+bool confirm_busy(const struct confirm *c);
+/* A window failed to arm (said why on stderr): no more windows run. */
+bool confirm_failed(const struct confirm *c);
 /* The watch a confirmation runs its windows with (NULL for NULL). */
 struct watch *confirm_watch(const struct confirm *c);
 /* Windows run so far (0 for NULL): were watchpoints ever armed? */

@@ -2,7 +2,9 @@
  *
  * confirm_tick() runs watch windows on the top contended lines of a
  * sampling session while its target runs; confirm_merge_evidence() hands
- * the exact counts to the line table before the report is built.  Putting
+ * the exact counts to the line table before the report is built.  On
+ * demand (top's w), confirm_line() plans the one line asked for and
+ * confirm_tick() runs its windows, picking none itself.  Putting
  * the results on report lines is reports/watch_report.c's job.
  */
 #include "detector/instances.h"
@@ -35,6 +37,7 @@ struct confirm {
 	double next_at;               /* elapsed time the next window may start */
 	double planned_at;
 	bool failed;                  /* a fatal error: watch no more */
+	bool on_demand;               /* confirm_line() alone plans */
 };
 
 struct confirm *confirm_new(const struct watch_config *wcfg,
@@ -184,7 +187,7 @@ void confirm_tick(struct confirm *c, struct line_table *lines, double elapsed)
 	if (c->failed || elapsed < CONFIRM_START_S || elapsed < c->next_at)
 		return;
 	if (c->next == c->n_plan) {
-		if (elapsed - c->planned_at < CONFIRM_REPLAN_S)
+		if (c->on_demand || elapsed - c->planned_at < CONFIRM_REPLAN_S)
 			return;
 		c->planned_at = elapsed;
 		make_plan(c, lines);
@@ -198,6 +201,50 @@ void confirm_tick(struct confirm *c, struct line_table *lines, double elapsed)
 		c->failed = true;     /* said why; the sampling goes on */
 	armed = watch_armed_s(c->w) - armed;
 	c->next_at = elapsed + armed + watch_rest_s(armed, &c->wcfg);
+}
+
+void confirm_on_demand(struct confirm *c)
+{
+	c->on_demand = true;
+}
+
+bool confirm_busy(const struct confirm *c)
+{
+	return c && !c->failed && c->next < c->n_plan;
+}
+
+bool confirm_failed(const struct confirm *c)
+{
+	return c && c->failed;
+}
+
+/* The words of the line as sampled so far, as pick_lines() would take
+ * them; the line is remembered as watched, so that a session that also
+ * picks lines by itself does not plan it twice. */
+int confirm_line(struct confirm *c, struct line_table *lines, uint32_t pid, uint64_t addr)
+{
+	struct line *l = line_table_find(lines, pid, addr);
+	struct watch_line_words lw;
+
+	if (c->failed)
+		return -EIO;
+	if (confirm_busy(c))
+		return -EBUSY;
+	if (!l)
+		return -ENOENT;
+	if (line_cross_process(l))
+		return -EXDEV;
+	watch_hot_words(l, c->line_size, &c->wcfg, &lw);
+	if (!lw.n_words)
+		return -ENOENT;
+	if (!was_watched(c, l)) {
+		ALLOC_GROW(c->watched, c->n_watched + 1, c->alloc_watched);
+		c->watched[c->n_watched++] = (struct line_id){ pid, addr };
+	}
+	free(c->plan);
+	c->n_plan = watch_plan(&lw, 1, &c->plan);
+	c->next = 0;
+	return 0;
 }
 
 void confirm_merge_evidence(struct confirm *c, struct line_table *lines)

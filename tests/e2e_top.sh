@@ -4,8 +4,13 @@
 #     capture-pane): `counters` shows as FALSE SHARING within 2 s; Enter
 #     expands it (the ranges counters[0] and counters[1], as the report
 #     prints them); s changes the sort (the header says the new key); p
-#     pauses; the view redraws at a new size; q exits 0 and the target
-#     runs on;
+#     pauses; w on a virtual machine (no --confirm) says why it arms no
+#     watchpoints and how to (elsewhere it confirms, as below); the view
+#     redraws at a new size; q exits 0 and the target runs on;
+#   - top --confirm --report: w confirms counters with watchpoints (the
+#     row and the bottom line say "confirmed: false sharing", Enter shows
+#     the exact counts as the report prints them) and the report at q
+#     has them;
 #   - --report -o FILE: the whole session's report at the end;
 #   - top with stdout not a terminal, -i 1 -d 3: three tables, each a
 #     '# contend top' line, the column titles and tab-separated rows;
@@ -36,6 +41,8 @@ trap cleanup EXIT
 
 have_tmux=yes
 command -v tmux >/dev/null || have_tmux=
+vm=no
+grep -qw hypervisor /proc/cpuinfo && vm=yes
 
 screen() { tmux -L "$sock" capture-pane -p -t top; }
 
@@ -50,7 +57,7 @@ wait_screen() {   # whole-secs pattern
 	done
 }
 
-"$tc/false_sharing_counters" --seconds 60 >/dev/null &
+"$tc/false_sharing_counters" --seconds 180 >/dev/null &   # killed at the end
 target=$!
 sleep 0.3
 
@@ -104,6 +111,21 @@ if [ -n "$have_tmux" ]; then
 	fi
 	tmux -L "$sock" send-keys -t top p
 
+	# w where watchpoints are not allowed: one message, nothing armed
+	tmux -L "$sock" send-keys -t top w
+	if [ $vm = yes ]; then
+		if wait_screen 2 '^w: no watchpoints: attached on a virtual machine.*start top with --confirm' &&
+		   ! grep -q 'watching\|confirmed' "$tmp/screen"; then
+			ok "top on a VM: w arms nothing and says --confirm would"
+		else
+			fail "top on a VM: w did not refuse:"; tail -3 "$tmp/screen"
+		fi
+	elif wait_screen 3 '\[confirmed: false sharing, '; then
+		ok "top, not a VM: w confirms counters"
+	else
+		fail "top, not a VM: w did not confirm counters:"; tail -3 "$tmp/screen"
+	fi
+
 	tmux -L "$sock" resize-window -t top -x 100 -y 20 2>/dev/null ||
 		tmux -L "$sock" resize-pane -t top -x 100 -y 20
 	sleep 0.5
@@ -126,6 +148,48 @@ if [ -n "$have_tmux" ]; then
 		ok "top: the target runs on after q"
 	else
 		fail "top: the target is gone after q"
+	fi
+	tmux -L "$sock" kill-session -t top 2>/dev/null
+
+	# --- w: watchpoints on the selected line, on demand ---------------------
+	rm -f "$tmp/top.exit" "$tmp/w-final.txt"
+	tmux -L "$sock" new-session -d -s top -x 180 -y 50 \
+		"'$contend' top --span 5 --confirm --report -o '$tmp/w-final.txt' -p $target; echo \$? >'$tmp/top.exit'; sleep 60"
+	# a window sees both threads only when both run in it (and the line
+	# is in the view only when they ran at once): up to three w
+	for try in 1 2 3; do
+		wait_screen 5 '^ +1  FALSE SHARING +[0-9.]+ .* counters ' ||
+			echo "counters not contended yet: w may have nothing to confirm"
+		tmux -L "$sock" send-keys -t top w
+		sleep 0.3   # the last try's verdict is on the bottom line until w is read
+		wait_screen 3 '^w: counters \(line 0x[0-9a-f]+\): ' &&
+			grep -qE '\[confirmed: false sharing, ' "$tmp/screen" && break
+	done
+	row=$(grep -E '^ +1  FALSE SHARING .* counters ' "$tmp/screen")
+	msg=$(tail -1 "$tmp/screen")
+	if echo "$row" | grep -qE '\[confirmed: false sharing, [0-9.]+[KMG]? writes, threads [0-9]+ [0-9]+\]  increment ' &&
+	   echo "$msg" | grep -qE '^w: counters \(line 0x[0-9a-f]+\): confirmed: false sharing by exact counts \([0-9]+ words? watched, [0-9.]+ s\); '; then
+		ok "top --confirm: w confirms counters (try $try): $(echo "$row" | grep -oE '\[confirmed[^]]*\]')"
+	else
+		fail "top --confirm: w did not confirm counters as false sharing:"; cat "$tmp/screen"
+	fi
+	tmux -L "$sock" send-keys -t top Enter
+	if wait_screen 5 '^ +confirmed: false sharing by exact counts \([0-9]+ words? watched' &&
+	   grep -qE '^ +offset +member +thread +reads +writes' "$tmp/screen"; then
+		ok "top --confirm: Enter shows the exact counts as the report prints them"
+	else
+		fail "top --confirm: the expanded line lacks the exact counts:"; cat "$tmp/screen"
+	fi
+	tmux -L "$sock" send-keys -t top q
+	for _ in $(seq 50); do [ -s "$tmp/top.exit" ] && break; sleep 0.1; done
+	if [ "$(cat "$tmp/top.exit" 2>/dev/null)" = 0 ] &&
+	   grep -qE '^# watchpoints: [1-9][0-9]* windows' "$tmp/w-final.txt" &&
+	   grep -qE '^ +confirmed: false sharing by exact counts' "$tmp/w-final.txt" &&
+	   kill -0 "$target" 2>/dev/null; then
+		ok "top --confirm --report: q exits 0, the report has w's exact counts"
+	else
+		fail "top --confirm --report: exit '$(cat "$tmp/top.exit" 2>/dev/null)', report:"
+		cat "$tmp/w-final.txt"
 	fi
 	tmux -L "$sock" kill-session -t top 2>/dev/null
 else

@@ -617,6 +617,87 @@ out:
 	line_table_free(t);
 }
 
+/*
+ * On demand (top's w): a confirmation picks no line by itself, even one
+ * two threads write at 1 kHz (left alone, it would watch it: the
+ * control); confirm_line() plans the one line asked for, refuses a second
+ * while its windows remain, and the ticks run them.  Windows arm real
+ * watchpoints on this process; where the kernel refuses, only the
+ * planning is checked.
+ */
+static void add_writes(struct line_table *t, uint32_t pid)
+{
+	for (unsigned i = 0; i < 400; i++) {
+		struct access_sample s = {
+			.time = 1000000ull * (i / 2), .pid = pid, .tid = 100 + i % 2,
+			.ip = 0x4000 + i % 2, .addr = (uintptr_t)&words[i % 2], .size = 8,
+			.kind = ACCESS_STORE, .base_reg = -1,
+		};
+		line_table_add(t, &s);
+	}
+}
+
+static unsigned tick_until_idle(struct confirm *c, struct line_table *t, double from)
+{
+	unsigned ticks = 0;
+
+	for (double e = from; ticks < 200 && (ticks < 30 || confirm_busy(c)); e += 0.1, ticks++)
+		confirm_tick(c, t, e);
+	return ticks;
+}
+
+static void test_on_demand(void)
+{
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t line = (uintptr_t)words;
+	struct line_table *t = line_table_new(64, 2500000);
+	struct classify_config ccfg;
+	struct watch_config wcfg;
+	struct confirm *c;
+	const struct watch_word_result *r;
+	int err;
+
+	classify_config_default(&ccfg);
+	watch_config_default(&wcfg);
+	add_writes(t, pid);
+	warnings_quiet = true;
+
+	c = confirm_new(&wcfg, &ccfg, 64);   /* the control: picks the line */
+	tick_until_idle(c, t, 0.3);
+	if (confirm_failed(c)) {
+		printf("# on-demand confirmation: live windows skipped (no watchpoints here)\n");
+	} else {
+		CHECK(confirm_windows_run(c) > 0, "by itself, a confirmation watches the line");
+	}
+	confirm_free(c);
+
+	c = confirm_new(&wcfg, &ccfg, 64);
+	confirm_on_demand(c);
+	tick_until_idle(c, t, 0.3);
+	CHECK_EQ_U64(confirm_windows_run(c), 0, "on demand: no line watched unasked");
+	CHECK(!confirm_busy(c), "nothing under way");
+	CHECK_EQ_U64((uint64_t)-confirm_line(c, t, pid, line + 64), ENOENT, "no such line");
+	CHECK_EQ_U64((uint64_t)-confirm_line(c, t, pid + 1, line), ENOENT, "not that process's");
+	err = confirm_line(c, t, pid, line);
+	CHECK_EQ_U64((uint64_t)-err, 0, "the line is planned");
+	CHECK(confirm_busy(c), "its windows are under way");
+	CHECK_EQ_U64((uint64_t)-confirm_line(c, t, pid, line), EBUSY, "a second w waits");
+	tick_until_idle(c, t, 5.0);
+	CHECK(!confirm_busy(c), "the windows all ran");
+	if (confirm_failed(c)) {
+		CHECK_EQ_U64((uint64_t)-confirm_line(c, t, pid, line), EIO, "failed: no more");
+	} else {
+		r = watch_result(confirm_watch(c), pid, (uintptr_t)&words[0]);
+		CHECK(r && r->windows >= 1, "counters[0]'s word watched");
+		r = watch_result(confirm_watch(c), pid, (uintptr_t)&words[1]);
+		CHECK(r && r->windows >= 1, "counters[1]'s word watched");
+		CHECK_EQ_U64(confirm_windows_run(c), 1, "one window: both words at once");
+		CHECK_EQ_U64((uint64_t)-confirm_line(c, t, pid, line), 0, "again, once over");
+	}
+	confirm_free(c);
+	line_table_free(t);
+}
+
 int main(void)
 {
 	test_merge_keeps_total();
@@ -630,5 +711,6 @@ int main(void)
 	test_merge_wide_access();
 	test_merge_borrowed_shape();
 	test_live();
+	test_on_demand();
 	return test_done();
 }
