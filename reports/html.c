@@ -19,6 +19,7 @@
 #include "reports/advice.h"
 #include "reports/alloc_text.h"
 #include "reports/annotate.h"
+#include "reports/fix_report.h"
 #include "reports/latent.h"
 #include "config.h"
 #include "common/util.h"
@@ -953,6 +954,7 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 		esc(out, l->gain_note);
 		fputc(')', out);
 	}
+	fix_print_line_html(l, out, esc);
 	fputs("</p>\n", out);
 	print_alloc(l, out);
 	print_picture(l, rank, out);

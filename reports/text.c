@@ -17,6 +17,7 @@
 
 #include "common/escape.h"
 #include "reports/alloc_text.h"
+#include "reports/fix_report.h"
 #include "common/util.h"
 #include "reports/advice.h"
 
@@ -959,6 +960,7 @@ static void print_line(const struct report_line *l, unsigned rank, bool mem, FIL
 	print_pairs(l, out);
 	print_watch(l, out);
 	print_advice(l, out);
+	fix_print_line_text(l, out);
 }
 
 void report_print_text_line(const struct report *r, unsigned i, FILE *out)
@@ -971,6 +973,7 @@ void report_print_text(const struct report *r, FILE *out)
 	print_measured(r, out);
 	print_counts(r, out);
 	print_type_rate(r, out);
+	fix_print_header_text(r, out);
 	fputc('\n', out);
 	if (!r->n_lines)
 		fprintf(out, "no contended cache lines found (%u line%s touched by >= 2 threads)\n",
