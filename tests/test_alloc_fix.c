@@ -1,17 +1,22 @@
 /* The allocation shim's fix mode (detector/alloc_fix.h): the spec, the
  * sites found in maps lines wherever the file is mapped, the rounding;
  * a site resolved from this process's own /proc/self/maps as the shim
- * does it; and the shim with the mode on for a site the fixture does not
- * have moves nothing. */
+ * does it; the shim with the mode on for a site the fixture does not
+ * have moves nothing; and for the fixture's malloc(24) call, that block
+ * alone is line-aligned, and the shim counts it. */
 #include "detector/alloc_fix.h"
+#include "detector/alloc_record.h"
 #include "common/procfs.h"
 #include "tests/tap.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/ptrace.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -149,38 +154,121 @@ static void test_self(void)
 	CHECK_EQ_U64(f.sites[0].addr, here, "found where it is");
 }
 
-/* The fixture's output, with the shim (and spec) or without. */
+/* The fixture's output, with the shim (and spec) or without; recs: the
+ * shim's records too (room for *n_recs, set to how many came); count:
+ * the fix's count of placed blocks (-1: none said). */
 static int run_fixture(const char *fixture, const char *shim, const char *spec, char *out,
-		       size_t cap)
+		       size_t cap, struct alloc_record *recs, size_t *n_recs, long *count)
 {
-	int p[2], status = 0;
-	size_t len = 0;
-	ssize_t n;
+	int p[2], ch[2], cnt[2], status = 0;
+	size_t len = 0, rlen = 0;
+	char full[512];
+	uint64_t n;
+	ssize_t k;
 	pid_t pid;
 
-	if (pipe(p) < 0)
+	if (pipe(p) < 0 || pipe(ch) < 0 || pipe(cnt) < 0)
 		abort();
 	pid = fork();
 	if (pid == 0) {
+		char fd[16];
+
 		personality(ADDR_NO_RANDOMIZE);
 		dup2(p[1], 1);
 		close(p[0]);
+		close(ch[0]);
+		close(cnt[0]);
 		if (shim && !strpbrk(shim, " :\t"))
 			setenv("LD_PRELOAD", shim, 1);
-		if (spec)
-			setenv(ALLOC_FIX_ENV, spec, 1);
+		if (recs) {
+			snprintf(fd, sizeof(fd), "%d", ch[1]);
+			setenv(ALLOC_FD_ENV, fd, 1);
+		}
+		if (spec) {
+			snprintf(full, sizeof(full), "%s fd=%d", spec, cnt[1]);
+			setenv(ALLOC_FIX_ENV, full, 1);
+		}
 		execl(fixture, fixture, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
-	while (len < cap - 1 && ((n = read(p[0], out + len, cap - 1 - len)) > 0 ||
-				 (n < 0 && errno == EINTR)))
-		if (n > 0)
-			len += (size_t)n;
+	close(ch[1]);
+	close(cnt[1]);
+	while (len < cap - 1 && ((k = read(p[0], out + len, cap - 1 - len)) > 0 ||
+				 (k < 0 && errno == EINTR)))
+		if (k > 0)
+			len += (size_t)k;
 	out[len] = '\0';
+	while (recs && rlen < *n_recs * sizeof(*recs) &&
+	       (k = read(ch[0], (char *)recs + rlen, *n_recs * sizeof(*recs) - rlen)) > 0)
+		rlen += (size_t)k;
+	if (recs)
+		*n_recs = rlen / sizeof(*recs);
+	if (count) {
+		*count = -1;
+		while (read(cnt[0], &n, sizeof(n)) == (ssize_t)sizeof(n))
+			*count = (*count < 0 ? 0 : *count) + (long)n;
+	}
 	close(p[0]);
+	close(ch[0]);
+	close(cnt[0]);
 	waitpid(pid, &status, 0);
 	return status;
+}
+
+/* The address the fixture printed after "name 0x", 0 if none. */
+static uint64_t printed(const char *out, const char *name)
+{
+	char key[64];
+	const char *at;
+
+	snprintf(key, sizeof(key), "%s 0x", name);
+	for (at = strstr(out, key); at && at != out && at[-1] != '\n'; at = strstr(at + 1, key))
+		;
+	return at ? strtoull(at + strlen(key), NULL, 16) : 0;
+}
+
+/* Where the fixture's code at ret is, as a file and offset: from its maps
+ * while it is stopped at its exec (ptrace), address randomization off as
+ * in the runs.  False when it cannot be traced (a sandbox). */
+static bool fixture_site(const char *fixture, uint64_t ret, char *spec, size_t cap)
+{
+	char path[64], line[4096];
+	bool found = false;
+	int status;
+	FILE *maps;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		personality(ADDR_NO_RANDOMIZE);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
+			_exit(126);
+		execl(fixture, fixture, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if ((maps = fopen(path, "r"))) {
+		while (!found && fgets(line, sizeof(line), maps)) {
+			uint64_t start, end, pgoff;
+			uint32_t prot;
+			const char *name;
+			struct map_object obj;
+
+			if (parse_maps_line_object(line, &start, &end, &pgoff, &prot, &name, &obj) &&
+			    ret >= start && ret < end && obj.ino) {
+				snprintf(spec, cap, "align=64 site=%llx:%llx:%llx",
+					 (unsigned long long)obj.dev, (unsigned long long)obj.ino,
+					 (unsigned long long)(ret - start + pgoff));
+				found = true;
+			}
+		}
+		fclose(maps);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return found;
 }
 
 /* out without its line that starts with prefix */
@@ -197,7 +285,11 @@ static void drop_line(char *out, const char *prefix)
 static void test_shim(void)
 {
 	const char *top = getenv("top_builddir");
-	char fixture[4096], shim[4096], plain[4096], fixed[4096];
+	char fixture[4096], shim[4096], plain[4096], fixed[4096], spec[256];
+	static struct alloc_record recs[4096];
+	size_t n_recs = 4096;
+	uint64_t ret = 0, at;
+	long count;
 
 	snprintf(fixture, sizeof(fixture), "%s/tests/fixture_alloc", top ? top : ".");
 	snprintf(shim, sizeof(shim), "%s/libcontend-alloc.so", top ? top : ".");
@@ -206,15 +298,35 @@ static void test_shim(void)
 		       fixture, shim);
 		return;
 	}
-	CHECK(run_fixture(fixture, NULL, NULL, plain, sizeof(plain)) == 0, "the fixture runs");
+	CHECK(run_fixture(fixture, NULL, NULL, plain, sizeof(plain), NULL, NULL, NULL) == 0,
+	      "the fixture runs");
 	/* a site of a file the fixture does not map: the mode is on, nothing matches */
-	CHECK(run_fixture(fixture, shim, "align=64 site=1:2:3", fixed, sizeof(fixed)) == 0,
-	      "... and with the fix mode on");
-	CHECK(strstr(plain, "malloc 0x") != NULL, "it printed its addresses: %s", plain);
+	CHECK(run_fixture(fixture, shim, "align=64 site=1:2:3", fixed, sizeof(fixed), NULL, NULL,
+			  &count) == 0, "... and with the fix mode on");
+	CHECK(printed(plain, "malloc") != 0, "it printed its addresses: %s", plain);
+	CHECK(count == 0, "the shim placed no block, and said so: %ld", count);
 	drop_line(plain, "big ");     /* mmap'd: moved by the shim's own pages */
 	drop_line(fixed, "big ");
 	CHECK(!strcmp(plain, fixed), "fix mode for another site moves nothing:\n%s---\n%s",
 	      plain, fixed);
+
+	/* the site of the fixture's first malloc(24), from the shim's records */
+	CHECK(run_fixture(fixture, shim, NULL, plain, sizeof(plain), recs, &n_recs, NULL) == 0,
+	      "the fixture runs with records");
+	at = printed(plain, "malloc");
+	for (size_t i = 0; i < n_recs; i++)
+		if (recs[i].call == ALLOC_MALLOC && recs[i].addr == at && recs[i].size == 24)
+			ret = recs[i].frames[0];
+	CHECK(ret != 0 && at % 64 != 0, "malloc(24)'s call, at 0x%llx, not line-aligned",
+	      (unsigned long long)at);
+	if (!ret || !fixture_site(fixture, ret, spec, sizeof(spec))) {
+		printf("# skip the fixed site: the fixture cannot be traced here\n");
+		return;
+	}
+	CHECK(run_fixture(fixture, shim, spec, fixed, sizeof(fixed), NULL, NULL, &count) == 0,
+	      "the fixture runs with its malloc(24) fixed (%s)", spec);
+	CHECK(printed(fixed, "malloc") % 64 == 0, "that block is line-aligned: %s", fixed);
+	CHECK(count == 1, "the shim counted the one block it placed: %ld", count);
 }
 
 int main(void)
