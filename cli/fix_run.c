@@ -147,7 +147,7 @@ static int cmp_double(const void *a, const void *b)
 
 static double median(double *v, unsigned n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	sort_items(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
