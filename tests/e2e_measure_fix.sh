@@ -4,7 +4,7 @@
 # line) is measured with the slots' blocks aligned to the line: a gain
 # over 1.3x (false sharing costs this program 2-3x on a quiet machine; on
 # a busy one, where it costs nothing, the size is not judged), marked measured,
-# on the line, naming the site and 2 blocks placed a run.  The default
+# on the line (JSON, text, HTML), naming the site and 2 blocks placed a run.  The default
 # variant (one aligned_alloc'd array) is not fixable at run time: no run,
 # and the report says why.  Bad uses are refused.
 set -u
@@ -111,6 +111,20 @@ if grep -qE '^# fix run: allocations of main heap_per_thread_stats\.c:[0-9]+ \(m
 	ok "text: the fix run in the header"
 else
 	fail "text: no fix-run header:"; head -12 "$tmp/m.txt"
+fi
+
+# html: beside the predicted gain
+for try in $tries; do
+	"$contend" run -q --measure-fix --format html -o "$tmp/m.html" -- \
+		"$tc/heap_per_thread_stats" --malloc-each --iters $iters >/dev/null 2>"$tmp/err" ||
+		{ fail "measure-fix html: exit $?: $(cat "$tmp/err")"; break; }
+	grep -q 'measured gain' "$tmp/m.html" && break
+	echo "try $try: no measured gain"
+done
+if grep -qE ' &middot; <b>measured gain [0-9.]+x \(fixed by aligning allocations of main heap_per_thread_stats\.c:[0-9]+ to 64 bytes, one run each' "$tmp/m.html"; then
+	ok "html: the measured gain"
+else
+	fail "html: no measured gain:"; grep -i 'gain' "$tmp/m.html" | head -5
 fi
 
 # one block: nothing the shim can do, and the report says so
