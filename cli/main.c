@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/continuous.h"
+#include "cli/fix_run.h"
 #include "cli/session.h"
 #include "common/util.h"
 
@@ -20,7 +21,7 @@ static int cmd_run(int argc, char **argv)
 {
 	struct options opt;
 	options_parse(&opt, argc, argv);
-	return session_run(&opt, NULL);
+	return opt.measure_fix ? fix_run_session(&opt) : session_run(&opt, NULL);
 }
 
 static int cmd_attach(int argc, char **argv)

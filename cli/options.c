@@ -41,6 +41,10 @@ static const char usage_run[] =
 	"      --no-alloc-sites   do not track heap allocations.  By default run preloads\n"
 	"                         libcontend-alloc.so into the command, to name heap\n"
 	"                         objects by the call that allocated them\n"
+	"      --measure-fix[=N]  where a line lies in separate heap blocks of one\n"
+	"                         allocation site, run CMD again N times (default 1)\n"
+	"                         as is and N times with that site's blocks aligned\n"
+	"                         to the line, unsampled, and report the measured gain\n"
 	"  -b, --backend NAME     auto (default: the CPU's hardware backend if it can run,\n"
 	"                         else soft), pebs, ibs, spe or soft; see 'contend backends'\n"
 	"      --ldlat CYCLES     pebs/spe: sample loads slower than this (default 30)\n"
@@ -289,7 +293,7 @@ enum {
 	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
 	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_NO_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
 	OPT_SYMFS, OPT_LDLAT, OPT_SPAN, OPT_BATCH, OPT_REPORT, OPT_INTERVAL, OPT_KEEP,
-	OPT_NO_ALLOC_SITES, OPT_LOG_FD,
+	OPT_NO_ALLOC_SITES, OPT_LOG_FD, OPT_MEASURE_FIX,
 };
 
 /* A command that samples this machine groups by its coherency granule
@@ -389,6 +393,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "batch", no_argument, NULL, OPT_BATCH },
 		{ "report", no_argument, NULL, OPT_REPORT },
 		{ "log-fd", required_argument, NULL, OPT_LOG_FD },
+		{ "measure-fix", optional_argument, NULL, OPT_MEASURE_FIX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -542,6 +547,11 @@ void options_parse(struct options *o, int argc, char **argv)
 		case OPT_LOG_FD:
 			log_fd = parse_log_fd(optarg);
 			break;
+		case OPT_MEASURE_FIX:
+			if (strcmp(o->command, "run"))
+				die("--measure-fix: an option of 'contend run' only");
+			o->measure_fix = optarg ? parse_uint("--measure-fix", optarg, 1, 100) : 1;
+			break;
 		case 'h':
 			options_usage(o->command, 0);
 		default:
@@ -562,6 +572,8 @@ void options_parse(struct options *o, int argc, char **argv)
 		if (!o->keep)
 			o->keep = CONTINUOUS_KEEP;
 	}
+	if (o->measure_fix && !o->alloc_sites)
+		die("--measure-fix: the fix acts on allocation sites: drop --no-alloc-sites");
 	choose_report_fd(o, log_fd);
 	/* --annotate shapes the text report; --format json or html wins */
 	if (o->annotate && !strcmp(o->format->name, "text"))

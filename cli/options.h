@@ -47,6 +47,7 @@ struct options {
 	bool annotate_full;          /* --full: whole source files */
 	bool confirm;                /* watchpoints on the top lines (default; --no-confirm) */
 	bool alloc_sites;            /* run/record: preload the allocation shim (--no-alloc-sites) */
+	unsigned measure_fix;        /* run --measure-fix[=N]: timed runs of each, 0: off (fix_run.h) */
 	bool confirm_set;            /* --confirm or --no-confirm given: no default */
 	enum fail_on fail_on;        /* check --fail-on */
 	bool fail_on_latent;         /* check --fail-on latent: latent pairs fail too */

@@ -21,6 +21,10 @@
  * once older than FLUSH_NS (a main thread that allocates, then waits for
  * its workers, sends them when it exits; one killed by a signal never).
  *
+ * Fix mode (detector/alloc_fix.h, `contend run --measure-fix`): the blocks
+ * of the sites named in ALLOC_FIX_ENV are allocated line-aligned and
+ * padded to whole lines; without it nothing moves.
+ *
  * Nothing here may call malloc: dlsym may, while the real functions are
  * looked up, and gets a small static arena (bootstrap) for that.  A
  * thread-local depth keeps the allocations the real operator new makes
@@ -28,6 +32,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "detector/alloc_fix.h"
 #include "detector/alloc_record.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -186,12 +192,123 @@ static void reset_after_fork(void)
 		memset(tb.p->index, 0, sizeof(tb.p->index));
 }
 
+/* --- fix mode ----------------------------------------------------------- */
+
+static struct alloc_fix fix;        /* align 0: off, the blocks stay put */
+static uint64_t fixed_blocks;       /* placed by fix_alloc(), this process */
+static dev_t fix_fd_dev;            /* the pipe fix.report_fd was at init */
+static ino_t fix_fd_ino;
+
+static int fix_fd_ours(int first)
+{
+	struct stat st;
+
+	if (fix.report_fd < 0 || fstat(fix.report_fd, &st) < 0 || !S_ISFIFO(st.st_mode))
+		return 0;
+	if (first) {
+		fix_fd_dev = st.st_dev;
+		fix_fd_ino = st.st_ino;
+	}
+	return st.st_dev == fix_fd_dev && st.st_ino == fix_fd_ino;
+}
+
+static void fix_after_fork(void)
+{
+	fixed_blocks = 0;      /* the parent's are the parent's */
+}
+
+/* The sites' addresses, from /proc/self/maps read without malloc: what
+ * is mapped now (the program and the libraries it links) can be fixed. */
+static void fix_resolve(void)
+{
+	static char buf[4096];
+	size_t have = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC), skip = 0;
+
+	if (fd < 0)
+		return;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+		char *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		while ((nl = memchr(buf, '\n', have))) {
+			if (!skip)
+				alloc_fix_map_line(&fix, buf, (size_t)(nl - buf));
+			skip = 0;
+			have -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, have);
+		}
+		if (have == sizeof(buf)) {      /* a long path: its fields came first */
+			if (!skip)
+				alloc_fix_map_line(&fix, buf, have);
+			skip = 1;
+			have = 0;
+		}
+	}
+	close(fd);
+}
+
+static void fix_init(void)
+{
+	const char *spec = getenv(ALLOC_FIX_ENV);
+
+	if (!spec || !alloc_fix_parse(spec, &fix))
+		return;
+	fix_resolve();
+	if (!fix_fd_ours(1))
+		fix.report_fd = -1;
+	pthread_atfork(NULL, NULL, fix_after_fork);
+}
+
+static void fix_report(void)
+{
+	uint64_t n = __atomic_load_n(&fixed_blocks, __ATOMIC_RELAXED);
+
+	if (fix.align && fix_fd_ours(0) && write(fix.report_fd, &n, sizeof(n)) < 0) {
+		/* contend went away: nothing to tell */
+	}
+}
+
+/* Is this call's block one to place on lines of its own? */
+static inline int fix_here(const void *ret)
+{
+	return __builtin_expect(fix.align != 0, 0) && alloc_fix_match(&fix, (uintptr_t)ret);
+}
+
+/* The fix: the block starts a line and fills whole lines (at least the
+ * alignment asked for, a power of 2). */
+static void *fix_alloc(size_t align, size_t size)
+{
+	size_t n = alloc_fix_size(&fix, size);
+	void *p;
+
+	if (!n) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = real_aligned_alloc(align > fix.align ? align : fix.align, n);
+	if (p)
+		__atomic_add_fetch(&fixed_blocks, 1, __ATOMIC_RELAXED);
+	return p;
+}
+
+static int power_of_2(size_t a)
+{
+	return a && !(a & (a - 1));
+}
+
 __attribute__((constructor)) static void shim_init(void)
 {
 	const char *fd = getenv(ALLOC_FD_ENV);
 
 	if (!real_malloc)
 		resolve();
+	fix_init();
 	my_pid = (uint32_t)getpid();
 	set_young();
 	if (fd && *fd)
@@ -207,6 +324,7 @@ __attribute__((constructor)) static void shim_init(void)
 __attribute__((destructor)) static void shim_fini(void)
 {
 	flush();
+	fix_report();
 }
 
 /* --- records ------------------------------------------------------------ */
@@ -478,6 +596,7 @@ note(enum alloc_call call, const void *ptr, size_t size, uint64_t arg, void *ret
 }
 
 #define HERE __builtin_return_address(0), __builtin_frame_address(0)
+#define RET __builtin_return_address(0)
 
 /* --- the wrappers ------------------------------------------------------- */
 
@@ -490,13 +609,14 @@ EXPORT void *malloc(size_t size)
 			return bootstrap_alloc(size);
 		resolve();
 	}
-	p = real_malloc(size);
+	p = fix_here(RET) ? fix_alloc(0, size) : real_malloc(size);
 	note(ALLOC_MALLOC, p, size, 0, HERE);
 	return p;
 }
 
 EXPORT void *calloc(size_t n, size_t size)
 {
+	size_t total;
 	void *p;
 
 	if (!real_calloc) {
@@ -504,7 +624,12 @@ EXPORT void *calloc(size_t n, size_t size)
 			return bootstrap_alloc(n * size);   /* static: zeroed */
 		resolve();
 	}
-	p = real_calloc(n, size);
+	if (fix_here(RET) && !__builtin_mul_overflow(n, size, &total)) {
+		if ((p = fix_alloc(0, total)))
+			memset(p, 0, total);
+	} else {
+		p = real_calloc(n, size);
+	}
 	note(ALLOC_CALLOC, p, n * size, n, HERE);
 	return p;
 }
@@ -547,7 +672,8 @@ EXPORT void *aligned_alloc(size_t align, size_t size)
 
 	if (!real_aligned_alloc)
 		resolve();
-	p = real_aligned_alloc(align, size);
+	p = fix_here(RET) && power_of_2(align) ? fix_alloc(align, size) :
+					     real_aligned_alloc(align, size);
 	note(ALLOC_ALIGNED_ALLOC, p, size, align, HERE);
 	return p;
 }
@@ -558,18 +684,26 @@ EXPORT void *memalign(size_t align, size_t size)
 
 	if (!real_memalign)
 		resolve();
-	p = real_memalign(align, size);
+	p = fix_here(RET) && power_of_2(align) ? fix_alloc(align, size) :
+					     real_memalign(align, size);
 	note(ALLOC_MEMALIGN, p, size, align, HERE);
 	return p;
 }
 
 EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
+	void *fixed = NULL;
 	int ret;
 
 	if (!real_posix_memalign)
 		resolve();
-	ret = real_posix_memalign(out, align, size);
+	if (fix_here(RET) && power_of_2(align) && !(align % sizeof(void *)) &&
+	    (fixed = fix_alloc(align, size))) {
+		*out = fixed;
+		ret = 0;
+	} else {
+		ret = real_posix_memalign(out, align, size);
+	}
 	if (!ret)
 		note(ALLOC_POSIX_MEMALIGN, *out, size, align, HERE);
 	return ret;
@@ -589,7 +723,9 @@ static void *new_common(malloc_fn *real, enum alloc_call call, size_t size,
 		return p;
 	}
 	tb.depth++;
-	p = real(size);
+	p = fix_here(ret) ? fix_alloc(0, size) : NULL;
+	if (!p)
+		p = real(size);       /* and its bad_alloc when out of memory */
 	tb.depth--;
 	note(call, p, size, 0, ret, fp);
 	return p;

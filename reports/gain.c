@@ -320,5 +320,4 @@ void gain_predict(struct report_line *l, const struct gain_saving *saved,
 	l->predicted_gain_all = speedup(all.point, total_samples);
 	l->gain_all_low = speedup(all.low, total_samples);
 	l->gain_all_high = speedup(all.high, total_samples);
-	l->gain_measured = false;
 }

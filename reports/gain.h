@@ -109,7 +109,7 @@ uint64_t gain_queue_ip_samples(struct gain_queue *q, uint32_t pid, uint32_t tid,
 void gain_saved(const struct line *l, const unsigned *range_of_cell,
 		unsigned n_ranges, struct gain_queue *q, struct gain_saving *saved);
 /* Sets l->predicted_gain, predicted_gain_all and their ranges (gain_low,
- * gain_high, gain_all_*) from saved (per range); gain_measured false. */
+ * gain_high, gain_all_*) from saved (per range). */
 void gain_predict(struct report_line *l, const struct gain_saving *saved,
 		  uint64_t total_samples);
 

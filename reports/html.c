@@ -19,6 +19,7 @@
 #include "reports/advice.h"
 #include "reports/alloc_text.h"
 #include "reports/annotate.h"
+#include "reports/fix_report.h"
 #include "reports/latent.h"
 #include "config.h"
 #include "common/util.h"
@@ -950,15 +951,13 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 		fprintf(out, " &middot; fixing it: about %.1f&times; faster", l->predicted_gain);
 	if (l->predicted_gain > 0 && !l->gain_note && l->gain_high > 0 &&
 	    l->gain_high - l->gain_low >= 0.05)
-		fprintf(out, " (%.1f&ndash;%.1f&times;%s)", l->gain_low, l->gain_high,
-			l->gain_measured ? ", measured" : "");
-	else if (l->predicted_gain > 0 && l->gain_measured)
-		fputs(" (measured)", out);
+		fprintf(out, " (%.1f&ndash;%.1f&times;)", l->gain_low, l->gain_high);
 	if (l->predicted_gain > 0 && l->gain_note) {
 		fputs(" (", out);
 		esc(out, l->gain_note);
 		fputc(')', out);
 	}
+	fix_print_line_html(l, out, esc);
 	fputs("</p>\n", out);
 	print_alloc(l, out);
 	print_picture(l, rank, out);

@@ -15,6 +15,7 @@
 #include "common/util.h"
 #include "symbolize/symbolizer.h"
 #include "reports/advice.h"
+#include "reports/fix_report.h"
 #include "reports/json_string.h"
 #include "reports/member_range.h"
 
@@ -621,6 +622,42 @@ static void alloc_json(struct json *j, const struct report_alloc *a)
 	json_close(j);
 }
 
+/* run --measure-fix only (docs/json-schema.md, "Measured gain") */
+static void fix_run_json(struct json *j, const struct report_fix_run *fr)
+{
+	if (!fr)
+		return;
+	json_object(j, "fix_run", false);
+	json_bool(j, "measured", !fr->not_measured);
+	json_str(j, "not_measured", fr->not_measured);
+	json_str(j, "not_fixable", fr->not_fixable);
+	json_u64(j, "align", fr->align);
+	json_array(j, "sites", false);
+	for (unsigned i = 0; i < fr->n_sites; i++) {
+		json_object(j, NULL, true);
+		json_str(j, "name", fr->sites[i].name);
+		json_str(j, "call", fr->sites[i].call);
+		json_addr(j, "file_offset", fr->sites[i].off);
+		json_close(j);
+	}
+	json_close(j);
+	json_u64(j, "runs", fr->runs);
+	if (!fr->not_measured) {
+		json_u64(j, "blocks_fixed", fr->blocks_fixed);
+		json_double(j, "wall_s_plain", fr->wall_plain);
+		json_double(j, "wall_s_fixed", fr->wall_fixed);
+		json_double(j, "cpu_s_plain", fr->cpu_plain);
+		json_double(j, "cpu_s_fixed", fr->cpu_fixed);
+		json_double(j, "gain", fr->gain);
+		json_double(j, "cpu_gain", fr->cpu_gain);
+		json_double(j, "gain_min", fr->gain_min);
+		json_double(j, "gain_max", fr->gain_max);
+		json_bool(j, "noisy", fr->noisy);
+		json_str(j, "noise", fr->noise);
+	}
+	json_close(j);
+}
+
 static void line_json(struct json *j, const struct report_line *l, unsigned rank)
 {
 	json_object(j, NULL, false);
@@ -655,9 +692,12 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	gain_range_json(j, "predicted_gain_low", "predicted_gain_high", l->gain_low, l->gain_high);
 	gain_range_json(j, "predicted_gain_all_low", "predicted_gain_all_high",
 			l->gain_all_low, l->gain_all_high);
-	json_bool(j, "gain_measured", l->gain_measured);
+	json_bool(j, "gain_measured", l->measured && !l->measured->not_measured);
 	if (l->gain_note)
 		json_str(j, "predicted_gain_note", l->gain_note);
+	if (l->measured && !l->measured->not_measured) {   /* the report's fix_run */
+		json_double(j, "measured_gain", l->measured->gain);
+	}
 	threads_json(j, l->threads, l->n_threads, l->n_pids > 1);
 
 	json_array(j, "ranges", false);
@@ -774,6 +814,7 @@ void report_print_json(const struct report *r, FILE *out)
 	} else {
 		json_null(&j, "watch");
 	}
+	fix_run_json(&j, r->fix_run);
 	json_array(&j, "lines", false);
 	for (unsigned i = 0; i < r->n_lines; i++)
 		line_json(&j, &r->lines[i], i + 1);

@@ -27,6 +27,7 @@
 
 struct symbolizer;
 struct data_types;
+struct report_fix_run;
 struct callchains;
 struct proc_creds;
 
@@ -219,6 +220,12 @@ struct report_alloc {
 	char *variable;              /* the pointer the caller kept it in, or NULL */
 	char *type_name;             /* its element type: "struct worker_arg", or NULL */
 	uint64_t type_size;          /* sizeof that type, 0 if unknown */
+	/* The call as the file it is in knows it, the same in every run
+	 * (detector/alloc_fix.h): ino 0 where unknown. */
+	uint64_t site_dev, site_ino, site_off;
+	unsigned blocks_on_line;     /* blocks the line's samples lie in, this one too */
+	bool blocks_one_site;        /* ... all allocated by this call */
+	bool blocks_private;         /* ... each touched by one thread alone */
 };
 
 struct report_line {
@@ -266,8 +273,6 @@ struct report_line {
 	double gain_low, gain_high;  /* the range of predicted_gain (gain.h);
 	                                gain_high 0: no upper bound stated */
 	double gain_all_low, gain_all_high;   /* ... of predicted_gain_all */
-	bool gain_measured;          /* the gain was measured with the fix applied,
-	                                not predicted (false from the model) */
 	struct report_pair *pairs;   /* who contends with whom */
 	unsigned n_pairs;
 	bool confirmed_checked;      /* its words were watched (watch backend) */
@@ -277,6 +282,9 @@ struct report_line {
 	struct report_watch_word *words;
 	unsigned n_words;
 	struct report_alloc *alloc;  /* the heap block it lies in, or NULL */
+	/* The run that applied a fix to this line's allocation site and timed
+	 * it (contend run --measure-fix, reports/fix_report.h), or NULL. */
+	const struct report_fix_run *measured;
 };
 
 /*
@@ -360,6 +368,9 @@ struct report {
 	 * HTML shows it (the target's credentials; set by the caller after
 	 * report_build, not owned).  NULL: any regular file, no symlink. */
 	const struct proc_creds *source_reader;
+	/* run --measure-fix: the timed runs with allocations spaced apart
+	 * (reports/fix_report.h); set by the caller, not owned.  NULL: none. */
+	const struct report_fix_run *fix_run;
 };
 
 

@@ -119,6 +119,80 @@ static void name_frame(struct build *b, uint32_t pid, uint64_t ret, struct repor
 	free(s.module);
 }
 
+/* The call's return address: one call reached from two callers is two
+ * sites of the table, and one call to fix. */
+static uint64_t call_of(struct build *b, const struct alloc_block *blk)
+{
+	const struct alloc_site *site = alloc_table_site(b->allocs, blk->site);
+
+	return site ? site->frames[0] : 0;
+}
+
+#define LINE_BLOCKS_MAX 16     /* 128-byte line, 16-byte granules: 8 */
+
+/* Which blocks the line's samples lie in, whether one call made them all,
+ * and whether each is touched by one thread alone (ignoring threads with
+ * under 2% of its samples: a stray read at a join) -- what a fix that
+ * moves blocks apart (alloc_fix.h) can act on. */
+static void line_blocks(struct build *b, const struct line *l, const struct alloc_block *top_blk,
+			struct report_alloc *ra)
+{
+	const struct alloc_block *blk[LINE_BLOCKS_MAX];
+	unsigned n = 0;
+
+	ra->blocks_one_site = ra->blocks_private = true;
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct alloc_block *x = alloc_table_find(b->allocs, l->pid,
+							      l->addr + l->cells[i].offset);
+		unsigned k = 0;
+
+		while (k < n && blk[k] != x)
+			k++;
+		if (!x || k < n || n == LINE_BLOCKS_MAX)
+			continue;
+		blk[n++] = x;
+		if (x->site != top_blk->site && call_of(b, x) != call_of(b, top_blk))
+			ra->blocks_one_site = false;
+	}
+	ra->blocks_on_line = n;
+	for (unsigned k = 0; k < n; k++) {
+		uint64_t all = 0, top = 0, others = 0;
+		uint32_t top_tid = 0;
+
+		for (unsigned pass = 0; pass < 2; pass++)
+			for (unsigned i = 0; i < l->n_cells; i++) {
+				const struct line_cell *c = &l->cells[i];
+				uint64_t a = l->addr + c->offset;
+
+				if (a < blk[k]->addr || a >= blk[k]->addr + blk[k]->size)
+					continue;
+				if (!pass) {
+					all += c->count;
+					if (c->count > top) {
+						top = c->count;
+						top_tid = c->tid;
+					}
+				} else if (c->tid != top_tid) {
+					others += c->count;
+				}
+			}
+		if (others * 50 > all)
+			ra->blocks_private = false;
+	}
+}
+
+/* The call's file and offset there, the same in the next run. */
+static void site_identity(struct build *b, uint32_t pid, uint64_t ret, struct report_alloc *ra)
+{
+	const struct mapping *m = b->sym ? symbolizer_find_mapping(b->sym, (pid_t)pid, ret) : NULL;
+
+	if (!m || m->kind != MAPPING_FILE || !m->obj.ino || ret < m->start)
+		return;
+	ra->site_dev = m->obj.dev;
+	ra->site_ino = m->obj.ino;
+	ra->site_off = ret - m->start + m->pgoff;
+}
+
 void alloc_describe_line(struct build *b, const struct line *l, struct report_line *rl)
 {
 	const struct alloc_block *blk = NULL;
@@ -164,10 +238,12 @@ void alloc_describe_line(struct build *b, const struct line *l, struct report_li
 	if (blk->call == ALLOC_ALIGNED_ALLOC || blk->call == ALLOC_POSIX_MEMALIGN ||
 	    blk->call == ALLOC_MEMALIGN)
 		ra->align = blk->arg;
+	line_blocks(b, l, blk, ra);
 	site = alloc_table_site(b->allocs, blk->site);
 	if (!site || !site->frames[0])
 		return;
 	ra->address = site->frames[0];
+	site_identity(b, blk->pid, site->frames[0], ra);
 	name_frame(b, blk->pid, site->frames[0], ra);
 	for (unsigned k = 1; k < ALLOC_FRAMES && site->frames[k]; k++) {
 		ra->callers = xrealloc(ra->callers, (ra->n_callers + 1) * sizeof(*ra->callers));

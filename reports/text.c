@@ -17,6 +17,7 @@
 
 #include "common/escape.h"
 #include "reports/alloc_text.h"
+#include "reports/fix_report.h"
 #include "common/util.h"
 #include "reports/advice.h"
 
@@ -907,8 +908,6 @@ static void print_advice(const struct report_line *l, FILE *out)
 				l->gain_note ? "at least " : "", l->predicted_gain);
 		if (!l->gain_note && l->gain_high > 0 && l->gain_high - l->gain_low >= 0.05)
 			w.col += fprintf(out, " (%.1f-%.1fx)", l->gain_low, l->gain_high);
-		if (l->gain_measured)
-			w.col += fprintf(out, " measured");
 		if (l->kind == SHARING_MIXED && l->predicted_gain_all > l->predicted_gain + 0.05)
 			w.col += fprintf(out, " (padding); ~%.1fx with the true sharing removed too",
 					 l->predicted_gain_all);
@@ -965,6 +964,7 @@ static void print_line(const struct report_line *l, unsigned rank, bool mem, FIL
 	print_pairs(l, out);
 	print_watch(l, out);
 	print_advice(l, out);
+	fix_print_line_text(l, out);
 }
 
 void report_print_text_line(const struct report *r, unsigned i, FILE *out)
@@ -977,6 +977,7 @@ void report_print_text(const struct report *r, FILE *out)
 	print_measured(r, out);
 	print_counts(r, out);
 	print_type_rate(r, out);
+	fix_print_header_text(r, out);
 	fputc('\n', out);
 	if (!r->n_lines)
 		fprintf(out, "no contended cache lines found (%u line%s touched by >= 2 threads)\n",

@@ -9,10 +9,19 @@
  * sharing line of struct thread_stats.  With --padded each slot is aligned
  * to its own line: nothing to report.
  *
- * usage: heap_per_thread_stats [-t N] [--padded] [--iters N]
- *   -t N       threads (default 2, at most 64)
- *   --padded   one slot per cache line
- *   --iters N  lookups per thread (default 400M)
+ * With --malloc-each each thread's slot is a block of its own, malloc'd
+ * by main one after the other (struct own_slot, 40 bytes): glibc puts two
+ * such blocks 48 bytes apart, so the slots of threads 0 and 1 share a
+ * line in 3 of the 4 placements malloc's 16 bytes allow -- among them the
+ * one a fresh heap gives (its first block at heap+0x2a0, 32 bytes into a
+ * line).  Separate blocks of one call site: what `contend run
+ * --measure-fix` can fix without a rebuild, by aligning them to the line.
+ *
+ * usage: heap_per_thread_stats [-t N] [--padded | --malloc-each] [--iters N]
+ *   -t N           threads (default 2, at most 64)
+ *   --padded       one slot per cache line
+ *   --malloc-each  one malloc per slot
+ *   --iters N      lookups per thread (default 400M)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -32,6 +41,11 @@ struct thread_stats {
 struct padded_stats {
 	struct thread_stats s;
 } __attribute__((aligned(64)));
+
+struct own_slot {			/* --malloc-each */
+	long id;
+	struct thread_stats s;
+};
 
 struct worker {
 	pthread_t thread;
@@ -70,7 +84,8 @@ static void *worker(void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: heap_per_thread_stats [-t N] [--padded] [--iters N]\n");
+	fprintf(stderr, "usage: heap_per_thread_stats [-t N] [--padded | --malloc-each] "
+		"[--iters N]\n");
 	exit(2);
 }
 
@@ -79,7 +94,8 @@ int main(int argc, char **argv)
 	struct worker w[MAX_THREADS];
 	struct thread_stats *stats = NULL;
 	struct padded_stats *padded = NULL;
-	int nthreads = 2, use_padded = 0, status = 0;
+	struct own_slot *own[MAX_THREADS] = { 0 };
+	int nthreads = 2, use_padded = 0, malloc_each = 0, status = 0;
 	double start, seconds;
 
 	for (int i = 1; i < argc; i++) {
@@ -87,12 +103,14 @@ int main(int argc, char **argv)
 			nthreads = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--padded"))
 			use_padded = 1;
+		else if (!strcmp(argv[i], "--malloc-each"))
+			malloc_each = 1;
 		else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
 			iters = atol(argv[++i]);
 		else
 			usage();
 	}
-	if (nthreads < 1 || nthreads > MAX_THREADS || iters < 1)
+	if (nthreads < 1 || nthreads > MAX_THREADS || iters < 1 || (use_padded && malloc_each))
 		usage();
 
 	/* 64-byte aligned, not plain malloc: malloc only promises 16, and
@@ -100,16 +118,25 @@ int main(int argc, char **argv)
 	 * lands (glibc's first malloc returns heap+0x2a0, 32 bytes into a
 	 * line, which puts them on two lines and slots 1 and 2 on one).  A
 	 * test needs the same answer every run. */
-	if (use_padded)
+	if (malloc_each) {
+		for (int i = 0; i < nthreads; i++) {
+			if (!(own[i] = malloc(sizeof *own[i]))) {
+				perror("malloc");
+				return 1;
+			}
+			own[i]->id = i;
+		}
+	} else if (use_padded) {
 		padded = aligned_alloc(64, nthreads * sizeof *padded);
-	else
+	} else {
 		stats = aligned_alloc(64, (nthreads * sizeof *stats + 63) & ~63UL);
-	if (!stats && !padded) {
+	}
+	if (!stats && !padded && !malloc_each) {
 		perror("aligned_alloc");
 		return 1;
 	}
 	for (int i = 0; i < nthreads; i++) {
-		w[i].stats = use_padded ? &padded[i].s : &stats[i];
+		w[i].stats = malloc_each ? &own[i]->s : use_padded ? &padded[i].s : &stats[i];
 		memset(w[i].stats, 0, sizeof *w[i].stats);
 	}
 
@@ -133,11 +160,14 @@ int main(int argc, char **argv)
 			status = 1;
 	}
 	printf("%s: %ld lookups in %.2f s, %.0f lookups/s\n",
-	       use_padded ? "padded" : "stats", nthreads * iters, seconds,
+	       malloc_each ? "malloc-each" : use_padded ? "padded" : "stats", nthreads * iters,
+	       seconds,
 	       nthreads * iters / seconds);
 	if (status)
 		fprintf(stderr, "lookup counts are wrong\n");
 	free(stats);
 	free(padded);
+	for (int i = 0; i < nthreads; i++)
+		free(own[i]);
 	return status;
 }
