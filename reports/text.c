@@ -240,6 +240,11 @@ static char *object_title(const struct report_line *l)
 	return strbuf_detach(&sb);
 }
 
+/* The processes named in a line's title and shared memory row; past
+ * this many, those rows count them (the threads row and JSON name them):
+ * eight backends' pids would leave the title no room for the object. */
+#define PIDS_LISTED 2
+
 /* "4242,4243": the processes on a line (a static buffer, cut if long). */
 static const char *pid_list(const struct report_line *l)
 {
@@ -269,17 +274,28 @@ static void print_shared_memory(const struct report_line *l, FILE *out)
 	if (!l->obj_ino)
 		return;
 	fprintf(out, INDENT "shared memory (device %u:%u, inode %" PRIu64 ", offset 0x%" PRIx64
-		") of %s %s%s\n", major(l->obj_dev), minor(l->obj_dev), l->obj_ino, l->obj_off,
-		l->n_pids > 1 ? "processes" : "process", pid_list(l),
-		l->n_pids > 1 ? "; not watched: a watch sees one process" : "");
+		") of ", major(l->obj_dev), minor(l->obj_dev), l->obj_ino, l->obj_off);
+	if (l->n_pids > PIDS_LISTED)
+		fprintf(out, "%u processes", l->n_pids);
+	else
+		fprintf(out, "%s %s", l->n_pids > 1 ? "processes" : "process", pid_list(l));
+	fprintf(out, "%s\n", l->n_pids > 1 ? "; not watched: a watch sees one process" : "");
+}
+
+/* "  line 0x7f...  pid 4242", "  pids 4242,4243" or "  8 processes" */
+static char *title_where(const struct report_line *l)
+{
+	if (l->n_pids > PIDS_LISTED)
+		return xasprintf("  line 0x%" PRIx64 "  %u processes", l->addr, l->n_pids);
+	if (l->n_pids > 1)
+		return xasprintf("  line 0x%" PRIx64 "  pids %s", l->addr, pid_list(l));
+	return xasprintf("  line 0x%" PRIx64 "  pid %" PRIu32, l->addr, l->pid);
 }
 
 static void print_title(const struct report_line *l, unsigned rank, FILE *out)
 {
 	const char *kind = sharing_kind_name(l->kind);
-	char *where = l->n_pids > 1 ? xasprintf("  line 0x%" PRIx64 "  pids %s", l->addr,
-						 pid_list(l))
-				    : xasprintf("  line 0x%" PRIx64 "  pid %" PRIu32, l->addr, l->pid);
+	char *where = title_where(l);
 	char *object = object_title(l);
 	int col = fprintf(out, "== %s#%u  ", l->minor ? "minor " : "", rank);
 
