@@ -243,19 +243,17 @@ static char *object_title(const struct report_line *l)
 	return strbuf_detach(&sb);
 }
 
-/* "4242,4243": the processes on a line (a static buffer, cut if long). */
-static const char *pid_list(const struct report_line *l)
+/* The processes of a line, for its title and shared memory row: "pid
+ * 4242", "pids 4242,4243"; past two, "8 processes" (eight backends' pids
+ * left the title no room for the object; the threads row and JSON list
+ * them). */
+static char *process_list(const struct report_line *l, const char *one, const char *many)
 {
-	static char buf[96];
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (unsigned i = 0; i < l->n_pids && len + 16 < sizeof(buf); i++)
-		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%" PRIu32,
-					i ? "," : "", l->pids[i]);
-	if (len + 16 >= sizeof(buf))
-		snprintf(buf + len, sizeof(buf) - len, ",...");
-	return buf;
+	if (l->n_pids > 2)
+		return xasprintf("%u processes", l->n_pids);
+	if (l->n_pids == 2)
+		return xasprintf("%s %" PRIu32 ",%" PRIu32, many, l->pids[0], l->pids[1]);
+	return xasprintf("%s %" PRIu32, one, l->pid);
 }
 
 /* A thread as the tables name it: "tid", or "pid/tid" on a line that
@@ -269,20 +267,22 @@ static char *thread_label(const struct report_thread *t, bool with_pid)
 /* Memory that processes share: what it is, the same in every process. */
 static void print_shared_memory(const struct report_line *l, FILE *out)
 {
+	char *who;
+
 	if (!l->obj_ino)
 		return;
+	who = process_list(l, "process", "processes");
 	fprintf(out, INDENT "shared memory (device %u:%u, inode %" PRIu64 ", offset 0x%" PRIx64
-		") of %s %s%s\n", major(l->obj_dev), minor(l->obj_dev), l->obj_ino, l->obj_off,
-		l->n_pids > 1 ? "processes" : "process", pid_list(l),
+		") of %s%s\n", major(l->obj_dev), minor(l->obj_dev), l->obj_ino, l->obj_off, who,
 		l->n_pids > 1 ? "; not watched: a watch sees one process" : "");
+	free(who);
 }
 
 static void print_title(const struct report_line *l, unsigned rank, FILE *out)
 {
 	const char *kind = sharing_kind_name(l->kind);
-	char *where = l->n_pids > 1 ? xasprintf("  line 0x%" PRIx64 "  pids %s", l->addr,
-						 pid_list(l))
-				    : xasprintf("  line 0x%" PRIx64 "  pid %" PRIu32, l->addr, l->pid);
+	char *who = process_list(l, "pid", "pids");
+	char *where = xasprintf("  line 0x%" PRIx64 "  %s", l->addr, who);
 	char *object = object_title(l);
 	int col = fprintf(out, "== %s#%u  ", l->minor ? "minor " : "", rank);
 
@@ -294,6 +294,7 @@ static void print_title(const struct report_line *l, unsigned rank, FILE *out)
 	}
 	fprintf(out, "%s\n", where);
 	free(where);
+	free(who);
 	free(object);
 }
 

@@ -1227,6 +1227,53 @@ out:
 	line_table_free(t);
 }
 
+/*
+ * A line of shared memory that eight processes use (PostgreSQL's
+ * backends on a buffer header): the title keeps the object's name whole
+ * and counts the processes; with two it lists them.  Before, the pid
+ * list took the title's room and cut the name to "[shared ...".
+ */
+static void test_shared_title(void)
+{
+	static const uint32_t pids[] = { 3009, 3010, 3011, 3014, 3015, 3016, 3018, 3020 };
+	struct line_table *t = line_table_new(64, 100000);
+	struct report_line *l;
+	struct report *r;
+	char *text;
+
+	add_false_sharing(t, 100);
+	r = build(t, 0);
+	CHECK_EQ_U64(r->n_lines, 1, "a line to share");
+	if (r->n_lines != 1)
+		goto out;
+	l = &r->lines[0];
+	free(l->object);
+	l->object = xstrdup("[shared anon]+0x5ac600");
+	l->obj_dev = 1;
+	l->obj_ino = 26994;
+	l->obj_off = 0x5ac600;
+	l->pids = xrealloc(l->pids, sizeof(pids));
+	memcpy(l->pids, pids, sizeof(pids));
+	l->n_pids = 8;
+	text = render(r, false);
+	CHECK(strstr(text, "  FALSE SHARING  [shared anon]+0x5ac600  line 0x7f0000010040  "
+			   "8 processes\n"),
+	      "title with the whole object and the count:\n%s", text);
+	CHECK(strstr(text, "offset 0x5ac600) of 8 processes; not watched"),
+	      "the shared memory row counts them:\n%s", text);
+	CHECK(strstr(text, "threads: 100/101 100/102\n"), "threads as pid/tid:\n%s", text);
+	free(text);
+	l->n_pids = 2;
+	text = render(r, false);
+	CHECK(strstr(text, "[shared anon]+0x5ac600  line 0x7f0000010040  pids 3009,3010\n") &&
+	      strstr(text, "offset 0x5ac600) of processes 3009,3010; not watched"),
+	      "two processes listed:\n%s", text);
+	free(text);
+out:
+	report_free(r);
+	line_table_free(t);
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = getenv("top_builddir");
@@ -1246,6 +1293,7 @@ int main(int argc, char **argv)
 	test_pairs_and_chains();
 	test_pairs_merge();
 	test_jvm_line_text();
+	test_shared_title();
 	if (access(fixture, R_OK))
 		printf("# tests/fixture_globals not built: typed report not tested\n");
 	else {
