@@ -6,7 +6,8 @@
 # secondary-supers table (its flag UseSecondarySupersTable), which contend
 # must learn from the JVM, not from a version number.
 #  - tests/e2e_jvm_false_sharing.sh with that JDK first on PATH: the class
-#    and both fields named, @Contended advised;
+#    and both fields named, @Contended advised; again with compact object
+#    headers (-XX:+UseCompactObjectHeaders) where the JDK has them;
 #  - testcases/jvm_type_check attached: with the hashed secondary-supers
 #    table on (the default) no contended _secondary_super_cache; run with
 #    -XX:-UseSecondarySupersTable, the top line is the Klass again, and the
@@ -56,6 +57,19 @@ if sh "$top_srcdir/tests/e2e_jvm_false_sharing.sh"; then
 	ok "JDK $jdk_major: FalseSharing\$Counters.a and .b named, @Contended advised"
 else
 	fail "JDK $jdk_major: e2e_jvm_false_sharing.sh"
+fi
+
+# compact object headers: the class pointer lives in the mark word
+if java -XX:+UseCompactObjectHeaders -version >/dev/null 2>&1; then
+	echo "--- e2e_jvm_false_sharing.sh on JDK $jdk_major -XX:+UseCompactObjectHeaders"
+	if JDK_JAVA_OPTIONS=-XX:+UseCompactObjectHeaders \
+	   sh "$top_srcdir/tests/e2e_jvm_false_sharing.sh"; then
+		ok "JDK $jdk_major, compact object headers: the class and both fields named"
+	else
+		fail "JDK $jdk_major -XX:+UseCompactObjectHeaders: e2e_jvm_false_sharing.sh"
+	fi
+else
+	echo "JDK $jdk_major has no -XX:+UseCompactObjectHeaders: not tried"
 fi
 
 echo "--- testcases/jvm_type_check on JDK $jdk_major"
