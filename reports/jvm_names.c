@@ -229,9 +229,11 @@ static char *secondary_super_rest(const struct supers_table *t)
 	if (!t->on)
 		return xasprintf(
 			"This JVM has that bug's fix, the hashed table of secondary supers, but it is "
-			"switched off here (its flag UseSecondarySupersTable is false: "
-			"-XX:-UseSecondarySupersTable): checks scan _secondary_supers and record each "
-			"hit in the cache, as before the fix.  Remove that option%s", stop_cache);
+			"switched off here (its flag UseSecondarySupersTable is false: an "
+			"-XX:-UseSecondarySupersTable option, or a platform or mode without it): checks "
+			"scan _secondary_supers and record each hit in the cache, as before the fix.  "
+			"Drop that option, or turn the table on (-XX:+UnlockDiagnosticVMOptions "
+			"-XX:+UseSecondarySupersTable) where the platform has it%s", stop_cache);
 	return xasprintf(
 		"This JVM has that bug's fix, switched on (its flag UseSecondarySupersTable): checks "
 		"against an interface search the hashed table of secondary supers, which needs no "
