@@ -201,27 +201,83 @@ static bool range_contended(const struct report_range *r)
 	return r->true_shared || r->false_writer || r->false_victim;
 }
 
+/* JDK-8180450's fix, the hashed table of secondary supers, as this JVM
+ * has it: it came with the flag UseSecondarySupersTable, so a JVM whose
+ * flag table (read through its vmStructs) lists that flag has the fix;
+ * the flag's value says whether it is on.  (The SA tables do not list
+ * Klass::_secondary_supers_bitmap on JDK 25; no version number is used.) */
+struct supers_table {
+	bool present;                /* the flag exists */
+	bool on;                     /* UseSecondarySupersTable */
+	bool cache_known, cache_on;  /* UseSecondarySupersCache */
+};
+
+static void read_supers_table(const struct hotspot *h, struct supers_table *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->present = hotspot_flag_bool(h, "UseSecondarySupersTable", &t->on);
+	t->cache_known = hotspot_flag_bool(h, "UseSecondarySupersCache", &t->cache_on);
+}
+
+/* What still writes the cache on a JVM with the fix. */
+static char *secondary_super_rest(const struct supers_table *t)
+{
+	const char *stop_cache = t->cache_known && t->cache_on ?
+		"; -XX:+UnlockDiagnosticVMOptions -XX:-UseSecondarySupersCache stops only the "
+		"cache writes (a diagnostic option: measure before keeping it)" : "";
+
+	if (!t->on)
+		return xasprintf(
+			"This JVM has that bug's fix, the hashed table of secondary supers, but it is "
+			"switched off here (its flag UseSecondarySupersTable is false: an "
+			"-XX:-UseSecondarySupersTable option, or a platform or mode without it): checks "
+			"scan _secondary_supers and record each hit in the cache, as before the fix.  "
+			"Drop that option, or turn the table on (-XX:+UnlockDiagnosticVMOptions "
+			"-XX:+UseSecondarySupersTable) where the platform has it%s", stop_cache);
+	return xasprintf(
+		"This JVM has that bug's fix, switched on (its flag UseSecondarySupersTable): checks "
+		"against an interface search the hashed table of secondary supers, which needs no "
+		"cache, yet the cache is still written here, by the code at the sites above%s.  In "
+		"code, keep each hot site to one interface or test against the concrete class%s",
+		t->cache_known && t->cache_on ? " (UseSecondarySupersCache is on: lookups may still "
+		"record their hits)" : "", stop_cache);
+}
+
 /* JDK-8180450: the one-entry cache of the last secondary super (interface)
- * a class was checked against.  The fix and its releases, as verified:
- * JDK 23 replaced the cache by a hashed table of secondary supers
- * (openjdk/jdk PR 18309), and it was backported to JDK 21 updates
- * (openjdk/jdk21u-dev PR 1090, integrated late 2024; the exact 21.0.x
- * update is not stated here, not having been verified). */
-static char *secondary_super_advice(const struct report_line *rl)
+ * a class was checked against.  Where the JVM has the fix (above), the
+ * advice says what still writes the cache.  Without it: JDK 23 replaced
+ * the cache by a hashed table of secondary supers (openjdk/jdk PR 18309),
+ * and it was backported to JDK 21 updates (openjdk/jdk21u-dev PR 1090,
+ * integrated late 2024; the exact 21.0.x update is not stated here, not
+ * having been verified). */
+static char *secondary_super_advice(const struct hotspot *h, const struct report_line *rl)
 {
 	const char *cls = rl->object + strlen("Klass ");
+	struct supers_table t;
+	char *rest, *s;
 
-	return xasprintf(
-		"Klass::_secondary_super_cache of class %s is HotSpot's one-entry cache of the "
-		"last interface its objects were checked against: threads checking them against "
-		"different interfaces rewrite it on every check, and the writes also evict "
-		"_secondary_supers beside it (JDK-8180450, \"secondary_super_cache does not scale "
-		"well\").  The JVM lays out Klass: no padding can be added from Java.  Fixed in "
-		"JDK 23 (a hashed table of secondary supers, no cache to write), also backported "
-		"to JDK 21 updates from late 2024 (see your 21.0.x release notes); on JDK 17, "
-		"change the hot path: do not check one object against several interfaces in turn "
-		"(instanceof, checkcast, casts of generic types) -- test against the concrete "
-		"class, or keep each call site to one interface", cls);
+	read_supers_table(h, &t);
+	if (!t.present)
+		return xasprintf(
+			"Klass::_secondary_super_cache of class %s is HotSpot's one-entry cache of the "
+			"last interface its objects were checked against: threads checking them against "
+			"different interfaces rewrite it on every check, and the writes also evict "
+			"_secondary_supers beside it (JDK-8180450, \"secondary_super_cache does not scale "
+			"well\").  The JVM lays out Klass: no padding can be added from Java.  Fixed in "
+			"JDK 23 (a hashed table of secondary supers, no cache to write), also backported "
+			"to JDK 21 updates from late 2024 (see your 21.0.x release notes); on JDK 17, "
+			"change the hot path: do not check one object against several interfaces in turn "
+			"(instanceof, checkcast, casts of generic types) -- test against the concrete "
+			"class, or keep each call site to one interface", cls);
+	rest = secondary_super_rest(&t);
+	s = xasprintf(
+		"Klass::_secondary_super_cache of class %s is HotSpot's one-entry cache of the last "
+		"interface its objects were checked against: threads checking them against different "
+		"interfaces rewrite it, and the writes also evict _secondary_supers beside it "
+		"(JDK-8180450, \"secondary_super_cache does not scale well\").  The JVM lays out "
+		"Klass: no padding can be added from Java.  %s", cls, rest);
+	free(rest);
+	return s;
 }
 
 static char *klass_field_advice(const struct report_line *rl)
@@ -448,7 +504,7 @@ void jvm_advise_line(struct jvm_names *j, struct report_line *rl, enum jvm_namin
 	if (named == JVM_OBJECT) {
 		rl->advice.summary = object_advice(rl);
 	} else if (cache && range_contended(cache)) {
-		rl->advice.summary = secondary_super_advice(rl);
+		rl->advice.summary = secondary_super_advice(hotspot_of(j, rl->pid), rl);
 		if (cache->true_shared && rl->predicted_gain > 1.005) {
 			rl->gain_note = gain_caveat;
 			rl->gain_high = rl->gain_all_high = 0;   /* no upper bound */

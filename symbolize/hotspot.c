@@ -697,6 +697,11 @@ struct hotspot *hotspot_open(pid_t pid, struct strbuf *err)
 	build_indexes(h);
 	hotspot_read_narrow(h, "UseCompressedOops", "CompressedOops", &h->narrow_oop);
 	hotspot_read_narrow(h, "UseCompressedClassPointers", "CompressedKlassPointers", &h->narrow_klass);
+	if (hotspot_flag_bool(h, "UseCompactObjectHeaders", &h->compact_headers) &&
+	    h->compact_headers &&
+	    (!hotspot_long_constant(h, "markWord::klass_shift", &h->mark_klass_shift) ||
+	     h->mark_klass_shift >= 64))
+		h->mark_klass_shift = 0;
 	h->object_klass = hotspot_vm_class(h, "Object_klass");
 	return h;
 }

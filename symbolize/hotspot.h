@@ -145,9 +145,11 @@ struct hotspot_java_field {
 };
 
 /* The nonstatic fields of the class at klass and of its superclasses,
- * sorted by offset, read from InstanceKlass::_fields and the constant pool
- * as the tables describe them (the JDK 17 layout: NULL with *n 0 on a JVM
- * whose tables lack it, or on any failed read).  Caller frees. */
+ * sorted by offset, read from the field info and the constant pool as the
+ * tables describe them: InstanceKlass::_fields (Array<u2> records) or
+ * InstanceKlass::_fieldinfo_stream (compressed, hotspot_fieldstream.h),
+ * whichever they list.  NULL with *n 0 on a JVM whose tables describe
+ * neither fully, or on any failed or malformed read.  Caller frees. */
 struct hotspot_java_field *hotspot_java_fields(const struct hotspot *h, uint64_t klass,
 					       size_t *n);
 /* The start of the Java heap object (an instance, not an array) holding

@@ -52,6 +52,10 @@ struct hotspot {
 		bool known, compressed;
 		uint64_t base, shift;
 	} narrow_oop, narrow_klass;
+	/* UseCompactObjectHeaders: the narrow class pointer is in the mark
+	 * word, above markWord::klass_shift (0: on, but the shift unknown) */
+	bool compact_headers;
+	uint64_t mark_klass_shift;
 	uint64_t object_klass;          /* java/lang/Object's, 0 if unknown */
 };
 

@@ -198,6 +198,19 @@ uint64_t hotspot_object_klass(const struct hotspot *h, uint64_t obj)
 
 	if (!plausible_pointer(obj))
 		return 0;
+	if (h->compact_headers) {
+		/* compact headers: the narrow class pointer is the mark word's top bits */
+		const struct narrow_ptr *nk = &h->narrow_klass;
+		uint64_t mark, narrow;
+
+		off = hotspot_field_offset(h, "oopDesc", "_mark");
+		if (off < 0 || !h->mark_klass_shift || !nk->known || !nk->compressed ||
+		    !hs_read_u64(h->task, obj + (uint64_t)off, &mark) ||
+		    !(narrow = mark >> h->mark_klass_shift))
+			return 0;
+		klass = nk->base + (narrow << nk->shift);
+		return hotspot_klass_name(h, klass, name, sizeof(name)) ? klass : 0;
+	}
 	off = hotspot_field_offset(h, "oopDesc", h->narrow_klass.compressed ?
 				   "_metadata._compressed_klass" : "_metadata._klass");
 	if (off < 0)

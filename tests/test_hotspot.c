@@ -11,7 +11,10 @@
  *    "java/lang/Object", its mirror's class is java.lang.Class through the
  *    compressed class pointer;
  *  - HotspotProbe.PAIR, found through HotspotProbe's mirror, is an object
- *    whose Klass is named HotspotProbe$Pair;
+ *    whose Klass is named HotspotProbe$Pair; its fields a and b, and those of
+ *    HotspotProbe$Rich (generic and ConstantValue records), are named from
+ *    the field info in the format the tables list (_fields on JDK 17,
+ *    _fieldinfo_stream on 21+);
  *  - jvm_write_perf_map writes /tmp/perf-PID.map naming hotspotProbeWork,
  *    and leaves no .attach_pid file behind; VM.version answers "JDK", an
  *    unknown command fails with the JVM's message.
@@ -49,6 +52,13 @@ static const char probe_java[] =
 	"		volatile long a, b;\n"
 	"	}\n"
 	"	static final Pair PAIR = new Pair();\n"
+	"	static final class Rich<T> {\n"
+	"		static final long K = 42L;\n"
+	"		java.util.List<String> names;\n"
+	"		T item;\n"
+	"		int count;\n"
+	"	}\n"
+	"	static final Rich<String> RICH = new Rich<>();\n"
 	"	static long hotspotProbeWork(long n) {\n"
 	"		long s = 0;\n"
 	"		for (long i = 0; i < n; i++)\n"
@@ -286,11 +296,12 @@ static uint64_t static_object_of(struct hotspot *h, uint64_t mirror, uint64_t wa
 	return 0;
 }
 
-/* What a report will do with a sampled address: name the Klass and field
- * it lies in, JDK-8180450's line being the cache at Klass+32. */
 /* Pair's two volatile longs by name and offset, and the object found
- * from an address inside field b. */
-static void check_java_fields(const struct hotspot *h, uint64_t pair, uint64_t pair_k)
+ * from an address inside field b; Rich's fields, whose records carry
+ * optional items (generic signatures; K a ConstantValue, static: not
+ * listed), in whichever format the tables describe. */
+static void check_java_fields(const struct hotspot *h, uint64_t pair, uint64_t pair_k,
+			      uint64_t rich_k)
 {
 	struct hotspot_java_field *f;
 	uint64_t k = 0, start;
@@ -299,14 +310,16 @@ static void check_java_fields(const struct hotspot *h, uint64_t pair, uint64_t p
 	int32_t slots;
 
 	f = hotspot_java_fields(h, pair_k, &n);
-	if (!hotspot_int_constant(h, "FieldInfo::field_slots", &slots)) {
-		/* JDK 21+ stream their field info (_fieldinfo_stream) in a format
-		 * the tables do not describe: no names, never wrong ones */
-		CHECK(!f && n == 0, "fields from tables without FieldInfo: %zu", n);
-		printf("no FieldInfo in the tables: Java fields not named (as documented)\n");
+	if (!hotspot_int_constant(h, "FieldInfo::field_slots", &slots) &&
+	    !hotspot_field(h, "InstanceKlass", "_fieldinfo_stream")) {
+		/* neither format listed: no names, never wrong ones */
+		CHECK(!f && n == 0, "fields from tables without field info: %zu", n);
+		printf("no field info in the tables: Java fields not named (as documented)\n");
 		free(f);
 		return;
 	}
+	printf("field info: %s\n", hotspot_field(h, "InstanceKlass", "_fieldinfo_stream") ?
+	       "InstanceKlass::_fieldinfo_stream" : "InstanceKlass::_fields");
 	CHECK(f && n == 2, "Pair's fields: %zu, want 2", n);
 	if (f && n == 2) {
 		CHECK(!strcmp(f[0].name, "a") && !strcmp(f[1].name, "b") &&
@@ -322,8 +335,34 @@ static void check_java_fields(const struct hotspot *h, uint64_t pair, uint64_t p
 		       (unsigned long long)f[0].offset, (unsigned long long)f[1].offset);
 	}
 	free(f);
+
+	f = rich_k ? hotspot_java_fields(h, rich_k, &n) : NULL;
+	CHECK(f && n == 3, "Rich's fields: %zu, want 3 (names, item, count)", f ? n : 0);
+	if (f && n == 3) {
+		const char *want[][2] = {
+			{ "names", "Ljava/util/List;" }, { "item", "Ljava/lang/Object;" },
+			{ "count", "I" },
+		};
+		unsigned found = 0;
+
+		for (size_t i = 0; i < n; i++)
+			for (size_t w = 0; w < 3; w++)
+				found += !strcmp(f[i].name, want[w][0]) &&
+					 !strcmp(f[i].signature, want[w][1]) &&
+					 f[i].offset >= 8 && f[i].klass == rich_k;
+		CHECK(found == 3, "Rich's fields: %s %s +%llu, %s %s +%llu, %s %s +%llu",
+		      f[0].signature, f[0].name, (unsigned long long)f[0].offset,
+		      f[1].signature, f[1].name, (unsigned long long)f[1].offset,
+		      f[2].signature, f[2].name, (unsigned long long)f[2].offset);
+		printf("HotspotProbe$Rich fields: %s +%llu, %s +%llu, %s +%llu\n",
+		       f[0].name, (unsigned long long)f[0].offset, f[1].name,
+		       (unsigned long long)f[1].offset, f[2].name, (unsigned long long)f[2].offset);
+	}
+	free(f);
 }
 
+/* What a report will do with a sampled address: name the Klass and field
+ * it lies in, JDK-8180450's line being the cache at Klass+32. */
 static void check_describe(struct hotspot *h, uint64_t pair_k, uint64_t object_k, uint64_t pair)
 {
 	int64_t cache = hotspot_field_offset(h, "Klass", "_secondary_super_cache");
@@ -388,7 +427,7 @@ static void check_klasses(struct hotspot *h)
 	       name, (unsigned long long)pair_k);
 	check_describe(h, pair_k, object_k, pair);
 	if (pair)
-		check_java_fields(h, pair, pair_k);
+		check_java_fields(h, pair, pair_k, hotspot_find_klass(h, "HotspotProbe$Rich"));
 }
 
 /* Counts SIGQUITs delivered to this test. */
