@@ -465,6 +465,10 @@ static void say_why_untyped(struct strbuf *sb, const struct report_line *l)
 
 	if (!why || !strcmp(why, data_types_miss_name(DT_NO_DWARF)))
 		strbuf_addf(sb, " (no type information for a layout: build with -g)");
+	else if (!strcmp(why, data_types_miss_name(DT_DEBUG_NOT_INSTALLED)))
+		strbuf_addf(sb, " (no type information for a layout: the binary's debug info "
+			    "is not installed; it names a separate debug file (.gnu_debuglink): "
+			    "install it, e.g. the distribution's -dbgsym or -debuginfo package)");
 	else
 		strbuf_addf(sb, " (no type information for a layout: %s)", why);
 }

@@ -76,6 +76,10 @@ void attribute_cell(struct build *b, const struct line *l,
 	if (out->why != DT_HIT && code_mod && c->base_reg >= 0 && b->origins)
 		out->why = pointer_origin_access(b->origins, cell_pid(l, c), c->ip, c->base_reg,
 						 c->base_off, addr, c->size, &out->a);
+	/* "build with -g" is wrong advice for a distribution's binary: it was
+	 * built so, and its DWARF ships in a package of its own */
+	if (out->why == DT_NO_DWARF && data_types_debug_split(code_mod ? code_mod : data_mod))
+		out->why = DT_DEBUG_NOT_INSTALLED;
 	out->typed = out->why == DT_HIT;
 	alloc_attribute_cell(b, l, c, out);
 }

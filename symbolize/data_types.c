@@ -45,6 +45,7 @@
 #include "common/hashmap.h"
 #include "common/util.h"
 
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <inttypes.h>
@@ -64,11 +65,24 @@ static const char *const miss_names[DT__COUNT] = {
 	[DT_NOT_POINTER] = "not a pointer",
 	[DT_NO_TYPE] = "incomplete type",
 	[DT_NO_ORIGIN] = "no variable or load found for the base register",
+	[DT_DEBUG_NOT_INSTALLED] = "debug info not installed",
 };
 
 const char *data_types_miss_name(enum data_types_miss m)
 {
 	return (unsigned)m < DT__COUNT ? miss_names[m] : "unknown";
+}
+
+const char *data_types_debug_split(struct Dwfl_Module *mod)
+{
+	Dwarf_Addr bias;
+	GElf_Word crc;
+	Elf *elf;
+
+	if (!mod || dwfl_module_getdwarf(mod, &bias))
+		return NULL;
+	elf = dwfl_module_getelf(mod, &bias);
+	return elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
 }
 
 struct data_types *data_types_new(void)

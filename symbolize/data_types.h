@@ -77,9 +77,16 @@ enum data_types_miss {
 	DT_NO_TYPE,               /* pointee type incomplete or void */
 	DT_NO_ORIGIN,             /* no variable in the base register, and no
 	                             load of it found (detector/pointer_origin.h) */
+	DT_DEBUG_NOT_INSTALLED,   /* DT_NO_DWARF of a binary built with -g whose
+	                             DWARF was split off to a file not found here
+	                             (its .gnu_debuglink): data_types_debug_split */
 	DT__COUNT
 };
 const char *data_types_miss_name(enum data_types_miss m);
+/* The name of the separate debug file mod's .gnu_debuglink names (its
+ * DWARF was split off, as distributions ship it), or NULL: mod has its
+ * DWARF, names none, or is NULL.  Points into mod's ELF data. */
+const char *data_types_debug_split(struct Dwfl_Module *mod);
 
 struct data_types *data_types_new(void);
 void data_types_free(struct data_types *dt);
