@@ -11,7 +11,14 @@
  * is from FalseSharing's mirror, which is how a test finds its address
  * (tests/test_hotspot.c does the same with HotspotProbe.PAIR).
  *
- * usage: java FalseSharing [SECONDS] [padded]   (default 10 s, adjacent)
+ * Where the object lands is decided by what the JVM allocated before it,
+ * which depends on its environment (the working directory's length, for
+ * one): a placement that straddles is then the same in every run.  SKEW
+ * allocates a long[SKEW] just before it, moving it by 16 + 8 * SKEW bytes,
+ * so that a test's retries try other placements.
+ *
+ * usage: java FalseSharing [SECONDS] [padded|adjacent] [SKEW]
+ *        (default 10 s, adjacent, no skew)
  * Prints "ready" once both writers run, the increments per second every
  * second, then the total.
  */
@@ -52,6 +59,7 @@ public class FalseSharing {
 	}
 
 	static Counters COUNTERS;
+	static long[] SKEW;
 	static volatile boolean stop;
 
 	public static void main(String[] args) throws Exception {
@@ -59,6 +67,10 @@ public class FalseSharing {
 		boolean padded = args.length > 1 && args[1].equals("padded");
 		Thread[] writers = new Thread[2];
 
+		int skew = args.length > 2 ? Integer.parseInt(args[2]) : 0;
+
+		if (skew > 0)
+			SKEW = new long[skew];
 		COUNTERS = padded ? new PaddedCounters() : new Counters();
 		for (int i = 0; i < writers.length; i++) {
 			final int which = i;
