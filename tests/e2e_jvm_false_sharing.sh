@@ -23,6 +23,7 @@ if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 
 fi
 tmp=$(mktemp -d)
 jvm=
+. "$top_srcdir/tests/e2e_lib.sh"
 trap '[ -n "$jvm" ] && kill $jvm 2>/dev/null; [ -n "$jvm" ] && rm -f /tmp/perf-$jvm.map; rm -rf "$tmp"' EXIT
 
 if ! javac -d "$tmp" "$top_srcdir/testcases/jvm_false_sharing/FalseSharing.java"; then
@@ -35,15 +36,8 @@ fi
 try=0
 for skew in 0 1 3; do
 	try=$((try + 1))
-	java -cp "$tmp" FalseSharing 8 adjacent $skew >"$tmp/jvm.out" 2>&1 &
-	jvm=$!
-	sleep 3    # warm-up: C2 compiles the writers' loop
-	"$contend" attach --confirm -p $jvm -d 3 --format json -o "$tmp/r.json" 2>"$tmp/err"
+	jvm_attach_json "$tmp/r.json" -cp "$tmp" FalseSharing 8 adjacent $skew
 	st=$?
-	kill $jvm 2>/dev/null
-	wait $jvm 2>/dev/null
-	rm -f /tmp/perf-$jvm.map
-	jvm=
 	if [ $st -ne 0 ]; then
 		echo "FAIL: contend attach exited with $st:"
 		cat "$tmp/err"

@@ -80,15 +80,8 @@ fi
 # attach to TypeCheck run with JVM options $1, the JSON report into $2
 type_check() {
 	# shellcheck disable=SC2086  # the options split on blanks
-	java $1 -cp "$tmp" TypeCheck 2 10 >"$tmp/jvm.out" 2>&1 &
-	jvm=$!
-	sleep 3    # warm-up: C2 compiles the checking loop
-	"$contend" attach --confirm -p $jvm -d 3 --format json -o "$2" 2>"$tmp/err"
+	jvm_attach_json "$2" $1 -cp "$tmp" TypeCheck 2 10
 	st=$?
-	kill $jvm 2>/dev/null
-	wait $jvm 2>/dev/null
-	rm -f /tmp/perf-$jvm.map
-	jvm=
 	if [ $st -ne 0 ]; then
 		fail "contend attach exited with $st:"
 		cat "$tmp/err"

@@ -23,3 +23,23 @@ expect() {   # name, want-status, stderr-pattern, command...
 	fi
 	ok "$name"
 }
+
+# jvm_attach_json OUT JAVA-ARG...: start `java JAVA-ARG...` (its output in
+# $tmp/jvm.out), give C2 3 s to compile the hot loop, attach --confirm for
+# 3 s with the JSON report into OUT, then stop the JVM and remove its perf
+# map.  Returns attach's exit status, its stderr left in $tmp/err.  $jvm
+# holds the JVM's pid while it runs, for the caller's EXIT trap.
+jvm_attach_json() {
+	_out=$1
+	shift
+	java "$@" >"$tmp/jvm.out" 2>&1 &
+	jvm=$!
+	sleep 3
+	"$contend" attach --confirm -p $jvm -d 3 --format json -o "$_out" 2>"$tmp/err"
+	_st=$?
+	kill $jvm 2>/dev/null
+	wait $jvm 2>/dev/null
+	rm -f /tmp/perf-$jvm.map
+	jvm=
+	return $_st
+}
