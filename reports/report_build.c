@@ -460,6 +460,8 @@ static void build_line(struct build *b, const struct candidate *cand,
 	}
 	if (!obj)
 		jvm = jvm_name_line(b->jvm, rl);
+	if (jvm != JVM_UNNAMED)
+		attribute_line_named_elsewhere(b, l, rl, attrs);
 	free(attrs);
 	advice_for_line(rl, heap);
 	predict_gain(b, l, v, range, rl);
@@ -628,6 +630,9 @@ struct report *report_build(const struct run_facts *hdr,
 	candidates_free(cand, n_contended);
 	candidates_free(minor, n_minor);
 	sort(r->untyped_why, r->n_untyped_why, sizeof(*r->untyped_why), cmp_count);
+	/* reasons whose accesses were all named another way (the JVM's) */
+	while (r->n_untyped_why && !r->untyped_why[r->n_untyped_why - 1].n)
+		free(r->untyped_why[--r->n_untyped_why].what);
 	return r;
 }
 

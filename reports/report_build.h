@@ -118,6 +118,12 @@ static inline void tid_set_add(struct tid_set *s, uint32_t tid)
 void attribute_line(struct build *b, const struct line *l, struct report_line *rl,
 		    struct cell_attr *attrs);
 
+/* After attribute_line(): the line's untyped samples were typed another
+ * way (the JVM's own tables): they count as typed, and leave the header's
+ * reasons for untyped accesses. */
+void attribute_line_named_elsewhere(struct build *b, const struct line *l,
+				    struct report_line *rl, const struct cell_attr *attrs);
+
 typedef bool (*attr_eq_fn)(const struct data_attribution *, const struct data_attribution *);
 /* Both name the same object: the line's variable/type_name/object_start. */
 bool same_object(const struct data_attribution *x, const struct data_attribution *y);

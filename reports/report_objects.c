@@ -84,6 +84,11 @@ void attribute_cell(struct build *b, const struct line *l,
 	alloc_attribute_cell(b, l, c, out);
 }
 
+static const char *untyped_reason(bool lookup, const struct cell_attr *a)
+{
+	return !lookup ? NO_TYPE_LOOKUP : a->why_here ? a->why_here : data_types_miss_name(a->why);
+}
+
 void attribute_line(struct build *b, const struct line *l,
 			   struct report_line *rl, struct cell_attr *attrs)
 {
@@ -101,8 +106,7 @@ void attribute_line(struct build *b, const struct line *l,
 			continue;
 		}
 		rl->untyped += c->count;
-		count_untyped(b, !lookup ? NO_TYPE_LOOKUP : attrs[i].why_here ? attrs[i].why_here :
-				 data_types_miss_name(attrs[i].why), c->count);
+		count_untyped(b, untyped_reason(lookup, &attrs[i]), c->count);
 		if (attrs[i].why_here)
 			here = attrs[i].why_here;
 		else if ((unsigned)attrs[i].why < DT__COUNT)
@@ -122,6 +126,34 @@ void attribute_line(struct build *b, const struct line *l,
 	}
 	b->r->typed += rl->typed;
 	b->r->untyped += rl->untyped;
+}
+
+void attribute_line_named_elsewhere(struct build *b, const struct line *l,
+				    struct report_line *rl, const struct cell_attr *attrs)
+{
+	struct report *r = b->r;
+	bool lookup = b->sym && b->dt;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const char *why = untyped_reason(lookup, &attrs[i]);
+
+		if (attrs[i].typed)
+			continue;
+		for (unsigned k = 0; k < r->n_untyped_why; k++) {
+			if (!strcmp(r->untyped_why[k].what, why)) {
+				uint64_t n = r->untyped_why[k].n;
+
+				r->untyped_why[k].n = n > l->cells[i].count ?
+						      n - l->cells[i].count : 0;
+				break;
+			}
+		}
+	}
+	r->typed += rl->untyped;
+	r->untyped -= rl->untyped;
+	rl->typed += rl->untyped;
+	rl->untyped = 0;
+	rl->untyped_why = NULL;
 }
 
 /* Both name the same object: the line's variable/type_name/object_start. */

@@ -128,6 +128,13 @@ rows = [(p["kind"], tuple(p[s]["tids"]), p[s].get("function"), p[s].get("line"))
 pairs = [tuple(rows[i:i + 2]) for i in range(0, len(rows), 2)]
 if len(set(pairs)) != len(pairs):
     problems.append("contending pairs repeat a row: %s" % pairs)
+# the JVM's tables named the line: its accesses count as typed, not as
+# "no debug info" in the header
+ta = report.get("type_attribution") or {}
+top_n = sum(r["reads"] + r["writes"] for r in top.get("ranges") or [])
+if ta.get("typed", 0) < top_n:
+    problems.append("the JVM-named top line's %d accesses are not counted as typed: %r" % (
+        top_n, ta))
 if top["kind"] not in ("true", "mixed"):
     problems.append("the top line is %s sharing, not true or mixed" % top["kind"])
 
