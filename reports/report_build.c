@@ -285,7 +285,8 @@ static void fill_range(struct build *b, const struct line *l, const struct cell_
 
 	best = most_sampled(l, attrs, in_range, same_member);
 	if (best)
-		rr->member = member_name(best);
+		rr->member = member_span_name(member_name(best), best, l->addr + rr->offset,
+					      rr->size);
 	else
 		rr->member = member_from_layout(inst, l->addr + rr->offset, rr->size);
 }

@@ -136,6 +136,11 @@ const struct data_attribution *most_sampled(const struct line *l,
 					    const bool *mask, attr_eq_fn eq);
 /* "counters[1]", "klass_c1.secondary_super_cache", "*p"; caller frees. */
 char *member_name(const struct data_attribution *a);
+/* name, for an access of [addr, addr + size) that runs past a's member into
+ * later members of its struct (one 16-byte store to two longs, as -O2
+ * vectorises them): "[0].processed..bytes".  Takes name over. */
+char *member_span_name(char *name, const struct data_attribution *a, uint64_t addr,
+		       uint64_t size);
 /* The member of inst's layout that holds [addr, addr + size), by name;
  * NULL if none (or the layout is not the object itself). */
 char *member_from_layout(const struct data_attribution *inst, uint64_t addr,

@@ -283,7 +283,7 @@ static void fill_side(struct build *b, const struct latent_object *o,
 	s->addr = f->addr;
 	s->size = f->size;
 	s->offset = f->addr - o->base;
-	s->member = side_member(o, &at->a);
+	s->member = member_span_name(side_member(o, &at->a), &at->a, f->addr, f->size);
 	s->reads = f->reads;
 	s->writes = f->writes;
 	s->site.ip = f->hottest->ip;
@@ -306,29 +306,37 @@ static void add_placement(struct report_latent *lt, unsigned L, uint64_t align)
 	lt->n_placements++;
 }
 
-/* The padding that keeps the two apart at any start address. */
+/* The padding that keeps the two apart at any start address.  In C++,
+ * new (and so std::vector) honours the type's alignment from C++17. */
 static char *latent_advice(const struct report_latent *lt, const struct latent_object *o,
-			   unsigned L)
+			   unsigned L, bool cxx)
 {
 	const char *type = o->type_name ? o->type_name : "the element";
+	char *heap = cxx ? xasprintf("new and std::vector align it from C++17, "
+				     "aligned_alloc(%u, ...) what malloc allocates", L) :
+			   xasprintf("aligned_alloc(%u, ...) on the heap", L);
+	const char *align = cxx ? "alignas" : "_Alignas";
+	char *advice;
 
 	if (o->array && o->elem_size % L == 0)
-		return xasprintf("%s is %" PRIu64 " bytes, a multiple of the %u-byte line, but "
-				 "nothing keeps the array line-aligned: align it to %u bytes "
-				 "(aligned_alloc(%u, ...) on the heap, _Alignas(%u) on the "
-				 "struct's first member), so that each element starts a line",
-				 type, o->elem_size, L, L, L, L);
-	if (o->array)
-		return xasprintf("pad %s from %" PRIu64 " to %" PRIu64 " bytes and align "
-				 "the array to %u (_Alignas(%u) on its first member; "
-				 "aligned_alloc(%u, ...) on the heap): cost +%" PRIu64
-				 " bytes per element", type, o->elem_size,
-				 (o->elem_size + L - 1) / L * L, L, L, L,
-				 (o->elem_size + L - 1) / L * L - o->elem_size);
-	return xasprintf("start %s on its own %u-byte line (_Alignas(%u) on it, and the "
-			 "object aligned to %u), away from %s: at most %u bytes of padding",
-			 lt->b.member ? lt->b.member : "the second range", L, L, L,
-			 lt->a.member ? lt->a.member : "the first", L - 1);
+		advice = xasprintf("%s is %" PRIu64 " bytes, a multiple of the %u-byte line, but "
+				   "nothing keeps the array line-aligned: align it to %u bytes "
+				   "(%s(%u) on the struct's first member; %s), so that each "
+				   "element starts a line", type, o->elem_size, L, L, align, L,
+				   heap);
+	else if (o->array)
+		advice = xasprintf("pad %s from %" PRIu64 " to %" PRIu64 " bytes and align "
+				   "the array to %u (%s(%u) on its first member; %s): cost +%"
+				   PRIu64 " bytes per element", type, o->elem_size,
+				   (o->elem_size + L - 1) / L * L, L, align, L, heap,
+				   (o->elem_size + L - 1) / L * L - o->elem_size);
+	else
+		advice = xasprintf("start %s on its own %u-byte line (%s(%u) on it, and the "
+				   "object aligned to %u), away from %s: at most %u bytes of "
+				   "padding", lt->b.member ? lt->b.member : "the second range", L,
+				   align, L, L, lt->a.member ? lt->a.member : "the first", L - 1);
+	free(heap);
+	return advice;
 }
 
 /* A footprint's type attribution, looked up once (at its hottest cell). */
@@ -385,7 +393,7 @@ static bool build_latent(struct build *b, struct attr_cache *cache, struct footp
 			add_placement(lt, L2, MALLOC_ALIGN);
 		add_placement(lt, L2, o.align);
 	}
-	lt->advice = latent_advice(lt, &o, L);
+	lt->advice = latent_advice(lt, &o, L, at_a.a.layout && at_a.a.layout->cxx);
 	/* the object's own alignment keeps them apart: padded already */
 	for (unsigned i = 0; i < lt->n_placements; i++)
 		if (lt->placements[i].line_size == L && lt->placements[i].sharing)

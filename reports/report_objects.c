@@ -227,6 +227,31 @@ char *member_name(const struct data_attribution *a)
 	return xstrdup(path[0] == '.' ? path + 1 : path);
 }
 
+char *member_span_name(char *name, const struct data_attribution *a, uint64_t addr,
+		       uint64_t size)
+{
+	const struct type_layout *lay = a->layout;
+	uint64_t last = addr + size - 1;
+
+	if (!lay || !size || last < a->object_start + a->member_offset + a->member_size ||
+	    last < a->layout_start || last - a->layout_start >= lay->size)
+		return name;
+	last -= a->layout_start;
+	for (unsigned k = 0; k < lay->n_members; k++) {
+		const struct type_member *m = &lay->members[k];
+		char *spanned;
+
+		if (last < m->offset || last >= m->offset + m->size || !m->name || !*m->name)
+			continue;
+		if (a->layout_start + m->offset <= a->object_start + a->member_offset)
+			return name;        /* the member it starts in, or an outer one */
+		spanned = xasprintf("%s..%s", name, m->name);
+		free(name);
+		return spanned;
+	}
+	return name;
+}
+
 /*
  * A range no typed cell names may still lie in the line's struct (written
  * by code without debug info): name it by the layout's member when the

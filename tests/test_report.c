@@ -1274,6 +1274,47 @@ out:
 	line_table_free(t);
 }
 
+/*
+ * -O2 stores two adjacent longs of a struct with one 16-byte movups: the
+ * access starts at the first member and runs into the second.  Its name
+ * says both, "[0].processed..bytes", not the first alone; an access
+ * inside one member, or one past the struct, keeps the member's name.
+ */
+static void test_member_span(void)
+{
+	struct type_member members[] = {
+		{ "processed", "long", 0, 8 }, { "bytes", "long", 8, 8 },
+		{ NULL, NULL, 16, 4 }, { "state", "int", 20, 4 },
+	};
+	struct type_layout lay = { "struct WorkerStats", 24, 8, members, 4, false };
+	struct data_attribution a = {
+		.variable = "s", .via_pointer = true, .type_name = "struct WorkerStats",
+		.path = "[0].processed", .object_start = 0x1000, .member_offset = 0,
+		.member_size = 8, .layout = &lay, .layout_start = 0x1000,
+	};
+	char *name;
+
+	name = member_span_name(xstrdup("[0].processed"), &a, 0x1000, 16);
+	CHECK_STR(name, "[0].processed..bytes", "a 16-byte store over two members");
+	free(name);
+	name = member_span_name(xstrdup("[0].processed"), &a, 0x1000, 8);
+	CHECK_STR(name, "[0].processed", "an 8-byte store in one member");
+	free(name);
+	name = member_span_name(xstrdup("[0].processed"), &a, 0x1000, 24);
+	CHECK_STR(name, "[0].processed..state", "a store to the whole struct");
+	free(name);
+	name = member_span_name(xstrdup("[0].processed"), &a, 0x1000, 20);
+	CHECK_STR(name, "[0].processed", "ending in padding: not named by a hole");
+	free(name);
+	name = member_span_name(xstrdup("[0].processed"), &a, 0x1010, 32);
+	CHECK_STR(name, "[0].processed", "past the struct's end: left as it is");
+	free(name);
+	a.layout = NULL;
+	name = member_span_name(xstrdup("x"), &a, 0x1000, 16);
+	CHECK_STR(name, "x", "no layout: left as it is");
+	free(name);
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = getenv("top_builddir");
@@ -1294,6 +1335,7 @@ int main(int argc, char **argv)
 	test_pairs_merge();
 	test_jvm_line_text();
 	test_shared_title();
+	test_member_span();
 	if (access(fixture, R_OK))
 		printf("# tests/fixture_globals not built: typed report not tested\n");
 	else {
