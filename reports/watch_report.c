@@ -50,11 +50,10 @@ static uint64_t access_ip(struct symbolizer *sym, struct decoder *dec, uint32_t 
 	return off == ip - fi.start ? prev : ip;
 }
 
-/* The name of the word: a sampled range inside it, else the global there. */
-static char *word_member(const struct report_line *rl, uint64_t addr,
-			 struct symbolizer *sym, struct data_types *dt)
+char *watch_word_member(const struct report_line *rl, uint64_t addr,
+			struct symbolizer *sym, struct data_types *dt)
 {
-	const struct report_range *best = NULL;
+	const struct report_range *best = NULL, *around = NULL;
 	struct data_attribution a;
 	struct Dwfl_Module *mod;
 	uint64_t bias, off = addr - rl->addr;
@@ -62,13 +61,17 @@ static char *word_member(const struct report_line *rl, uint64_t addr,
 	for (unsigned i = 0; i < rl->n_ranges; i++) {
 		const struct report_range *rr = &rl->ranges[i];
 
-		if (!rr->member || rr->offset < off || rr->offset + rr->size > off + WATCH_WORD)
+		if (!rr->member)
+			continue;
+		if (rr->offset <= off && rr->offset + rr->size >= off + WATCH_WORD)
+			around = rr;
+		if (rr->offset < off || rr->offset + rr->size > off + WATCH_WORD)
 			continue;
 		if (!best || rr->reads + rr->writes > best->reads + best->writes)
 			best = rr;
 	}
-	if (best)
-		return xstrdup(best->member);
+	if (best || around)
+		return xstrdup((best ? best : around)->member);
 	if (!sym || !dt || !(mod = symbolizer_module(sym, (pid_t)rl->pid, addr, &bias)) ||
 	    data_types_global(dt, mod, bias, addr, &a) != DT_HIT)
 		return NULL;
@@ -81,7 +84,7 @@ static void fill_word(const struct watch_word_result *wr, const struct report_li
 {
 	ww->offset = wr->addr - rl->addr;
 	ww->size = WATCH_WORD;
-	ww->member = word_member(rl, wr->addr, sym, dt);
+	ww->member = watch_word_member(rl, wr->addr, sym, dt);
 	ww->window_s = wr->window_s;
 	ww->windows = wr->windows;
 	ww->cut_short = wr->cut_short;

@@ -9,13 +9,23 @@
 #ifndef CONTEND_WATCH_REPORT_H
 #define CONTEND_WATCH_REPORT_H
 
+#include <stdint.h>
+
 struct confirm;
+struct data_types;
 struct report;
+struct report_line;
 struct symbolizer;
 struct watch;
 
 void confirm_fill_report(struct confirm *c, struct report *r, struct symbolizer *sym);
 void watch_report_lines(struct watch *w, unsigned line_size, struct report *r,
 			struct symbolizer *sym);
+
+/* The name of rl's watched word at addr: a sampled range inside it, else
+ * one that holds it ("processed..bytes", one store to two members), else
+ * the global there (sym and dt may be NULL); NULL if none.  Caller frees. */
+char *watch_word_member(const struct report_line *rl, uint64_t addr,
+			struct symbolizer *sym, struct data_types *dt);
 
 #endif

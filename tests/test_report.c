@@ -23,6 +23,7 @@
 #include "detector/line_table.h"
 #include "reports/report.h"
 #include "reports/report_build.h"
+#include "reports/watch_report.h"
 #include "symbolize/data_types.h"
 #include "symbolize/symbolizer.h"
 
@@ -1315,6 +1316,32 @@ static void test_member_span(void)
 	free(name);
 }
 
+/* A watched word takes the name of the sampled range in it, or of the
+ * range it lies in; before, a word inside a 16-byte range was "?". */
+static void test_watch_word_member(void)
+{
+	struct report_range ranges[] = {
+		{ .offset = 16, .size = 16, .member = "processed..bytes", .writes = 5 },
+		{ .offset = 40, .size = 4, .member = "flag", .writes = 1 },
+		{ .offset = 44, .size = 4, .member = "count", .writes = 9 },
+	};
+	struct report_line rl = { .addr = 0x1000, .ranges = ranges, .n_ranges = 3 };
+	char *name;
+
+	name = watch_word_member(&rl, 0x1010, NULL, NULL);
+	CHECK_STR(name, "processed..bytes", "first word of a 16-byte range");
+	free(name);
+	name = watch_word_member(&rl, 0x1018, NULL, NULL);
+	CHECK_STR(name, "processed..bytes", "second word of a 16-byte range");
+	free(name);
+	name = watch_word_member(&rl, 0x1028, NULL, NULL);
+	CHECK_STR(name, "count", "the most sampled range inside the word");
+	free(name);
+	name = watch_word_member(&rl, 0x1030, NULL, NULL);
+	CHECK(!name, "no range there, no symbolizer: unnamed, not %s", name ? name : "");
+	free(name);
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = getenv("top_builddir");
@@ -1336,6 +1363,7 @@ int main(int argc, char **argv)
 	test_jvm_line_text();
 	test_shared_title();
 	test_member_span();
+	test_watch_word_member();
 	if (access(fixture, R_OK))
 		printf("# tests/fixture_globals not built: typed report not tested\n");
 	else {
