@@ -58,6 +58,7 @@ struct advisor {
 	const struct report_member *members;
 	unsigned n_members;
 	struct report_member *owned_members;   /* members without padding holes */
+	char *owned_what;            /* what, when built for the line */
 	struct member_info *mi;       /* one per member */
 	int *range_member;            /* one per line->ranges, -1: none */
 	long *range_member_elem;      /* its element in an array member, -1 */

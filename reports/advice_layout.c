@@ -578,6 +578,11 @@ void advisor_init(struct advisor *adv, struct report_line *line,
 	adv->L = line->line_size ? line->line_size : 64;
 	adv->what = line->variable ? line->variable :
 		    line->object ? line->object : "the object";
+	/* a heap array no variable names: by its type and where it was
+	 * allocated, not by its address ("[heap]+0x11ec0") */
+	if (!line->variable && line->alloc && line->alloc->site && line->type_name)
+		adv->what = adv->owned_what = xasprintf("the %s allocated in %s",
+							line->type_name, line->alloc->site);
 	if (!members_are_elements(line)) {
 		/* padding holes (no name, no type) are printed as holes
 		 * from the offsets, not as members */
@@ -615,6 +620,7 @@ void advisor_release(struct advisor *adv)
 	free(adv->range_member);
 	free(adv->range_member_elem);
 	free(adv->owned_members);
+	free(adv->owned_what);
 	free(adv->elem_type);
 	free(adv->nested_title);
 }
@@ -706,7 +712,10 @@ void current_layout(struct advisor *adv, const char *note,
 	/* before and after are lines of C comments, printed line by line:
 	 * the names in them are escaped here (a newline in a DWARF name would
 	 * end the comment and start a line of its own) */
-	if (adv->stride)
+	if (adv->stride && adv->owned_what)     /* "the Stats[4] allocated in" */
+		lay->before = xasprintf("/* one element of %s */\n",
+					escape_text(&ew, adv->what));
+	else if (adv->stride)
 		lay->before = xasprintf("/* one element of %s (%s) */\n",
 					escape_text(&ew, adv->what),
 					escape_text(&et, l->type_name));

@@ -35,6 +35,16 @@ void alloc_build_end(struct build *b)
 	strset_release(&b->alloc_paths);
 }
 
+/* The name of the variable the allocating code kept the block in, unless
+ * the implementation's own: inside std::vector it is libstdc++'s __cur or
+ * _M_start, which would name a user's array "__cur[1]". */
+static const char *user_variable(const char *v)
+{
+	if (!v || (v[0] == '_' && (v[1] == '_' || (v[1] >= 'A' && v[1] <= 'Z'))))
+		return NULL;
+	return v;
+}
+
 /* The block's element type, through the pointer its allocator kept it
  * in; *elem the type's size (0: not a struct, or unknown). */
 static const struct dt_pointer *block_pointer(struct build *b, const struct alloc_block *blk,
@@ -65,6 +75,40 @@ static bool block_knows_better(const struct cell_attr *ca, const struct data_att
 	       !strcmp(have->name, a->layout->name);   /* same struct: the index */
 }
 
+/*
+ * The allocating code kept the block where no type says what it is (a
+ * std::vector's _M_start, a void *), but the access went through a pointer
+ * to a struct that starts in the block a whole number of its sizes in, in
+ * a block that many sizes long: the block is an array of that struct,
+ * and the access is to one element of it, "[1].processed" of
+ * "WorkerStats[2]".
+ */
+static void block_from_access_type(struct build *b, const struct alloc_block *blk,
+				   struct cell_attr *ca)
+{
+	struct data_attribution *a = &ca->a;
+	uint64_t size = a->layout ? a->layout->size : 0, k;
+	const char *path;
+
+	if (!ca->typed || !a->via_pointer || !size || !a->layout->n_members ||
+	    a->layout_start != a->object_start || a->object_start < blk->addr ||
+	    (a->object_start - blk->addr) % size || blk->size % size ||
+	    a->object_start - blk->addr >= blk->size)
+		return;
+	k = (a->object_start - blk->addr) / size;
+	path = a->path ? a->path : "";
+	a->path = strset_own(&b->alloc_paths, xasprintf("[%" PRIu64 "]%s%s", k,
+							*path && *path != '.' &&
+							*path != '[' ? "." : "", path));
+	a->type_name = strset_own(&b->alloc_paths,
+				  xasprintf("%s[%" PRIu64 "]", a->layout->name, blk->size / size));
+	a->variable = NULL;
+	a->via_pointer = false;
+	a->member_offset += a->object_start - blk->addr;    /* from the block now */
+	a->object_start = blk->addr;
+	a->element_index = (long)k;
+}
+
 void alloc_attribute_cell(struct build *b, const struct line *l,
 			  const struct line_cell *c, struct cell_attr *ca)
 {
@@ -74,11 +118,12 @@ void alloc_attribute_cell(struct build *b, const struct line *l,
 	struct data_attribution a;
 	char *path;
 
-	if (!b->allocs || !b->alloc_types)
+	if (!b->allocs || !(blk = alloc_table_find(b->allocs, l->pid, addr)))
 		return;
-	blk = alloc_table_find(b->allocs, l->pid, addr);
-	if (!blk || !(p = block_pointer(b, blk, &elem)))
+	if (!b->alloc_types || !(p = block_pointer(b, blk, &elem))) {
+		block_from_access_type(b, blk, ca);
 		return;
+	}
 	off = addr - blk->addr;
 	/* past the first element of a block that is no array of the type
 	 * (a struct with a tail, say): the type says nothing there */
@@ -96,6 +141,7 @@ void alloc_attribute_cell(struct build *b, const struct line *l,
 	if (a.type_name && blk->size / elem > 1)
 		a.type_name = strset_own(&b->alloc_paths,
 					 xasprintf("%s[%" PRIu64 "]", a.type_name, blk->size / elem));
+	a.variable = user_variable(a.variable);
 	a.via_pointer = false;
 	a.object_start = blk->addr;
 	a.element_index = (long)(off / elem);
@@ -251,7 +297,7 @@ void alloc_describe_line(struct build *b, const struct line *l, struct report_li
 	}
 	if (b->alloc_types && (p = block_pointer(b, blk, &elem)) &&
 	    data_types_through_pointer(b->dt, p, 0, false, blk->addr, 0, &whole) == DT_HIT) {
-		ra->variable = strdup_or_null(whole.variable);
+		ra->variable = strdup_or_null(user_variable(whole.variable));
 		ra->type_name = strdup_or_null(whole.type_name);
 		ra->type_size = elem;
 	}

@@ -215,6 +215,11 @@ static bool latent_pair(const struct build *b, const struct line_key *reported,
 
 struct latent_object {
 	bool array;                  /* elements of one array: member "[k].m" */
+	/* elements of one array the object's name already indexes
+	 * ("arg[1].red", "[1].count" of a heap block): named as they are,
+	 * but the padding goes on the element type, elem_type */
+	bool elements;
+	const char *elem_type;
 	bool via_pointer;            /* named by the pointer the code used */
 	uint64_t base;               /* offsets count from here */
 	uint64_t elem_size, align;
@@ -238,6 +243,13 @@ static bool one_object(const struct cell_attr *x, const struct cell_attr *y,
 		o->type_name = p->type_name;
 		o->variable = p->variable;
 		o->via_pointer = p->via_pointer;
+		if (lay && q->layout && lay->n_members && lay->size == q->layout->size &&
+		    str_eq(lay->name, q->layout->name) && p->element_index >= 0 &&
+		    q->element_index >= 0 && p->element_index != q->element_index) {
+			o->elements = true;
+			o->elem_size = lay->size;
+			o->elem_type = lay->name;
+		}
 		return true;
 	}
 	if (!lay || !q->layout || lay->size != q->layout->size || !lay->size ||
@@ -311,20 +323,23 @@ static void add_placement(struct report_latent *lt, unsigned L, uint64_t align)
 static char *latent_advice(const struct report_latent *lt, const struct latent_object *o,
 			   unsigned L, bool cxx)
 {
-	const char *type = o->type_name ? o->type_name : "the element";
+	bool array = o->array || o->elements;
+	const char *type = o->elements ? o->elem_type : o->type_name;
 	char *heap = cxx ? xasprintf("new and std::vector align it from C++17, "
 				     "aligned_alloc(%u, ...) what malloc allocates", L) :
 			   xasprintf("aligned_alloc(%u, ...) on the heap", L);
 	const char *align = cxx ? "alignas" : "_Alignas";
 	char *advice;
 
-	if (o->array && o->elem_size % L == 0)
+	if (!type)
+		type = "the element";
+	if (array && o->elem_size % L == 0)
 		advice = xasprintf("%s is %" PRIu64 " bytes, a multiple of the %u-byte line, but "
 				   "nothing keeps the array line-aligned: align it to %u bytes "
 				   "(%s(%u) on the struct's first member; %s), so that each "
 				   "element starts a line", type, o->elem_size, L, L, align, L,
 				   heap);
-	else if (o->array)
+	else if (array)
 		advice = xasprintf("pad %s from %" PRIu64 " to %" PRIu64 " bytes and align "
 				   "the array to %u (%s(%u) on its first member; %s): cost +%"
 				   PRIu64 " bytes per element", type, o->elem_size,
@@ -379,9 +394,9 @@ static bool build_latent(struct build *b, struct attr_cache *cache, struct footp
 	else
 		lt->object = xstrdup(o.variable);
 	free(where);
-	lt->type_name = strdup_or_null(o.type_name);
+	lt->type_name = strdup_or_null(o.elements ? o.elem_type : o.type_name);
 	lt->object_start = o.base;
-	lt->type_size = o.array ? o.elem_size : 0;
+	lt->type_size = o.array || o.elements ? o.elem_size : 0;
 	lt->type_align = o.align;
 	fill_side(b, &o, a, &at_a, &lt->a);
 	fill_side(b, &o, x, &at_x, &lt->b);
