@@ -20,6 +20,7 @@
 #include "reports/alloc_text.h"
 #include "reports/annotate.h"
 #include "reports/fix_report.h"
+#include "reports/html_style.h"
 #include "reports/latent.h"
 #include "config.h"
 #include "common/util.h"
@@ -39,60 +40,6 @@
 #define PIC_CHAR 6.6            /* width of a character at 11px, monospace */
 
 static void print_pids(const struct report_line *l, FILE *out);
-
-static const char style[] =
-	":root{--fg:#1f2328;--dim:#656d76;--rule:#d0d7de;--soft:#f6f8fa;"
-	"--read:#2563eb;--write:#dc2626;--both:#7c3aed;"
-	"--mono:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace}\n"
-	"body{margin:0;color:var(--fg);background:#fff;"
-	"font:14px/1.45 system-ui,-apple-system,'Segoe UI','DejaVu Sans',sans-serif}\n"
-	"main,header,footer{max-width:1140px;margin:0 auto;padding:0 24px}\n"
-	"header{padding-top:20px;padding-bottom:4px}\n"
-	"h1{font-size:22px;margin:0 0 10px}\n"
-	"h2{font-size:18px;margin:0 0 6px}\nmain>h2{margin-top:22px}\n"
-	"h3{font-size:14px;margin:18px 0 6px;color:var(--dim);text-transform:uppercase;"
-	"letter-spacing:.04em}\n"
-	"code,pre,.mono{font-family:var(--mono);font-size:12.5px}\n"
-	"pre{background:var(--soft);border:1px solid var(--rule);border-radius:6px;"
-	"padding:8px 10px;margin:4px 0;overflow-x:auto;tab-size:8}\n"
-	"table{border-collapse:collapse}\n"
-	"th{text-align:left;font-weight:600}\n"
-	".facts th{color:var(--dim);font-weight:500;padding:1px 16px 1px 0;vertical-align:top}\n"
-	".facts td{padding:1px 0}\n"
-	".dim{color:var(--dim)}\n.nowrap{white-space:nowrap}\n"
-	".num{text-align:right;font-variant-numeric:tabular-nums}\n"
-	".grid{width:100%;margin:4px 0}\n"
-	".grid th,.grid td{padding:4px 10px;border-bottom:1px solid var(--rule);vertical-align:top}\n"
-	".grid thead th{border-bottom:2px solid var(--rule);font-size:12.5px;color:var(--dim)}\n"
-	".badge{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;"
-	"font-size:12px;font-weight:700;letter-spacing:.03em;white-space:nowrap}\n"
-	".badge.false{background:#cf222e}.badge.true{background:#8250df}"
-	".badge.mixed{background:#bc4c00}.badge.none{background:#656d76}\n"
-	"section.line{margin:28px 0;padding:18px 20px;border:1px solid var(--rule);"
-	"border-radius:8px}\n"
-	".stats{margin:0 0 10px;color:var(--dim)}\n.stats b{color:var(--fg)}\n"
-	"svg.pic{display:block;max-width:100%;height:auto;font-family:var(--mono)}\n"
-	".legend{font-size:12.5px;color:var(--dim);margin:4px 0 0}\n"
-	".sw{display:inline-block;width:11px;height:11px;border-radius:2px;"
-	"vertical-align:-1px;margin:0 4px 0 12px}\n"
-	".layouts>div{min-width:0}\n"
-	".layouts h4{margin:6px 0 2px;font-size:12.5px;color:var(--dim);font-weight:500}\n"
-	".advice{font-size:15px;margin:4px 0}\n"
-	".file{margin:10px 0;border:1px solid var(--rule);border-radius:6px;overflow-x:auto}\n"
-	".file .path{background:var(--soft);border-bottom:1px solid var(--rule);padding:5px 10px;"
-	"font-family:var(--mono);font-size:12.5px}\n"
-	".src{font-family:var(--mono);font-size:12.5px;width:100%}\n"
-	".src td{padding:0 8px;white-space:pre;vertical-align:top}\n"
-	".src td.ln{color:var(--dim);text-align:right;border-right:1px solid var(--rule);"
-	"user-select:none}\n"
-	".src td.code{tab-size:8;width:100%}\n"
-	".src tr.hot td{background:#fff5f5}\n.src tr.hot td.code{background:#ffebe9}\n"
-	".src td.pct{text-align:right;font-weight:600}\n"
-	".src td.mem{color:#0550ae}\n.src td.ptr{color:var(--dim)}\n"
-	".src tr.gap td{color:var(--dim);background:var(--soft)}\n"
-	".note{color:var(--dim);font-style:italic;margin:6px 0}\n"
-	"a{color:#0969da;text-decoration:none}\na:hover{text-decoration:underline}\n"
-	"footer{color:var(--dim);font-size:12px;padding-bottom:24px}\n";
 
 /* ------------------------------------------------------------------ */
 /* escaping */
@@ -295,6 +242,23 @@ static void print_latent_side(const struct report_latent_side *s, FILE *out)
 	free(site);
 }
 
+/* Its heap block, under the object's name. */
+static void print_latent_alloc(const struct report_alloc *a, FILE *out)
+{
+	char *text, *callers;
+
+	if (!a)
+		return;
+	text = alloc_text(a);
+	callers = alloc_callers_text(a);
+	fputs("<br><span class=\"dim\">heap block: ", out);
+	esc(out, text);
+	esc(out, callers);
+	fputs("</span>", out);
+	free(text);
+	free(callers);
+}
+
 /* Latent false sharing: one placement away from a contended line. */
 static void print_latent(const struct report *r, FILE *out)
 {
@@ -312,6 +276,7 @@ static void print_latent(const struct report *r, FILE *out)
 
 		fprintf(out, "<tr><td>latent #%u</td><td>", i + 1);
 		esc(out, lt->object ? lt->object : "?");
+		print_latent_alloc(lt->alloc, out);
 		fputs("</td>", out);
 		print_latent_side(&lt->a, out);
 		print_latent_side(&lt->b, out);
@@ -978,7 +943,7 @@ void report_print_html(const struct report *r, FILE *out)
 		esc(out, r->command);
 	}
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header>\n"
-		"<h1>contend report</h1>\n", style);
+		"<h1>contend report</h1>\n", html_style);
 	print_facts(r, out);
 	fputs("</header>\n<main>\n", out);
 	if (!r->n_lines) {

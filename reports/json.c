@@ -751,6 +751,7 @@ static void latent_json(struct json *j, const struct report_latent *lt, unsigned
 	json_u64(j, "gap", lt->gap);
 	latent_side_json(j, "a", &lt->a);
 	latent_side_json(j, "b", &lt->b);
+	alloc_json(j, lt->alloc);
 	json_array(j, "placements", false);
 	for (unsigned i = 0; i < lt->n_placements; i++) {
 		json_object(j, NULL, true);

@@ -8,6 +8,7 @@
 
 #include "common/escape.h"
 #include "common/util.h"
+#include "reports/alloc_text.h"
 #include "reports/violation.h"
 
 #define INDENT "   "
@@ -127,6 +128,15 @@ static void print_latent(const struct report_latent *lt, unsigned rank,
 		escape_text(&eo, lt->object ? lt->object : "?"), lt->pid);
 	fprintf(out, INDENT "%.1f%% of samples   %" PRIu64 " bytes apart, on different "
 		"%u-byte lines here\n", 100.0 * lt->share, lt->gap, line_size);
+	if (lt->alloc) {
+		char *text = alloc_text(lt->alloc), *callers = alloc_callers_text(lt->alloc);
+		char *both = xasprintf("%s%s", text, callers);
+
+		print_wrapped("heap block: ", both, out);
+		free(both);
+		free(text);
+		free(callers);
+	}
 	fprintf(out, INDENT "offset size  member                 thread   reads writes  code\n");
 	print_side(&lt->a, out);
 	print_side(&lt->b, out);

@@ -327,6 +327,9 @@ struct report_latent {
 	unsigned n_placements;
 	char *advice;                /* the padding that removes the risk */
 	double share;                /* samples of both ranges / all samples */
+	/* The heap block holding both ranges, where allocations were
+	 * tracked; NULL otherwise. */
+	struct report_alloc *alloc;
 };
 
 /* How the session saw its target: launched by contend (its exit status is

@@ -239,14 +239,52 @@ static void site_identity(struct build *b, uint32_t pid, uint64_t ret, struct re
 	ra->site_off = ret - m->start + m->pgoff;
 }
 
+/* The block in words: its call, size, site and callers, and the type the
+ * allocating code kept it as. */
+static struct report_alloc *describe_block(struct build *b, const struct alloc_block *blk)
+{
+	const struct alloc_site *site;
+	struct report_alloc *ra;
+	uint64_t elem = 0;
+	const struct dt_pointer *p = NULL;
+	struct data_attribution whole;
+
+	ra = xcalloc(1, sizeof(*ra));
+	ra->start = blk->addr;
+	ra->size = blk->size;
+	ra->call = alloc_call_name(blk->call);
+	ra->freed = blk->freed;
+	ra->tid = blk->tid;
+	if (blk->call == ALLOC_CALLOC && blk->arg) {
+		ra->count = blk->arg;
+		ra->elem_size = blk->size / blk->arg;
+	}
+	if (blk->call == ALLOC_ALIGNED_ALLOC || blk->call == ALLOC_POSIX_MEMALIGN ||
+	    blk->call == ALLOC_MEMALIGN)
+		ra->align = blk->arg;
+	site = alloc_table_site(b->allocs, blk->site);
+	if (!site || !site->frames[0])
+		return ra;
+	ra->address = site->frames[0];
+	site_identity(b, blk->pid, site->frames[0], ra);
+	name_frame(b, blk->pid, site->frames[0], ra);
+	for (unsigned k = 1; k < ALLOC_FRAMES && site->frames[k]; k++) {
+		ra->callers = xrealloc(ra->callers, (ra->n_callers + 1) * sizeof(*ra->callers));
+		ra->callers[ra->n_callers++] = frame_name(b->sym, blk->pid, site->frames[k] - 1);
+	}
+	if (b->alloc_types && (p = block_pointer(b, blk, &elem)) &&
+	    data_types_through_pointer(b->dt, p, 0, false, blk->addr, 0, &whole) == DT_HIT) {
+		ra->variable = strdup_or_null(user_variable(whole.variable));
+		ra->type_name = strdup_or_null(whole.type_name);
+		ra->type_size = elem;
+	}
+	return ra;
+}
+
 void alloc_describe_line(struct build *b, const struct line *l, struct report_line *rl)
 {
 	const struct alloc_block *blk = NULL;
-	const struct alloc_site *site;
-	struct report_alloc *ra;
-	uint64_t best = 0, elem = 0;
-	const struct dt_pointer *p = NULL;
-	struct data_attribution whole;
+	uint64_t best = 0;
 
 	if (!b->allocs)
 		return;
@@ -271,36 +309,17 @@ void alloc_describe_line(struct build *b, const struct line *l, struct report_li
 	}
 	if (!blk)
 		return;
-	ra = rl->alloc = xcalloc(1, sizeof(*ra));
-	ra->start = blk->addr;
-	ra->size = blk->size;
-	ra->call = alloc_call_name(blk->call);
-	ra->freed = blk->freed;
-	ra->tid = blk->tid;
-	if (blk->call == ALLOC_CALLOC && blk->arg) {
-		ra->count = blk->arg;
-		ra->elem_size = blk->size / blk->arg;
-	}
-	if (blk->call == ALLOC_ALIGNED_ALLOC || blk->call == ALLOC_POSIX_MEMALIGN ||
-	    blk->call == ALLOC_MEMALIGN)
-		ra->align = blk->arg;
-	line_blocks(b, l, blk, ra);
-	site = alloc_table_site(b->allocs, blk->site);
-	if (!site || !site->frames[0])
-		return;
-	ra->address = site->frames[0];
-	site_identity(b, blk->pid, site->frames[0], ra);
-	name_frame(b, blk->pid, site->frames[0], ra);
-	for (unsigned k = 1; k < ALLOC_FRAMES && site->frames[k]; k++) {
-		ra->callers = xrealloc(ra->callers, (ra->n_callers + 1) * sizeof(*ra->callers));
-		ra->callers[ra->n_callers++] = frame_name(b->sym, blk->pid, site->frames[k] - 1);
-	}
-	if (b->alloc_types && (p = block_pointer(b, blk, &elem)) &&
-	    data_types_through_pointer(b->dt, p, 0, false, blk->addr, 0, &whole) == DT_HIT) {
-		ra->variable = strdup_or_null(user_variable(whole.variable));
-		ra->type_name = strdup_or_null(whole.type_name);
-		ra->type_size = elem;
-	}
+	rl->alloc = describe_block(b, blk);
+	line_blocks(b, l, blk, rl->alloc);
+}
+
+struct report_alloc *alloc_describe_address(struct build *b, uint32_t pid, uint64_t addr)
+{
+	const struct alloc_block *blk;
+
+	if (!b->allocs || !(blk = alloc_table_find(b->allocs, pid, addr)))
+		return NULL;
+	return describe_block(b, blk);
 }
 
 void report_alloc_free(struct report_alloc *a)

@@ -179,6 +179,9 @@ void alloc_build_end(struct build *b);
 void alloc_attribute_cell(struct build *b, const struct line *l,
 			  const struct line_cell *c, struct cell_attr *ca);
 void alloc_describe_line(struct build *b, const struct line *l, struct report_line *rl);
+/* The tracked block holding addr in pid's heap, described as a line's
+ * is; NULL if none. */
+struct report_alloc *alloc_describe_address(struct build *b, uint32_t pid, uint64_t addr);
 void report_alloc_free(struct report_alloc *a);
 
 /* --- report_pairs.c: who contends with whom ----------------------------- */

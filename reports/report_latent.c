@@ -409,6 +409,11 @@ static bool build_latent(struct build *b, struct attr_cache *cache, struct footp
 		add_placement(lt, L2, o.align);
 	}
 	lt->advice = latent_advice(lt, &o, L, at_a.a.layout && at_a.a.layout->cxx);
+	if (heap && (lt->alloc = alloc_describe_address(b, a->pid, a->addr)) &&
+	    (x->addr < lt->alloc->start || x->addr >= lt->alloc->start + lt->alloc->size)) {
+		report_alloc_free(lt->alloc);    /* two blocks: neither is the object */
+		lt->alloc = NULL;
+	}
 	/* the object's own alignment keeps them apart: padded already */
 	for (unsigned i = 0; i < lt->n_placements; i++)
 		if (lt->placements[i].line_size == L && lt->placements[i].sharing)
@@ -485,6 +490,7 @@ void report_latent_free_one(struct report_latent *lt)
 	report_site_release(&lt->a.site);
 	report_site_release(&lt->b.site);
 	free(lt->advice);
+	report_alloc_free(lt->alloc);
 }
 
 void report_latent_free(struct report_latent *v, unsigned n)

@@ -61,7 +61,8 @@ and checks the JSON report (docs/json-schema.md):
               "type": "struct slot",    the element's or object's type
               "function": "step",       some side's code is in it
               "placements": [ { "line_size": 64, "align": 16,
-                                "sharing": 2, "total": 4 } ] } ],
+                                "sharing": 2, "total": 4 } ],
+              "allocation": { ... } } ],  as for a line
                                         each listed placement count is there
           "forbid_other_latent": true } no latent pair beyond those
       ] }
@@ -94,7 +95,7 @@ import tempfile
 RUN_KEYS = {"name", "args", "repeat", "contend_args", "timeout", "expect",
             "forbid_other_lines", "expect_minor", "forbid_other_minor",
             "expect_latent", "forbid_other_latent"}
-LATENT_KEYS = {"members", "type", "function", "placements"}
+LATENT_KEYS = {"members", "type", "function", "placements", "allocation"}
 EXPECT_KEYS = {"kind", "object", "type", "members", "true_shared_members",
                "false_victim_members", "only_members", "min_writer_threads",
                "function", "file", "min_typed_rate", "alignment_note",
@@ -405,6 +406,8 @@ def check_latent(exp, lt):
         if want not in (lt.get("placements") or []):
             problems.append("placements: no %r (have %r)"
                             % (want, lt.get("placements")))
+    if "allocation" in exp:
+        problems += check_allocation(exp["allocation"], lt.get("allocation"))
     return problems
 
 
