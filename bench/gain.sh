@@ -45,7 +45,7 @@ cases=(
 )
 while IFS='|' read -r name part; do
 	cases+=("$name|$part|--fixed|$gs/$name|$gs/$name --fixed|wall|predicted_gain")
-done < <(sed -n 's/^| \([a-z0-9_]*\) | \(fit\|held-out\) |.*/\1|\2/p' "$here/gain-set/SPLIT.md")
+done < <(sed -n 's/^| \([a-z0-9_]*\) | \(fit\|held-out\)[^|]*|.*/\1|\2/p' "$here/gain-set/SPLIT.md")
 
 # predicted FIELD JSON: "point low high" of the top line (1 1 1 if none;
 # high "inf" where the model states no upper bound)
