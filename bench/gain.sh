@@ -8,7 +8,10 @@
 # for a fixed time.  (Not CPU time: this project's VM under-counts it by
 # up to 3x, and identically for both variants.)  Error = (predicted -
 # measured) / measured; "ok" when the error is within 30% or the measured
-# value lies inside the range.  On a loaded machine two threads seldom
+# value lies inside the range (reports/gain.h: the fit cases' spread,
+# bench/gain-set/FIT.md; bench/gain-fit.sh re-derives it, and must run
+# before this, never after looking at the held-out rows).  The last line
+# sums up the held-out programs.  On a loaded machine two threads seldom
 # run at once: the samples still show the contended loop, the wall times
 # hardly differ, and the table says more about the load than the model.
 #   bench/gain.sh [RUNS]      (default 3; from the build tree)
