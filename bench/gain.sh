@@ -8,7 +8,10 @@
 # for a fixed time.  (Not CPU time: this project's VM under-counts it by
 # up to 3x, and identically for both variants.)  Error = (predicted -
 # measured) / measured; "ok" when the error is within 30% or the measured
-# value lies inside the range.  On a loaded machine two threads seldom
+# value lies inside the range (reports/gain.h: the fit cases' spread,
+# bench/gain-set/FIT.md; bench/gain-fit.sh re-derives it, and must run
+# before this, never after looking at the held-out rows).  The last line
+# sums up the held-out programs.  On a loaded machine two threads seldom
 # run at once: the samples still show the contended loop, the wall times
 # hardly differ, and the table says more about the load than the model.
 #   bench/gain.sh [RUNS]      (default 3; from the build tree)
@@ -45,7 +48,7 @@ cases=(
 )
 while IFS='|' read -r name part; do
 	cases+=("$name|$part|--fixed|$gs/$name|$gs/$name --fixed|wall|predicted_gain")
-done < <(sed -n 's/^| \([a-z0-9_]*\) | \(fit\|held-out\) |.*/\1|\2/p' "$here/gain-set/SPLIT.md")
+done < <(sed -n 's/^| \([a-z0-9_]*\) | \(fit\|held-out\)[^|]*|.*/\1|\2/p' "$here/gain-set/SPLIT.md")
 
 # predicted FIELD JSON: "point low high" of the top line (1 1 1 if none;
 # high "inf" where the model states no upper bound)

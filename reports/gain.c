@@ -1,5 +1,6 @@
 #include "reports/gain.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "common/util.h"
@@ -161,66 +162,72 @@ static bool commits_in_bursts(const struct line *l, const struct line_cell *c,
 }
 
 /* The residual of an access: the fraction of its contended cost that
- * stays once the line is fixed (its point and the bounds the model is
- * unsure within). */
-static struct gain_bounds residual(const struct line *l, const struct line_cell *c,
-				   struct gain_queue *q)
+ * stays once the line is fixed. */
+static double residual(const struct line *l, const struct line_cell *c,
+		       struct gain_queue *q)
 {
 	if (c->weighted && c->weight) {
 		double r = GAIN_L1_CYCLES / ((double)c->weight / (double)c->weighted);
 
-		r = r > 1 ? 1 : r;
-		return (struct gain_bounds){ r, r / 2, r * 2 > 1 ? 1 : r * 2 };
+		return r > 1 ? 1 : r;
 	}
 	if (c->kind == ACCESS_ATOMIC)
-		return (struct gain_bounds)GAIN_RESIDUAL_ATOMIC_BOUNDS;
+		return GAIN_RESIDUAL_ATOMIC;
 	if (c->kind == ACCESS_STORE || reads_own_word(l, c))
-		return commits_in_bursts(l, c, q) ? (struct gain_bounds)GAIN_RESIDUAL_BURST_BOUNDS :
-						    (struct gain_bounds)GAIN_RESIDUAL_STORE_BOUNDS;
-	return (struct gain_bounds)GAIN_RESIDUAL_LOAD_BOUNDS;
+		return commits_in_bursts(l, c, q) ? GAIN_RESIDUAL_BURST : GAIN_RESIDUAL_STORE;
+	return GAIN_RESIDUAL_LOAD;
 }
 
-/* samples that a fix makes cost r of what they cost now */
-static void add_saving(struct gain_saving *s, double samples, struct gain_bounds r)
+/* samples that a fix makes cost r of what they cost now: the same in the
+ * point and at both ends (the range around them is the fit's, gain.h) */
+static void add_saving(struct gain_saving *s, double samples, double r)
 {
-	s->point += samples * (1 - r.point);
-	s->low += samples * (1 - r.high);
-	s->high += samples * (1 - r.low);
+	s->point += samples * (1 - r);
+	s->low += samples * (1 - r);
+	s->high += samples * (1 - r);
 }
 
-/* How often c's instruction goes to this line rather than to lines its
- * thread alone uses: 1 for a counter or a field, less for a histogram's
- * increment or an array walk that now and then lands here. */
-static double hit_share(const struct line *l, const struct line_cell *c,
-			struct gain_queue *q)
+/* c's instruction's samples on this line (*here) and on lines its thread
+ * alone uses (*elsewhere): a counter or a field has none elsewhere, a
+ * histogram's increment or an array walk that now and then lands here
+ * has. */
+static void hit_samples(const struct line *l, const struct line_cell *c,
+			struct gain_queue *q, double *here, double *elsewhere)
 {
-	uint64_t here = 0, elsewhere;
+	uint64_t n = 0;
 
 	for (unsigned i = 0; i < l->n_cells; i++)
 		if (l->cells[i].tid == c->tid && l->cells[i].ip == c->ip &&
 		    cell_pid(l, &l->cells[i]) == cell_pid(l, c))
-			here += l->cells[i].count;
-	elsewhere = gain_queue_ip_samples(q, cell_pid(l, c), c->tid, c->ip);
-	return here + elsewhere ? (double)here / (double)(here + elsewhere) : 0;
+			n += l->cells[i].count;
+	*here = (double)n;
+	*elsewhere = (double)gain_queue_ip_samples(q, cell_pid(l, c), c->tid, c->ip);
 }
 
-/* Stores queued behind c: n samples of its thread's private stores in
- * its function.  A store that always goes to the line (share >=
- * GAIN_DEDICATED_SHARE) holds them all back on every pass; one that
- * lands here now and then holds them back that often at most, and the
- * out-of-order core overlaps most of that wait with the private work
- * around it (measured: the histogram of heap_struct_array, a sixth of
- * its increments on the line, loses 1.03-1.18x): only the high end
- * counts it. */
-static void add_queue(struct gain_saving *s, double n, double share)
+/* Stores queued behind c: n samples of its thread's private stores in its
+ * function, held back as often as c's instruction goes to the line.  The
+ * samples overstate that share: a contended store takes about
+ * 1/GAIN_RESIDUAL_STORE times the time of a private one, so it gets that
+ * many more samples per execution.  The point charges the queue at the
+ * executions' share (here * r / (here * r + elsewhere)), which moves
+ * smoothly with the samples: a histogram recorded twice no longer flips
+ * between "no queue" and "all of it" (heap_struct_array: 1.23x and 8.40x
+ * from two quiet recordings of the old model).  The low end charges it
+ * only where the instruction goes nowhere else (a counter: it waits on
+ * every pass), the high end at the samples' share (every wait as long as
+ * the samples say). */
+static void add_queue(struct gain_saving *s, double n, double here, double elsewhere)
 {
-	struct gain_bounds r = GAIN_RESIDUAL_QUEUED_BOUNDS;
+	double exec_share, sample_share, per = 1 - GAIN_RESIDUAL_QUEUED;
 
-	if (share >= GAIN_DEDICATED_SHARE) {
-		s->point += n * (1 - r.point);
-		s->low += n * (1 - r.high);
-	}
-	s->high += n * share * (1 - r.low);
+	if (here <= 0)
+		return;
+	exec_share = here * GAIN_RESIDUAL_STORE / (here * GAIN_RESIDUAL_STORE + elsewhere);
+	sample_share = here / (here + elsewhere);
+	s->point += n * exec_share * per;
+	if (elsewhere <= 0)
+		s->low += n * per;
+	s->high += n * sample_share * per;
 }
 
 struct charged {                         /* a (thread, function) charged once */
@@ -250,6 +257,7 @@ void gain_saved(const struct line *l, const unsigned *range_of_cell,
 	for (;;) {
 		const struct line_cell *c;
 		unsigned best = l->n_cells;
+		double here, elsewhere;
 		uint64_t func, n;
 		size_t k;
 
@@ -274,7 +282,8 @@ void gain_saved(const struct line *l, const unsigned *range_of_cell,
 			continue;
 		ALLOC_GROW(done, n_done + 1, alloc_done);
 		done[n_done++] = (struct charged){ c->tid, func };
-		add_queue(&saved[range_of_cell[best]], (double)n, hit_share(l, c, q));
+		hit_samples(l, c, q, &here, &elsewhere);
+		add_queue(&saved[range_of_cell[best]], (double)n, here, elsewhere);
 	}
 	free(done);
 	free(seen);
@@ -291,6 +300,20 @@ static double speedup(double saved, uint64_t total)
 	if (rest < (double)total * GAIN_RESIDUAL_LOAD / 4)
 		rest = (double)total * GAIN_RESIDUAL_LOAD / 4;
 	return (double)total / rest;
+}
+
+/* The range a prediction p stands by: the fit's spread of measured
+ * against predicted around p (gain.h), widened to the speedups of the
+ * saving's own ends (the queue charged nowhere or at the samples' share),
+ * and no lower than any fit case's fix measured. */
+static void gain_range(double p, double low_end, double high_end, double *low, double *high)
+{
+	double lo = p * exp(GAIN_FIT_LOG_LOW), hi = p * exp(GAIN_FIT_LOG_HIGH);
+
+	*low = low_end < lo ? low_end : lo;
+	if (*low < GAIN_FIT_MEASURED_MIN)
+		*low = GAIN_FIT_MEASURED_MIN;
+	*high = high_end > hi ? high_end : hi;
 }
 
 void gain_predict(struct report_line *l, const struct gain_saving *saved,
@@ -315,9 +338,9 @@ void gain_predict(struct report_line *l, const struct gain_saving *saved,
 		all.high += saved[i].high;
 	}
 	l->predicted_gain = speedup(fix.point, total_samples);
-	l->gain_low = speedup(fix.low, total_samples);
-	l->gain_high = speedup(fix.high, total_samples);
+	gain_range(l->predicted_gain, speedup(fix.low, total_samples),
+		   speedup(fix.high, total_samples), &l->gain_low, &l->gain_high);
 	l->predicted_gain_all = speedup(all.point, total_samples);
-	l->gain_all_low = speedup(all.low, total_samples);
-	l->gain_all_high = speedup(all.high, total_samples);
+	gain_range(l->predicted_gain_all, speedup(all.low, total_samples),
+		   speedup(all.high, total_samples), &l->gain_all_low, &l->gain_all_high);
 }

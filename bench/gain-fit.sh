@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The gain model's range, derived: records each fit case once (the
+# project's testcases with a fix and bench/gain-set/SPLIT.md's "fit"
+# programs), reports it with this build's model, and sets each case's
+# prediction P against the speedup measured on a quiet machine (bench/
+# RESULTS.md, "Predicted vs measured gain", the pass of 2026-12-03 16:17
+# UTC; the MEASURED column below).  Prints per case ln(measured / P), and
+# GAIN_FIT_LOG_LOW / _HIGH: the smallest and largest of them (reports/
+# gain.h).  A case whose prediction states no upper bound (the Klass
+# cache: "at least") counts for the low end only.  Held-out programs are
+# never recorded here.
+#   bench/gain-fit.sh [DIR]   (from the build tree; DIR keeps the data
+#                              files: given again, they are reported, not
+#                              recorded anew)
+# Predictions come from samples: a loaded machine skews them less than it
+# skews wall-time ratios (the measured column is never taken here), but
+# not nothing -- two threads that seldom run at once contend less.
+set -uo pipefail
+b=${top_builddir:-$(pwd)}
+here=$(cd "$(dirname "$0")" && pwd)
+contend="$b/contend"
+tc="$b/testcases"
+dir=${1:-$(mktemp -d)}
+mkdir -p "$dir/bin"
+
+for n in $(sed -n 's/^| \([a-z0-9_]*\) | fit[^|]*|.*/\1/p' "$here/gain-set/SPLIT.md"); do
+	[ -x "$dir/bin/$n" ] ||
+		${CC:-cc} -std=gnu11 -O2 -g -pthread -Wall -o "$dir/bin/$n" "$here/gain-set/$n.c" ||
+		{ echo "gain-fit.sh: cannot build $n" >&2; exit 2; }
+done
+gs=$dir/bin
+
+# name | original command | JSON field | measured (quiet, 16:17) | open high
+cases=(
+"false_sharing_counters|$tc/false_sharing_counters --iters 300000000|predicted_gain|5.87|"
+"heap_per_thread_stats|$tc/heap_per_thread_stats --iters 150000000|predicted_gain|2.67|"
+"heap_struct_array|$tc/heap_struct_array --iters 150000|predicted_gain|1.94|"
+"true_sharing_counter|$tc/true_sharing_counter -t 2 --iters 10000000|predicted_gain|8.13|"
+"klass_pad|$tc/klass_secondary_supers --seconds 1|predicted_gain|1.25|"
+"klass_no_cache_write|$tc/klass_secondary_supers --seconds 1|predicted_gain_all|25.31|open"
+"modest_sharing|$tc/modest_sharing --seconds 1|predicted_gain|0.99|"
+"latent_slots|$tc/latent_slots --shift 32 --seconds 1|predicted_gain|2.87|"
+"accum_array|$gs/accum_array|predicted_gain|0.99|"
+"hist_scatter|$gs/hist_scatter|predicted_gain|2.61|"
+"compute_counter|$gs/compute_counter|predicted_gain|1.19|"
+"true_counter|$gs/true_counter|predicted_gain|8.16|"
+"hot_cold|$gs/hot_cold|predicted_gain|1.90|"
+"read_mostly|$gs/read_mostly|predicted_gain|1.18|"
+"counters_4t|$gs/counters_4t|predicted_gain|5.22|"
+"sparse_slot|$gs/sparse_slot|predicted_gain|1.65|"
+"pair_fields|$gs/pair_fields|predicted_gain|1.10|"
+"stream_accum|$gs/stream_accum|predicted_gain|1.02|"
+)
+
+echo "| case | predicted | range | measured | ln(measured/predicted) |"
+echo "|---|---|---|---|---|"
+for c in "${cases[@]}"; do
+	IFS='|' read -r name cmd field m open <<<"$c"
+	data=$dir/$name.data
+	case $name in klass_*) data=$dir/klass_secondary_supers.data ;; esac
+	# a recording without a line (on a busy machine the threads may
+	# seldom run at once) has nothing to price: again, up to 3 times
+	for ((try = 0; try < 3; try++)); do
+		if [ ! -s "$data" ]; then
+			# shellcheck disable=SC2086
+			"$contend" record -q -o "$data" -- $cmd >/dev/null 2>&1
+		fi
+		"$contend" report -i "$data" --format json >"$dir/$name.json" 2>/dev/null
+		grep -q '"lines": \[\]' "$dir/$name.json" || break
+		rm -f "$data"
+	done
+	python3 - "$field" "$dir/$name.json" "$m" "$open" "$name" <<'PY'
+import json, math, sys
+field, path, m, is_open, name = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
+try:
+    lines = json.load(open(path))["lines"]
+except (OSError, ValueError, KeyError):
+    lines = None
+if lines is None:
+    print("| %s | no report | | %.2fx | |" % (name, m)); sys.exit()
+l = lines[0] if lines else {}
+p = l.get(field) or 1
+suffix = "_all" if field.endswith("_all") else ""
+lo = l.get("predicted_gain" + suffix + "_low", p)
+hi = l.get("predicted_gain" + suffix + "_high", p)
+e = math.log(m / p)
+print("| %s | %.2fx | %.2f-%s | %.2fx | %+.3f%s |" % (name, p, lo if lo is not None else p,
+      "" if hi is None else "%.2f" % hi, m, e, " (open: low end only)" if is_open else ""))
+PY
+done | tee "$dir/table"
+awk -F'|' '$6 ~ /[0-9]/ {
+		e = $6 + 0; open = $6 ~ /open/
+		if (n == 0 || e < lo) lo = e
+		if (!open && (nh == 0 || e > hi)) hi = e
+		n++; if (!open) nh++
+	}
+	END { printf "\nfit cases: %d (%d for the high end); GAIN_FIT_LOG_LOW %.3f, GAIN_FIT_LOG_HIGH %.3f\n", n, nh, lo, hi }' "$dir/table"
