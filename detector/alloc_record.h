@@ -46,6 +46,22 @@ struct alloc_record {
 	uint32_t flags;                 /* ALLOC_FLAG_*; 0 from the shim */
 };
 
+/* The tick contend publishes (detector/alloc_tick.c) in a shared page
+ * named by ALLOC_TICK_ENV (a descriptor, like ALLOC_FD_ENV): CLOCK_MONOTONIC
+ * in ns, rewritten every period_ns, so that the shim's time per call is
+ * one load, not a clock read.  One value for every thread of the target,
+ * never going back: of two records, the one with the later time came
+ * later; equal times (closer than a period, or more while contend is not
+ * scheduled) are no order, as within ALLOC_TIME_SLACK. */
+#define ALLOC_TICK_ENV "CONTEND_ALLOC_TICK"
+#define ALLOC_TICK_MAGIC 0x6b63697420646e63ull   /* "cnd tick" */
+
+struct alloc_tick_page {
+	uint64_t magic;                 /* ALLOC_TICK_MAGIC once ns is set */
+	uint64_t period_ns;             /* ns is at most this (and a delay) behind */
+	uint64_t ns;                    /* written by contend, read by the shim */
+};
+
 /* A data file's block that was freed before the end (the table kept it
  * for the samples in it). */
 #define ALLOC_FLAG_FREED 1u

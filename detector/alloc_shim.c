@@ -5,16 +5,18 @@
  * memalign and operator new/new[]/delete (found with dlsym(RTLD_NEXT)) and
  * passes every call through unchanged: same sizes, same alignments, and no
  * allocation of its own, so the target's heap is laid out exactly as
- * without it (its one mapping, and a ring per thread, move the mmap area
- * by whole pages: an mmap'd block keeps its offset in every page and line).
+ * without it (its mappings -- the library, contend's tick page, a ring
+ * per thread -- move the mmap area by whole pages: an mmap'd block keeps
+ * its offset in every page and line).
  * Each call becomes a struct alloc_record (address, size, the call, its
- * return address and a short frame-pointer chain, the kernel's tick as
- * time) in a ring of the calling thread, where it waits DEFER_NS (less a
- * tick; see young()): a block the thread frees in that time leaves with
- * its free (cancel_pending) -- temporaries, the bulk of a malloc-heavy
- * program's calls, cost a copy and never a byte of pipe.  Per call: one
- * clock read (the vDSO's coarse clock, no TSC), one index entry, one
- * record; no lock, no atomic, no system call.
+ * return address and a short frame-pointer chain, a tick as time) in a
+ * ring of the calling thread, where it waits DEFER_NS (less a tick; see
+ * young()): a block the thread frees in that time leaves with its free
+ * (cancel_pending) -- temporaries, the bulk of a malloc-heavy program's
+ * calls, cost a copy and never a byte of pipe.  Per call: one load of the
+ * time contend publishes (ALLOC_TICK_ENV; without it, a read of the
+ * vDSO's coarse clock), one index entry, one record; no lock, no atomic,
+ * no system call.
  * Older records go to the pipe named by CONTEND_ALLOC_FD in batches of
  * ALLOC_BATCH, one write() each (detector/alloc_record.h); a thread's
  * last records go at its exit and the process's, or with its next call
@@ -157,7 +159,8 @@ static void resolve_cxx(void)
 }
 
 static void flush(void);
-static void set_young(void);
+static void clock_init(void);
+static void tick_init(void);
 
 /* first: remember the pipe; later: is the descriptor still that pipe? */
 static int still_ours(int first)
@@ -310,12 +313,13 @@ __attribute__((constructor)) static void shim_init(void)
 		resolve();
 	fix_init();
 	my_pid = (uint32_t)getpid();
-	set_young();
+	clock_init();
 	if (fd && *fd)
 		channel = atoi(fd);
 	if (channel >= 0 && !still_ours(1))
 		channel = -1;
 	if (channel >= 0) {
+		tick_init();
 		pthread_key_create(&exit_key, thread_exit);
 		pthread_atfork(NULL, NULL, reset_after_fork);
 	}
@@ -329,11 +333,54 @@ __attribute__((destructor)) static void shim_fini(void)
 
 /* --- records ------------------------------------------------------------ */
 
-/* The kernel's tick, read from the vDSO without a TSC read: a few ns
- * where rdtsc (or CLOCK_MONOTONIC) costs 20 in a VM, and this is read on
- * every call.  Two threads' records closer than a tick are in no known
- * order: alloc_table.c sorts them out (ALLOC_TIME_SLACK). */
-static uint64_t now(void)
+/* Below this age (by the tick) a record is young: a block freed that soon
+ * is a temporary.  A block DEFER_NS old or more is never young: its age
+ * reads at most a tick short (young_ns is at least 1: the same tick) --
+ * with contend's tick, a period short, or more while contend waits for a
+ * CPU. */
+static uint64_t young_ns = DEFER_NS;
+
+static void set_young(uint64_t tick)
+{
+	young_ns = tick < DEFER_NS ? DEFER_NS - tick : 1;
+}
+
+/* The time contend publishes (detector/alloc_tick.c): every call reads
+ * it, and a load is a tenth of a clock read.  NULL: no such page. */
+static const struct alloc_tick_page *tick_page;
+
+static void tick_init(void)
+{
+	const char *env = getenv(ALLOC_TICK_ENV);
+	const struct alloc_tick_page *page;
+	struct stat st;
+	void *m;
+	int fd;
+
+	if (!env || !*env)
+		return;
+	fd = atoi(env);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)sizeof(struct alloc_tick_page))
+		return;
+	m = mmap(NULL, sizeof(struct alloc_tick_page), PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	page = m;
+	if (page->magic != ALLOC_TICK_MAGIC || !page->period_ns ||
+	    page->period_ns > ALLOC_TIME_SLACK) {
+		munmap(m, sizeof(struct alloc_tick_page));
+		return;
+	}
+	tick_page = page;
+	set_young(page->period_ns);
+}
+
+/* Without contend's tick: the kernel's, read from the vDSO without a TSC
+ * read (a few ns where rdtsc costs 20 in a VM).  Two threads' records
+ * closer than a tick are in no known order: alloc_table.c sorts them out
+ * (ALLOC_TIME_SLACK). */
+static __attribute__((noinline)) uint64_t clock_now(void)
 {
 	struct timespec ts;
 
@@ -341,19 +388,21 @@ static uint64_t now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Below this age (by the tick) a record is young: a block freed that soon
- * is a temporary.  A block DEFER_NS old or more is never young: its age
- * reads at most a tick short (young_ns is at least 1: the same tick). */
-static uint64_t young_ns = DEFER_NS;
-
-static void set_young(void)
+static void clock_init(void)
 {
 	struct timespec res;
 	uint64_t tick = 0;
 
 	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0)
 		tick = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
-	young_ns = tick < DEFER_NS ? DEFER_NS - tick : 1;
+	set_young(tick);
+}
+
+static inline uint64_t now(void)
+{
+	if (__builtin_expect(tick_page != NULL, 1))
+		return __atomic_load_n(&tick_page->ns, __ATOMIC_RELAXED);
+	return clock_now();
 }
 
 static int young(const struct alloc_record *r, uint64_t t)
@@ -387,13 +436,18 @@ static int is_alloc(const struct alloc_record *r)
 	return r->call && r->call != ALLOC_FREE;
 }
 
-static uint32_t index_home(uint64_t addr)
+/* Blocks of one 64 KiB window never collide, and neighbours share a line
+ * of the index: a thread's temporaries, from its own cache of chunks,
+ * touch a few lines of it, not one each.  The window's number scrambles
+ * the windows (page-aligned mmap'd blocks would all land on one slot). */
+static inline uint32_t index_home(uint64_t addr)
 {
-	return (uint32_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 52) & (INDEX - 1);
+	return (uint32_t)((addr >> 4) ^ (addr >> 16)) & (INDEX - 1);
 }
 
 /* The pending allocation at addr, or NULL. */
-static struct alloc_record *index_find(struct pending *p, uint64_t addr)
+static inline __attribute__((always_inline)) struct alloc_record *
+index_find(struct pending *p, uint64_t addr)
 {
 	uint32_t pos = p->index[index_home(addr)];
 	struct alloc_record *r;
@@ -418,8 +472,11 @@ static void send_batch(struct pending *p, uint64_t t, int all)
 
 		if (r->call && !all && young(r, t))
 			break;
-		if (r->call)
-			batch[n++] = *r;
+		if (r->call) {
+			batch[n] = *r;
+			batch[n].pid = my_pid;       /* see fill() */
+			batch[n++].tid = tb.tid;
+		}
 		tb.tail++;
 	}
 	write_out(batch, n);
@@ -484,31 +541,32 @@ static void thread_start(void)
 }
 
 /* frames[0] is the call's return address; then the saved frame pointers,
- * as long as they climb the stack (code without frame pointers leaves
- * something else in rbp: the chain then ends, or names a wrong caller). */
-static __attribute__((noinline)) void walk(uint64_t *frames, void *ret, void *fp0)
+ * as long as they climb the stack from the wrapper's frame fp0 (code
+ * without frame pointers leaves something else in rbp: the chain then
+ * ends, or names a wrong caller).  Inlined, a fixed three steps. */
+static inline __attribute__((always_inline)) void walk(uint64_t *frames, void *ret, void *fp0)
 {
-	uintptr_t lo = (uintptr_t)__builtin_frame_address(0), hi = tb.stack_top;
-	uintptr_t *fp = fp0;
-	int i = 1;
+	uintptr_t lo = (uintptr_t)fp0, hi = tb.stack_top;
+	uintptr_t *fp = *(uintptr_t **)fp0;      /* the caller's frame pointer */
 
 	frames[0] = (uintptr_t)ret;
-	fp = (uintptr_t *)*fp;            /* the caller's frame pointer */
-	while (i < ALLOC_FRAMES && (uintptr_t)fp > lo && (uintptr_t)fp + 16 <= hi &&
-	       !((uintptr_t)fp & 7)) {
-		frames[i++] = fp[1];
+	for (int i = 1; i < ALLOC_FRAMES; i++)
+		frames[i] = 0;       /* stores, cheaper than a loop after a short chain */
+#pragma GCC unroll 4
+	for (int i = 1; i < ALLOC_FRAMES; i++) {
+		if ((uintptr_t)fp <= lo || (uintptr_t)fp + 16 > hi || ((uintptr_t)fp & 7))
+			return;
+		frames[i] = fp[1];
 		lo = (uintptr_t)fp;
 		fp = (uintptr_t *)fp[0];
 	}
-	while (i < ALLOC_FRAMES)
-		frames[i++] = 0;
 }
 
 /* A free of a block this thread allocated less than DEFER_NS ago, whose
  * record is still pending, cancels it: true if it did.  A block that lived
  * longer goes out with its free: it may have been sampled (a main
  * thread's array, freed after the workers it fed are joined). */
-static int cancel_pending(uint64_t addr, uint64_t t)
+static inline __attribute__((always_inline)) int cancel_pending(uint64_t addr, uint64_t t)
 {
 	struct pending *p = tb.p;
 	struct alloc_record *r = index_find(p, addr);
@@ -522,15 +580,14 @@ static int cancel_pending(uint64_t addr, uint64_t t)
 	return 1;
 }
 
-static void fill(struct alloc_record *r, enum alloc_call call, const void *ptr, size_t size,
-		 uint64_t arg, uint64_t t, void *ret, void *fp)
+static inline __attribute__((always_inline)) void
+fill(struct alloc_record *r, enum alloc_call call, const void *ptr, size_t size,
+     uint64_t arg, uint64_t t, void *ret, void *fp)
 {
-	r->time = t;
+	r->time = t;               /* pid and tid: when it goes (one ring a thread) */
 	r->addr = (uintptr_t)ptr;
 	r->size = size;
 	r->arg = arg;
-	r->pid = my_pid;
-	r->tid = tb.tid;
 	r->call = call;
 	r->flags = 0;
 	if (call == ALLOC_FREE)
@@ -547,6 +604,8 @@ static __attribute__((noinline)) void note_unbuffered(enum alloc_call call, cons
 	struct alloc_record one;
 
 	fill(&one, call, ptr, size, arg, t, ret, fp);
+	one.pid = my_pid;
+	one.tid = tb.tid;
 	write_out(&one, 1);
 }
 
