@@ -95,6 +95,8 @@ struct pending {
 	uint32_t index[INDEX];              /* ring position, its low 32 bits */
 };
 
+#define DEPTH 2u                     /* in tb.gate: one wrapper deeper */
+
 struct thread_buffer {
 	struct pending *p;
 	uint64_t head, tail;
@@ -102,8 +104,8 @@ struct thread_buffer {
 	uint64_t flush_at;            /* ... or, fewer than a batch, waits until then */
 	uint32_t tid;
 	uintptr_t stack_top;          /* frame pointers are followed below it */
-	int depth;                    /* inside a wrapper: do not report */
-	int registered;
+	unsigned gate;                /* bit 0: registered (thread_start); DEPTH */
+	                              /* per wrapper we are in: 1, report (one test) */
 };
 static TLS struct thread_buffer tb;
 
@@ -125,7 +127,7 @@ static void *bootstrap_alloc(size_t n)
 
 static int in_bootstrap(const void *p)
 {
-	return (const char *)p >= bootstrap && (const char *)p < bootstrap + sizeof(bootstrap);
+	return (uintptr_t)p - (uintptr_t)bootstrap < sizeof(bootstrap);
 }
 
 static void *next(const char *name)
@@ -433,7 +435,7 @@ static void write_out(const struct alloc_record *rec, size_t n)
 
 static int is_alloc(const struct alloc_record *r)
 {
-	return r->call && r->call != ALLOC_FREE;
+	return r->call - 1u < ALLOC_FREE - 1u;      /* not 0 (cancelled), not a free */
 }
 
 /* Blocks of one 64 KiB window never collide, and neighbours share a line
@@ -531,7 +533,7 @@ static void thread_start(void)
 	/* glibc puts a thread's descriptor at the top of its stack; the main
 	 * thread's stack ends at __libc_stack_end */
 	tb.stack_top = tb.tid == my_pid ? (uintptr_t)__libc_stack_end : (uintptr_t)pthread_self();
-	tb.registered = 1;
+	tb.gate |= 1;
 	tb.p = mmap(NULL, sizeof(struct pending), PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (tb.p == MAP_FAILED)
@@ -540,14 +542,14 @@ static void thread_start(void)
 	pthread_setspecific(exit_key, &tb);
 }
 
-/* frames[0] is the call's return address; then the saved frame pointers,
- * as long as they climb the stack from the wrapper's frame fp0 (code
- * without frame pointers leaves something else in rbp: the chain then
- * ends, or names a wrong caller).  Inlined, a fixed three steps. */
+/* frames[0] is the call's return address; then the saved frame pointers
+ * from the caller's, fp0, as long as they climb the stack above ours
+ * (code without frame pointers leaves something else in rbp: the chain
+ * then ends, or names a wrong caller).  Inlined, a fixed three steps. */
 static inline __attribute__((always_inline)) void walk(uint64_t *frames, void *ret, void *fp0)
 {
-	uintptr_t lo = (uintptr_t)fp0, hi = tb.stack_top;
-	uintptr_t *fp = *(uintptr_t **)fp0;      /* the caller's frame pointer */
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0), hi = tb.stack_top;
+	uintptr_t *fp = fp0;
 
 	frames[0] = (uintptr_t)ret;
 	for (int i = 1; i < ALLOC_FRAMES; i++)
@@ -574,9 +576,14 @@ static inline __attribute__((always_inline)) int cancel_pending(uint64_t addr, u
 	if (!r || !young(r, t))
 		return 0;
 	r->call = 0;            /* skipped when its turn to go comes */
-	/* temporaries are freed last in, first out: no hole is left */
-	while (tb.head != tb.tail && !p->rec[(tb.head - 1) & (PENDING - 1)].call)
-		tb.head--;
+	/* The newest record is never a cancelled one: below one that is not,
+	 * holes wait; the newest, cancelled, goes with the holes under it
+	 * (temporaries are mostly freed last in, first out). */
+	if (r == &p->rec[(tb.head - 1) & (PENDING - 1)]) {
+		do
+			tb.head--;
+		while (tb.head != tb.tail && !p->rec[(tb.head - 1) & (PENDING - 1)].call);
+	}
 	return 1;
 }
 
@@ -613,10 +620,11 @@ static __attribute__((noinline)) void note_unbuffered(enum alloc_call call, cons
  * that operator new or delete makes (their own record says it). */
 static inline int reporting(void)
 {
-	if (channel < 0 || tb.depth)
+	if (__builtin_expect(tb.gate == 1, 1))
+		return channel >= 0;
+	if (channel < 0 || tb.gate >= DEPTH)
 		return 0;
-	if (!tb.registered)
-		thread_start();
+	thread_start();
 	return 1;
 }
 
@@ -654,7 +662,8 @@ note(enum alloc_call call, const void *ptr, size_t size, uint64_t arg, void *ret
 		note_at(call, ptr, size, arg, now(), ret, fp);
 }
 
-#define HERE __builtin_return_address(0), __builtin_frame_address(0)
+/* the call's return address and its caller's frame pointer */
+#define HERE __builtin_return_address(0), *(void **)__builtin_frame_address(0)
 #define RET __builtin_return_address(0)
 
 /* --- the wrappers ------------------------------------------------------- */
@@ -781,11 +790,11 @@ static void *new_common(malloc_fn *real, enum alloc_call call, size_t size,
 			abort();
 		return p;
 	}
-	tb.depth++;
+	tb.gate += DEPTH;
 	p = fix_here(ret) ? fix_alloc(0, size) : NULL;
 	if (!p)
 		p = real(size);       /* and its bad_alloc when out of memory */
-	tb.depth--;
+	tb.gate -= DEPTH;
 	note(call, p, size, 0, ret, fp);
 	return p;
 }
@@ -813,9 +822,9 @@ static void delete_common(free_fn *real, void *p, void *ret, void *fp)
 		return;
 	}
 	note(ALLOC_FREE, p, 0, 0, ret, fp);
-	tb.depth++;
+	tb.gate += DEPTH;
 	real(p);
-	tb.depth--;
+	tb.gate -= DEPTH;
 }
 
 EXPORT void _ZdlPv(void *p)
