@@ -7,8 +7,9 @@
  * interleave.  A thread's records are in its order; across threads, time
  * orders them (a free of an address in one thread against its reuse by a
  * malloc in another), but only when further apart than ALLOC_TIME_SLACK:
- * the shim reads the kernel's tick (CLOCK_MONOTONIC_COARSE, 1 to 10 ms),
- * not a cycle counter, which would be most of its cost per call.  Both
+ * the shim's time moves by the kernel's tick (1 to 10 ms): the one contend
+ * publishes (ALLOC_TICK_ENV, below), else CLOCK_MONOTONIC_COARSE, never a
+ * cycle counter, which would be most of its cost per call.  Both
  * sides are built from this header, so the layout is native and needs no
  * version.
  */
