@@ -13,6 +13,7 @@
 #include "common/util.h"
 #include "detector/alloc_record.h"
 #include "detector/alloc_table.h"
+#include "detector/alloc_tick.h"
 
 #define SHIM_NAME "libcontend-alloc.so"
 #define ALLOC_LIB_ENV "CONTEND_ALLOC_LIB"
@@ -28,6 +29,7 @@ struct alloc_channel {
 	int read_fd, write_fd;
 	int shim_fd;                  /* the shim held open for a path LD_PRELOAD cannot name, or -1 */
 	char *shim;
+	struct alloc_tick *tick;      /* the shim's time, or NULL: it reads the clock */
 	char *saved_preload;          /* LD_PRELOAD before export, or NULL */
 	bool had_preload;
 	unsigned char buf[ALLOC_BATCH * sizeof(struct alloc_record) * 16];
@@ -119,6 +121,7 @@ struct alloc_channel *alloc_channel_open(void)
 	ch->write_fd = high;
 	ch->shim_fd = shim_fd;
 	ch->shim = shim;
+	ch->tick = alloc_tick_start();
 	return ch;
 }
 
@@ -136,6 +139,10 @@ void alloc_channel_export(struct alloc_channel *ch)
 	snprintf(fd, sizeof(fd), "%d", ch->write_fd);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv(ALLOC_FD_ENV, fd, 1);
+	if (ch->tick) {
+		snprintf(fd, sizeof(fd), "%d", alloc_tick_fd(ch->tick));
+		setenv(ALLOC_TICK_ENV, fd, 1);
+	}
 	free(preload);
 }
 
@@ -148,6 +155,7 @@ void alloc_channel_unexport(struct alloc_channel *ch)
 	else
 		unsetenv("LD_PRELOAD");
 	unsetenv(ALLOC_FD_ENV);
+	unsetenv(ALLOC_TICK_ENV);
 	free(ch->saved_preload);
 	ch->saved_preload = NULL;
 	if (ch->write_fd >= 0)
@@ -201,6 +209,7 @@ void alloc_channel_close(struct alloc_channel *ch)
 	if (ch->shim_fd >= 0)
 		close(ch->shim_fd);
 	close(ch->read_fd);
+	alloc_tick_stop(ch->tick);
 	free(ch->saved_preload);
 	free(ch->shim);
 	free(ch);

@@ -8,7 +8,8 @@
  * takes both back out once it has been (and closes our copy of the write
  * end, so that the pipe ends when the target and its children have
  * exited).  alloc_channel_drain() moves what has arrived into the table,
- * never blocking.
+ * never blocking.  The channel also publishes the shim's time, from open
+ * to close (detector/alloc_tick.h), named in ALLOC_TICK_ENV while exported.
  */
 #ifndef CONTEND_ALLOC_CHANNEL_H
 #define CONTEND_ALLOC_CHANNEL_H

@@ -7,8 +7,9 @@
  * interleave.  A thread's records are in its order; across threads, time
  * orders them (a free of an address in one thread against its reuse by a
  * malloc in another), but only when further apart than ALLOC_TIME_SLACK:
- * the shim reads the kernel's tick (CLOCK_MONOTONIC_COARSE, 1 to 10 ms),
- * not a cycle counter, which would be most of its cost per call.  Both
+ * the shim's time moves by the kernel's tick (1 to 10 ms): the one contend
+ * publishes (ALLOC_TICK_ENV, below), else CLOCK_MONOTONIC_COARSE, never a
+ * cycle counter, which would be most of its cost per call.  Both
  * sides are built from this header, so the layout is native and needs no
  * version.
  */
@@ -44,6 +45,22 @@ struct alloc_record {
 	uint32_t pid, tid;
 	uint32_t call;                  /* enum alloc_call */
 	uint32_t flags;                 /* ALLOC_FLAG_*; 0 from the shim */
+};
+
+/* The tick contend publishes (detector/alloc_tick.c) in a shared page
+ * named by ALLOC_TICK_ENV (a descriptor, like ALLOC_FD_ENV): CLOCK_MONOTONIC
+ * in ns, rewritten every period_ns, so that the shim's time per call is
+ * one load, not a clock read.  One value for every thread of the target,
+ * never going back: of two records, the one with the later time came
+ * later; equal times (closer than a period, or more while contend is not
+ * scheduled) are no order, as within ALLOC_TIME_SLACK. */
+#define ALLOC_TICK_ENV "CONTEND_ALLOC_TICK"
+#define ALLOC_TICK_MAGIC 0x6b63697420646e63ull   /* "cnd tick" */
+
+struct alloc_tick_page {
+	uint64_t magic;                 /* ALLOC_TICK_MAGIC once ns is set */
+	uint64_t period_ns;             /* ns is at most this (and a delay) behind */
+	uint64_t ns;                    /* written by contend, read by the shim */
 };
 
 /* A data file's block that was freed before the end (the table kept it

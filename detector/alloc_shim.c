@@ -5,16 +5,18 @@
  * memalign and operator new/new[]/delete (found with dlsym(RTLD_NEXT)) and
  * passes every call through unchanged: same sizes, same alignments, and no
  * allocation of its own, so the target's heap is laid out exactly as
- * without it (its one mapping, and a ring per thread, move the mmap area
- * by whole pages: an mmap'd block keeps its offset in every page and line).
+ * without it (its mappings -- the library, contend's tick page, a ring
+ * per thread -- move the mmap area by whole pages: an mmap'd block keeps
+ * its offset in every page and line).
  * Each call becomes a struct alloc_record (address, size, the call, its
- * return address and a short frame-pointer chain, the kernel's tick as
- * time) in a ring of the calling thread, where it waits DEFER_NS (less a
- * tick; see young()): a block the thread frees in that time leaves with
- * its free (cancel_pending) -- temporaries, the bulk of a malloc-heavy
- * program's calls, cost a copy and never a byte of pipe.  Per call: one
- * clock read (the vDSO's coarse clock, no TSC), one index entry, one
- * record; no lock, no atomic, no system call.
+ * return address and a short frame-pointer chain, a tick as time) in a
+ * ring of the calling thread, where it waits DEFER_NS (less a tick; see
+ * young()): a block the thread frees in that time leaves with its free
+ * (cancel_pending) -- temporaries, the bulk of a malloc-heavy program's
+ * calls, cost a copy and never a byte of pipe.  Per call: one load of the
+ * time contend publishes (ALLOC_TICK_ENV; without it, a read of the
+ * vDSO's coarse clock), one index entry, one record; no lock, no atomic,
+ * no system call.
  * Older records go to the pipe named by CONTEND_ALLOC_FD in batches of
  * ALLOC_BATCH, one write() each (detector/alloc_record.h); a thread's
  * last records go at its exit and the process's, or with its next call
@@ -93,6 +95,8 @@ struct pending {
 	uint32_t index[INDEX];              /* ring position, its low 32 bits */
 };
 
+#define DEPTH 2u                     /* in tb.gate: one wrapper deeper */
+
 struct thread_buffer {
 	struct pending *p;
 	uint64_t head, tail;
@@ -100,8 +104,8 @@ struct thread_buffer {
 	uint64_t flush_at;            /* ... or, fewer than a batch, waits until then */
 	uint32_t tid;
 	uintptr_t stack_top;          /* frame pointers are followed below it */
-	int depth;                    /* inside a wrapper: do not report */
-	int registered;
+	unsigned gate;                /* bit 0: registered (thread_start); DEPTH */
+	                              /* per wrapper we are in: 1, report (one test) */
 };
 static TLS struct thread_buffer tb;
 
@@ -123,7 +127,7 @@ static void *bootstrap_alloc(size_t n)
 
 static int in_bootstrap(const void *p)
 {
-	return (const char *)p >= bootstrap && (const char *)p < bootstrap + sizeof(bootstrap);
+	return (uintptr_t)p - (uintptr_t)bootstrap < sizeof(bootstrap);
 }
 
 static void *next(const char *name)
@@ -157,7 +161,8 @@ static void resolve_cxx(void)
 }
 
 static void flush(void);
-static void set_young(void);
+static void clock_init(void);
+static void tick_init(void);
 
 /* first: remember the pipe; later: is the descriptor still that pipe? */
 static int still_ours(int first)
@@ -310,12 +315,13 @@ __attribute__((constructor)) static void shim_init(void)
 		resolve();
 	fix_init();
 	my_pid = (uint32_t)getpid();
-	set_young();
+	clock_init();
 	if (fd && *fd)
 		channel = atoi(fd);
 	if (channel >= 0 && !still_ours(1))
 		channel = -1;
 	if (channel >= 0) {
+		tick_init();
 		pthread_key_create(&exit_key, thread_exit);
 		pthread_atfork(NULL, NULL, reset_after_fork);
 	}
@@ -329,11 +335,54 @@ __attribute__((destructor)) static void shim_fini(void)
 
 /* --- records ------------------------------------------------------------ */
 
-/* The kernel's tick, read from the vDSO without a TSC read: a few ns
- * where rdtsc (or CLOCK_MONOTONIC) costs 20 in a VM, and this is read on
- * every call.  Two threads' records closer than a tick are in no known
- * order: alloc_table.c sorts them out (ALLOC_TIME_SLACK). */
-static uint64_t now(void)
+/* Below this age (by the tick) a record is young: a block freed that soon
+ * is a temporary.  A block DEFER_NS old or more is never young: its age
+ * reads at most a tick short (young_ns is at least 1: the same tick) --
+ * with contend's tick, a period short, or more while contend waits for a
+ * CPU. */
+static uint64_t young_ns = DEFER_NS;
+
+static void set_young(uint64_t tick)
+{
+	young_ns = tick < DEFER_NS ? DEFER_NS - tick : 1;
+}
+
+/* The time contend publishes (detector/alloc_tick.c): every call reads
+ * it, and a load is a tenth of a clock read.  NULL: no such page. */
+static const struct alloc_tick_page *tick_page;
+
+static void tick_init(void)
+{
+	const char *env = getenv(ALLOC_TICK_ENV);
+	const struct alloc_tick_page *page;
+	struct stat st;
+	void *m;
+	int fd;
+
+	if (!env || !*env)
+		return;
+	fd = atoi(env);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)sizeof(struct alloc_tick_page))
+		return;
+	m = mmap(NULL, sizeof(struct alloc_tick_page), PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	page = m;
+	if (page->magic != ALLOC_TICK_MAGIC || !page->period_ns ||
+	    page->period_ns > ALLOC_TIME_SLACK) {
+		munmap(m, sizeof(struct alloc_tick_page));
+		return;
+	}
+	tick_page = page;
+	set_young(page->period_ns);
+}
+
+/* Without contend's tick: the kernel's, read from the vDSO without a TSC
+ * read (a few ns where rdtsc costs 20 in a VM).  Two threads' records
+ * closer than a tick are in no known order: alloc_table.c sorts them out
+ * (ALLOC_TIME_SLACK). */
+static __attribute__((noinline)) uint64_t clock_now(void)
 {
 	struct timespec ts;
 
@@ -341,19 +390,21 @@ static uint64_t now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Below this age (by the tick) a record is young: a block freed that soon
- * is a temporary.  A block DEFER_NS old or more is never young: its age
- * reads at most a tick short (young_ns is at least 1: the same tick). */
-static uint64_t young_ns = DEFER_NS;
-
-static void set_young(void)
+static void clock_init(void)
 {
 	struct timespec res;
 	uint64_t tick = 0;
 
 	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) == 0)
 		tick = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec;
-	young_ns = tick < DEFER_NS ? DEFER_NS - tick : 1;
+	set_young(tick);
+}
+
+static inline uint64_t now(void)
+{
+	if (__builtin_expect(tick_page != NULL, 1))
+		return __atomic_load_n(&tick_page->ns, __ATOMIC_RELAXED);
+	return clock_now();
 }
 
 static int young(const struct alloc_record *r, uint64_t t)
@@ -384,16 +435,21 @@ static void write_out(const struct alloc_record *rec, size_t n)
 
 static int is_alloc(const struct alloc_record *r)
 {
-	return r->call && r->call != ALLOC_FREE;
+	return r->call - 1u < ALLOC_FREE - 1u;      /* not 0 (cancelled), not a free */
 }
 
-static uint32_t index_home(uint64_t addr)
+/* Blocks of one 64 KiB window never collide, and neighbours share a line
+ * of the index: a thread's temporaries, from its own cache of chunks,
+ * touch a few lines of it, not one each.  The window's number scrambles
+ * the windows (page-aligned mmap'd blocks would all land on one slot). */
+static inline uint32_t index_home(uint64_t addr)
 {
-	return (uint32_t)(((addr >> 4) * 0x9e3779b97f4a7c15ull) >> 52) & (INDEX - 1);
+	return (uint32_t)((addr >> 4) ^ (addr >> 16)) & (INDEX - 1);
 }
 
 /* The pending allocation at addr, or NULL. */
-static struct alloc_record *index_find(struct pending *p, uint64_t addr)
+static inline __attribute__((always_inline)) struct alloc_record *
+index_find(struct pending *p, uint64_t addr)
 {
 	uint32_t pos = p->index[index_home(addr)];
 	struct alloc_record *r;
@@ -418,8 +474,11 @@ static void send_batch(struct pending *p, uint64_t t, int all)
 
 		if (r->call && !all && young(r, t))
 			break;
-		if (r->call)
-			batch[n++] = *r;
+		if (r->call) {
+			batch[n] = *r;
+			batch[n].pid = my_pid;       /* see fill() */
+			batch[n++].tid = tb.tid;
+		}
 		tb.tail++;
 	}
 	write_out(batch, n);
@@ -474,7 +533,7 @@ static void thread_start(void)
 	/* glibc puts a thread's descriptor at the top of its stack; the main
 	 * thread's stack ends at __libc_stack_end */
 	tb.stack_top = tb.tid == my_pid ? (uintptr_t)__libc_stack_end : (uintptr_t)pthread_self();
-	tb.registered = 1;
+	tb.gate |= 1;
 	tb.p = mmap(NULL, sizeof(struct pending), PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (tb.p == MAP_FAILED)
@@ -483,32 +542,33 @@ static void thread_start(void)
 	pthread_setspecific(exit_key, &tb);
 }
 
-/* frames[0] is the call's return address; then the saved frame pointers,
- * as long as they climb the stack (code without frame pointers leaves
- * something else in rbp: the chain then ends, or names a wrong caller). */
-static __attribute__((noinline)) void walk(uint64_t *frames, void *ret, void *fp0)
+/* frames[0] is the call's return address; then the saved frame pointers
+ * from the caller's, fp0, as long as they climb the stack above ours
+ * (code without frame pointers leaves something else in rbp: the chain
+ * then ends, or names a wrong caller).  Inlined, a fixed three steps. */
+static inline __attribute__((always_inline)) void walk(uint64_t *frames, void *ret, void *fp0)
 {
 	uintptr_t lo = (uintptr_t)__builtin_frame_address(0), hi = tb.stack_top;
 	uintptr_t *fp = fp0;
-	int i = 1;
 
 	frames[0] = (uintptr_t)ret;
-	fp = (uintptr_t *)*fp;            /* the caller's frame pointer */
-	while (i < ALLOC_FRAMES && (uintptr_t)fp > lo && (uintptr_t)fp + 16 <= hi &&
-	       !((uintptr_t)fp & 7)) {
-		frames[i++] = fp[1];
+	for (int i = 1; i < ALLOC_FRAMES; i++)
+		frames[i] = 0;       /* stores, cheaper than a loop after a short chain */
+#pragma GCC unroll 4
+	for (int i = 1; i < ALLOC_FRAMES; i++) {
+		if ((uintptr_t)fp <= lo || (uintptr_t)fp + 16 > hi || ((uintptr_t)fp & 7))
+			return;
+		frames[i] = fp[1];
 		lo = (uintptr_t)fp;
 		fp = (uintptr_t *)fp[0];
 	}
-	while (i < ALLOC_FRAMES)
-		frames[i++] = 0;
 }
 
 /* A free of a block this thread allocated less than DEFER_NS ago, whose
  * record is still pending, cancels it: true if it did.  A block that lived
  * longer goes out with its free: it may have been sampled (a main
  * thread's array, freed after the workers it fed are joined). */
-static int cancel_pending(uint64_t addr, uint64_t t)
+static inline __attribute__((always_inline)) int cancel_pending(uint64_t addr, uint64_t t)
 {
 	struct pending *p = tb.p;
 	struct alloc_record *r = index_find(p, addr);
@@ -516,21 +576,25 @@ static int cancel_pending(uint64_t addr, uint64_t t)
 	if (!r || !young(r, t))
 		return 0;
 	r->call = 0;            /* skipped when its turn to go comes */
-	/* temporaries are freed last in, first out: no hole is left */
-	while (tb.head != tb.tail && !p->rec[(tb.head - 1) & (PENDING - 1)].call)
-		tb.head--;
+	/* The newest record is never a cancelled one: below one that is not,
+	 * holes wait; the newest, cancelled, goes with the holes under it
+	 * (temporaries are mostly freed last in, first out). */
+	if (r == &p->rec[(tb.head - 1) & (PENDING - 1)]) {
+		do
+			tb.head--;
+		while (tb.head != tb.tail && !p->rec[(tb.head - 1) & (PENDING - 1)].call);
+	}
 	return 1;
 }
 
-static void fill(struct alloc_record *r, enum alloc_call call, const void *ptr, size_t size,
-		 uint64_t arg, uint64_t t, void *ret, void *fp)
+static inline __attribute__((always_inline)) void
+fill(struct alloc_record *r, enum alloc_call call, const void *ptr, size_t size,
+     uint64_t arg, uint64_t t, void *ret, void *fp)
 {
-	r->time = t;
+	r->time = t;               /* pid and tid: when it goes (one ring a thread) */
 	r->addr = (uintptr_t)ptr;
 	r->size = size;
 	r->arg = arg;
-	r->pid = my_pid;
-	r->tid = tb.tid;
 	r->call = call;
 	r->flags = 0;
 	if (call == ALLOC_FREE)
@@ -547,6 +611,8 @@ static __attribute__((noinline)) void note_unbuffered(enum alloc_call call, cons
 	struct alloc_record one;
 
 	fill(&one, call, ptr, size, arg, t, ret, fp);
+	one.pid = my_pid;
+	one.tid = tb.tid;
 	write_out(&one, 1);
 }
 
@@ -554,10 +620,11 @@ static __attribute__((noinline)) void note_unbuffered(enum alloc_call call, cons
  * that operator new or delete makes (their own record says it). */
 static inline int reporting(void)
 {
-	if (channel < 0 || tb.depth)
+	if (__builtin_expect(tb.gate == 1, 1))
+		return channel >= 0;
+	if (channel < 0 || tb.gate >= DEPTH)
 		return 0;
-	if (!tb.registered)
-		thread_start();
+	thread_start();
 	return 1;
 }
 
@@ -595,7 +662,8 @@ note(enum alloc_call call, const void *ptr, size_t size, uint64_t arg, void *ret
 		note_at(call, ptr, size, arg, now(), ret, fp);
 }
 
-#define HERE __builtin_return_address(0), __builtin_frame_address(0)
+/* the call's return address and its caller's frame pointer */
+#define HERE __builtin_return_address(0), *(void **)__builtin_frame_address(0)
 #define RET __builtin_return_address(0)
 
 /* --- the wrappers ------------------------------------------------------- */
@@ -722,11 +790,11 @@ static void *new_common(malloc_fn *real, enum alloc_call call, size_t size,
 			abort();
 		return p;
 	}
-	tb.depth++;
+	tb.gate += DEPTH;
 	p = fix_here(ret) ? fix_alloc(0, size) : NULL;
 	if (!p)
 		p = real(size);       /* and its bad_alloc when out of memory */
-	tb.depth--;
+	tb.gate -= DEPTH;
 	note(call, p, size, 0, ret, fp);
 	return p;
 }
@@ -754,9 +822,9 @@ static void delete_common(free_fn *real, void *p, void *ret, void *fp)
 		return;
 	}
 	note(ALLOC_FREE, p, 0, 0, ret, fp);
-	tb.depth++;
+	tb.gate += DEPTH;
 	real(p);
-	tb.depth--;
+	tb.gate -= DEPTH;
 }
 
 EXPORT void _ZdlPv(void *p)

@@ -1,18 +1,24 @@
 /* The allocation shim end to end: tests/fixture_alloc run with
  * libcontend-alloc.so preloaded prints exactly the addresses it prints
  * without (address randomization off in both), and the records it sends
- * name each call with its arguments, at those addresses. */
+ * name each call with its arguments, at those addresses.  With a tick
+ * page (as contend publishes it, detector/alloc_tick.h) nothing moves
+ * either, and the records' times are the page's. */
 #include "detector/alloc_record.h"
 #include "detector/alloc_table.h"
+#include "detector/alloc_tick.h"
 #include "tests/tap.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define OUT_MAX 4096
@@ -36,8 +42,9 @@ static void read_all(int fd, char *buf, size_t cap, size_t *len)
 			*len += (size_t)n;
 }
 
-/* The fixture with the shim (shim != NULL) or without. */
-static void run_fixture(const char *fixture, const char *shim, struct run *r)
+/* The fixture with the shim (shim != NULL) or without; with the tick
+ * page on descriptor tick_fd, or none (-1). */
+static void run_fixture(const char *fixture, const char *shim, int tick_fd, struct run *r)
 {
 	int out[2], ch[2];
 	size_t len;
@@ -67,6 +74,10 @@ static void run_fixture(const char *fixture, const char *shim, struct run *r)
 			}
 			setenv("LD_PRELOAD", shim, 1);
 			setenv(ALLOC_FD_ENV, fd, 1);
+			if (tick_fd >= 0) {
+				snprintf(fd, sizeof(fd), "%d", tick_fd);
+				setenv(ALLOC_TICK_ENV, fd, 1);
+			}
 		} else {
 			close(ch[1]);
 		}
@@ -97,6 +108,90 @@ static uint64_t printed(const struct run *r, const char *name)
 	return at ? strtoull(at + strlen(key), NULL, 16) : 0;
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A page as contend's, whose time no clock of this machine reads: the
+ * monotonic clock plus 10^9 s, every millisecond. */
+#define FAR_AHEAD 1000000000000000000ull
+
+struct far_tick {
+	struct alloc_tick_page *page;
+	int fd;
+	int stop;
+	pthread_t thread;
+};
+
+static void *far_publish(void *arg)
+{
+	struct far_tick *t = arg;
+	struct timespec ms = { 0, 1000000 };
+
+	while (!__atomic_load_n(&t->stop, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&t->page->ns, monotonic_ns() + FAR_AHEAD, __ATOMIC_RELAXED);
+		nanosleep(&ms, NULL);
+	}
+	return NULL;
+}
+
+static void far_start(struct far_tick *t)
+{
+	t->fd = memfd_create("far-tick", 0);
+	if (t->fd < 0 || ftruncate(t->fd, sizeof(*t->page)) < 0)
+		abort();
+	t->page = mmap(NULL, sizeof(*t->page), PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, 0);
+	if (t->page == MAP_FAILED)
+		abort();
+	t->page->period_ns = 1000000;
+	t->page->ns = monotonic_ns() + FAR_AHEAD;
+	t->page->magic = ALLOC_TICK_MAGIC;
+	t->stop = 0;
+	if (pthread_create(&t->thread, NULL, far_publish, t))
+		abort();
+}
+
+static void far_stop(struct far_tick *t)
+{
+	__atomic_store_n(&t->stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t->thread, NULL);
+	munmap(t->page, sizeof(*t->page));
+	close(t->fd);
+}
+
+/* contend's own tick: a page on an inherited descriptor, moving. */
+static void check_contend_tick(void)
+{
+	struct alloc_tick *tick = alloc_tick_start();
+	const struct alloc_tick_page *page = MAP_FAILED;
+	struct timespec wait = { 0, 30000000 };
+	uint64_t first = 0;
+	int fd = alloc_tick_fd(tick);
+
+	CHECK(tick && fd >= 700 && !(fcntl(fd, F_GETFD) & FD_CLOEXEC),
+	      "the tick's descriptor is high and inherited across exec (%d)", fd);
+	if (tick)
+		page = mmap(NULL, sizeof(*page), PROT_READ, MAP_SHARED, fd, 0);
+	CHECK(page != MAP_FAILED && page->magic == ALLOC_TICK_MAGIC, "the page says it is one");
+	if (page == MAP_FAILED) {
+		alloc_tick_stop(tick);
+		return;
+	}
+	CHECK(page->period_ns >= 1000000 && page->period_ns <= ALLOC_TIME_SLACK,
+	      "a period from 1 to 10 ms: %llu ns", (unsigned long long)page->period_ns);
+	first = __atomic_load_n(&page->ns, __ATOMIC_RELAXED);
+	nanosleep(&wait, NULL);
+	CHECK(__atomic_load_n(&page->ns, __ATOMIC_RELAXED) >= first + 10000000 &&
+	      __atomic_load_n(&page->ns, __ATOMIC_RELAXED) <= monotonic_ns(),
+	      "the time moves with the monotonic clock, never ahead of it");
+	munmap((void *)page, sizeof(*page));
+	alloc_tick_stop(tick);
+}
+
 static const struct alloc_record *record_at(const struct run *r, uint32_t call, uint64_t addr)
 {
 	for (size_t i = 0; i < r->n_recs; i++)
@@ -109,8 +204,10 @@ int main(void)
 {
 	const char *top = getenv("top_builddir");
 	char fixture[4096], shim[4096];
-	static struct run plain, shimmed;
+	static struct run plain, shimmed, ticked;
 	const struct alloc_record *x;
+	struct far_tick far;
+	size_t early = 0;
 	struct alloc_table *t;
 	const struct alloc_block *b;
 
@@ -120,8 +217,11 @@ int main(void)
 		printf("skip: %s or %s not built\n", fixture, shim);
 		return 77;
 	}
-	run_fixture(fixture, NULL, &plain);
-	run_fixture(fixture, shim, &shimmed);
+	run_fixture(fixture, NULL, -1, &plain);
+	run_fixture(fixture, shim, -1, &shimmed);
+	far_start(&far);
+	run_fixture(fixture, shim, far.fd, &ticked);
+	far_stop(&far);
 	CHECK(WIFEXITED(plain.status) && !WEXITSTATUS(plain.status), "the fixture runs");
 	CHECK(WIFEXITED(shimmed.status) && !WEXITSTATUS(shimmed.status), "... and with the shim");
 	CHECK(printed(&plain, "calloc") != 0, "it printed its addresses");
@@ -134,6 +234,24 @@ int main(void)
 		      "%s: the same address with the shim preloaded", *name);
 	CHECK(printed(&plain, "big") % 4096 == printed(&shimmed, "big") % 4096,
 	      "an mmap'd block: the same offset in its page");
+	for (const char *const *name = (const char *const[]){ "malloc", "calloc",
+			"aligned_alloc", "posix_memalign", "memalign", "strdup", "realloc",
+			"again", NULL }; *name; name++)
+		CHECK(printed(&ticked, *name) == printed(&plain, *name),
+		      "%s: the same address with the shim and a tick page", *name);
+	CHECK(printed(&plain, "big") % 4096 == printed(&ticked, "big") % 4096,
+	      "an mmap'd block: the same offset in its page with a tick page");
+	for (size_t i = 0; i < ticked.n_recs; i++)
+		early += ticked.recs[i].time < FAR_AHEAD;
+	CHECK(ticked.n_recs >= 8 && early == 0,
+	      "with a tick page every record has its time (%zu records, %zu not)",
+	      ticked.n_recs, early);
+	CHECK(shimmed.n_recs >= 8 && shimmed.recs[0].time < FAR_AHEAD,
+	      "without one, the clock's");
+	x = record_at(&ticked, ALLOC_REALLOC, printed(&ticked, "realloc"));
+	CHECK(x && x->size == 4000 && record_at(&ticked, ALLOC_FREE, x->arg),
+	      "with a tick page, a block older than 5 ms still goes out with its free");
+	check_contend_tick();
 
 	x = record_at(&shimmed, ALLOC_CALLOC, printed(&shimmed, "calloc"));
 	CHECK(x && x->size == 120 && x->arg == 3 && x->frames[0], "calloc(3, 40): count and size");
