@@ -28,7 +28,7 @@
 static const uint64_t malloc_state_sizes[] = { 2200, 2192 };
 /* regions found, kept with their checkpoints; past this many, none new */
 #define REGIONS_MAX 256
-#define CHECKPOINTS_MAX (GLIBC_HEAP_READ_MAX / GLIBC_HEAP_WINDOW + 1)
+#define CHECKPOINTS_MAX (GLIBC_HEAP_READ_TOTAL / GLIBC_HEAP_WINDOW + 1)
 
 /* A run of chunks end to end: [first, end). */
 struct region {
@@ -51,6 +51,7 @@ struct glibc_heap {
 	size_t marks_used;
 	unsigned char *win;          /* the window read last: [win_start, win_start + win_len) */
 	uint64_t win_start, win_len;
+	uint64_t lookup_read, lookup_chunks;   /* this lookup's share of the budget */
 	struct glibc_heap_stats st;
 };
 
@@ -170,9 +171,11 @@ static bool fetch(struct glibc_heap *h, uint64_t addr, uint64_t limit, size_t wi
 		if (addr + len > limit || addr + len < addr)
 			return false;
 		want = limit - addr < window ? (size_t)(limit - addr) : window;
-		if (h->st.bytes_read + want > GLIBC_HEAP_READ_MAX)
+		if (h->lookup_read + want > GLIBC_HEAP_READ_MAX ||
+		    h->st.bytes_read + want > GLIBC_HEAP_READ_TOTAL)
 			return false;
 		got = h->read(h->ctx, addr, h->win, want);
+		h->lookup_read += want;
 		h->st.bytes_read += want;
 		h->st.reads++;
 		h->win_start = addr;
@@ -355,7 +358,7 @@ static bool walk_to(struct glibc_heap *h, struct region *r, uint64_t addr,
 	uint64_t c = walk_start(r, addr), head, size, usable;
 
 	while (c + CHUNK_HDR <= r->end) {
-		if (h->st.chunks >= GLIBC_HEAP_CHUNKS_MAX ||
+		if (h->lookup_chunks++ >= GLIBC_HEAP_CHUNKS_MAX ||
 		    !fetch_u64(h, c + SIZE_SZ, r->end, GLIBC_HEAP_WINDOW, &head))
 			return false;
 		h->st.chunks++;
@@ -388,6 +391,7 @@ bool glibc_heap_find(struct glibc_heap *h, uint64_t addr, struct glibc_heap_bloc
 	bool found = false;
 
 	h->st.lookups++;
+	h->lookup_read = h->lookup_chunks = 0;
 	r = region_of(h, addr);
 	if (r && addr >= r->first && addr < r->end)
 		found = walk_to(h, r, addr, out);

@@ -19,9 +19,10 @@
  * not, and a block is only answered when it holds the address and the
  * chunk after it says it is in use.  It is a hint, never a certainty.
  * Reads are bounded: at most GLIBC_HEAP_READ_MAX bytes and
- * GLIBC_HEAP_CHUNKS_MAX chunk headers per object, in windows of
- * GLIBC_HEAP_WINDOW; where a region was walked, checkpoints (a chunk at
- * each window) let later lookups start near their address.  The target's
+ * GLIBC_HEAP_CHUNKS_MAX chunk headers per lookup, GLIBC_HEAP_READ_TOTAL
+ * bytes per object, in windows of GLIBC_HEAP_WINDOW; where a region was
+ * walked, checkpoints (a chunk at each window) let later lookups start
+ * near their address, or go on from where an earlier one stopped.  The target's
  * memory is only read (process_vm_readv): never written.  64-bit glibc
  * layout (SIZE_SZ 8, MALLOC_ALIGNMENT 16, as on x86-64 and AArch64).
  * Nothing is allocated during a lookup (glibc_heap_open() on the caller's
@@ -38,8 +39,9 @@
 
 #define GLIBC_HEAP_MAX (64ull << 20)          /* HEAP_MAX_SIZE: 2 x the 32 MiB mmap threshold max */
 #define GLIBC_HEAP_WINDOW (256u << 10)
-#define GLIBC_HEAP_READ_MAX (64ull << 20)
-#define GLIBC_HEAP_CHUNKS_MAX (4u << 20)
+#define GLIBC_HEAP_READ_MAX (64ull << 20)       /* per lookup */
+#define GLIBC_HEAP_READ_TOTAL (256ull << 20)    /* per object */
+#define GLIBC_HEAP_CHUNKS_MAX (4u << 20)        /* per lookup */
 #define GLIBC_HEAP_MAPS_MAX 4096              /* candidate mappings kept */
 
 /* A mapping a block may lie in: [heap], or anonymous, private, read-write. */

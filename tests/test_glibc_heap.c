@@ -280,10 +280,22 @@ static void test_budget(void)
 	glibc_heap_stats(h, &st);
 	CHECK(st.reads - before <= 3, "a second lookup read %" PRIu64 " windows",
 	      st.reads - before);
-	CHECK(!glibc_heap_find(h, f.base + (150ull << 20), &b), "150 MiB in: past the budget");
+	/* 64 MiB a lookup: each goes on from where the one before stopped */
+	before = st.bytes_read;
+	CHECK(!glibc_heap_find(h, f.base + (150ull << 20) + 100, &b), "150 MiB in: past one lookup's");
 	glibc_heap_stats(h, &st);
-	CHECK(st.bytes_read <= GLIBC_HEAP_READ_MAX && st.bytes_read > GLIBC_HEAP_READ_MAX / 2,
-	      "read %" PRIu64 " bytes", st.bytes_read);
+	CHECK(st.bytes_read - before <= GLIBC_HEAP_READ_MAX &&
+	      st.bytes_read - before > GLIBC_HEAP_READ_MAX / 2, "one lookup read %" PRIu64 " bytes",
+	      st.bytes_read - before);
+	CHECK(!glibc_heap_find(h, f.base + (150ull << 20) + 100, &b), "150 MiB in, again: 138 MiB reached");
+	CHECK(glibc_heap_find(h, f.base + (150ull << 20) + 100, &b) &&
+	      b.start == f.base + (150ull << 20) + 16, "150 MiB in, a third time: found");
+	/* and 256 MiB in all */
+	for (int i = 0; i < 8; i++)
+		glibc_heap_find(h, f.base + (199ull << 20) + (uint64_t)i * 4096, &b);
+	glibc_heap_stats(h, &st);
+	CHECK(st.bytes_read <= GLIBC_HEAP_READ_TOTAL && st.bytes_read > GLIBC_HEAP_READ_TOTAL / 2,
+	      "read %" PRIu64 " bytes in all", st.bytes_read);
 	glibc_heap_free(h);
 }
 
