@@ -10,6 +10,8 @@
  * element of the same struct (the element index is then known); a typed
  * access to a struct of another type (an object nested in the block, or
  * a block whose allocating code kept it as void *) keeps its own.
+ * Without tracking, under attach, the blocks come from the target's heap
+ * instead (report_heapwalk.c): no call or site, a type guessed by size.
  */
 #include "reports/report_build.h"
 
