@@ -24,7 +24,8 @@ static char *walked_text(const struct report_alloc *a)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(&sb, "%" PRIu64 " bytes at 0x%" PRIx64, a->size, a->start);
+	strbuf_addf(&sb, "%" PRIu64 " %sbytes at 0x%" PRIx64, a->size,
+		    a->size == a->usable ? "usable " : "", a->start);
 	if (a->type_name && a->type_size && a->size / a->type_size > 1)
 		strbuf_addf(&sb, " (%" PRIu64 " x %s", a->size / a->type_size, a->type_name);
 	else if (a->type_name)
@@ -100,7 +101,9 @@ char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const cha
 		free(call);
 	}
 	type = escape_text(&et, title);
-	if (a->align >= align)     /* aligned already: only the size to say */
+	/* aligned already: only the size to say (a block read from the heap
+	 * says its alignment by where it starts: aligned_alloc, or luck) */
+	if (a->align >= align || (a->walked && a->start % align == 0))
 		out = xasprintf("/* %s: allocate aligned_alloc(%" PRIu64 ", %ssizeof(%s)) */\n",
 				where, align, many ? many : "", type);
 	else
