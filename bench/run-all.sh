@@ -21,6 +21,8 @@ start=$(date +%s)
 	"$here/continuous-overhead.sh" 3
 	echo; echo "## Cost of allocation tracking (bench/alloc-overhead.sh, median of 5)"; echo
 	"$here/alloc-overhead.sh" 5 2>/dev/null
+	echo; echo "### Uprobes instead of the shim, for attach (bench/uprobe-overhead.sh, median of 3)"; echo
+	"$here/uprobe-overhead.sh" 3 20000 2>/dev/null
 	echo; echo "## Time to detection (bench/detect-latency.sh)"; echo
 	"$here/detect-latency.sh"
 	echo; echo "## Analysis speed and memory (bench/analysis)"; echo

@@ -76,6 +76,8 @@ static const char usage_attach[] =
 	"                         a hypervisor can turn a watchpoint's trap into a\n"
 	"                         SIGTRAP that kills the process (about once in 10^7\n"
 	"                         watched accesses; the report's header says so)\n"
+	"      --no-alloc-sites   do not read the process's glibc heap, after\n"
+	"                         sampling, for the blocks its lines lie in\n"
 	"  -F, -g, -o, --format, --top, --line-size, --min-score, --window-ms,\n"
 	"  --no-confirm, -b, --ldlat: as for run\n"
 	"\n"

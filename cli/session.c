@@ -16,6 +16,7 @@
 #include "detector/alloc_table.h"
 #include "detector/backend.h"
 #include "detector/callchain.h"
+#include "cli/heap_walk.h"
 #include "cli/jvm_target.h"
 #include "cli/launch.h"
 #include "cli/triage.h"
@@ -550,12 +551,15 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.allocs = s->allocs;
 	if (s->allocs && s->hooks && s->hooks->allocs)
 		s->hooks->allocs(s->hooks->ctx, s->allocs, s->lines);
+	if (!s->allocs && target == TARGET_ATTACHED_RUNNING)
+		hdr.heap = heap_walk_open(s->opt, pid);
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
 	symbolizer_sampling_done(s->sym);
 	ret = output_report(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm,
 			    &s->creds, &s->progress);
+	heap_walk_done(hdr.heap, s->opt->quiet);
 	named_counts_free(dropped, n_dropped);
 	free(note);
 	free(jit_note);

@@ -14,6 +14,7 @@
 
 struct callchains;
 struct alloc_table;
+struct glibc_heap;
 
 enum target_state {
 	TARGET_LAUNCHED = 0,
@@ -37,6 +38,9 @@ struct run_facts {
 	unsigned n_dropped;
 	const struct callchains *chains;   /* the ids in the line table, or NULL */
 	struct alloc_table *allocs;        /* heap blocks and their sites, or NULL */
+	/* attach: the live target's heap, to read blocks from where allocs
+	 * is NULL (detector/glibc_heap.h), or NULL */
+	struct glibc_heap *heap;
 };
 
 #endif

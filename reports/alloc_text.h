@@ -3,7 +3,10 @@
  * "calloc(2, 3072) = 6144 bytes at 0x5581a0e2a2a0 (2 x struct worker_arg,
  * kept in arg), allocated in main heap_struct_array.c:112 by thread 2104"
  * -- unescaped: the site's names come from the target, and each printer
- * escapes them its own way.
+ * escapes them its own way.  A block read from the heap (walked, under
+ * attach) has no call or site, and says so: "6144 bytes at 0x... (2 x
+ * struct worker_arg by its size, as pointers named arg go), 6152 usable,
+ * read from the glibc heap: allocation site not recorded under attach".
  */
 #ifndef CONTEND_ALLOC_TEXT_H
 #define CONTEND_ALLOC_TEXT_H

@@ -36,6 +36,8 @@ static char *why_not_fixable(const struct report_line *l)
 		return xstrdup("threads share data inside one of its blocks");
 	if (!a->blocks_one_site && a->blocks_on_line > 2)
 		return xstrdup("its blocks come from several allocation sites");
+	if (a->walked)
+		return xstrdup("its block was read from the heap: no allocation site is known");
 	if (!strcmp(a->call, "realloc"))
 		return xstrdup("its blocks come from realloc, which the shim does not place");
 	if (!a->site_ino)

@@ -605,13 +605,17 @@ static void alloc_json(struct json *j, const struct report_alloc *a)
 		json_u64(j, "align", a->align);
 	json_bool(j, "freed", a->freed);
 	json_u64(j, "tid", a->tid);
-	json_object(j, "site", true);
-	json_str(j, "name", a->site);
-	json_str(j, "function", a->function);
-	json_str(j, "file", a->file);
-	json_u64(j, "line", a->line);
-	json_addr(j, "return_address", a->address);
-	json_close(j);
+	if (a->walked) {
+		json_null(j, "site");     /* read from the heap: never seen allocated */
+	} else {
+		json_object(j, "site", true);
+		json_str(j, "name", a->site);
+		json_str(j, "function", a->function);
+		json_str(j, "file", a->file);
+		json_u64(j, "line", a->line);
+		json_addr(j, "return_address", a->address);
+		json_close(j);
+	}
 	json_array(j, "callers", true);
 	for (unsigned i = 0; i < a->n_callers; i++)
 		json_str(j, NULL, a->callers[i]);
@@ -619,6 +623,9 @@ static void alloc_json(struct json *j, const struct report_alloc *a)
 	json_str(j, "variable", a->variable);
 	json_str(j, "type", a->type_name);
 	json_u64(j, "type_size", a->type_size);
+	json_str(j, "block_source", a->walked ? "heap-walk" : "shim");
+	if (a->walked)
+		json_u64(j, "usable_size", a->usable);
 	json_close(j);
 }
 

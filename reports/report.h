@@ -206,7 +206,12 @@ struct report_watch_word {
  * (detector/alloc_table.h), and the type its allocating code kept it as. */
 struct report_alloc {
 	uint64_t start, size;        /* size as asked for */
-	const char *call;            /* static: "calloc", "operator new[]" */
+	const char *call;            /* static: "calloc", "operator new[]"; NULL if walked */
+	/* Read from the live target's glibc heap (attach: reports/
+	 * report_heapwalk.c), not tracked: no call, tid or site; size is
+	 * n x type_size where a type fits by size, else usable. */
+	bool walked;
+	uint64_t usable;             /* walked: malloc_usable_size() of it */
 	uint64_t count, elem_size;   /* calloc's arguments; count 0 for the others */
 	uint64_t align;              /* aligned_alloc, posix_memalign, memalign; else 0 */
 	bool freed;                  /* freed before the report */

@@ -10,28 +10,34 @@
  * element of the same struct (the element index is then known); a typed
  * access to a struct of another type (an object nested in the block, or
  * a block whose allocating code kept it as void *) keeps its own.
+ * Without tracking, under attach, the blocks come from the target's heap
+ * instead (report_heapwalk.c): no call or site, a type guessed by size.
  */
 #include "reports/report_build.h"
 
 #include <inttypes.h>
 
 #include "detector/alloc_table.h"
+#include "detector/glibc_heap.h"
 #include "reports/naming.h"
 #include "symbolize/alloc_type.h"
 #include "symbolize/symbolizer.h"
 
-void alloc_build_begin(struct build *b, struct alloc_table *allocs)
+void alloc_build_begin(struct build *b, struct alloc_table *allocs, struct glibc_heap *heap)
 {
 	b->allocs = allocs;
 	b->alloc_paths = (struct strset)STRSET_INIT;
 	if (allocs && b->r->n_lines && b->sym && b->dt)
 		b->alloc_types = alloc_types_new(b->sym, b->dt);
+	if (!allocs && b->sym && b->dt)
+		heapwalk_begin(b, heap);
 }
 
 void alloc_build_end(struct build *b)
 {
 	alloc_types_free(b->alloc_types);
 	b->alloc_types = NULL;
+	heapwalk_end(b);
 	strset_release(&b->alloc_paths);
 }
 
@@ -45,15 +51,30 @@ static const char *user_variable(const char *v)
 	return v;
 }
 
+/* The block holding addr: tracked (run), else read from the heap (attach). */
+static const struct alloc_block *block_at(struct build *b, uint32_t pid, uint64_t addr)
+{
+	if (b->allocs)
+		return alloc_table_find(b->allocs, pid, addr);
+	return heapwalk_block(b, pid, addr);
+}
+
+static const struct alloc_site *site_of(struct build *b, const struct alloc_block *blk)
+{
+	return b->allocs ? alloc_table_site(b->allocs, blk->site) : NULL;
+}
+
 /* The block's element type, through the pointer its allocator kept it
  * in; *elem the type's size (0: not a struct, or unknown). */
 static const struct dt_pointer *block_pointer(struct build *b, const struct alloc_block *blk,
 					      uint64_t *elem)
 {
-	const struct alloc_site *site = alloc_table_site(b->allocs, blk->site);
+	const struct alloc_site *site = site_of(b, blk);
 	const struct dt_pointer *p;
 	struct data_attribution whole;
 
+	if (heapwalk_owns(b, blk))
+		return heapwalk_pointer(b, blk, elem);
 	*elem = 0;
 	if (!site || !b->alloc_types || !site->frames[0] ||
 	    alloc_type_at(b->alloc_types, (pid_t)blk->pid, site->frames[0], &p) != DT_HIT)
@@ -118,9 +139,11 @@ void alloc_attribute_cell(struct build *b, const struct line *l,
 	struct data_attribution a;
 	char *path;
 
-	if (!b->allocs || !(blk = alloc_table_find(b->allocs, l->pid, addr)))
+	if ((!b->allocs && !b->walk) || !(blk = block_at(b, l->pid, addr)))
 		return;
-	if (!b->alloc_types || !(p = block_pointer(b, blk, &elem))) {
+	if (heapwalk_owns(b, blk))
+		heapwalk_type(b, blk, l, c, ca);
+	if (!(p = block_pointer(b, blk, &elem))) {
 		block_from_access_type(b, blk, ca);
 		return;
 	}
@@ -169,7 +192,7 @@ static void name_frame(struct build *b, uint32_t pid, uint64_t ret, struct repor
  * sites of the table, and one call to fix. */
 static uint64_t call_of(struct build *b, const struct alloc_block *blk)
 {
-	const struct alloc_site *site = alloc_table_site(b->allocs, blk->site);
+	const struct alloc_site *site = site_of(b, blk);
 
 	return site ? site->frames[0] : 0;
 }
@@ -188,8 +211,7 @@ static void line_blocks(struct build *b, const struct line *l, const struct allo
 
 	ra->blocks_one_site = ra->blocks_private = true;
 	for (unsigned i = 0; i < l->n_cells; i++) {
-		const struct alloc_block *x = alloc_table_find(b->allocs, l->pid,
-							      l->addr + l->cells[i].offset);
+		const struct alloc_block *x = block_at(b, l->pid, l->addr + l->cells[i].offset);
 		unsigned k = 0;
 
 		while (k < n && blk[k] != x)
@@ -252,7 +274,9 @@ static struct report_alloc *describe_block(struct build *b, const struct alloc_b
 	ra = xcalloc(1, sizeof(*ra));
 	ra->start = blk->addr;
 	ra->size = blk->size;
-	ra->call = alloc_call_name(blk->call);
+	ra->usable = heapwalk_usable(b, blk);
+	ra->walked = ra->usable != 0;
+	ra->call = ra->walked ? NULL : alloc_call_name(blk->call);
 	ra->freed = blk->freed;
 	ra->tid = blk->tid;
 	if (blk->call == ALLOC_CALLOC && blk->arg) {
@@ -262,17 +286,21 @@ static struct report_alloc *describe_block(struct build *b, const struct alloc_b
 	if (blk->call == ALLOC_ALIGNED_ALLOC || blk->call == ALLOC_POSIX_MEMALIGN ||
 	    blk->call == ALLOC_MEMALIGN)
 		ra->align = blk->arg;
-	site = alloc_table_site(b->allocs, blk->site);
-	if (!site || !site->frames[0])
+	site = site_of(b, blk);
+	if (site && site->frames[0]) {
+		ra->address = site->frames[0];
+		site_identity(b, blk->pid, site->frames[0], ra);
+		name_frame(b, blk->pid, site->frames[0], ra);
+		for (unsigned k = 1; k < ALLOC_FRAMES && site->frames[k]; k++) {
+			ra->callers = xrealloc(ra->callers,
+					       (ra->n_callers + 1) * sizeof(*ra->callers));
+			ra->callers[ra->n_callers++] = frame_name(b->sym, blk->pid,
+								  site->frames[k] - 1);
+		}
+	} else if (!ra->walked) {
 		return ra;
-	ra->address = site->frames[0];
-	site_identity(b, blk->pid, site->frames[0], ra);
-	name_frame(b, blk->pid, site->frames[0], ra);
-	for (unsigned k = 1; k < ALLOC_FRAMES && site->frames[k]; k++) {
-		ra->callers = xrealloc(ra->callers, (ra->n_callers + 1) * sizeof(*ra->callers));
-		ra->callers[ra->n_callers++] = frame_name(b->sym, blk->pid, site->frames[k] - 1);
 	}
-	if (b->alloc_types && (p = block_pointer(b, blk, &elem)) &&
+	if ((p = block_pointer(b, blk, &elem)) &&
 	    data_types_through_pointer(b->dt, p, 0, false, blk->addr, 0, &whole) == DT_HIT) {
 		ra->variable = strdup_or_null(user_variable(whole.variable));
 		ra->type_name = strdup_or_null(whole.type_name);
@@ -286,12 +314,11 @@ void alloc_describe_line(struct build *b, const struct line *l, struct report_li
 	const struct alloc_block *blk = NULL;
 	uint64_t best = 0;
 
-	if (!b->allocs)
+	if (!b->allocs && !b->walk)
 		return;
 	/* the block most of the line's samples went to */
 	for (unsigned i = 0; i < l->n_cells; i++) {
-		const struct alloc_block *x = alloc_table_find(b->allocs, l->pid,
-							      l->addr + l->cells[i].offset);
+		const struct alloc_block *x = block_at(b, l->pid, l->addr + l->cells[i].offset);
 		uint64_t n = 0;
 
 		if (!x || x == blk)
@@ -317,7 +344,7 @@ struct report_alloc *alloc_describe_address(struct build *b, uint32_t pid, uint6
 {
 	const struct alloc_block *blk;
 
-	if (!b->allocs || !(blk = alloc_table_find(b->allocs, pid, addr)))
+	if ((!b->allocs && !b->walk) || !(blk = block_at(b, pid, addr)))
 		return NULL;
 	return describe_block(b, blk);
 }

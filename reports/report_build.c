@@ -617,7 +617,7 @@ struct report *report_build(const struct run_facts *hdr,
 		b.origins = pointer_origins_new(sym, dt);
 	if (n + nm && sym)
 		b.jvm = jvm_names_new(sym);
-	alloc_build_begin(&b, hdr->allocs);
+	alloc_build_begin(&b, hdr->allocs, hdr->heap);
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
 	build_minor(&b, minor, r->line_size);

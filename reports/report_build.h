@@ -23,8 +23,11 @@
 #include "detector/line_table.h"
 #include "symbolize/data_types.h"
 
+struct alloc_block;
 struct alloc_table;
 struct alloc_types;
+struct glibc_heap;
+struct heapwalk;
 struct callchains;
 struct gain_queue;
 struct pointer_origins;
@@ -54,6 +57,7 @@ struct build {
 	struct alloc_table *allocs;           /* heap blocks, or NULL (report_alloc.c) */
 	struct alloc_types *alloc_types;      /* their types; NULL without allocs */
 	struct strset alloc_paths;            /* member paths made for blocks */
+	struct heapwalk *walk;                /* attach: blocks read from the heap, or NULL */
 };
 
 /* Thread ids, grown here and handed to the model, which keeps no alloc
@@ -174,7 +178,7 @@ void report_site_release(struct report_site *s);
  * typed by that (element index, member path: "arg[1].red[0]") unless the
  * access already named a struct of another type; a line in a block gets
  * rl->alloc.  alloc_build_begin/end set up and release b's part. */
-void alloc_build_begin(struct build *b, struct alloc_table *allocs);
+void alloc_build_begin(struct build *b, struct alloc_table *allocs, struct glibc_heap *heap);
 void alloc_build_end(struct build *b);
 void alloc_attribute_cell(struct build *b, const struct line *l,
 			  const struct line_cell *c, struct cell_attr *ca);
@@ -183,6 +187,25 @@ void alloc_describe_line(struct build *b, const struct line *l, struct report_li
  * is; NULL if none. */
 struct report_alloc *alloc_describe_address(struct build *b, uint32_t pid, uint64_t addr);
 void report_alloc_free(struct report_alloc *a);
+
+/* --- report_heapwalk.c: heap blocks read from a live glibc heap ---------- */
+
+/* Without allocs, a live target's heap (attach) gives blocks, with no
+ * call or site, typed by size (report_heapwalk.c); begin does nothing
+ * without a heap. */
+void heapwalk_begin(struct build *b, struct glibc_heap *heap);
+void heapwalk_end(struct build *b);
+/* The block holding addr, read from the heap, or NULL; owned by b. */
+const struct alloc_block *heapwalk_block(struct build *b, uint32_t pid, uint64_t addr);
+bool heapwalk_owns(struct build *b, const struct alloc_block *blk);
+/* Types a walked block by its size at the access of cell c, unless typed. */
+void heapwalk_type(struct build *b, const struct alloc_block *blk, const struct line *l,
+		   const struct line_cell *c, const struct cell_attr *ca);
+/* Its type as a pointer, *elem its size; NULL, *elem 0, if none. */
+const struct dt_pointer *heapwalk_pointer(struct build *b, const struct alloc_block *blk,
+					  uint64_t *elem);
+/* glibc's usable size of a walked block; 0 for others. */
+uint64_t heapwalk_usable(struct build *b, const struct alloc_block *blk);
 
 /* --- report_pairs.c: who contends with whom ----------------------------- */
 
