@@ -102,7 +102,7 @@ static bool block_knows_better(const struct cell_attr *ca, const struct data_att
  * to a struct that starts in the block a whole number of its sizes in, in
  * a block that many sizes long: the block is an array of that struct,
  * and the access is to one element of it, "[1].processed" of
- * "WorkerStats[2]".
+ * "WorkerStats[]".
  */
 static void block_from_access_type(struct build *b, const struct alloc_block *blk,
 				   struct cell_attr *ca)
@@ -121,8 +121,10 @@ static void block_from_access_type(struct build *b, const struct alloc_block *bl
 	a->path = strset_own(&b->alloc_paths, xasprintf("[%" PRIu64 "]%s%s", k,
 							*path && *path != '.' &&
 							*path != '[' ? "." : "", path));
-	a->type_name = strset_own(&b->alloc_paths,
-				  xasprintf("%s[%" PRIu64 "]", a->layout->name, blk->size / size));
+	/* "[]": the block has room for size/blk->size of them, but whether
+	 * the program uses them all (a block sized for a padded layout) the
+	 * size cannot say */
+	a->type_name = strset_own(&b->alloc_paths, xasprintf("%s[]", a->layout->name));
 	a->variable = NULL;
 	a->via_pointer = false;
 	a->member_offset += a->object_start - blk->addr;    /* from the block now */

@@ -8,7 +8,7 @@
 #    through _M_start, with no variable in the base register at the access.
 #    The members must be named (Stats::requests, Stats::bytes) through the
 #    load that set the register, and, the block being 4 Stats long, as
-#    elements of Stats[4]: "[1].requests".
+#    elements of an array Stats[]: "[1].requests".
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -115,9 +115,9 @@ if not r["lines"]:
 l = r["lines"][0]
 members = sorted({(g.get("member") or "?").split(".")[-1] for g in l["ranges"]})
 # the block holds 4 Stats (operator new(64)) and the accesses go through a
-# Stats &: the object is the array, each range an element's member
+# Stats &: the object is the array Stats[], each range an element's member
 elements = sorted({(g.get("member") or "?").split(".")[0] for g in l["ranges"]})
-if l["kind"] != "false" or (l.get("type") or "").replace("struct ", "") != "Stats[4]" \
+if l["kind"] != "false" or (l.get("type") or "").replace("struct ", "") not in ("Stats[]", "Stats[4]") \
         or not {"requests", "bytes"} <= set(members) \
         or len(elements) < 2 or not set(elements) <= {"[0]", "[1]", "[2]", "[3]"}:
     sys.exit("FAIL: std::vector<Stats>: kind %s, type %s, members %s, typed %s/%s"
