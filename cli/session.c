@@ -313,8 +313,10 @@ static void session_beat(struct session *s, struct event_set *es,
 	note_target_creds(s, pid);
 	/* every 100 ms; the shim's pipe (1 MiB) holds that much of what even
 	 * a malloc-heavy target sends (its temporaries never leave it), and a
-	 * faster beat would run the watch windows more often too */
-	event_set_poll(es, 100);
+	 * faster beat would run the watch windows more often too; a target
+	 * that only allocates is kept up with inside the beat */
+	if (!alloc_channel_keep_up(s->alloc_pipe, s->allocs, s->lines, 0.1))
+		event_set_poll(es, 100);
 	event_set_drain(es, cb);
 	refresh_maps(s, false);
 	alloc_channel_drain(s->alloc_pipe, s->allocs, s->lines);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -35,7 +36,12 @@ struct alloc_channel {
 	unsigned char buf[ALLOC_BATCH * sizeof(struct alloc_record) * 16];
 	size_t have;                  /* bytes of a record cut short */
 	uint64_t bytes;
+	uint64_t window_start;        /* bytes at the start of the caller's last wait */
+	bool busy;                    /* that wait brought a quarter of the pipe or more */
+	unsigned waits;
 };
+
+#define PIPE_BYTES (1 << 20)
 
 static char *find_shim(void)
 {
@@ -115,7 +121,7 @@ struct alloc_channel *alloc_channel_open(void)
 		return NULL;
 	}
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
-	fcntl(p[0], F_SETPIPE_SZ, 1 << 20);   /* fewer stalls of the target; best effort */
+	fcntl(p[0], F_SETPIPE_SZ, PIPE_BYTES);   /* fewer stalls of the target; best effort */
 	ch = xcalloc(1, sizeof(*ch));
 	ch->read_fd = p[0];
 	ch->write_fd = high;
@@ -193,6 +199,28 @@ void alloc_channel_drain(struct alloc_channel *ch, struct alloc_table *t,
 		memmove(ch->buf, ch->buf + whole, ch->have - whole);
 		ch->have -= whole;
 	}
+}
+
+bool alloc_channel_keep_up(struct alloc_channel *ch, struct alloc_table *t,
+			   struct line_table *lines, double seconds)
+{
+	const struct timespec step = { 0, 2000000 };
+	double end;
+
+	if (!ch)
+		return false;
+	/* what the last wait brought, counted up to its drain; the first
+	 * wait, before anything is known, keeps up too (50 wake-ups) */
+	ch->busy = !ch->waits++ || ch->bytes - ch->window_start >= PIPE_BYTES / 4;
+	ch->window_start = ch->bytes;
+	if (!ch->busy)
+		return false;
+	end = monotonic_s() + seconds;
+	while (monotonic_s() < end) {
+		nanosleep(&step, NULL);
+		alloc_channel_drain(ch, t, lines);
+	}
+	return true;
 }
 
 uint64_t alloc_channel_bytes(const struct alloc_channel *ch)

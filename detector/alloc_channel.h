@@ -14,6 +14,7 @@
 #ifndef CONTEND_ALLOC_CHANNEL_H
 #define CONTEND_ALLOC_CHANNEL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct alloc_table;
@@ -26,6 +27,12 @@ void alloc_channel_export(struct alloc_channel *ch);
 void alloc_channel_unexport(struct alloc_channel *ch);
 void alloc_channel_drain(struct alloc_channel *ch, struct alloc_table *t,
 			 struct line_table *lines);
+/* Instead of a caller's wait of SECONDS: while the shim sends fast enough
+ * to fill its pipe between two waits (a program that only allocates), the
+ * target would block on the full pipe, so drain it every 2 ms for SECONDS
+ * and return true; return false at once, doing nothing, when it does not. */
+bool alloc_channel_keep_up(struct alloc_channel *ch, struct alloc_table *t,
+			   struct line_table *lines, double seconds);
 /* Bytes read so far (bench: what the channel carried). */
 uint64_t alloc_channel_bytes(const struct alloc_channel *ch);
 void alloc_channel_close(struct alloc_channel *ch);
