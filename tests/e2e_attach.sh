@@ -21,22 +21,11 @@ tc="$top_builddir/testcases"
 tmp=$(mktemp -d)
 target=
 trap 'stop_target; rm -rf "$tmp"' EXIT
-fails=0
-
-fail() {
-	echo "FAIL $*"
-	fails=$((fails + 1))
-}
+. "$(dirname "$0")/e2e_lib.sh"     # fail, stop_target
 
 start_target() {   # command...: runs it in the background as $target
 	"$@" >"$tmp/target.out" 2>&1 &
 	target=$!
-}
-
-stop_target() {
-	[ -n "$target" ] && kill "$target" 2>/dev/null
-	[ -n "$target" ] && wait "$target" 2>/dev/null
-	target=
 }
 
 # The target must finish by itself with status 0 (each testcase checks

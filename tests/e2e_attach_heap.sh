@@ -18,12 +18,6 @@ target=
 trap 'stop_target; rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/e2e_lib.sh"
 
-stop_target() {
-	[ -n "$target" ] && kill "$target" 2>/dev/null
-	[ -n "$target" ] && wait "$target" 2>/dev/null
-	target=
-}
-
 start_target() {
 	"$tc/heap_struct_array" --iters 1000000000 >"$tmp/target.out" 2>&1 &
 	target=$!

@@ -43,3 +43,11 @@ jvm_attach_json() {
 	jvm=
 	return $_st
 }
+
+# stop_target: kill and reap the test's target process, $target, if any
+# (set it to the pid when starting one; the EXIT trap calls this too).
+stop_target() {
+	[ -n "$target" ] && kill "$target" 2>/dev/null
+	[ -n "$target" ] && wait "$target" 2>/dev/null
+	target=
+}
