@@ -111,9 +111,13 @@ static void block_from_access_type(struct build *b, const struct alloc_block *bl
 	uint64_t size = a->layout ? a->layout->size : 0, k;
 	const char *path;
 
+	/* a block read from the heap has its usable size, up to 15 bytes
+	 * more than was asked for */
+	uint64_t slack = heapwalk_owns(b, blk) ? 16 : 1;
+
 	if (!ca->typed || !a->via_pointer || !size || !a->layout->n_members ||
 	    a->layout_start != a->object_start || a->object_start < blk->addr ||
-	    (a->object_start - blk->addr) % size || blk->size % size ||
+	    (a->object_start - blk->addr) % size || blk->size % size >= slack ||
 	    a->object_start - blk->addr >= blk->size)
 		return;
 	k = (a->object_start - blk->addr) / size;
