@@ -9,6 +9,7 @@
 #    The members must be named (Stats::requests, Stats::bytes) through the
 #    load that set the register, and, the block being 4 Stats long, as
 #    elements of an array Stats[]: "[1].requests".
+# 3. The same under attach, the block read from the glibc heap.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -126,3 +127,42 @@ if l["kind"] != "false" or (l.get("type") or "").replace("struct ", "") not in (
 print("ok std::vector<Stats>: false sharing of %s, members %s" % (
     l.get("type"), [g.get("member") for g in l["ranges"]]))
 EOP
+[ $? -eq 0 ] || exit 1
+
+# 3. The same under attach: no allocation was seen, the block is read from
+#    the glibc heap with its usable size (72 bytes for 64 asked), and is
+#    still the array of Stats the accesses reach: "[1].requests".
+if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 1 ]; then
+	echo "skip attach: perf_event_paranoid > 1"
+	exit 0
+fi
+for try in 1 2 3; do
+	"$tmp/stats" 400000000 >/dev/null &
+	target=$!
+	sleep 0.3
+	"$contend" attach -p $target -d 2 --format json -o "$tmp/a.json" >/dev/null 2>"$tmp/err"
+	st=$?
+	kill $target 2>/dev/null
+	wait $target 2>/dev/null
+	[ $st -eq 0 ] || { echo "FAIL: contend attach exited $st:"; cat "$tmp/err"; exit 1; }
+	python3 - "$tmp/a.json" <<'EOP' && exit 0
+import json, sys
+r = json.load(open(sys.argv[1]))
+if not r["lines"]:
+    print("note: attach found no line (busy machine?)")
+    sys.exit(1)
+l = r["lines"][0]
+members = [g.get("member") or "?" for g in l["ranges"]]
+alloc = l.get("allocation") or {}
+if (l.get("type") or "") != "Stats[]" or alloc.get("block_source") != "heap-walk" \
+        or not all(m.split(".")[0] in ("[0]", "[1]", "[2]", "[3]") for m in members):
+    print("FAIL: std::vector<Stats> under attach: type %s, members %s, block %s"
+          % (l.get("type"), members, alloc))
+    sys.exit(2)
+print("ok std::vector<Stats> under attach: %s in a walked block, members %s"
+      % (l["type"], members))
+EOP
+	[ $? -eq 1 ] || exit 1
+done
+echo "FAIL: attach found no line in 3 tries"
+exit 1
