@@ -107,7 +107,7 @@ echo "Cost per 1000 samples/s per thread, from no_sharing at 1, 4 and 10 kHz (me
 echo
 echo "| rate | contend run | perf record |"
 echo "|---|---|---|"
-: >"$tmp/slope_c"; : >"$tmp/slope_p"
+: >"$tmp/slope_c"
 for r in 1000 4000 10000; do
 	: >"$tmp/n"; : >"$tmp/c"; : >"$tmp/q"
 	for ((i = 0; i < runs; i++)); do

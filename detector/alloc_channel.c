@@ -37,7 +37,6 @@ struct alloc_channel {
 	size_t have;                  /* bytes of a record cut short */
 	uint64_t bytes;
 	uint64_t window_start;        /* bytes at the start of the caller's last wait */
-	bool busy;                    /* that wait brought a quarter of the pipe or more */
 	unsigned waits;
 };
 
@@ -206,14 +205,15 @@ bool alloc_channel_keep_up(struct alloc_channel *ch, struct alloc_table *t,
 {
 	const struct timespec step = { 0, 2000000 };
 	double end;
+	bool busy;
 
 	if (!ch)
 		return false;
 	/* what the last wait brought, counted up to its drain; the first
 	 * wait, before anything is known, keeps up too (50 wake-ups) */
-	ch->busy = !ch->waits++ || ch->bytes - ch->window_start >= PIPE_BYTES / 4;
+	busy = !ch->waits++ || ch->bytes - ch->window_start >= PIPE_BYTES / 4;
 	ch->window_start = ch->bytes;
-	if (!ch->busy)
+	if (!busy)
 		return false;
 	end = monotonic_s() + seconds;
 	while (monotonic_s() < end) {

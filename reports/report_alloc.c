@@ -109,7 +109,6 @@ static void block_from_access_type(struct build *b, const struct alloc_block *bl
 {
 	struct data_attribution *a = &ca->a;
 	uint64_t size = a->layout ? a->layout->size : 0, k;
-	const char *path;
 
 	/* a block read from the heap has its usable size, up to 15 bytes
 	 * more than was asked for */
@@ -121,10 +120,7 @@ static void block_from_access_type(struct build *b, const struct alloc_block *bl
 	    a->object_start - blk->addr >= blk->size)
 		return;
 	k = (a->object_start - blk->addr) / size;
-	path = a->path ? a->path : "";
-	a->path = strset_own(&b->alloc_paths, xasprintf("[%" PRIu64 "]%s%s", k,
-							*path && *path != '.' &&
-							*path != '[' ? "." : "", path));
+	a->path = strset_own(&b->alloc_paths, element_member(k, a->path));
 	/* "[]": the block has room for size/blk->size of them, but whether
 	 * the program uses them all (a block sized for a padded layout) the
 	 * size cannot say */

@@ -140,6 +140,9 @@ const struct data_attribution *most_sampled(const struct line *l,
 					    const bool *mask, attr_eq_fn eq);
 /* "counters[1]", "klass_c1.secondary_super_cache", "*p"; caller frees. */
 char *member_name(const struct data_attribution *a);
+/* "[k].path" for element k of an array, path the member's within the
+ * element (".count", "count", "[2]" or ""); caller frees. */
+char *element_member(uint64_t k, const char *path);
 /* name, for an access of [addr, addr + size) that runs past a's member into
  * later members of its struct (one 16-byte store to two longs, as -O2
  * vectorises them): "[0].processed..bytes".  Takes name over. */

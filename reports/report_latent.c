@@ -283,8 +283,7 @@ static char *side_member(const struct latent_object *o, const struct data_attrib
 		const char *dot = strrchr(path, ']');
 		path = dot ? dot + 1 : path;
 	}
-	return xasprintf("[%" PRIu64 "]%s%s", (a->layout_start - o->base) / o->elem_size,
-			 *path && *path != '.' && *path != '[' ? "." : "", path);
+	return element_member((a->layout_start - o->base) / o->elem_size, path);
 }
 
 static void fill_side(struct build *b, const struct latent_object *o,

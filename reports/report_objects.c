@@ -8,6 +8,8 @@
  */
 #include "reports/report_build.h"
 
+#include <inttypes.h>
+
 #include "symbolize/pointer_origin.h"
 #include "symbolize/symbolizer.h"
 
@@ -19,15 +21,23 @@
 #define NO_CODE_ADDRESS "no code address"
 #define NO_POINTER_REGISTER "no pointer register"
 
+/* The header's count of untyped accesses for reason why, or NULL. */
+static struct named_count *untyped_count(struct report *r, const char *why)
+{
+	for (unsigned i = 0; i < r->n_untyped_why; i++)
+		if (!strcmp(r->untyped_why[i].what, why))
+			return &r->untyped_why[i];
+	return NULL;
+}
+
 static void count_untyped(struct build *b, const char *why, uint64_t n)
 {
 	struct report *r = b->r;
+	struct named_count *have = untyped_count(r, why);
 
-	for (unsigned i = 0; i < r->n_untyped_why; i++) {
-		if (!strcmp(r->untyped_why[i].what, why)) {
-			r->untyped_why[i].n += n;
-			return;
-		}
+	if (have) {
+		have->n += n;
+		return;
 	}
 	ALLOC_GROW(r->untyped_why, r->n_untyped_why + 1, b->alloc_why);
 	r->untyped_why[r->n_untyped_why].what = xstrdup(why);
@@ -135,19 +145,11 @@ void attribute_line_named_elsewhere(struct build *b, const struct line *l,
 	bool lookup = b->sym && b->dt;
 
 	for (unsigned i = 0; i < l->n_cells; i++) {
-		const char *why = untyped_reason(lookup, &attrs[i]);
+		struct named_count *have;
 
-		if (attrs[i].typed)
+		if (attrs[i].typed || !(have = untyped_count(r, untyped_reason(lookup, &attrs[i]))))
 			continue;
-		for (unsigned k = 0; k < r->n_untyped_why; k++) {
-			if (!strcmp(r->untyped_why[k].what, why)) {
-				uint64_t n = r->untyped_why[k].n;
-
-				r->untyped_why[k].n = n > l->cells[i].count ?
-						      n - l->cells[i].count : 0;
-				break;
-			}
-		}
+		have->n = have->n > l->cells[i].count ? have->n - l->cells[i].count : 0;
 	}
 	r->typed += rl->untyped;
 	r->untyped -= rl->untyped;
@@ -225,6 +227,13 @@ char *member_name(const struct data_attribution *a)
 	if (!*path)
 		return xasprintf("*%s", a->variable ? a->variable : "");
 	return xstrdup(path[0] == '.' ? path + 1 : path);
+}
+
+char *element_member(uint64_t k, const char *path)
+{
+	path = path ? path : "";
+	return xasprintf("[%" PRIu64 "]%s%s", k, *path && *path != '.' && *path != '[' ? "." : "",
+			 path);
 }
 
 char *member_span_name(char *name, const struct data_attribution *a, uint64_t addr,
