@@ -49,7 +49,7 @@ cases=(
 # A --fixed that takes the true sharing away too (per-thread copies of an
 # atomic) is priced by predicted_gain_all, as klass --no-cache-write is:
 # predicted_gain prices the padding the advice proposes for a mixed line.
-removes_true_sharing=" true_counter work_index refcount_get_put last_owner spin_stats "
+removes_true_sharing=" true_counter work_index refcount_get_put last_owner spin_stats lookup_cache "
 while IFS='|' read -r name part; do
 	field=predicted_gain
 	[[ $removes_true_sharing == *" $name "* ]] && field=predicted_gain_all
