@@ -17,6 +17,7 @@ struct queued_store {
 struct gain_queue {
 	gain_function_fn function_of;
 	gain_stream_fn stream_of;
+	gain_steers_fn steers_of;
 	void *ctx;
 	struct queued_store *v;          /* sorted by pid, tid, ip; ips unique */
 	size_t n, alloc;
@@ -71,6 +72,12 @@ struct gain_queue *gain_queue_new(struct line_table *t, gain_function_fn functio
 	}
 	q->n = out + 1;
 	return q;
+}
+
+void gain_queue_set_steers(struct gain_queue *q, gain_steers_fn steers_of)
+{
+	if (q)
+		q->steers_of = steers_of;
 }
 
 void gain_queue_free(struct gain_queue *q)
@@ -230,6 +237,44 @@ static void add_queue(struct gain_saving *s, double n, double here, double elsew
 	s->high += n * sample_share * per;
 }
 
+/* Is range ri a value threads keep overwriting with their own and check
+ * with a branch?  Plain stores from two threads or more (not a counter's
+ * read-modify-write, not a locked op), and a load of it by a thread that
+ * stores there too, deciding a branch. */
+static bool range_steers_branch(const struct line *l, const unsigned *range_of_cell,
+				unsigned ri, struct gain_queue *q)
+{
+	uint32_t storer = 0;
+	bool two = false;
+
+	if (!q || !q->steers_of)
+		return false;
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+
+		if (range_of_cell[i] != ri || c->kind != ACCESS_STORE)
+			continue;
+		if (storer && storer != c->tid)
+			two = true;
+		storer = c->tid;
+	}
+	if (!two)
+		return false;
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+		bool stores = false;
+
+		if (range_of_cell[i] != ri || c->kind != ACCESS_LOAD)
+			continue;
+		for (unsigned k = 0; k < l->n_cells && !stores; k++)
+			stores = range_of_cell[k] == ri && l->cells[k].kind == ACCESS_STORE &&
+				 l->cells[k].tid == c->tid;
+		if (stores && q->steers_of(q->ctx, cell_pid(l, c), c->ip))
+			return true;
+	}
+	return false;
+}
+
 struct charged {                         /* a (thread, function) charged once */
 	uint32_t tid;
 	uint64_t func;
@@ -244,14 +289,23 @@ void gain_saved(const struct line *l, const unsigned *range_of_cell,
 
 	for (unsigned ri = 0; ri < n_ranges; ri++)
 		saved[ri] = (struct gain_saving){ 0 };
-	for (unsigned i = 0; i < l->n_cells; i++)
-		if (range_of_cell[i] < n_ranges)
-			add_saving(&saved[range_of_cell[i]], (double)l->cells[i].count,
-				   residual(l, &l->cells[i], q));
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		struct gain_saving *s = &saved[range_of_cell[i]];
+		double r;
+
+		if (range_of_cell[i] >= n_ranges)
+			continue;
+		r = residual(l, &l->cells[i], q);
+		add_saving(s, (double)l->cells[i].count, r);
+		if (l->cells[i].kind == ACCESS_ATOMIC)
+			s->atomic_left += (double)l->cells[i].count * r;
+	}
 	if (!q) {
 		free(seen);
 		return;
 	}
+	for (unsigned ri = 0; ri < n_ranges; ri++)
+		saved[ri].steers_branch = range_steers_branch(l, range_of_cell, ri, q);
 	/* The queue of a thread's function goes to the store with the most
 	 * samples there, once: hottest stores first. */
 	for (;;) {
@@ -316,10 +370,37 @@ static void gain_range(double p, double low_end, double high_end, double *low, d
 	*high = high_end > hi ? high_end : hi;
 }
 
+static void add_range_saving(struct gain_saving *to, const struct gain_saving *s)
+{
+	to->point += s->point;
+	to->low += s->low;
+	to->high += s->high;
+	to->atomic_left += s->atomic_left;
+}
+
+/* What the locked ops a fix leaves cost once they no longer wait: hidden
+ * under the run's other remaining samples up to as many (gain.h), in the
+ * point and the high end; the low end pays them in full. */
+static void hide_atomic_left(struct gain_saving *s, uint64_t total)
+{
+	double other = (double)total - s->point - s->atomic_left;
+	double hidden = s->atomic_left < other ? s->atomic_left : other;
+
+	if (hidden <= 0)
+		return;
+	s->point += hidden;
+	s->high += hidden;
+}
+
+static const char branch_caveat[] =
+	"threads store their own values to it and a branch tests it: the model cannot "
+	"price the mispredictions, only the accesses";
+
 void gain_predict(struct report_line *l, const struct gain_saving *saved,
 		  uint64_t total_samples)
 {
 	struct gain_saving fix = { 0 }, all = { 0 };
+	bool steers = false;
 
 	for (unsigned i = 0; i < l->n_ranges; i++) {
 		const struct report_range *g = &l->ranges[i];
@@ -328,19 +409,26 @@ void gain_predict(struct report_line *l, const struct gain_saving *saved,
 
 		if (!g->true_shared && !g->false_victim && !g->false_writer)
 			continue;
-		if (counts) {
-			fix.point += saved[i].point;
-			fix.low += saved[i].low;
-			fix.high += saved[i].high;
-		}
-		all.point += saved[i].point;
-		all.low += saved[i].low;
-		all.high += saved[i].high;
+		if (counts)
+			add_range_saving(&fix, &saved[i]);
+		add_range_saving(&all, &saved[i]);
+		steers = steers || (g->true_shared && saved[i].steers_branch);
 	}
+	hide_atomic_left(&fix, total_samples);
+	hide_atomic_left(&all, total_samples);
 	l->predicted_gain = speedup(fix.point, total_samples);
 	gain_range(l->predicted_gain, speedup(fix.low, total_samples),
 		   speedup(fix.high, total_samples), &l->gain_low, &l->gain_high);
 	l->predicted_gain_all = speedup(all.point, total_samples);
 	gain_range(l->predicted_gain_all, speedup(all.low, total_samples),
 		   speedup(all.high, total_samples), &l->gain_all_low, &l->gain_all_high);
+	if (!steers || l->predicted_gain_all <= 1.005)
+		return;
+	/* removing the true sharing stops the mispredictions too: at least */
+	l->gain_all_note = branch_caveat;
+	l->gain_all_high = 0;
+	if (l->kind == SHARING_TRUE) {
+		l->gain_note = branch_caveat;
+		l->gain_high = 0;
+	}
 }

@@ -15,7 +15,15 @@
  *   in bursts and the contention costs less: GAIN_RESIDUAL_BURST
  *   (store_stream.h);
  *   a locked RMW drains the store buffer even uncontended:
- *   GAIN_RESIDUAL_ATOMIC.
+ *   GAIN_RESIDUAL_ATOMIC of its samples are left -- in a loop that does
+ *   nothing else (bench/store-queue's atomic loop: 7.2x).  Between other
+ *   work they are not: an uncontended locked op orders memory but does
+ *   not stop the arithmetic around it, which executes while it waits
+ *   (bench/gain-set's work_index: a fetch-and-add per item of a
+ *   checksum, 11.2x, the fixed run as fast as its work alone).  The
+ *   point and the high end hide what the locked ops leave under the
+ *   run's other remaining samples, up to as many (the fixed loop costs
+ *   the longer of the two, not their sum); the low end does not.
  *
  * Queued stores.  x86 commits stores in program order, so a store waiting
  * for a contended line holds back every younger store of its thread; once
@@ -57,9 +65,14 @@
  * not the middle of the range.
  *
  * What the samples cannot show, and the range does not cover: time lost
- * on instructions that touch no memory (a branch mispredicted on a value
- * another thread changed: the caller states a lower bound, no high end,
- * and a note); whether two threads sampled "at once" really ran at once
+ * on instructions that touch no memory.  A branch mispredicted on a value
+ * another thread changed is the one this file can tell is there: a range
+ * two threads store to (plain stores: each its own value, as a cache of
+ * "the last one" is), loaded into a compare and a branch
+ * (decoder_value_steers_branch).  Removing such sharing then gains at
+ * least the point: gain_predict() states no high end (0) for it and
+ * gain_note says why; the JVM's Klass cache is named the same way by
+ * jvm_names.c.  Other time the samples cannot show: whether two threads sampled "at once" really ran at once
  * (on a loaded machine or a VM whose virtual CPUs the host does not run
  * together, the samples show contention whose cost the run did not pay);
  * a loop bounded by something else (memory bandwidth) that hides the
@@ -95,6 +108,12 @@
  * (high) as the samples allow. */
 struct gain_saving {
 	double point, low, high;
+	/* the range is a check another thread keeps changing: stored by two
+	 * threads or more with plain stores, and loaded into a branch */
+	bool steers_branch;
+	/* samples of locked RMWs the fix leaves (their uncontended cost):
+	 * gain_predict() hides them under the rest of the run's work */
+	double atomic_left;
 };
 
 /* Stores to private lines, by thread and code address, and what the code
@@ -107,10 +126,16 @@ typedef bool (*gain_function_fn)(void *ctx, uint32_t pid, uint64_t ip,
 /* store_stream_of() for the function around ip. */
 typedef enum store_stream (*gain_stream_fn)(void *ctx, uint32_t pid, uint64_t ip);
 
+/* Does the value loaded at ip decide a branch (decode.h's
+ * decoder_value_steers_branch)? */
+typedef bool (*gain_steers_fn)(void *ctx, uint32_t pid, uint64_t ip);
+
 /* From the table's lines that one thread alone touched. */
 struct gain_queue *gain_queue_new(struct line_table *t, gain_function_fn function_of,
 				  gain_stream_fn stream_of, void *ctx);
 void gain_queue_free(struct gain_queue *q);
+/* Ask steers_of about the loads of true-shared ranges (gain_saved). */
+void gain_queue_set_steers(struct gain_queue *q, gain_steers_fn steers_of);
 /* Samples of tid's private stores in the function that contains ip; *func
  * is that function's start (0 and no samples if it is not known). */
 uint64_t gain_queue_samples(struct gain_queue *q, uint32_t pid, uint32_t tid,

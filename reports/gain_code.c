@@ -12,11 +12,13 @@
 #include "symbolize/decode.h"
 #include "symbolize/symbolizer.h"
 
-/* What the function around one code address stores. */
+/* What the function around one code address stores; whether the value
+ * loaded there decides a branch. */
 struct stream_answer {
 	uint32_t pid;
 	uint64_t ip;
 	enum store_stream st;
+	int steers;              /* -1: not asked yet */
 };
 
 struct code_view {
@@ -64,18 +66,48 @@ static enum store_stream decode_stream(struct code_view *cv, uint32_t pid, uint6
 	return st;
 }
 
-static enum store_stream stream_at(void *ctx, uint32_t pid, uint64_t ip)
+static struct stream_answer *answer_at(struct code_view *cv, uint32_t pid, uint64_t ip)
 {
-	struct code_view *cv = ctx;
-	enum store_stream st;
-
 	for (size_t i = 0; i < cv->n_answers; i++)
 		if (cv->answers[i].pid == pid && cv->answers[i].ip == ip)
-			return cv->answers[i].st;
-	st = decode_stream(cv, pid, ip);
+			return &cv->answers[i];
 	ALLOC_GROW(cv->answers, cv->n_answers + 1, cv->alloc_answers);
-	cv->answers[cv->n_answers++] = (struct stream_answer){ pid, ip, st };
-	return st;
+	cv->answers[cv->n_answers] = (struct stream_answer){
+		.pid = pid, .ip = ip, .st = decode_stream(cv, pid, ip), .steers = -1,
+	};
+	return &cv->answers[cv->n_answers++];
+}
+
+static enum store_stream stream_at(void *ctx, uint32_t pid, uint64_t ip)
+{
+	return answer_at(ctx, pid, ip)->st;
+}
+
+/* the instructions after ip up to the function's end, a window's worth */
+#define STEER_BYTES (DECODE_STEER_WINDOW * DECODE_MAX_INSN)
+
+static bool decode_steers(struct code_view *cv, uint32_t pid, uint64_t ip)
+{
+	uint8_t code[STEER_BYTES];
+	struct decoder *dec;
+	uint64_t start, end;
+	size_t len;
+
+	if (!function_bounds(cv, pid, ip, &start, &end) || ip < start || ip >= end)
+		return false;
+	dec = decoder_set_get(&cv->decs, symbolizer_machine(cv->sym, pid, start));
+	len = end - ip < sizeof(code) ? end - ip : sizeof(code);
+	return dec && symbolizer_read(cv->sym, pid, ip, code, len) == len &&
+	       decoder_value_steers_branch(dec, code, len, ip);
+}
+
+static bool steers_at(void *ctx, uint32_t pid, uint64_t ip)
+{
+	struct stream_answer *a = answer_at(ctx, pid, ip);
+
+	if (a->steers < 0)
+		a->steers = decode_steers(ctx, pid, ip);
+	return a->steers;
 }
 
 struct code_view *code_view_new(struct symbolizer *sym, unsigned line_size)
@@ -101,5 +133,11 @@ void code_view_free(struct code_view *cv)
 
 struct gain_queue *code_view_gain_queue(struct code_view *cv, struct line_table *lines)
 {
-	return cv ? gain_queue_new(lines, function_bounds, stream_at, cv) : NULL;
+	struct gain_queue *q;
+
+	if (!cv)
+		return NULL;
+	q = gain_queue_new(lines, function_bounds, stream_at, cv);
+	gain_queue_set_steers(q, steers_at);
+	return q;
 }

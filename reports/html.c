@@ -922,6 +922,13 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 		esc(out, l->gain_note);
 		fputc(')', out);
 	}
+	if (l->kind == SHARING_MIXED && l->gain_all_note &&
+	    l->predicted_gain_all > l->predicted_gain + 0.05) {
+		fprintf(out, " &middot; with the true sharing removed too: at least %.1f&times; (",
+			l->predicted_gain_all);
+		esc(out, l->gain_all_note);
+		fputc(')', out);
+	}
 	fix_print_line_html(l, out, esc);
 	fputs("</p>\n", out);
 	print_alloc(l, out);

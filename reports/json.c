@@ -702,6 +702,8 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_bool(j, "gain_measured", l->measured && !l->measured->not_measured);
 	if (l->gain_note)
 		json_str(j, "predicted_gain_note", l->gain_note);
+	if (l->gain_all_note)
+		json_str(j, "predicted_gain_all_note", l->gain_all_note);
 	if (l->measured && !l->measured->not_measured) {   /* the report's fix_run */
 		json_double(j, "measured_gain", l->measured->gain);
 	}

@@ -506,7 +506,7 @@ void jvm_advise_line(struct jvm_names *j, struct report_line *rl, enum jvm_namin
 	} else if (cache && range_contended(cache)) {
 		rl->advice.summary = secondary_super_advice(hotspot_of(j, rl->pid), rl);
 		if (cache->true_shared && rl->predicted_gain > 1.005) {
-			rl->gain_note = gain_caveat;
+			rl->gain_note = rl->gain_all_note = gain_caveat;
 			rl->gain_high = rl->gain_all_high = 0;   /* no upper bound */
 		}
 	} else {

@@ -278,6 +278,7 @@ struct report_line {
 	double gain_low, gain_high;  /* the range of predicted_gain (gain.h);
 	                                gain_high 0: no upper bound stated */
 	double gain_all_low, gain_all_high;   /* ... of predicted_gain_all */
+	const char *gain_all_note;   /* static: gain_note for predicted_gain_all */
 	struct report_pair *pairs;   /* who contends with whom */
 	unsigned n_pairs;
 	bool confirmed_checked;      /* its words were watched (watch backend) */

@@ -144,6 +144,36 @@ bool decoder_reg_flow(struct decoder *d, const uint8_t *code, size_t len,
 	return d->arch->ops->reg_flow(d, code, len, ip, dwarf_reg, out);
 }
 
+bool decoder_value_steers_branch(struct decoder *d, const uint8_t *code, size_t len,
+				 uint64_t ip)
+{
+	const struct decode_ops *ops = d->arch->ops;
+	uint64_t read, written, taint;
+	struct insn_info info;
+	size_t off;
+
+	if (!ops->regs_touched || !ops->insn(d, code, len, ip, &info) ||
+	    !ops->regs_touched(d, code, len, ip, &read, &written))
+		return false;
+	taint = written;          /* the loaded value, or flags set from it */
+	off = info.length;
+	for (unsigned n = 0; n < DECODE_STEER_WINDOW && taint && off < len; n++) {
+		if (!ops->insn(d, code + off, len - off, ip + off, &info) ||
+		    !ops->regs_touched(d, code + off, len - off, ip + off, &read, &written))
+			return false;
+		if (info.is_call || !info.falls_through)
+			return false;
+		if (info.has_target && (read & taint))   /* a conditional branch */
+			return true;
+		if (read & taint)
+			taint |= written;      /* copied, compared, computed on */
+		else
+			taint &= ~written;     /* overwritten */
+		off += info.length;
+	}
+	return false;
+}
+
 const char *decode_status_name(enum decode_status s)
 {
 	static const char *const names[DECODE__COUNT] = {

@@ -184,6 +184,17 @@ struct reg_flow {
 bool decoder_reg_flow(struct decoder *d, const uint8_t *code, size_t len,
 		      uint64_t ip, int dwarf_reg, struct reg_flow *out);
 
+/* Does the value the instruction at code[0] (at ip) loads decide a
+ * conditional branch within the next DECODE_STEER_WINDOW instructions of
+ * straight-line code: compared or tested, directly or through registers
+ * it was copied or computed into, and the flags or the register read by
+ * the branch?  (A check like "if (cache == mine)", whose outcome flips
+ * whenever another thread stores its own value there: mispredictions
+ * the samples of the load do not show.)  False if it cannot tell. */
+#define DECODE_STEER_WINDOW 16
+bool decoder_value_steers_branch(struct decoder *d, const uint8_t *code, size_t len,
+				 uint64_t ip);
+
 /* Longest instruction of the architecture (bytes to fetch for one). */
 #define DECODE_MAX_INSN 15
 

@@ -47,7 +47,18 @@ struct decode_ops {
 		       uint64_t ip, struct insn_mem *out);
 	bool (*reg_flow)(struct decoder *d, const uint8_t *code, size_t len,
 			 uint64_t ip, int dwarf_reg, struct reg_flow *out);
+	/* The registers the instruction reads and writes, as bit masks of
+	 * perf numbers, with DECODE_FLAGS_BIT for the condition flags. */
+	bool (*regs_touched)(struct decoder *d, const uint8_t *code, size_t len,
+			     uint64_t ip, uint64_t *read, uint64_t *written);
 };
+
+#define DECODE_FLAGS_BIT (1ULL << 63)
+
+/* cs_regs_access() of the instruction as masks of reg_bit(): false if
+ * Capstone cannot say. */
+bool cs_regs_masks(struct decoder *d, const cs_insn *insn, int (*reg_bit)(unsigned int reg),
+		   uint64_t *read, uint64_t *written);
 
 /* Defined by each architecture's decoder file. */
 extern const struct decode_arch decode_arch_x86_64;

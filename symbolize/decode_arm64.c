@@ -740,12 +740,41 @@ static bool a64_decode_reg_flow(struct decoder *d, const uint8_t *code, size_t l
 	return true;
 }
 
+/* perf_reg() of a general-purpose register (the zero register is no
+ * register), bit 63 for NZCV */
+static int reg_bit(unsigned int reg)
+{
+	int perf = perf_reg(reg);
+
+	return reg == ARM64_REG_NZCV ? 63 : perf >= 0 ? perf : -1;
+}
+
+static bool a64_decode_regs_touched(struct decoder *d, const uint8_t *code, size_t len,
+				    uint64_t ip, uint64_t *read, uint64_t *written)
+{
+	const cs_insn *insn = cs_decoder_one(d, code, len, ip);
+
+	if (!insn || !cs_regs_masks(d, insn, reg_bit, read, written))
+		return false;
+	/* Capstone 4 lists cmp's, cmn's and tst's first operand as written:
+	 * they only read their operands and set the flags */
+	switch (insn->id) {
+	case ARM64_INS_CMP: case ARM64_INS_CMN: case ARM64_INS_TST:
+	case ARM64_INS_CCMP: case ARM64_INS_CCMN:
+		*read |= *written & ~DECODE_FLAGS_BIT;
+		*written &= DECODE_FLAGS_BIT;
+		break;
+	}
+	return true;
+}
+
 static const struct decode_ops arm64_ops = {
 	.free = cs_decoder_free,
 	.insn = a64_decode_insn,
 	.access = a64_decode_access,
 	.memory = a64_decode_memory,
 	.reg_flow = a64_decode_reg_flow,
+	.regs_touched = a64_decode_regs_touched,
 };
 
 const struct decode_arch decode_arch_aarch64 = {

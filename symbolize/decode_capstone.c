@@ -43,3 +43,27 @@ const cs_insn *cs_decoder_one(struct decoder *base, const uint8_t *code, size_t 
 		return NULL;
 	return d->insn;
 }
+
+bool cs_regs_masks(struct decoder *d, const cs_insn *insn, int (*reg_bit)(unsigned int reg),
+		   uint64_t *read, uint64_t *written)
+{
+	cs_regs r, w;
+	uint8_t nr, nw;
+
+	*read = *written = 0;
+	if (cs_regs_access(cs_handle(d), insn, r, &nr, w, &nw) != CS_ERR_OK)
+		return false;
+	for (uint8_t i = 0; i < nr; i++) {
+		int b = reg_bit(r[i]);
+
+		if (b >= 0)
+			*read |= 1ULL << b;
+	}
+	for (uint8_t i = 0; i < nw; i++) {
+		int b = reg_bit(w[i]);
+
+		if (b >= 0)
+			*written |= 1ULL << b;
+	}
+	return true;
+}

@@ -574,12 +574,27 @@ static bool x86_decode_memory(struct decoder *d, const uint8_t *code, size_t len
 	return true;
 }
 
+/* perf_reg(), and bit 63 for the flags */
+static int reg_bit(unsigned int reg)
+{
+	return reg == X86_REG_EFLAGS ? 63 : perf_reg(reg);
+}
+
+static bool x86_decode_regs_touched(struct decoder *d, const uint8_t *code, size_t len,
+				    uint64_t ip, uint64_t *read, uint64_t *written)
+{
+	const cs_insn *insn = decode_one(d, code, len, ip);
+
+	return insn && cs_regs_masks(d, insn, reg_bit, read, written);
+}
+
 static const struct decode_ops x86_ops = {
 	.free = cs_decoder_free,
 	.insn = x86_decode_insn,
 	.access = x86_decode_access,
 	.memory = x86_decode_memory,
 	.reg_flow = x86_decode_reg_flow,
+	.regs_touched = x86_decode_regs_touched,
 };
 
 const struct decode_arch decode_arch_x86_64 = {

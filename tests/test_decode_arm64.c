@@ -380,6 +380,29 @@ static void test_reg_flow(struct decoder *d)
 	}
 }
 
+/* ldr, cmp, b.cond; ldr, cbz; and a compare of other registers */
+static void test_value_steers_branch(struct decoder *d)
+{
+	static const struct {
+		const char *what;
+		uint32_t insn[3];
+		bool steers;
+	} cases[] = {
+		{ "ldr x0, [x1]; cmp x0, x2; b.ne", { 0xf9400020, 0xeb02001f, 0x54000001 }, true },
+		{ "ldr w0, [x1]; cbz w0", { 0xb9400020, 0x34000000, 0xd503201f }, true },
+		{ "ldr x0, [x1]; cmp x3, x2; b.ne", { 0xf9400020, 0xeb02007f, 0x54000001 }, false },
+	};
+	uint8_t code[12];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int k = 0; k < 3; k++)
+			for (int b = 0; b < 4; b++)
+				code[k * 4 + b] = (uint8_t)(cases[i].insn[k] >> (8 * b));
+		CHECK(decoder_value_steers_branch(d, code, sizeof(code), IP) == cases[i].steers,
+		      "%s: %s", cases[i].what, cases[i].steers ? "steers" : "does not steer");
+	}
+}
+
 int main(void)
 {
 	struct decoder *d = decoder_new_for_machine(EM_AARCH64);
@@ -393,6 +416,7 @@ int main(void)
 	test_insn(d);
 	test_memory(d);
 	test_reg_flow(d);
+	test_value_steers_branch(d);
 	decoder_free(d);
 	return test_done();
 }

@@ -342,6 +342,101 @@ static void test_predict(void)
 	CHECK(lo < GAIN_FIT_MEASURED_MIN, "the floor decides there: %f", lo);
 }
 
+/* A locked op the fix leaves costs GAIN_RESIDUAL_ATOMIC of its samples
+ * alone in a loop, and nothing between as much other work. */
+static void test_locked_ops_hide_under_work(void)
+{
+	struct report_range ranges[1] = { range_flags(true, false) };
+	struct report_line l = { .kind = SHARING_TRUE, .ranges = ranges, .n_ranges = 1 };
+	double r = GAIN_RESIDUAL_ATOMIC;
+	/* 1000 samples of a locked op: 140 left once it no longer waits */
+	struct gain_saving saved[1] = { { 1000 * (1 - r), 1000 * (1 - r), 1000 * (1 - r),
+					 .atomic_left = 1000 * r } };
+
+	gain_predict(&l, saved, 1000);
+	CHECK(near(l.predicted_gain, 1 / r), "a loop of locked ops alone: %f, want %f",
+	      l.predicted_gain, 1 / r);
+	gain_predict(&l, saved, 1100);      /* 100 samples of other work */
+	CHECK(near(l.predicted_gain, 1100 / (1000 * r)),
+	      "100 samples of work under 140 left: the longer counts: %f", l.predicted_gain);
+	CHECK(near(l.gain_low, fmin(1100 / (1000 * r + 100) , 1100 / (1000 * r) *
+					  exp(GAIN_FIT_LOG_LOW))),
+	      "the low end pays both: %f", l.gain_low);
+	gain_predict(&l, saved, 1500);      /* 500 of work: the locked op hides */
+	CHECK(near(l.predicted_gain, 1500.0 / 500), "500 samples of work: %f",
+	      l.predicted_gain);
+	saved[0].atomic_left = 0;            /* the same saving from stores */
+	gain_predict(&l, saved, 1500);
+	CHECK(near(l.predicted_gain, 1500 / (500 + 1000 * r)), "stores leave theirs: %f",
+	      l.predicted_gain);
+}
+
+/* A range two threads store to and test with a branch: no upper bound. */
+static bool fake_steers(void *ctx, uint32_t pid, uint64_t ip)
+{
+	(void)ctx;
+	return pid == PID && ip == 0x1010;
+}
+
+static void test_branch_on_shared_value(void)
+{
+	struct line_table *t = line_table_new(64, 10 * MS);
+	struct report_range ranges[1] = { range_flags(true, false) };
+	struct report_line rl = { .kind = SHARING_TRUE, .ranges = ranges, .n_ranges = 1 };
+	struct gain_saving saved[1];
+	struct gain_queue *q;
+	struct line *l;
+	unsigned range[8] = { 0 };
+
+	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);    /* the check */
+	add_n(t, 100, 2, 0x1010, SHARED, ACCESS_LOAD, 0);
+	add_n(t, 50, 1, 0x1018, SHARED, ACCESS_STORE, 0);    /* each its own value */
+	add_n(t, 50, 2, 0x1018, SHARED, ACCESS_STORE, 0);
+	add_n(t, 10, 1, 0x1040, STACK1, ACCESS_STORE, 0);
+	q = gain_queue_new(t, fake_function, NULL, NULL);
+	gain_queue_set_steers(q, fake_steers);
+	l = line_table_find(t, PID, SHARED);
+	gain_saved(l, range, 1, q, saved);
+	CHECK(saved[0].steers_branch, "stored by two threads, loaded into a branch");
+	gain_predict(&rl, saved, 400);
+	CHECK(rl.gain_note && rl.gain_all_note && rl.gain_high == 0 && rl.gain_all_high == 0 &&
+	      rl.predicted_gain > 1, "true sharing: at least %f, no high end", rl.predicted_gain);
+
+	rl = (struct report_line){ .kind = SHARING_MIXED, .ranges = ranges, .n_ranges = 1 };
+	ranges[0] = range_flags(false, true);
+	gain_predict(&rl, saved, 400);
+	CHECK(!rl.gain_note && !rl.gain_all_note && rl.gain_all_high > 0,
+	      "a false-shared range's branch: the padding prices it");
+	gain_queue_free(q);
+	line_table_free(t);
+
+	/* one thread stores: nothing flips the branch */
+	t = line_table_new(64, 10 * MS);
+	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);
+	add_n(t, 100, 2, 0x1010, SHARED, ACCESS_LOAD, 0);
+	add_n(t, 50, 1, 0x1018, SHARED, ACCESS_STORE, 0);
+	q = gain_queue_new(t, fake_function, NULL, NULL);
+	gain_queue_set_steers(q, fake_steers);
+	l = line_table_find(t, PID, SHARED);
+	gain_saved(l, range, 1, q, saved);
+	CHECK(!saved[0].steers_branch, "one thread stores: no flip");
+	gain_queue_free(q);
+	line_table_free(t);
+
+	/* a counter: read-modify-writes by both threads, not stores */
+	t = line_table_new(64, 10 * MS);
+	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);
+	add_n(t, 50, 1, 0x1018, SHARED, ACCESS_RMW, 0);
+	add_n(t, 50, 2, 0x1018, SHARED, ACCESS_RMW, 0);
+	q = gain_queue_new(t, fake_function, NULL, NULL);
+	gain_queue_set_steers(q, fake_steers);
+	l = line_table_find(t, PID, SHARED);
+	gain_saved(l, range, 1, q, saved);
+	CHECK(!saved[0].steers_branch, "a counter's increments: no flip");
+	gain_queue_free(q);
+	line_table_free(t);
+}
+
 int main(void)
 {
 	test_residuals();
@@ -350,5 +445,7 @@ int main(void)
 	test_scattered_stores();
 	test_share_is_smooth();
 	test_predict();
+	test_locked_ops_hide_under_work();
+	test_branch_on_shared_value();
 	return test_done();
 }
