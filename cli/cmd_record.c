@@ -20,6 +20,7 @@
 
 #include "cli/commands.h"
 #include "detector/alloc_table.h"
+#include "detector/glibc_heap.h"
 #include "detector/datafile.h"
 #include "cli/options.h"
 #include "cli/session.h"
@@ -55,6 +56,7 @@ struct recorder {
 	double last_snapshot;
 	struct strbuf maps;            /* scratch: a /proc/PID/maps text */
 	const char *live_report;       /* the test's copy of the session's report */
+	struct glibc_heap *heap;       /* -p: the heap the report looks blocks up in */
 };
 
 /* The unfinished file is removed if contend exits before finishing it
@@ -182,6 +184,28 @@ static void on_allocs(void *ctx, const struct alloc_table *t, struct line_table 
 		datafile_write_alloc(rec->w, &r);
 }
 
+static void on_heap(void *ctx, struct glibc_heap *heap)
+{
+	struct recorder *rec = ctx;
+
+	rec->heap = heap;
+}
+
+/* -p: the blocks the report found in the live heap, for `report` to name
+ * the same objects from the file (it reads no memory). */
+static void write_heap_blocks(struct recorder *rec)
+{
+	const struct glibc_heap_block *v;
+	size_t n;
+
+	if (!rec->heap)
+		return;
+	v = glibc_heap_found(rec->heap, &n);
+	for (size_t i = 0; i < n; i++)
+		datafile_write_heap_block(rec->w, (uint32_t)glibc_heap_pid(rec->heap), &v[i]);
+	rec->heap = NULL;
+}
+
 static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, uint32_t prot, const char *filename)
 {
@@ -246,6 +270,7 @@ static int on_report(void *ctx, const struct report *r, const struct options *op
 	 * `run` would have (session.c, the last credentials seen) */
 	if (r->source_reader)
 		datafile_writer_set_target(rec->w, r->source_reader);
+	write_heap_blocks(rec);
 	failed = datafile_writer_finish(rec->w, &summary);
 	long size = ftell(out_file_stream(rec->out));
 	struct out_file *out = rec->out;
@@ -291,7 +316,7 @@ int cmd_record(int argc, char **argv)
 	struct session_hooks hooks = {
 		.ctx = &rec, .access = on_access, .chain = on_chain, .mmap = on_mmap,
 		.comm = on_comm, .tick = on_tick, .report = on_report,
-		.allocs = on_allocs,
+		.allocs = on_allocs, .heap = on_heap,
 	};
 	char *why = NULL;
 	int ret;

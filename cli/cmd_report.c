@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "detector/alloc_table.h"
+#include "detector/glibc_heap.h"
 #include "detector/callchain.h"
 #include "cli/commands.h"
 #include "detector/datafile.h"
@@ -72,6 +73,9 @@ struct replay {
 	struct map_event *events;
 	size_t n_events, alloc_events;
 	struct alloc_table *allocs;     /* NULL: recorded without allocation tracking */
+	struct glibc_heap_block *blocks;   /* record -p: heap blocks walked, of heap_pid */
+	size_t n_blocks, alloc_blocks;
+	uint32_t heap_pid;
 	struct symbolizer *sym;         /* fed as the file is read */
 };
 
@@ -159,6 +163,22 @@ static void on_alloc(void *ctx, const struct alloc_record *a)
 	if (!rp->allocs)
 		rp->allocs = alloc_table_new();
 	alloc_table_add(rp->allocs, a, NULL);
+}
+
+/* A block record -p found in the target's heap: the report looks its
+ * lines up in these as attach does in the live heap.  One process's,
+ * as many as record writes (the walk keeps GLIBC_HEAP_FOUND_MAX). */
+static void on_heap_block(void *ctx, uint32_t pid, const struct glibc_heap_block *b)
+{
+	struct replay *rp = ctx;
+
+	if (rp->n_blocks && pid != rp->heap_pid)
+		return;
+	if (rp->n_blocks >= GLIBC_HEAP_FOUND_MAX)
+		return;
+	rp->heap_pid = pid;
+	ALLOC_GROW(rp->blocks, rp->n_blocks + 1, rp->alloc_blocks);
+	rp->blocks[rp->n_blocks++] = *b;
 }
 
 static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec)
@@ -379,6 +399,7 @@ static void replay_release(struct replay *rp)
 	symbolizer_free(rp->sym);
 	callchains_free(rp->chains);
 	alloc_table_free(rp->allocs);
+	free(rp->blocks);
 	thread_names_release(&rp->names);
 	for (size_t i = 0; i < rp->n_files; i++) {
 		free(rp->files[i].path);
@@ -396,7 +417,7 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 	struct replay rp = { .opt = opt };
 	struct datafile_callbacks cb = {
 		.ctx = &rp, .access = on_access, .mmap = on_mmap, .comm = on_comm,
-		.chain = on_chain, .alloc = on_alloc,
+		.chain = on_chain, .alloc = on_alloc, .heap_block = on_heap_block,
 	};
 	struct run_facts hdr;
 	struct strbuf err = STRBUF_INIT;
@@ -436,9 +457,12 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 	hdr = *datafile_reader_summary(r);
 	hdr.chains = rp.chains;
 	hdr.allocs = rp.allocs;
+	if (rp.n_blocks && !rp.allocs && opt->alloc_sites)
+		hdr.heap = glibc_heap_recorded((pid_t)rp.heap_pid, rp.blocks, rp.n_blocks);
 	explain_files(&rp);
 	symbolizer_sampling_done(rp.sym);
 	ret = session_output(opt, &hdr, rp.lines, rp.sym, &rp.names, hooks, reader);
+	glibc_heap_free(hdr.heap);
 	goto done;
 
 bad_file:

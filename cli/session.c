@@ -555,6 +555,8 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 		s->hooks->allocs(s->hooks->ctx, s->allocs, s->lines);
 	if (!s->allocs && target == TARGET_ATTACHED_RUNNING)
 		hdr.heap = heap_walk_open(s->opt, pid);
+	if (hdr.heap && s->hooks && s->hooks->heap)
+		s->hooks->heap(s->hooks->ctx, hdr.heap);
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);

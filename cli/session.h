@@ -24,6 +24,7 @@
 
 struct alloc_table;
 struct confirm;
+struct glibc_heap;
 struct line_table;
 struct proc_creds;
 struct report;
@@ -73,6 +74,10 @@ struct session_hooks {
 	/* the session's heap blocks (alloc_table.h), once sampling is over and
 	 * before the report; not called without allocation tracking */
 	void (*allocs)(void *ctx, const struct alloc_table *t, struct line_table *lines);
+	/* attach without allocation tracking: the target's glibc heap that
+	 * the report looks its lines' blocks up in (glibc_heap.h), before the
+	 * report is built; valid until the report hook returns */
+	void (*heap)(void *ctx, struct glibc_heap *heap);
 	/* the report is built: output it and return contend's exit status
 	 * (replaces the default text/JSON output) */
 	int (*report)(void *ctx, const struct report *r, const struct options *opt);

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -41,6 +40,7 @@ enum {
 	COMM_FIXED_SIZE = 10,
 	CHAIN_FIXED_SIZE = 8,
 	ALLOC_SIZE = 80,
+	HEAP_BLOCK_SIZE = 24,
 	SUMMARY_FIXED_SIZE = 36,
 	SUMMARY_MEM_INFO = 1,           /* summary flag: hardware data sources */
 	SUMMARY_ATTACHED = 2,           /* attached to a process, not launched */
@@ -57,7 +57,8 @@ enum record_type {
 	REC_SUMMARY = 4,
 	REC_CHAIN = 5,
 	REC_ALLOC = 6,
-	REC_LAST = REC_ALLOC,
+	REC_HEAP_BLOCK = 7,
+	REC_LAST = REC_HEAP_BLOCK,
 };
 
 static const char *record_name(uint32_t type)
@@ -69,6 +70,7 @@ static const char *record_name(uint32_t type)
 	case REC_SUMMARY: return "summary";
 	case REC_CHAIN: return "chain";
 	case REC_ALLOC: return "alloc";
+	case REC_HEAP_BLOCK: return "heap block";
 	}
 	return "unknown";
 }
@@ -312,6 +314,19 @@ void datafile_write_alloc(struct datafile_writer *w, const struct alloc_record *
 	put_u32(b, r->call);
 	put_u32(b, r->flags & ALLOC_FLAG_FREED);
 	end_record(w, REC_ALLOC);
+}
+
+void datafile_write_heap_block(struct datafile_writer *w, uint32_t pid,
+			       const struct glibc_heap_block *b)
+{
+	struct bytes *rec = &w->rec;
+
+	begin_record(w);
+	put_u32(rec, pid);
+	put_u32(rec, (uint32_t)b->arena);
+	put_u64(rec, b->start);
+	put_u64(rec, b->usable);
+	end_record(w, REC_HEAP_BLOCK);
 }
 
 uint64_t datafile_writer_samples(const struct datafile_writer *w)
@@ -731,6 +746,27 @@ static int parse_alloc(struct cursor *c, struct alloc_record *a, struct strbuf *
 	return 0;
 }
 
+static int parse_heap_block(struct cursor *c, uint32_t *pid, struct glibc_heap_block *b,
+			    struct strbuf *err)
+{
+	uint32_t arena;
+
+	if (c->len != HEAP_BLOCK_SIZE)
+		return fail(err, "size %zu (want %d)", c->len, HEAP_BLOCK_SIZE);
+	*pid = get_u32(c);
+	arena = get_u32(c);
+	b->start = get_u64(c);
+	b->usable = get_u64(c);
+	if (arena != GLIBC_HEAP_MAIN && arena != GLIBC_HEAP_THREAD && arena != GLIBC_HEAP_MMAPPED)
+		return fail(err, "arena %u (want %d..%d)", arena, GLIBC_HEAP_MAIN,
+			    GLIBC_HEAP_MMAPPED);
+	b->arena = (enum glibc_heap_arena)arena;
+	if (!*pid || !b->start || !b->usable || b->start + b->usable < b->start)
+		return fail(err, "block 0x%llx of %llu bytes in pid %u",
+			    (unsigned long long)b->start, (unsigned long long)b->usable, *pid);
+	return 0;
+}
+
 static int parse_summary(struct datafile_reader *r, struct cursor *c, struct strbuf *err)
 {
 	struct run_facts *s = &r->summary;
@@ -788,7 +824,8 @@ static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor 
 	char comm[DATAFILE_COMM_MAX + 1];
 	uint64_t pcs[DATAFILE_CHAIN_MAX];
 	struct alloc_record alloc;
-	uint32_t pid, tid, id;
+	struct glibc_heap_block block;
+	uint32_t pid = 0, tid, id;
 	unsigned n;
 	bool exec = false;
 
@@ -827,6 +864,14 @@ static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor 
 			return -1;
 		if (cb->alloc)
 			cb->alloc(cb->ctx, &alloc);
+		return 0;
+	case REC_HEAP_BLOCK:
+		if (r->version < 3)
+			return fail(err, "heap block record in a version %u file", r->version);
+		if (parse_heap_block(c, &pid, &block, err))
+			return -1;
+		if (cb->heap_block)
+			cb->heap_block(cb->ctx, pid, &block);
 		return 0;
 	case REC_SUMMARY:
 		return parse_summary(r, c, err);
@@ -906,81 +951,4 @@ void datafile_reader_free(struct datafile_reader *r)
 	free(r->backend_note);
 	free(r->buf);
 	free(r);
-}
-
-/* --- build-ids ---------------------------------------------------------- */
-
-static unsigned build_id_in_notes(Elf_Data *d, uint8_t *id)
-{
-	GElf_Nhdr nh;
-	size_t off = 0, next, name_off, desc_off;
-
-	while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
-		    nh.n_descsz && nh.n_descsz <= DATAFILE_BUILD_ID_MAX) {
-			copy_bytes(id, (char *)d->d_buf + desc_off, nh.n_descsz);
-			return nh.n_descsz;
-		}
-		off = next;
-	}
-	return 0;
-}
-
-/* Sections first (.note.gnu.build-id); segments for section-stripped files. */
-static unsigned elf_build_id(Elf *e, uint8_t *id)
-{
-	Elf_Scn *scn = NULL;
-	size_t n_phdrs;
-	unsigned n;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE &&
-		    (n = build_id_in_notes(elf_getdata(scn, NULL), id)))
-			return n;
-	}
-	if (elf_getphdrnum(e, &n_phdrs) != 0)
-		return 0;
-	for (size_t i = 0; i < n_phdrs; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		n = build_id_in_notes(elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz,
-							   ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR),
-				      id);
-		if (n)
-			return n;
-	}
-	return 0;
-}
-
-unsigned datafile_build_id(const char *path, uint8_t *id)
-{
-	/* O_NONBLOCK: a FIFO must not hang us; it is rejected below */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	unsigned n = 0;
-	Elf *e;
-
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		elf_version(EV_CURRENT);
-		e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-		if (e && elf_kind(e) == ELF_K_ELF)
-			n = elf_build_id(e, id);
-		elf_end(e);
-	}
-	close(fd);
-	return n;
-}
-
-char *build_id_hex(const uint8_t *id, unsigned len)
-{
-	char *s = xmalloc(2 * (size_t)len + 1);
-	for (unsigned i = 0; i < len; i++)
-		sprintf(s + 2 * i, "%02x", id[i]);
-	s[2 * len] = '\0';
-	return s;
 }

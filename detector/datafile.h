@@ -21,12 +21,13 @@
 
 #include "common/safe_file.h"
 #include "detector/alloc_record.h"
+#include "detector/glibc_heap.h"
 #include "detector/sample.h"
 
 struct run_facts;
 struct strbuf;
 
-#define DATAFILE_VERSION 2            /* 2: alloc records; 1 is read too */
+#define DATAFILE_VERSION 3            /* 2: alloc records; 3: heap blocks; 1, 2 are read too */
 #define DATAFILE_BUILD_ID_MAX 64
 #define DATAFILE_PATH_MAX 4096
 #define DATAFILE_COMM_MAX 15           /* TASK_COMM_LEN - 1 */
@@ -64,6 +65,10 @@ void datafile_write_chain(struct datafile_writer *w, uint32_t id, const uint64_t
 /* A heap block the session's allocation tracking held (alloc_record.h;
  * never a free): written before the summary. */
 void datafile_write_alloc(struct datafile_writer *w, const struct alloc_record *r);
+/* A block found in pid's glibc heap after sampling (record -p: nothing
+ * tracked the allocations): written before the summary. */
+void datafile_write_heap_block(struct datafile_writer *w, uint32_t pid,
+			       const struct glibc_heap_block *b);
 uint64_t datafile_writer_samples(const struct datafile_writer *w);
 /* Writes the summary (the session's report header; its freq is ignored),
  * flushes f and frees w.  Returns 0, or -1 with errno set if any write
@@ -87,6 +92,7 @@ struct datafile_callbacks {
 	void (*comm)(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec);
 	void (*chain)(void *ctx, uint32_t id, const uint64_t *pcs, unsigned n);
 	void (*alloc)(void *ctx, const struct alloc_record *a);
+	void (*heap_block)(void *ctx, uint32_t pid, const struct glibc_heap_block *b);
 };
 
 struct datafile_reader;

@@ -53,6 +53,10 @@ struct glibc_heap {
 	uint64_t win_start, win_len;
 	uint64_t lookup_read, lookup_chunks;   /* this lookup's share of the budget */
 	struct glibc_heap_stats st;
+	struct glibc_heap_block *recorded;     /* glibc_heap_recorded(): by start */
+	size_t n_recorded;
+	struct glibc_heap_block *found;        /* GLIBC_HEAP_FOUND_MAX, allocated up front */
+	size_t n_found;
 };
 
 /* regions with checkpoints: the read budget is spent on a few anyway */
@@ -82,6 +86,7 @@ struct glibc_heap *glibc_heap_new(const struct glibc_heap_map *maps, size_t n,
 	/* everything a lookup needs, now: the heap it reads may be ours */
 	h->win = xmalloc(GLIBC_HEAP_WINDOW);
 	h->mark_pool = xcalloc(MARK_POOL, sizeof(*h->mark_pool));
+	h->found = xcalloc(GLIBC_HEAP_FOUND_MAX, sizeof(*h->found));
 	return h;
 }
 
@@ -125,10 +130,60 @@ struct glibc_heap *glibc_heap_open(pid_t pid)
 	return h;
 }
 
+static int cmp_block_start(const void *a, const void *b)
+{
+	const struct glibc_heap_block *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+struct glibc_heap *glibc_heap_recorded(pid_t pid, const struct glibc_heap_block *v, size_t n)
+{
+	struct glibc_heap *h = xcalloc(1, sizeof(*h));
+	size_t out = 0;
+
+	h->pid = pid;
+	h->recorded = xcalloc(n ? n : 1, sizeof(*h->recorded));
+	copy_bytes(h->recorded, v, n * sizeof(*v));
+	sort_items(h->recorded, n, sizeof(*v), cmp_block_start);
+	for (size_t i = 0; i < n; i++) {
+		const struct glibc_heap_block *b = &h->recorded[i];
+
+		if (!b->usable || b->start + b->usable < b->start ||
+		    (out && b->start < h->recorded[out - 1].start + h->recorded[out - 1].usable))
+			continue;
+		h->recorded[out++] = *b;
+	}
+	h->n_recorded = out;
+	h->found = xcalloc(GLIBC_HEAP_FOUND_MAX, sizeof(*h->found));
+	return h;
+}
+
+/* The recorded block holding addr. */
+static bool recorded_find(const struct glibc_heap *h, uint64_t addr, struct glibc_heap_block *out)
+{
+	size_t lo = 0, hi = h->n_recorded;
+
+	while (lo < hi) {                 /* the first block starting above addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->recorded[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr - h->recorded[lo - 1].start >= h->recorded[lo - 1].usable)
+		return false;
+	*out = h->recorded[lo - 1];
+	return true;
+}
+
 void glibc_heap_free(struct glibc_heap *h)
 {
 	if (!h)
 		return;
+	free(h->recorded);
+	free(h->found);
 	free(h->maps);
 	free(h->win);
 	free(h->mark_pool);
@@ -138,6 +193,22 @@ void glibc_heap_free(struct glibc_heap *h)
 pid_t glibc_heap_pid(const struct glibc_heap *h)
 {
 	return h->pid;
+}
+
+const struct glibc_heap_block *glibc_heap_found(const struct glibc_heap *h, size_t *n)
+{
+	*n = h->n_found;
+	return h->found;
+}
+
+/* Into the found list, once: no allocation here (glibc_heap.h). */
+static void note_found(struct glibc_heap *h, const struct glibc_heap_block *b)
+{
+	for (size_t i = h->n_found; i-- > 0;)
+		if (h->found[i].start == b->start)
+			return;
+	if (h->n_found < GLIBC_HEAP_FOUND_MAX)
+		h->found[h->n_found++] = *b;
 }
 
 void glibc_heap_stats(const struct glibc_heap *h, struct glibc_heap_stats *out)
@@ -392,14 +463,20 @@ bool glibc_heap_find(struct glibc_heap *h, uint64_t addr, struct glibc_heap_bloc
 
 	h->st.lookups++;
 	h->lookup_read = h->lookup_chunks = 0;
-	r = region_of(h, addr);
-	if (r && addr >= r->first && addr < r->end)
-		found = walk_to(h, r, addr, out);
+	if (h->recorded) {
+		found = recorded_find(h, addr, out);
+	} else {
+		r = region_of(h, addr);
+		if (r && addr >= r->first && addr < r->end)
+			found = walk_to(h, r, addr, out);
+	}
 	/* whatever the walk read, the answer must hold the address */
 	if (found && (out->start > addr || addr - out->start >= out->usable || !out->usable))
 		found = false;
-	if (found)
+	if (found) {
 		h->st.found++;
+		note_found(h, out);
+	}
 	h->st.seconds += monotonic_s() - t0;
 	return found;
 }

@@ -81,6 +81,10 @@ struct glibc_heap *glibc_heap_open(pid_t pid);
 /* Over any memory (the tests'): maps copied; read and ctx must outlive it. */
 struct glibc_heap *glibc_heap_new(const struct glibc_heap_map *maps, size_t n,
 				  glibc_heap_read_fn read, void *ctx);
+/* The blocks a walk found, as `record` wrote them (the report of a data
+ * file reads no memory): lookups answer from them alone.  Blocks that
+ * overlap one before them are dropped. */
+struct glibc_heap *glibc_heap_recorded(pid_t pid, const struct glibc_heap_block *v, size_t n);
 void glibc_heap_free(struct glibc_heap *h);
 pid_t glibc_heap_pid(const struct glibc_heap *h);     /* 0 for glibc_heap_new() */
 
@@ -88,6 +92,11 @@ pid_t glibc_heap_pid(const struct glibc_heap *h);     /* 0 for glibc_heap_new() 
  * false: not in a glibc heap, not found within the bounds, in a free
  * chunk, or the memory made no sense. */
 bool glibc_heap_find(struct glibc_heap *h, uint64_t addr, struct glibc_heap_block *out);
+
+/* The blocks lookups found so far, each once, in the order found: at
+ * most GLIBC_HEAP_FOUND_MAX (what `record` keeps for its report). */
+#define GLIBC_HEAP_FOUND_MAX 4096
+const struct glibc_heap_block *glibc_heap_found(const struct glibc_heap *h, size_t *n);
 
 /* The sizes malloc could have been asked for to make a block of this
  * usable size: [*lo, *hi]. */

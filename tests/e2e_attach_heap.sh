@@ -5,8 +5,10 @@
 # 6144-byte block (6152 usable) read from the heap, with no site; its type
 # struct worker_arg, found by size, gives the members arg[0].blue[...] and
 # arg[1].red[...] and advice on the struct, never a struct int.  The text
-# says the site was not recorded, stderr what the walk cost.  With
-# --no-alloc-sites: no block.  The target is left running and unharmed.
+# says the site was not recorded, stderr what the walk cost.  record -p
+# writes the blocks into its data file, and report names the same block
+# from it after the target is gone.  With --no-alloc-sites: no block.
+# The target is left running and unharmed.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -93,10 +95,26 @@ has "text: element 1's member" "$tmp/a.txt" "arg[1].red["
 has "text: advice on the allocation" "$tmp/a.txt" "allocate with aligned_alloc(64, 2 * sizeof(struct worker_arg))"
 lacks "text: no struct int" "$tmp/a.txt" "struct int"
 
+# record -p writes the blocks it found; report names them from the file,
+# with the target gone
+for try in 1 2 3; do
+	"$contend" record -p "$target" -d 2 -o "$tmp/a.data" 2>"$tmp/rec.err" ||
+		fail "record -p: exit $?: $(cat "$tmp/rec.err")"
+	"$contend" report -i "$tmp/a.data" --format json -o "$tmp/r.json" 2>"$tmp/err" ||
+		fail "report: exit $?: $(cat "$tmp/err")"
+	grep -q '"kind": "false"' "$tmp/r.json" && break
+	echo "try $try: no contended line recorded"
+done
+has "record -p: what the walk cost" "$tmp/rec.err" "addresses found in the target's glibc heap"
+"$contend" report -i "$tmp/a.data" --no-alloc-sites -o "$tmp/r-off.txt" 2>/dev/null
+lacks "report --no-alloc-sites: no heap block" "$tmp/r-off.txt" "heap block:"
+
 attach "$tmp/off.txt" --no-alloc-sites
 lacks "--no-alloc-sites: no heap block" "$tmp/off.txt" "heap block:"
 lacks "--no-alloc-sites: no walk" "$tmp/err" "glibc heap"
 lacks "--no-alloc-sites: no struct int" "$tmp/off.txt" "struct int"
 stop_target
+if check_json "$tmp/r.json"; then ok "record -p, report: the block from the file, typed by size"
+else fail "record -p, report: see above"; fi
 
 [ "$fails" -eq 0 ] || exit 1

@@ -340,6 +340,67 @@ static void test_alloc_records(void)
 	free(buf);
 }
 
+/* Blocks record -p found in the heap (type 7): round trip; refused in a
+ * version 2 file, with an unknown arena, or empty. */
+static struct glibc_heap_block got_block;
+static uint32_t got_block_pid;
+
+static void got_heap_block(void *ctx, uint32_t pid, const struct glibc_heap_block *b)
+{
+	(void)ctx;
+	got_block_pid = pid;
+	got_block = *b;
+}
+
+static int read_heap_blocks(const char *buf, size_t len, struct strbuf *err)
+{
+	FILE *f = open_bytes(buf, len);
+	struct datafile_callbacks cb = { .heap_block = got_heap_block };
+	struct datafile_reader *r = datafile_reader_open(f, err);
+	int ret = r ? datafile_reader_run(r, &cb, err) : -1;
+
+	datafile_reader_free(r);
+	fclose(f);
+	return ret;
+}
+
+static void test_heap_block_records(void)
+{
+	struct glibc_heap_block b = {
+		.start = 0x5581a0e2a2a0ULL, .usable = 6152, .arena = GLIBC_HEAP_THREAD,
+	};
+	struct strbuf err = STRBUF_INIT;
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	struct datafile_writer *w = datafile_writer_new(f, 1000);
+	const size_t payload = 104 + 8;    /* file header (with the target), record header */
+
+	datafile_write_heap_block(w, 4242, &b);
+	datafile_writer_finish(w, &summary1);
+	fclose(f);
+	got_block_pid = 0;
+	CHECK(read_heap_blocks(buf, len, &err) == 0, "read: %s", strbuf_str(&err));
+	CHECK(got_block_pid == 4242 && got_block.start == b.start && got_block.usable == 6152 &&
+	      got_block.arena == GLIBC_HEAP_THREAD, "the block as written");
+	buf[8] = 2;                        /* version 2 knew no heap blocks */
+	CHECK(read_heap_blocks(buf, len, &err) < 0 &&
+	      strstr(strbuf_str(&err), "heap block record in a version 2 file"),
+	      "version 2 with a heap block refused: %s", strbuf_str(&err));
+	buf[8] = DATAFILE_VERSION;
+	strbuf_reset(&err);
+	buf[payload + 4] = 9;              /* arena */
+	CHECK(read_heap_blocks(buf, len, &err) < 0 && strstr(strbuf_str(&err), "arena 9"),
+	      "unknown arena refused: %s", strbuf_str(&err));
+	buf[payload + 4] = GLIBC_HEAP_MAIN;
+	memset(buf + payload + 16, 0, 8);  /* usable */
+	strbuf_reset(&err);
+	CHECK(read_heap_blocks(buf, len, &err) < 0 && strstr(strbuf_str(&err), "of 0 bytes"),
+	      "an empty block refused: %s", strbuf_str(&err));
+	strbuf_release(&err);
+	free(buf);
+}
+
 /* A file that ends anywhere before its end is refused, with a reason. */
 static void test_truncated_everywhere(void)
 {
@@ -492,9 +553,9 @@ static void test_minimal_and_header(void)
 	raw(&f, "#!/bin/sh\necho\n", 15);
 	expect_refused(&f, "not a contend data file", "short non-data file");
 
-	header(&f, 3, 24, 1000);
+	header(&f, DATAFILE_VERSION + 1, 24, 1000);
 	summary_record(&f);
-	expect_refused(&f, "data file version 3; this contend reads versions 1..2", "version");
+	expect_refused(&f, "data file version 4; this contend reads versions 1..3", "version");
 
 	header(&f, 0x01000000, 24, 1000);
 	summary_record(&f);
@@ -906,6 +967,7 @@ int main(int argc, char **argv)
 	test_round_trip();
 	test_shared_sample();
 	test_alloc_records();
+	test_heap_block_records();
 	test_truncated_everywhere();
 	test_minimal_and_header();
 	test_target_creds();

@@ -370,6 +370,40 @@ static bool glibc_malloc(void)
 #endif
 }
 
+/* record -p's blocks, read back: lookups answer from them alone; an
+ * overlapping one is dropped; found blocks are kept once each. */
+static void test_recorded(void)
+{
+	const struct glibc_heap_block v[] = {
+		{ .start = 0x3000, .usable = 0x100, .arena = GLIBC_HEAP_MAIN },
+		{ .start = 0x1000, .usable = 0x40, .arena = GLIBC_HEAP_THREAD },
+		{ .start = 0x3080, .usable = 0x10, .arena = GLIBC_HEAP_MAIN },   /* inside the first */
+		{ .start = 0x8000, .usable = 0x2000, .arena = GLIBC_HEAP_MMAPPED },
+	};
+	struct glibc_heap *h = glibc_heap_recorded(77, v, 4);
+	const struct glibc_heap_block *found;
+	struct glibc_heap_block b;
+	size_t n;
+
+	CHECK(glibc_heap_pid(h) == 77, "the recorded pid");
+	CHECK(glibc_heap_find(h, 0x1000, &b) && b.start == 0x1000 && b.usable == 0x40 &&
+	      b.arena == GLIBC_HEAP_THREAD, "a block's first byte");
+	CHECK(glibc_heap_find(h, 0x303f, &b) && b.start == 0x3000 && b.usable == 0x100,
+	      "inside, the one that came first by address");
+	CHECK(glibc_heap_find(h, 0x3085, &b) && b.start == 0x3000, "the overlapping one dropped");
+	CHECK(glibc_heap_find(h, 0x9fff, &b) && b.start == 0x8000, "a block's last byte");
+	CHECK(!glibc_heap_find(h, 0x1040, &b), "just past a block");
+	CHECK(!glibc_heap_find(h, 0xfff, &b), "just before the first");
+	CHECK(!glibc_heap_find(h, 0xa000, &b), "past the last");
+	found = glibc_heap_found(h, &n);
+	CHECK(n == 3 && found[0].start == 0x1000 && found[1].start == 0x3000 &&
+	      found[2].start == 0x8000, "found, each once, in order: %zu", n);
+	glibc_heap_free(h);
+	h = glibc_heap_recorded(77, NULL, 0);
+	CHECK(!glibc_heap_find(h, 0x1000, &b), "no blocks: nothing found");
+	glibc_heap_free(h);
+}
+
 int main(void)
 {
 	if (glibc_malloc())
@@ -381,5 +415,6 @@ int main(void)
 	test_mapped();
 	test_budget();
 	test_corrupt();
+	test_recorded();
 	return test_done();
 }
