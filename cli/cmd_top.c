@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/heap_walk.h"
 #include "cli/options.h"
 #include "cli/session.h"
 #include "cli/top_screen.h"
@@ -28,6 +29,7 @@
 #include "common/escape.h"
 #include "common/procfs.h"
 #include "common/util.h"
+#include "detector/glibc_heap.h"
 #include "detector/watch.h"
 #include "reports/live_window.h"
 #include "reports/report.h"
@@ -272,10 +274,15 @@ static void rebuild(struct top *t, const struct session_view *v, bool note)
 	/* fresh each time: its cache points into the symbolizer's modules,
 	 * which an exec of the target replaces */
 	struct data_types *dt = data_types_new();
+	/* attached: the blocks of the lines shown, read from the heap as it
+	 * is now (heap_walk.h), as attach's final report reads them */
+	struct glibc_heap *heap = heap_walk_open(t->opt, t->opt->pid);
 
+	f.heap = heap;
 	report_free(t->r);
 	t->r = live_window_report(t->win, &f, &t->cfg, t->opt->top, v->sym, dt);
 	data_types_free(dt);
+	glibc_heap_free(heap);
 	/* the exact counts of w's watches, once over, as the final report
 	 * shows them (Enter); not a watch's partial ones */
 	if (confirm_windows_run(v->confirm) && !top_watch_running(t->watch)) {

@@ -1,4 +1,4 @@
-/* heap_walk.h - attach's heap blocks: the target's glibc heap, opened for
+/* heap_walk.h - attach's, record -p's and top -p's heap blocks: the target's glibc heap, opened for
  * the report to read (detector/glibc_heap.h, reports/report_heapwalk.c)
  * and what reading it cost, said afterwards.
  */

@@ -7,7 +7,8 @@
 # arg[1].red[...] and advice on the struct, never a struct int.  The text
 # says the site was not recorded, stderr what the walk cost.  record -p
 # writes the blocks into its data file, and report names the same block
-# from it after the target is gone.  With --no-alloc-sites: no block.
+# from it after the target is gone; top -p's rows name the members.  With
+# --no-alloc-sites: no block.
 # The target is left running and unharmed.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -108,6 +109,16 @@ done
 has "record -p: what the walk cost" "$tmp/rec.err" "addresses found in the target's glibc heap"
 "$contend" report -i "$tmp/a.data" --no-alloc-sites -o "$tmp/r-off.txt" 2>/dev/null
 lacks "report --no-alloc-sites: no heap block" "$tmp/r-off.txt" "heap block:"
+
+# top -p reads the heap at each refresh: its rows name the members too
+for try in 1 2 3; do
+	"$contend" top -p "$target" --batch -n 2 -i 1 >"$tmp/top.txt" 2>"$tmp/err" ||
+		fail "top -p: exit $?: $(cat "$tmp/err")"
+	grep -q '^1	false' "$tmp/top.txt" && break
+	echo "try $try: top showed no contended line"
+done
+has "top: element 0's member" "$tmp/top.txt" "arg[0].blue["
+has "top: element 1's member" "$tmp/top.txt" "arg[1].red["
 
 attach "$tmp/off.txt" --no-alloc-sites
 lacks "--no-alloc-sites: no heap block" "$tmp/off.txt" "heap block:"
