@@ -1,6 +1,7 @@
-/* heap_walk.h - attach's, record -p's and top -p's heap blocks: the target's glibc heap, opened for
- * the report to read (detector/glibc_heap.h, reports/report_heapwalk.c)
- * and what reading it cost, said afterwards.
+/* heap_walk.h - the heap blocks of attach, record -p and top -p: the
+ * target's glibc heap, opened for the report to read (detector/
+ * glibc_heap.h, reports/report_heapwalk.c) and what reading it cost,
+ * said afterwards.
  */
 #ifndef CONTEND_CLI_HEAP_WALK_H
 #define CONTEND_CLI_HEAP_WALK_H
