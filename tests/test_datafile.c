@@ -289,16 +289,21 @@ static void got_alloc(void *ctx, const struct alloc_record *a)
 	got_allocs++;
 }
 
-static int read_allocs(const char *buf, size_t len, struct strbuf *err)
+static int read_with(const char *buf, size_t len, const struct datafile_callbacks *cb,
+		     struct strbuf *err)
 {
 	FILE *f = open_bytes(buf, len);
-	struct datafile_callbacks cb = { .alloc = got_alloc };
 	struct datafile_reader *r = datafile_reader_open(f, err);
-	int ret = r ? datafile_reader_run(r, &cb, err) : -1;
+	int ret = r ? datafile_reader_run(r, cb, err) : -1;
 
 	datafile_reader_free(r);
 	fclose(f);
 	return ret;
+}
+
+static int read_allocs(const char *buf, size_t len, struct strbuf *err)
+{
+	return read_with(buf, len, &(struct datafile_callbacks){ .alloc = got_alloc }, err);
 }
 
 static void test_alloc_records(void)
@@ -354,15 +359,10 @@ static void got_heap_block(void *ctx, uint32_t pid, const struct glibc_heap_bloc
 
 static int read_heap_blocks(const char *buf, size_t len, struct strbuf *err)
 {
-	FILE *f = open_bytes(buf, len);
-	struct datafile_callbacks cb = { .heap_block = got_heap_block };
-	struct datafile_reader *r = datafile_reader_open(f, err);
-	int ret = r ? datafile_reader_run(r, &cb, err) : -1;
-
-	datafile_reader_free(r);
-	fclose(f);
-	return ret;
+	return read_with(buf, len, &(struct datafile_callbacks){ .heap_block = got_heap_block },
+			 err);
 }
+
 
 static void test_heap_block_records(void)
 {

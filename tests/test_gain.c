@@ -378,62 +378,54 @@ static bool fake_steers(void *ctx, uint32_t pid, uint64_t ip)
 	return pid == PID && ip == 0x1010;
 }
 
+/* gain_saved's verdict on the line at SHARED, every cell in range 0 */
+static bool range_steers(struct line_table *t, struct gain_saving *saved)
+{
+	struct gain_queue *q = gain_queue_new(t, fake_function, NULL, NULL);
+	struct line *l = line_table_find(t, PID, SHARED);
+	unsigned range[8] = { 0 };
+
+	gain_queue_set_steers(q, fake_steers);
+	gain_saved(l, range, 1, q, saved);
+	gain_queue_free(q);
+	return saved[0].steers_branch;
+}
+
 static void test_branch_on_shared_value(void)
 {
 	struct line_table *t = line_table_new(64, 10 * MS);
 	struct report_range ranges[1] = { range_flags(true, false) };
 	struct report_line rl = { .kind = SHARING_TRUE, .ranges = ranges, .n_ranges = 1 };
 	struct gain_saving saved[1];
-	struct gain_queue *q;
-	struct line *l;
-	unsigned range[8] = { 0 };
 
 	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);    /* the check */
 	add_n(t, 100, 2, 0x1010, SHARED, ACCESS_LOAD, 0);
 	add_n(t, 50, 1, 0x1018, SHARED, ACCESS_STORE, 0);    /* each its own value */
 	add_n(t, 50, 2, 0x1018, SHARED, ACCESS_STORE, 0);
 	add_n(t, 10, 1, 0x1040, STACK1, ACCESS_STORE, 0);
-	q = gain_queue_new(t, fake_function, NULL, NULL);
-	gain_queue_set_steers(q, fake_steers);
-	l = line_table_find(t, PID, SHARED);
-	gain_saved(l, range, 1, q, saved);
-	CHECK(saved[0].steers_branch, "stored by two threads, loaded into a branch");
+	CHECK(range_steers(t, saved), "stored by two threads, loaded into a branch");
 	gain_predict(&rl, saved, 400);
 	CHECK(rl.gain_note && rl.gain_all_note && rl.gain_high == 0 && rl.gain_all_high == 0 &&
 	      rl.predicted_gain > 1, "true sharing: at least %f, no high end", rl.predicted_gain);
-
 	rl = (struct report_line){ .kind = SHARING_MIXED, .ranges = ranges, .n_ranges = 1 };
 	ranges[0] = range_flags(false, true);
 	gain_predict(&rl, saved, 400);
 	CHECK(!rl.gain_note && !rl.gain_all_note && rl.gain_all_high > 0,
 	      "a false-shared range's branch: the padding prices it");
-	gain_queue_free(q);
 	line_table_free(t);
 
-	/* one thread stores: nothing flips the branch */
 	t = line_table_new(64, 10 * MS);
 	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);
 	add_n(t, 100, 2, 0x1010, SHARED, ACCESS_LOAD, 0);
 	add_n(t, 50, 1, 0x1018, SHARED, ACCESS_STORE, 0);
-	q = gain_queue_new(t, fake_function, NULL, NULL);
-	gain_queue_set_steers(q, fake_steers);
-	l = line_table_find(t, PID, SHARED);
-	gain_saved(l, range, 1, q, saved);
-	CHECK(!saved[0].steers_branch, "one thread stores: no flip");
-	gain_queue_free(q);
+	CHECK(!range_steers(t, saved), "one thread stores: no flip");
 	line_table_free(t);
 
-	/* a counter: read-modify-writes by both threads, not stores */
 	t = line_table_new(64, 10 * MS);
 	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);
 	add_n(t, 50, 1, 0x1018, SHARED, ACCESS_RMW, 0);
 	add_n(t, 50, 2, 0x1018, SHARED, ACCESS_RMW, 0);
-	q = gain_queue_new(t, fake_function, NULL, NULL);
-	gain_queue_set_steers(q, fake_steers);
-	l = line_table_find(t, PID, SHARED);
-	gain_saved(l, range, 1, q, saved);
-	CHECK(!saved[0].steers_branch, "a counter's increments: no flip");
-	gain_queue_free(q);
+	CHECK(!range_steers(t, saved), "a counter's increments: no flip");
 	line_table_free(t);
 }
 
