@@ -5,7 +5,8 @@
 # (its top line's predicted gain and range), then the original and the
 # fixed variant back to back; measured = median over passes of the ratio
 # original/fixed of wall times, or of the program's own rate where it runs
-# for a fixed time.  (Not CPU time: this project's VM under-counts it by
+# for a fixed time (a sed expression printing it, or awk: summing the
+# rates its processes print).  (Not CPU time: this project's VM under-counts it by
 # up to 3x, and identically for both variants.)  Error = (predicted -
 # measured) / measured; "ok" when the error is within 30% or the measured
 # value lies inside the range (reports/gain.h: the fit cases' spread,
@@ -45,6 +46,9 @@ cases=(
 "klass_secondary_supers|testcase|--no-cache-write|$tc/klass_secondary_supers --seconds 1|$tc/klass_secondary_supers --seconds 1 --no-cache-write|s/^checks\/s: //p|predicted_gain_all"
 "modest_sharing|testcase|--padded|$tc/modest_sharing --seconds 1|$tc/modest_sharing --seconds 1 --padded|s/^\([0-9.e+]*\) publications\/s$/\1/p|predicted_gain"
 "latent_slots|testcase|--shift 0 (apart)|$tc/latent_slots --shift 32 --seconds 1|$tc/latent_slots --shift 0 --seconds 1|s/^\([0-9.e+]*\) steps\/s$/\1/p|predicted_gain"
+"mutex_counter|testcase|--sharded|$tc/mutex_counter --iters 40000000|$tc/mutex_counter --iters 40000000 --sharded|wall|predicted_gain"
+"shared_mmap|testcase|--padded|$tc/shared_mmap --seconds 1|$tc/shared_mmap --seconds 1 --padded|awk:{ for (i = 1; i < NF; i++) if (\$i == \"added\") s += \$(i + 1) } END { print s }|predicted_gain"
+"shared_shm|testcase|--padded|$tc/shared_shm --seconds 1|$tc/shared_shm --seconds 1 --padded|awk:{ for (i = 1; i < NF; i++) if (\$i == \"counted\") s += \$(i + 1) } END { print s }|predicted_gain"
 )
 # A --fixed that takes the true sharing away too (per-thread copies of an
 # atomic) is priced by predicted_gain_all, as klass --no-cache-write is:
@@ -80,6 +84,8 @@ measure() {   # how command...: wall seconds, or the program's rate
 	local how=$1; shift
 	if [ "$how" = wall ]; then
 		wall "$@"
+	elif [[ $how == awk:* ]]; then    # a rate summed over processes
+		"$@" 2>/dev/null | awk "${how#awk:}"
 	else
 		"$@" 2>/dev/null | sed -n "$how"
 	fi
