@@ -913,7 +913,8 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 	if (l->typed + l->untyped)
 		fprintf(out, " &middot; typed %.0f%%", percent(l->typed, l->typed + l->untyped));
 	if (l->predicted_gain > 0)
-		fprintf(out, " &middot; fixing it: about %.1f&times; faster", l->predicted_gain);
+		fprintf(out, " &middot; fixing it: %s %.1f&times; faster",
+			l->gain_note ? "at least" : "about", l->predicted_gain);
 	if (l->predicted_gain > 0 && !l->gain_note && l->gain_high > 0 &&
 	    l->gain_high - l->gain_low >= 0.05)
 		fprintf(out, " (%.1f&ndash;%.1f&times;)", l->gain_low, l->gain_high);
