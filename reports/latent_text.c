@@ -129,13 +129,10 @@ static void print_latent(const struct report_latent *lt, unsigned rank,
 	fprintf(out, INDENT "%.1f%% of samples   %" PRIu64 " bytes apart, on different "
 		"%u-byte lines here\n", 100.0 * lt->share, lt->gap, line_size);
 	if (lt->alloc) {
-		char *text = alloc_text(lt->alloc), *callers = alloc_callers_text(lt->alloc);
-		char *both = xasprintf("%s%s", text, callers);
+		char *sentence = alloc_sentence(lt->alloc);
 
-		print_wrapped("heap block: ", both, out);
-		free(both);
-		free(text);
-		free(callers);
+		print_wrapped(ALLOC_SENTENCE_TITLE, sentence, out);
+		free(sentence);
 	}
 	fprintf(out, INDENT "offset size  member                 thread   reads writes  code\n");
 	print_side(&lt->a, out);
