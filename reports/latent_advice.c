@@ -88,10 +88,11 @@ static const struct report_placement *placement(const struct report_latent *lt, 
 }
 
 /*
- * The allocation keeps the object where the report needs it: aligned to at
- * least a line, and the object (an element boundary of an array) starts a
- * whole number of lines into the block.  An array placed 32 bytes into a
- * 64-aligned block is not kept line-aligned by it.
+ * The allocation keeps the object where the report needs it: the block is
+ * aligned to at least a line, and an array's elements start a whole
+ * number of elements into it (element 0 at the block's start), an object
+ * a whole number of lines.  An array placed 32 bytes into a 64-aligned
+ * block is not kept line-aligned by it.
  */
 static bool kept_by_allocation(const struct report_latent *lt, unsigned L)
 {
@@ -100,9 +101,7 @@ static bool kept_by_allocation(const struct report_latent *lt, unsigned L)
 	if (latent_alloc_align(lt) < L || lt->object_start < lt->alloc->start)
 		return false;
 	into = lt->object_start - lt->alloc->start;
-	if (lt->type_size && into % lt->type_size)
-		return false;
-	return into % L == 0;
+	return into % (lt->type_size ? lt->type_size : L) == 0;
 }
 
 /* "(plain malloc or new would put them on one line in 2 of 4 placements)":
@@ -149,20 +148,22 @@ static char *kept_advice(const struct report_latent *lt, const char *type, unsig
 			 bool cxx)
 {
 	char *call = alloc_call_text(lt->alloc), *without = without_it(lt, L, cxx);
-	char *wider = wider_lines(lt, type), *out;
+	char *wider = wider_lines(lt, type), *reach, *out;
 	const char *align = cxx ? "alignas" : "_Alignas";
-	/* in C malloc ignores the type's alignment; in C++17 new honours it */
-	const char *reach = cxx ? "new and std::vector honour it from C++17, so no allocation "
-				  "call has to" :
-				  "static and automatic arrays honour it; malloc does not, so keep "
-				  "aligned_alloc on the heap";
 
+	/* in C malloc ignores the type's alignment; in C++17 new honours it */
+	if (cxx)
+		reach = xstrdup("new and std::vector honour it from C++17, so no allocation "
+				"call has to");
+	else
+		reach = xasprintf("static and automatic arrays honour it; malloc does not, so "
+				  "keep %s on the heap", lt->alloc->call);
 	if (lt->type_size && lt->type_size % L == 0)
 		out = xasprintf("%s is %" PRIu64 " bytes, a multiple of the %u-byte line, and "
 				"%s keeps the array line-aligned: that alignment is what keeps "
 				"the two apart now, so keep it%s; to carry the alignment with the "
-				"type, put %s(%u) on the struct's first member (%s)%s", type, lt->type_size, L, call, without, align,
-				L, reach, wider);
+				"type, put %s(%u) on the struct's first member (%s)%s", type,
+				lt->type_size, L, call, without, align, L, reach, wider);
 	else if (lt->type_size)
 		out = xasprintf("pad %s from %" PRIu64 " to %" PRIu64 " bytes (cost +%" PRIu64
 				" bytes per element); %s keeps the array aligned to %u: keep "
@@ -181,6 +182,7 @@ static char *kept_advice(const struct report_latent *lt, const char *type, unsig
 	free(call);
 	free(without);
 	free(wider);
+	free(reach);
 	return out;
 }
 

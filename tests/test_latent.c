@@ -208,6 +208,7 @@ static void test_other_alignments(void)
 	free(text);
 	advice = latent_advice(&lt, 64, false);
 	CHECK(has(advice, "posix_memalign(128, 192) keeps the array line-aligned") &&
+	      has(advice, "keep posix_memalign on the heap") &&
 	      !strstr(advice, "128-byte lines"), "posix_memalign(128): no 128 clause: %s",
 	      advice);
 	free(advice);
@@ -220,6 +221,31 @@ static void test_other_alignments(void)
 	CHECK(has(advice, "pad struct slot from 48 to 64 bytes (cost +16 bytes per element); "
 		  "aligned_alloc(64, 192) keeps the array aligned to 64: keep it"),
 	      "48-byte elements: pad, keep the alignment");
+	free(advice);
+	/* the pair in elements 1 and 2: still the array of the block's start */
+	lt = slots(&a, 48, 48, 8);
+	latent_fill_placements(&lt);
+	advice = latent_advice(&lt, 64, false);
+	CHECK(has(advice, "aligned_alloc(64, 192) keeps the array aligned to 64: keep it"),
+	      "48-byte elements 1 and 2: kept");
+	free(advice);
+	/* 16 bytes in: no element of an array at the block's start */
+	lt = slots(&a, 16, 48, 8);
+	latent_fill_placements(&lt);
+	advice = latent_advice(&lt, 64, false);
+	CHECK(has(advice, "pad struct slot from 48 to 64 bytes and align the array to 64"),
+	      "48-byte elements 16 bytes in: not kept");
+	free(advice);
+
+	/* one object (a struct, not an array) at the block's start */
+	lt = slots(&a, 0, 64, 8);
+	lt.type_size = 0;
+	latent_fill_placements(&lt);
+	advice = latent_advice(&lt, 64, false);
+	CHECK(has(advice, "start [1].count on its own 64-byte line (_Alignas(64) on it), away "
+		  "from [0].sum: at most 63 bytes of padding; aligned_alloc(64, 192) aligns the "
+		  "object to 64 already: keep it (plain malloc would put them on one line in 2 "
+		  "of 4 placements)"), "one object: kept");
 	free(advice);
 }
 
