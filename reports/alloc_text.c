@@ -75,6 +75,16 @@ char *alloc_callers_text(const struct report_alloc *a)
 	return strbuf_detach(&sb);
 }
 
+char *alloc_sentence(const struct report_alloc *a)
+{
+	char *text = alloc_text(a), *callers = alloc_callers_text(a);
+	char *sentence = xasprintf("%s%s", text, callers);
+
+	free(text);
+	free(callers);
+	return sentence;
+}
+
 char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const char *title)
 {
 	struct strbuf es = STRBUF_INIT, et = STRBUF_INIT;

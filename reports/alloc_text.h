@@ -20,6 +20,13 @@ char *alloc_text(const struct report_alloc *a);
 /* " <- caller <- caller", "" if none; caller frees. */
 char *alloc_callers_text(const struct report_alloc *a);
 
+/* The heap block as every printer shows it, after ALLOC_SENTENCE_TITLE:
+ * alloc_text() and its callers, "aligned_alloc(64, 192) = 192 bytes at
+ * 0x..., allocated in main x.c:103 by thread 12, freed before the end <-
+ * __libc_start_call_main".  Unescaped; caller frees. */
+#define ALLOC_SENTENCE_TITLE "heap block: "
+char *alloc_sentence(const struct report_alloc *a);
+
 /* The layout advice's last word on a heap block: "calloc(2, 3072) in
  * main x.c:113 aligns to 16 bytes only: allocate with aligned_alloc(64,
  * 2 * sizeof(struct worker_arg)) and zero it"; NULL without a block, or

@@ -245,18 +245,15 @@ static void print_latent_side(const struct report_latent_side *s, FILE *out)
 /* Its heap block, under the object's name. */
 static void print_latent_alloc(const struct report_alloc *a, FILE *out)
 {
-	char *text, *callers;
+	char *sentence;
 
 	if (!a)
 		return;
-	text = alloc_text(a);
-	callers = alloc_callers_text(a);
-	fputs("<br><span class=\"dim\">heap block: ", out);
-	esc(out, text);
-	esc(out, callers);
+	sentence = alloc_sentence(a);
+	fputs("<br><span class=\"dim\">" ALLOC_SENTENCE_TITLE, out);
+	esc(out, sentence);
 	fputs("</span>", out);
-	free(text);
-	free(callers);
+	free(sentence);
 }
 
 /* Latent false sharing: one placement away from a contended line. */
@@ -883,18 +880,15 @@ static void print_source(const struct report *r, const struct report_line *l, FI
  * names are the target's). */
 static void print_alloc(const struct report_line *l, FILE *out)
 {
-	char *text, *callers;
+	char *sentence;
 
 	if (!l->alloc)
 		return;
-	text = alloc_text(l->alloc);
-	callers = alloc_callers_text(l->alloc);
-	fputs("<p class=\"alloc\">heap block: <span class=\"mono\">", out);
-	esc(out, text);
-	esc(out, callers);
+	sentence = alloc_sentence(l->alloc);
+	fputs("<p class=\"alloc\">" ALLOC_SENTENCE_TITLE "<span class=\"mono\">", out);
+	esc(out, sentence);
 	fputs("</span></p>\n", out);
-	free(text);
-	free(callers);
+	free(sentence);
 }
 
 static void print_line(const struct report *r, const struct report_line *l, unsigned rank,

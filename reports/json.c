@@ -17,6 +17,7 @@
 #include "reports/advice.h"
 #include "reports/fix_report.h"
 #include "reports/json_string.h"
+#include "reports/latent.h"
 #include "reports/member_range.h"
 
 #define JSON_MAX_DEPTH 16
@@ -744,6 +745,19 @@ static void latent_side_json(struct json *j, const char *key,
 	json_close(j);
 }
 
+static const char *placement_basis_name(enum placement_basis b)
+{
+	switch (b) {
+	case PLACEMENT_ALLOCATION:
+		return "allocation";
+	case PLACEMENT_MALLOC:
+		return "malloc";
+	case PLACEMENT_TYPE:
+		break;
+	}
+	return "type";
+}
+
 static void latent_json(struct json *j, const struct report_latent *lt, unsigned rank)
 {
 	json_object(j, NULL, false);
@@ -755,6 +769,7 @@ static void latent_json(struct json *j, const struct report_latent *lt, unsigned
 	json_addr(j, "object_start", lt->object_start);
 	json_u64(j, "element_size", lt->type_size);
 	json_u64(j, "type_align", lt->type_align);
+	json_u64(j, "allocation_align", latent_alloc_align(lt));
 	json_bool(j, "heap", lt->heap);
 	json_double(j, "share", lt->share);
 	json_u64(j, "gap", lt->gap);
@@ -768,6 +783,7 @@ static void latent_json(struct json *j, const struct report_latent *lt, unsigned
 		json_u64(j, "align", lt->placements[i].align);
 		json_u64(j, "sharing", lt->placements[i].sharing);
 		json_u64(j, "total", lt->placements[i].total);
+		json_str(j, "alignment_of", placement_basis_name(lt->placements[i].basis));
 		json_close(j);
 	}
 	json_close(j);

@@ -10,8 +10,29 @@
 #ifndef CONTEND_LATENT_H
 #define CONTEND_LATENT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "reports/report.h"
+
+/* The alignment the pair's heap block was allocated with, where its
+ * record says one (aligned_alloc, posix_memalign, memalign) above both
+ * malloc's and the type's; else 0.  Where a block starts proves nothing:
+ * one read from the heap (attach) has no record, so 0. */
+uint64_t latent_alloc_align(const struct report_latent *lt);
+/* lt->placements from its sides, type_align, heap and alloc: for 64- and
+ * 128-byte lines, at the allocation's alignment (latent_alloc_align), at
+ * malloc's 16 bytes (heap objects of a type aligned below it) and at the
+ * type's, in that order. */
+void latent_fill_placements(struct report_latent *lt);
+/* The advice (lt->advice), from the filled placements: what keeps the two
+ * apart today (an aligned allocation: keep it) and the padding or
+ * alignment that removes the risk whatever allocates the object.  L: the
+ * machine's line size; cxx: a C++ type.  Raw; caller frees. */
+char *latent_advice(const struct report_latent *lt, unsigned L, bool cxx);
+/* " (the type's)", " (malloc's)", " (aligned_alloc's)": whose alignment
+ * placement p counts at. */
+const char *latent_placement_whose(const struct report_latent *lt,
+				   const struct report_placement *p);
 
 /* "increment (latent_slots.c:63)"; caller frees. */
 char *latent_site_text(const struct report_site *s);

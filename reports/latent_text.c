@@ -27,13 +27,6 @@ char *latent_site_text(const struct report_site *s)
 	return xasprintf("0x%" PRIx64, s->ip);
 }
 
-static const char *whose_alignment(const struct report_latent *lt, uint64_t align)
-{
-	if (align == lt->type_align)
-		return " (the type's)";
-	return align == 16 && lt->heap ? " (malloc's)" : "";
-}
-
 char *latent_placements_text(const struct report_latent *lt)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -46,7 +39,7 @@ char *latent_placements_text(const struct report_latent *lt)
 
 		strbuf_addf(&sb, "%s%u of %u%s at %" PRIu64 "-byte alignment%s",
 			    first ? (i ? "; " : "") : ", ", p->sharing, p->total,
-			    first ? " placements" : "", p->align, whose_alignment(lt, p->align));
+			    first ? " placements" : "", p->align, latent_placement_whose(lt, p));
 		if (last)
 			strbuf_addf(&sb, " on %u-byte lines", p->line_size);
 	}
@@ -129,13 +122,10 @@ static void print_latent(const struct report_latent *lt, unsigned rank,
 	fprintf(out, INDENT "%.1f%% of samples   %" PRIu64 " bytes apart, on different "
 		"%u-byte lines here\n", 100.0 * lt->share, lt->gap, line_size);
 	if (lt->alloc) {
-		char *text = alloc_text(lt->alloc), *callers = alloc_callers_text(lt->alloc);
-		char *both = xasprintf("%s%s", text, callers);
+		char *sentence = alloc_sentence(lt->alloc);
 
-		print_wrapped("heap block: ", both, out);
-		free(both);
-		free(text);
-		free(callers);
+		print_wrapped(ALLOC_SENTENCE_TITLE, sentence, out);
+		free(sentence);
 	}
 	fprintf(out, INDENT "offset size  member                 thread   reads writes  code\n");
 	print_side(&lt->a, out);

@@ -311,14 +311,23 @@ struct report_latent_side {
 };
 
 /* In how many start placements of the object (multiples of align within
- * a line of line_size bytes) the two ranges share a line. */
+ * a line of line_size bytes) the two ranges share a line.  basis: whose
+ * alignment that is (reports/latent.h). */
+enum placement_basis {
+	PLACEMENT_TYPE,              /* the type's (DWARF) */
+	PLACEMENT_MALLOC,            /* malloc's and new's 16 bytes */
+	PLACEMENT_ALLOCATION,        /* what the recorded allocation asked for */
+};
+
 struct report_placement {
 	unsigned line_size;
 	uint64_t align;
 	unsigned sharing, total;
+	enum placement_basis basis;
 };
 
-#define REPORT_LATENT_PLACEMENTS 4   /* 64 and 128 bytes, type's and malloc's alignment */
+/* 64 and 128 bytes; the allocation's, malloc's and the type's alignment */
+#define REPORT_LATENT_PLACEMENTS 6
 
 struct report_latent {
 	uint32_t pid;

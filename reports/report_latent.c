@@ -28,10 +28,10 @@
 #include <inttypes.h>
 
 #include "reports/advice.h"
+#include "reports/latent.h"
 #include "reports/naming.h"
 
 #define LATENT_MIN_SAMPLES 8
-#define MALLOC_ALIGN 16
 
 /* What one thread did to one byte range, over the whole run. */
 struct footprint {
@@ -303,56 +303,6 @@ static void fill_side(struct build *b, const struct latent_object *o,
 	symbolize_site(b->sym, f->pid, &s->site);
 }
 
-static void add_placement(struct report_latent *lt, unsigned L, uint64_t align)
-{
-	struct report_placement *p = &lt->placements[lt->n_placements];
-	uint64_t first = lt->a.addr & ~(align - 1);
-
-	if (lt->n_placements >= REPORT_LATENT_PLACEMENTS || align & (align - 1))
-		return;
-	p->line_size = L;
-	p->align = align;
-	p->sharing = advice_shared_placements(align, L, lt->a.addr - first, lt->a.size,
-					      lt->b.addr - first, lt->b.size, &p->total);
-	lt->n_placements++;
-}
-
-/* The padding that keeps the two apart at any start address.  In C++,
- * new (and so std::vector) honours the type's alignment from C++17. */
-static char *latent_advice(const struct report_latent *lt, const struct latent_object *o,
-			   unsigned L, bool cxx)
-{
-	bool array = o->array || o->elements;
-	const char *type = o->elements ? o->elem_type : o->type_name;
-	char *heap = cxx ? xasprintf("new and std::vector align it from C++17, "
-				     "aligned_alloc(%u, ...) what malloc allocates", L) :
-			   xasprintf("aligned_alloc(%u, ...) on the heap", L);
-	const char *align = cxx ? "alignas" : "_Alignas";
-	char *advice;
-
-	if (!type)
-		type = "the element";
-	if (array && o->elem_size % L == 0)
-		advice = xasprintf("%s is %" PRIu64 " bytes, a multiple of the %u-byte line, but "
-				   "nothing keeps the array line-aligned: align it to %u bytes "
-				   "(%s(%u) on the struct's first member; %s), so that each "
-				   "element starts a line", type, o->elem_size, L, L, align, L,
-				   heap);
-	else if (array)
-		advice = xasprintf("pad %s from %" PRIu64 " to %" PRIu64 " bytes and align "
-				   "the array to %u (%s(%u) on its first member; %s): cost +%"
-				   PRIu64 " bytes per element", type, o->elem_size,
-				   (o->elem_size + L - 1) / L * L, L, align, L, heap,
-				   (o->elem_size + L - 1) / L * L - o->elem_size);
-	else
-		advice = xasprintf("start %s on its own %u-byte line (%s(%u) on it, and the "
-				   "object aligned to %u), away from %s: at most %u bytes of "
-				   "padding", lt->b.member ? lt->b.member : "the second range", L,
-				   align, L, L, lt->a.member ? lt->a.member : "the first", L - 1);
-	free(heap);
-	return advice;
-}
-
 /* A footprint's type attribution, looked up once (at its hottest cell). */
 static const struct cell_attr *attr_of(struct build *b, struct attr_cache *cache,
 				       struct footprint *f)
@@ -401,18 +351,14 @@ static bool build_latent(struct build *b, struct attr_cache *cache, struct footp
 	fill_side(b, &o, x, &at_x, &lt->b);
 	lt->gap = x->addr - (a->addr + a->size);
 	lt->share = (double)(a->count + x->count) / (double)b->total;
-	/* malloc's first: where a heap array lies is the usual luck */
-	for (unsigned L2 = 64; L2 <= 128; L2 *= 2) {
-		if (heap && o.align < MALLOC_ALIGN)
-			add_placement(lt, L2, MALLOC_ALIGN);
-		add_placement(lt, L2, o.align);
-	}
-	lt->advice = latent_advice(lt, &o, L, at_a.a.layout && at_a.a.layout->cxx);
 	if (heap && (lt->alloc = alloc_describe_address(b, a->pid, a->addr)) &&
 	    (x->addr < lt->alloc->start || x->addr >= lt->alloc->start + lt->alloc->size)) {
 		report_alloc_free(lt->alloc);    /* two blocks: neither is the object */
 		lt->alloc = NULL;
 	}
+	/* the block first: its recorded alignment is a placement too */
+	latent_fill_placements(lt);
+	lt->advice = latent_advice(lt, L, at_a.a.layout && at_a.a.layout->cxx);
 	/* the object's own alignment keeps them apart: padded already */
 	for (unsigned i = 0; i < lt->n_placements; i++)
 		if (lt->placements[i].line_size == L && lt->placements[i].sharing)

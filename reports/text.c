@@ -937,19 +937,16 @@ static void print_advice(const struct report_line *l, FILE *out)
 /* "   heap block: calloc(2, 3072) = 6144 bytes at ..., allocated in main x.c:112" */
 static void print_alloc(const struct report_line *l, FILE *out)
 {
-	char *text, *callers;
-	struct wrap w = { out, 0, " ", INDENT "            ", true };
+	char *sentence;
+	struct wrap w = { out, 0, " ", INDENT "            ", false };
 
 	if (!l->alloc)
 		return;
-	text = alloc_text(l->alloc);
-	callers = alloc_callers_text(l->alloc);
-	w.col = fprintf(out, INDENT "heap block:");
-	wrap_words(&w, text);
-	wrap_words(&w, callers);
+	sentence = alloc_sentence(l->alloc);
+	w.col = fprintf(out, INDENT ALLOC_SENTENCE_TITLE);
+	wrap_words(&w, sentence);
 	fputc('\n', out);
-	free(text);
-	free(callers);
+	free(sentence);
 }
 
 static void print_line(const struct report_line *l, unsigned rank, bool mem, FILE *out)

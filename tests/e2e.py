@@ -61,9 +61,16 @@ and checks the JSON report (docs/json-schema.md):
               "type": "struct slot",    the element's or object's type
               "function": "step",       some side's code is in it
               "placements": [ { "line_size": 64, "align": 16,
-                                "sharing": 2, "total": 4 } ],
-              "allocation": { ... } } ],  as for a line
-                                        each listed placement count is there
+                                "sharing": 2, "total": 4,
+                                "alignment_of": "malloc" } ],
+              "allocation": { ... },    as for a line
+              "advice_includes": ["keeps the array line-aligned"],
+              "advice_excludes": ["nothing keeps"] } ],
+                                        each listed placement is there (a
+                                        placement with those fields, others
+                                        free); the advice holds each text of
+                                        advice_includes, none of
+                                        advice_excludes
           "forbid_other_latent": true } no latent pair beyond those
       ] }
 
@@ -95,7 +102,8 @@ import tempfile
 RUN_KEYS = {"name", "args", "repeat", "contend_args", "timeout", "expect",
             "forbid_other_lines", "expect_minor", "forbid_other_minor",
             "expect_latent", "forbid_other_latent"}
-LATENT_KEYS = {"members", "type", "function", "placements", "allocation"}
+LATENT_KEYS = {"members", "type", "function", "placements", "allocation",
+               "advice_includes", "advice_excludes"}
 EXPECT_KEYS = {"kind", "object", "type", "members", "true_shared_members",
                "false_victim_members", "only_members", "min_writer_threads",
                "function", "file", "min_typed_rate", "alignment_note",
@@ -403,9 +411,17 @@ def check_latent(exp, lt):
             for sd in sides):
         problems.append("function: no side in %s" % exp["function"])
     for want in exp.get("placements", []):
-        if want not in (lt.get("placements") or []):
+        if not any(all(p.get(k) == v for k, v in want.items())
+                   for p in lt.get("placements") or []):
             problems.append("placements: no %r (have %r)"
                             % (want, lt.get("placements")))
+    advice = lt.get("advice") or ""
+    for text in exp.get("advice_includes", []):
+        if text not in advice:
+            problems.append("advice: no %r in %r" % (text, advice))
+    for text in exp.get("advice_excludes", []):
+        if text in advice:
+            problems.append("advice: %r in %r" % (text, advice))
     if "allocation" in exp:
         problems += check_allocation(exp["allocation"], lt.get("allocation"))
     return problems
