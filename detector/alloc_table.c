@@ -14,9 +14,23 @@
  * sampled lines in it: looking would cost a lookup per line. */
 #define LINES_CHECKED 64
 
-struct block_key {
-	uint32_t pid, pad;
-	uint64_t addr;
+/*
+ * Blocks by (pid, address), for the live blocks and for the frees owed:
+ * open addressing, linear probing, under half full, each slot holding its
+ * key, hashed from two words.  Every record the shim sends is a lookup
+ * here, so one record is one probe (find the slot, then fill or empty that
+ * very slot), not common/hashmap's bytewise hash, key compare and second
+ * probe to insert or remove (bench/alloc-overhead.sh: contend's CPU).
+ */
+struct addr_slot {
+	uint64_t addr;                    /* 0: empty (no record has address 0) */
+	uint32_t pid;
+	uint32_t val;                     /* block index + 1, or a count; never 0 */
+};
+
+struct addr_map {
+	struct addr_slot *slots;
+	size_t cap, used;                 /* cap: 0 or a power of two */
 };
 
 struct site_key {
@@ -35,16 +49,16 @@ struct alloc_table {
 	size_t n_blocks, alloc_blocks;
 	uint32_t *free_slots;
 	size_t n_free, alloc_free;
-	struct hashmap live;              /* block_key -> block index + 1 */
+	struct addr_map live;             /* -> block index + 1 */
 	struct alloc_block *kept;         /* freed, a sampled line in them: a ring */
 	size_t n_kept, alloc_kept, next_kept;
 	struct alloc_block recent[ALLOC_RECENT_MAX];   /* the latest frees: a ring */
 	size_t n_recent, next_recent;
 	struct alloc_site *sites;
 	size_t n_sites, alloc_sites;
-	struct hashmap site_ids;          /* site_key -> site index + 1 */
-	struct hashmap owed;              /* block_key -> frees still to come of
-	                                     blocks a newer one replaced */
+	struct hashmap site_ids;          /* site_hash() -> site index + 1, keys in sites */
+	struct addr_map owed;             /* -> frees still to come of blocks a
+	                                     newer one replaced */
 	struct index_entry *index;
 	size_t n_index, alloc_index;
 	bool index_stale;
@@ -72,9 +86,7 @@ struct alloc_table *alloc_table_new(void)
 {
 	struct alloc_table *t = xcalloc(1, sizeof(*t));
 
-	hashmap_init(&t->live, sizeof(struct block_key));
-	hashmap_init(&t->site_ids, sizeof(struct site_key));
-	hashmap_init(&t->owed, sizeof(struct block_key));
+	hashmap_init(&t->site_ids, 0);
 	return t;
 }
 
@@ -82,9 +94,9 @@ void alloc_table_free(struct alloc_table *t)
 {
 	if (!t)
 		return;
-	hashmap_release(&t->live, NULL);
+	free(t->live.slots);
 	hashmap_release(&t->site_ids, NULL);
-	hashmap_release(&t->owed, NULL);
+	free(t->owed.slots);
 	free(t->blocks);
 	free(t->free_slots);
 	free(t->kept);
@@ -93,16 +105,121 @@ void alloc_table_free(struct alloc_table *t)
 	free(t);
 }
 
+static size_t addr_home(const struct addr_map *m, uint32_t pid, uint64_t addr)
+{
+	return (size_t)hash_u64(addr ^ ((uint64_t)pid << 48)) & (m->cap - 1);
+}
+
+/* The slot holding (pid, addr), or the empty one where it would go; cap > 0. */
+static size_t addr_slot_of(const struct addr_map *m, uint32_t pid, uint64_t addr)
+{
+	size_t mask = m->cap - 1, i = addr_home(m, pid, addr);
+
+	while (m->slots[i].addr && (m->slots[i].addr != addr || m->slots[i].pid != pid))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* The value at (pid, addr), or NULL. */
+static uint32_t *addr_map_find(struct addr_map *m, uint32_t pid, uint64_t addr)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	i = addr_slot_of(m, pid, addr);
+	return m->slots[i].addr ? &m->slots[i].val : NULL;
+}
+
+static void addr_map_grow(struct addr_map *m)
+{
+	struct addr_map old = *m;
+
+	m->cap = old.cap ? 2 * old.cap : 1024;
+	m->slots = xcalloc(m->cap, sizeof(*m->slots));
+	for (size_t i = 0; i < old.cap; i++)
+		if (old.slots[i].addr)
+			m->slots[addr_slot_of(m, old.slots[i].pid, old.slots[i].addr)] = old.slots[i];
+	free(old.slots);
+}
+
+/* The value at (pid, addr), 0 when it was not there (the caller sets it,
+ * or takes the entry out again): valid until the map's next insert or
+ * removal. */
+static uint32_t *addr_map_insert(struct addr_map *m, uint32_t pid, uint64_t addr)
+{
+	size_t i;
+
+	if (2 * (m->used + 1) > m->cap)
+		addr_map_grow(m);
+	i = addr_slot_of(m, pid, addr);
+	if (!m->slots[i].addr) {
+		m->slots[i] = (struct addr_slot){ .addr = addr, .pid = pid, .val = 0 };
+		m->used++;
+	}
+	return &m->slots[i].val;
+}
+
+/* Takes out the entry whose value val (from find or insert) is.  Backward
+ * shift: each entry after the hole that could live in it moves up, so
+ * that no probe is cut short. */
+static void addr_map_remove(struct addr_map *m, uint32_t *val)
+{
+	size_t mask = m->cap - 1;
+	size_t i = (size_t)((struct addr_slot *)((char *)val - offsetof(struct addr_slot, val)) -
+			    m->slots);
+
+	for (size_t j = (i + 1) & mask; m->slots[j].addr; j = (j + 1) & mask) {
+		size_t home = addr_home(m, m->slots[j].pid, m->slots[j].addr);
+
+		/* j's entry stays if its home lies cyclically in (i, j] */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		m->slots[i] = m->slots[j];
+		i = j;
+	}
+	m->slots[i].addr = 0;
+	m->used--;
+}
+
+static void addr_map_clear(struct addr_map *m)
+{
+	if (m->cap)
+		memset(m->slots, 0, m->cap * sizeof(*m->slots));
+	m->used = 0;
+}
+
+/* A hash of the site's words, not of its bytes one by one. */
+static uint64_t site_hash(const struct site_key *k)
+{
+	uint64_t h = hash_u64((uint64_t)k->pid << 32 | k->call);
+
+	for (int i = 0; i < ALLOC_FRAMES; i++)
+		h = hash_u64(h ^ k->frames[i]);
+	return h;
+}
+
+static bool same_site(const struct alloc_site *s, const struct site_key *k)
+{
+	return s->pid == k->pid && s->call == k->call &&
+	       !memcmp(s->frames, k->frames, sizeof(s->frames));
+}
+
 static uint32_t site_of(struct alloc_table *t, const struct alloc_record *r)
 {
 	struct site_key k;
+	uint64_t hash;
 	uintptr_t id;
+	size_t pos;
 
-	memset(&k, 0, sizeof(k));
 	k.pid = r->pid;
 	k.call = r->call;
 	memcpy(k.frames, r->frames, sizeof(k.frames));
-	id = (uintptr_t)hashmap_get(&t->site_ids, &k);
+	hash = site_hash(&k);
+	for (id = (uintptr_t)hashmap_first_of(&t->site_ids, hash, &pos); id;
+	     id = (uintptr_t)hashmap_next_of(&t->site_ids, hash, &pos))
+		if (same_site(&t->sites[id - 1], &k))
+			break;
 	if (!id) {
 		struct alloc_site *s;
 
@@ -113,7 +230,7 @@ static uint32_t site_of(struct alloc_table *t, const struct alloc_record *r)
 		s->call = r->call;
 		memcpy(s->frames, r->frames, sizeof(s->frames));
 		id = t->n_sites;
-		hashmap_put(&t->site_ids, &k, (void *)id);
+		hashmap_add(&t->site_ids, hash, (void *)id);
 	}
 	t->sites[id - 1].blocks++;
 	return (uint32_t)(id - 1);
@@ -160,10 +277,10 @@ static void retire(struct alloc_table *t, const struct alloc_block *b, bool keep
 	slot->freed = true;
 }
 
-/* Takes the live block at k out; its slot goes on the free list. */
-static void unlink_block(struct alloc_table *t, const struct block_key *k, uint32_t i)
+/* The live block in slot i is gone: its slot goes on the free list (its
+ * entry in the live map is the caller's to take out or reuse). */
+static void release_block(struct alloc_table *t, uint32_t i)
 {
-	hashmap_remove(&t->live, k);
 	ALLOC_GROW(t->free_slots, t->n_free + 1, t->alloc_free);
 	t->free_slots[t->n_free++] = i;
 	t->blocks[i].size = 0;
@@ -174,28 +291,24 @@ static void unlink_block(struct alloc_table *t, const struct block_key *k, uint3
 /* A block replaced at its address before its free came: the free is on
  * its way (another thread's batch) or lost.  Lost ones would pile up: past
  * ALLOC_RECENT_MAX addresses they are forgotten. */
-static void owe_free(struct alloc_table *t, const struct block_key *k)
+static void owe_free(struct alloc_table *t, uint32_t pid, uint64_t addr)
 {
-	uintptr_t n = (uintptr_t)hashmap_get(&t->owed, k);
-
-	if (!n && hashmap_count(&t->owed) >= ALLOC_RECENT_MAX) {
-		hashmap_release(&t->owed, NULL);
-		hashmap_init(&t->owed, sizeof(struct block_key));
-	}
-	hashmap_put(&t->owed, k, (void *)(n + 1));
+	if (t->owed.used >= ALLOC_RECENT_MAX && !addr_map_find(&t->owed, pid, addr))
+		addr_map_clear(&t->owed);
+	(*addr_map_insert(&t->owed, pid, addr))++;
 }
 
-/* Takes one owed free at k, if there is one. */
-static bool pay_owed(struct alloc_table *t, const struct block_key *k)
+/* Takes one owed free at (pid, addr), if there is one. */
+static bool pay_owed(struct alloc_table *t, uint32_t pid, uint64_t addr)
 {
-	uintptr_t n = (uintptr_t)hashmap_get(&t->owed, k);
+	uint32_t *n = addr_map_find(&t->owed, pid, addr);
 
 	if (!n)
 		return false;
-	if (n == 1)
-		hashmap_remove(&t->owed, k);
+	if (*n == 1)
+		addr_map_remove(&t->owed, n);
 	else
-		hashmap_put(&t->owed, k, (void *)(n - 1));
+		(*n)--;
 	return true;
 }
 
@@ -215,36 +328,35 @@ static bool surely_before(uint64_t a, uint64_t b)
 static void on_free(struct alloc_table *t, const struct alloc_record *r,
 		    struct line_table *lines)
 {
-	struct block_key k = { .pid = r->pid, .addr = r->addr };
-	uintptr_t id = (uintptr_t)hashmap_get(&t->live, &k);
+	uint32_t *id = addr_map_find(&t->live, r->pid, r->addr);
 	struct alloc_block *b;
 
 	if (!id) {
-		pay_owed(t, &k);
+		pay_owed(t, r->pid, r->addr);
 		return;         /* not seen, dropped, or allocated before we looked */
 	}
-	b = &t->blocks[id - 1];
-	if (!surely_before(b->time, r->time) && pay_owed(t, &k))
+	b = &t->blocks[*id - 1];
+	if (!surely_before(b->time, r->time) && pay_owed(t, r->pid, r->addr))
 		return;         /* the late free of the block this one replaced */
 	if (surely_before(r->time, b->time))
 		return;         /* of an older block we never saw */
 	retire(t, b, sampled_in(lines, b));
-	unlink_block(t, &k, (uint32_t)(id - 1));
+	release_block(t, *id - 1);
+	addr_map_remove(&t->live, id);
 }
 
 static void on_alloc(struct alloc_table *t, const struct alloc_record *r,
 		     struct line_table *lines)
 {
-	struct block_key k = { .pid = r->pid, .addr = r->addr };
-	uintptr_t id = (uintptr_t)hashmap_get(&t->live, &k);
+	uint32_t *id = addr_map_insert(&t->live, r->pid, r->addr);
 	struct alloc_block nb = {
 		.addr = r->addr, .size = r->size, .arg = r->arg, .time = r->time,
 		.pid = r->pid, .tid = r->tid, .call = r->call,
 	};
 	uint32_t i;
 
-	if (id) {
-		struct alloc_block *old = &t->blocks[id - 1];
+	if (*id) {
+		struct alloc_block *old = &t->blocks[*id - 1];
 
 		if (surely_before(r->time, old->time)) {
 			/* this block's free came (and its successor) before it did */
@@ -253,12 +365,15 @@ static void on_alloc(struct alloc_table *t, const struct alloc_record *r,
 			return;
 		}
 		/* the old block's free is late or lost: it is gone all the same */
-		owe_free(t, &k);
+		owe_free(t, r->pid, r->addr);
 		retire(t, old, sampled_in(lines, old));
-		unlink_block(t, &k, (uint32_t)(id - 1));
+		release_block(t, *id - 1);
+		*id = 0;
 	}
-	if (hashmap_count(&t->live) >= ALLOC_LIVE_MAX && r->size < ALLOC_LARGE) {
+	/* the live blocks but this new entry */
+	if (t->live.used - 1 >= ALLOC_LIVE_MAX && r->size < ALLOC_LARGE) {
 		t->dropped++;
+		addr_map_remove(&t->live, id);
 		return;
 	}
 	nb.site = site_of(t, r);
@@ -269,7 +384,7 @@ static void on_alloc(struct alloc_table *t, const struct alloc_record *r,
 		i = (uint32_t)t->n_blocks++;
 	}
 	t->blocks[i] = nb;
-	hashmap_put(&t->live, &k, (void *)(uintptr_t)(i + 1));
+	*id = i + 1;
 	t->index_stale = true;
 }
 
@@ -358,7 +473,7 @@ const struct alloc_site *alloc_table_site(const struct alloc_table *t, uint32_t 
 void alloc_table_stats(const struct alloc_table *t, struct alloc_stats *out)
 {
 	out->records = t->records;
-	out->live = hashmap_count(&t->live);
+	out->live = t->live.used;
 	out->kept_freed = t->n_kept;
 	out->dropped = t->dropped;
 	out->sites = t->n_sites;
