@@ -14,23 +14,9 @@
  * sampled lines in it: looking would cost a lookup per line. */
 #define LINES_CHECKED 64
 
-/*
- * Blocks by (pid, address), for the live blocks and for the frees owed:
- * open addressing, linear probing, under half full, each slot holding its
- * key, hashed from two words.  Every record the shim sends is a lookup
- * here, so one record is one probe (find the slot, then fill or empty that
- * very slot), not common/hashmap's bytewise hash, key compare and second
- * probe to insert or remove (bench/alloc-overhead.sh: contend's CPU).
- */
-struct addr_slot {
-	uint64_t addr;                    /* 0: empty (no record has address 0) */
-	uint32_t pid;
-	uint32_t val;                     /* block index + 1, or a count; never 0 */
-};
-
-struct addr_map {
-	struct addr_slot *slots;
-	size_t cap, used;                 /* cap: 0 or a power of two */
+struct block_key {
+	uint32_t pid, pad;
+	uint64_t addr;
 };
 
 struct site_key {
@@ -45,11 +31,19 @@ struct index_entry {
 };
 
 struct alloc_table {
-	struct alloc_block *blocks;       /* live ones; a free list threads the holes */
-	size_t n_blocks, alloc_blocks;
-	uint32_t *free_slots;
-	size_t n_free, alloc_free;
-	struct addr_map live;             /* -> block index + 1 */
+	struct alloc_block *blocks;       /* live ones, and holes (address 0) */
+	struct block_key *keys;           /* the address each slot of blocks is bound to */
+	size_t n_blocks, alloc_blocks, alloc_keys;
+	/* (pid, address) -> index + 1 of the slot of blocks bound to it:
+	 * common/hashmap keyless under block_hash(), matched through keys.
+	 * A slot stays bound to its address after its block is freed, for
+	 * the next block there (malloc hands the same addresses out again
+	 * and again); bound slots without a block are swept out by
+	 * compact().  A record costs one hash of two words and one walk,
+	 * not a bytewise hash and a key compare per probe, twice
+	 * (bench/alloc-overhead.sh: contend's CPU). */
+	struct hashmap live;
+	size_t n_live;                    /* blocks live (live holds more entries) */
 	struct alloc_block *kept;         /* freed, a sampled line in them: a ring */
 	size_t n_kept, alloc_kept, next_kept;
 	struct alloc_block recent[ALLOC_RECENT_MAX];   /* the latest frees: a ring */
@@ -57,8 +51,8 @@ struct alloc_table {
 	struct alloc_site *sites;
 	size_t n_sites, alloc_sites;
 	struct hashmap site_ids;          /* site_hash() -> site index + 1, keys in sites */
-	struct addr_map owed;             /* -> frees still to come of blocks a
-	                                     newer one replaced */
+	struct hashmap owed;              /* block_key -> frees still to come of
+	                                     blocks a newer one replaced */
 	struct index_entry *index;
 	size_t n_index, alloc_index;
 	bool index_stale;
@@ -86,7 +80,9 @@ struct alloc_table *alloc_table_new(void)
 {
 	struct alloc_table *t = xcalloc(1, sizeof(*t));
 
+	hashmap_init(&t->live, 0);
 	hashmap_init(&t->site_ids, 0);
+	hashmap_init(&t->owed, sizeof(struct block_key));
 	return t;
 }
 
@@ -94,99 +90,60 @@ void alloc_table_free(struct alloc_table *t)
 {
 	if (!t)
 		return;
-	free(t->live.slots);
+	hashmap_release(&t->live, NULL);
 	hashmap_release(&t->site_ids, NULL);
-	free(t->owed.slots);
+	hashmap_release(&t->owed, NULL);
 	free(t->blocks);
-	free(t->free_slots);
+	free(t->keys);
 	free(t->kept);
 	free(t->sites);
 	free(t->index);
 	free(t);
 }
 
-static size_t addr_home(const struct addr_map *m, uint32_t pid, uint64_t addr)
+static uint64_t block_hash(uint32_t pid, uint64_t addr)
 {
-	return (size_t)hash_u64(addr ^ ((uint64_t)pid << 48)) & (m->cap - 1);
+	return hash_u64(addr ^ ((uint64_t)pid << 48));
 }
 
-/* The slot holding (pid, addr), or the empty one where it would go; cap > 0. */
-static size_t addr_slot_of(const struct addr_map *m, uint32_t pid, uint64_t addr)
+/* The slot bound to (pid, addr): its index + 1, or 0.  Its block is
+ * live when its address is not 0. */
+static uint32_t slot_of(const struct alloc_table *t, uint64_t hash, uint32_t pid,
+			uint64_t addr)
 {
-	size_t mask = m->cap - 1, i = addr_home(m, pid, addr);
+	size_t pos;
 
-	while (m->slots[i].addr && (m->slots[i].addr != addr || m->slots[i].pid != pid))
-		i = (i + 1) & mask;
-	return i;
-}
+	for (void *v = hashmap_first_of(&t->live, hash, &pos); v;
+	     v = hashmap_next_of(&t->live, hash, &pos)) {
+		const struct block_key *k = &t->keys[(uintptr_t)v - 1];
 
-/* The value at (pid, addr), or NULL. */
-static uint32_t *addr_map_find(struct addr_map *m, uint32_t pid, uint64_t addr)
-{
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	i = addr_slot_of(m, pid, addr);
-	return m->slots[i].addr ? &m->slots[i].val : NULL;
-}
-
-static void addr_map_grow(struct addr_map *m)
-{
-	struct addr_map old = *m;
-
-	m->cap = old.cap ? 2 * old.cap : 1024;
-	m->slots = xcalloc(m->cap, sizeof(*m->slots));
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.slots[i].addr)
-			m->slots[addr_slot_of(m, old.slots[i].pid, old.slots[i].addr)] = old.slots[i];
-	free(old.slots);
-}
-
-/* The value at (pid, addr), 0 when it was not there (the caller sets it,
- * or takes the entry out again): valid until the map's next insert or
- * removal. */
-static uint32_t *addr_map_insert(struct addr_map *m, uint32_t pid, uint64_t addr)
-{
-	size_t i;
-
-	if (2 * (m->used + 1) > m->cap)
-		addr_map_grow(m);
-	i = addr_slot_of(m, pid, addr);
-	if (!m->slots[i].addr) {
-		m->slots[i] = (struct addr_slot){ .addr = addr, .pid = pid, .val = 0 };
-		m->used++;
+		if (k->addr == addr && k->pid == pid)
+			return (uint32_t)(uintptr_t)v;
 	}
-	return &m->slots[i].val;
+	return 0;
 }
 
-/* Takes out the entry whose value val (from find or insert) is.  Backward
- * shift: each entry after the hole that could live in it moves up, so
- * that no probe is cut short. */
-static void addr_map_remove(struct addr_map *m, uint32_t *val)
+/* Once the slots outnumber the live blocks four times over, the holes go
+ * and the map is made again (its storage kept): a cost of a few slots a
+ * record, and memory bounded by the live blocks. */
+static void compact(struct alloc_table *t)
 {
-	size_t mask = m->cap - 1;
-	size_t i = (size_t)((struct addr_slot *)((char *)val - offsetof(struct addr_slot, val)) -
-			    m->slots);
+	size_t n = 0;
 
-	for (size_t j = (i + 1) & mask; m->slots[j].addr; j = (j + 1) & mask) {
-		size_t home = addr_home(m, m->slots[j].pid, m->slots[j].addr);
-
-		/* j's entry stays if its home lies cyclically in (i, j] */
-		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+	if (t->n_blocks < 4 * t->n_live + 4096)
+		return;
+	hashmap_clear(&t->live, NULL);
+	for (size_t i = 0; i < t->n_blocks; i++) {
+		if (!t->blocks[i].addr)
 			continue;
-		m->slots[i] = m->slots[j];
-		i = j;
+		t->blocks[n] = t->blocks[i];
+		t->keys[n] = t->keys[i];
+		n++;
+		hashmap_add(&t->live, block_hash(t->keys[n - 1].pid, t->keys[n - 1].addr),
+			    (void *)(uintptr_t)n);
 	}
-	m->slots[i].addr = 0;
-	m->used--;
-}
-
-static void addr_map_clear(struct addr_map *m)
-{
-	if (m->cap)
-		memset(m->slots, 0, m->cap * sizeof(*m->slots));
-	m->used = 0;
+	t->n_blocks = n;
+	t->index_stale = true;
 }
 
 /* A hash of the site's words, not of its bytes one by one. */
@@ -277,38 +234,45 @@ static void retire(struct alloc_table *t, const struct alloc_block *b, bool keep
 	slot->freed = true;
 }
 
-/* The live block in slot i is gone: its slot goes on the free list (its
- * entry in the live map is the caller's to take out or reuse). */
+/* The live block in slot i is gone; the slot stays bound to its address. */
 static void release_block(struct alloc_table *t, uint32_t i)
 {
-	ALLOC_GROW(t->free_slots, t->n_free + 1, t->alloc_free);
-	t->free_slots[t->n_free++] = i;
 	t->blocks[i].size = 0;
 	t->blocks[i].addr = 0;
+	t->n_live--;
 	t->index_stale = true;
 }
 
 /* A block replaced at its address before its free came: the free is on
  * its way (another thread's batch) or lost.  Lost ones would pile up: past
  * ALLOC_RECENT_MAX addresses they are forgotten. */
-static void owe_free(struct alloc_table *t, uint32_t pid, uint64_t addr)
+static void owe_free(struct alloc_table *t, const struct block_key *k)
 {
-	if (t->owed.used >= ALLOC_RECENT_MAX && !addr_map_find(&t->owed, pid, addr))
-		addr_map_clear(&t->owed);
-	(*addr_map_insert(&t->owed, pid, addr))++;
+	uintptr_t n = (uintptr_t)hashmap_get(&t->owed, k);
+
+	if (!n && hashmap_count(&t->owed) >= ALLOC_RECENT_MAX) {
+		hashmap_release(&t->owed, NULL);
+		hashmap_init(&t->owed, sizeof(struct block_key));
+	}
+	hashmap_put(&t->owed, k, (void *)(n + 1));
 }
 
-/* Takes one owed free at (pid, addr), if there is one. */
+/* Takes one owed free at (pid, addr), if there is one (mostly none is
+ * owed at all: no hash then). */
 static bool pay_owed(struct alloc_table *t, uint32_t pid, uint64_t addr)
 {
-	uint32_t *n = addr_map_find(&t->owed, pid, addr);
+	struct block_key k = { .pid = pid, .addr = addr };
+	uintptr_t n;
 
+	if (!hashmap_count(&t->owed))
+		return false;
+	n = (uintptr_t)hashmap_get(&t->owed, &k);
 	if (!n)
 		return false;
-	if (*n == 1)
-		addr_map_remove(&t->owed, n);
+	if (n == 1)
+		hashmap_remove(&t->owed, &k);
 	else
-		(*n)--;
+		hashmap_put(&t->owed, &k, (void *)(n - 1));
 	return true;
 }
 
@@ -328,35 +292,36 @@ static bool surely_before(uint64_t a, uint64_t b)
 static void on_free(struct alloc_table *t, const struct alloc_record *r,
 		    struct line_table *lines)
 {
-	uint32_t *id = addr_map_find(&t->live, r->pid, r->addr);
+	uint32_t id = slot_of(t, block_hash(r->pid, r->addr), r->pid, r->addr);
 	struct alloc_block *b;
 
-	if (!id) {
+	if (!id || !t->blocks[id - 1].addr) {
 		pay_owed(t, r->pid, r->addr);
 		return;         /* not seen, dropped, or allocated before we looked */
 	}
-	b = &t->blocks[*id - 1];
+	b = &t->blocks[id - 1];
 	if (!surely_before(b->time, r->time) && pay_owed(t, r->pid, r->addr))
 		return;         /* the late free of the block this one replaced */
 	if (surely_before(r->time, b->time))
 		return;         /* of an older block we never saw */
 	retire(t, b, sampled_in(lines, b));
-	release_block(t, *id - 1);
-	addr_map_remove(&t->live, id);
+	release_block(t, id - 1);
 }
 
 static void on_alloc(struct alloc_table *t, const struct alloc_record *r,
 		     struct line_table *lines)
 {
-	uint32_t *id = addr_map_insert(&t->live, r->pid, r->addr);
+	uint64_t hash = block_hash(r->pid, r->addr);
+	uint32_t id = slot_of(t, hash, r->pid, r->addr);
 	struct alloc_block nb = {
 		.addr = r->addr, .size = r->size, .arg = r->arg, .time = r->time,
 		.pid = r->pid, .tid = r->tid, .call = r->call,
 	};
 	uint32_t i;
 
-	if (*id) {
-		struct alloc_block *old = &t->blocks[*id - 1];
+	if (id && t->blocks[id - 1].addr) {
+		struct alloc_block *old = &t->blocks[id - 1];
+		struct block_key k = { .pid = r->pid, .addr = r->addr };
 
 		if (surely_before(r->time, old->time)) {
 			/* this block's free came (and its successor) before it did */
@@ -365,26 +330,27 @@ static void on_alloc(struct alloc_table *t, const struct alloc_record *r,
 			return;
 		}
 		/* the old block's free is late or lost: it is gone all the same */
-		owe_free(t, r->pid, r->addr);
+		owe_free(t, &k);
 		retire(t, old, sampled_in(lines, old));
-		release_block(t, *id - 1);
-		*id = 0;
+		release_block(t, id - 1);
 	}
-	/* the live blocks but this new entry */
-	if (t->live.used - 1 >= ALLOC_LIVE_MAX && r->size < ALLOC_LARGE) {
+	if (t->n_live >= ALLOC_LIVE_MAX && r->size < ALLOC_LARGE) {
 		t->dropped++;
-		addr_map_remove(&t->live, id);
 		return;
 	}
 	nb.site = site_of(t, r);
-	if (t->n_free) {
-		i = t->free_slots[--t->n_free];
+	if (id) {
+		i = id - 1;     /* the slot this address had */
 	} else {
+		compact(t);
 		ALLOC_GROW(t->blocks, t->n_blocks + 1, t->alloc_blocks);
+		ALLOC_GROW(t->keys, t->n_blocks + 1, t->alloc_keys);
 		i = (uint32_t)t->n_blocks++;
+		t->keys[i] = (struct block_key){ .pid = r->pid, .addr = r->addr };
+		hashmap_add(&t->live, hash, (void *)(uintptr_t)(i + 1));
 	}
 	t->blocks[i] = nb;
-	*id = i + 1;
+	t->n_live++;
 	t->index_stale = true;
 }
 
@@ -473,7 +439,7 @@ const struct alloc_site *alloc_table_site(const struct alloc_table *t, uint32_t 
 void alloc_table_stats(const struct alloc_table *t, struct alloc_stats *out)
 {
 	out->records = t->records;
-	out->live = t->live.used;
+	out->live = t->n_live;
 	out->kept_freed = t->n_kept;
 	out->dropped = t->dropped;
 	out->sites = t->n_sites;
