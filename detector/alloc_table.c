@@ -43,7 +43,7 @@ struct alloc_table {
 	 * not a bytewise hash and a key compare per probe, twice
 	 * (bench/alloc-overhead.sh: contend's CPU). */
 	struct hashmap live;
-	size_t n_live;                    /* blocks live (live holds more entries) */
+	size_t n_live;                    /* blocks live (more slots may be bound) */
 	struct alloc_block *kept;         /* freed, a sampled line in them: a ring */
 	size_t n_kept, alloc_kept, next_kept;
 	struct alloc_block recent[ALLOC_RECENT_MAX];   /* the latest frees: a ring */
