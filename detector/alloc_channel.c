@@ -38,9 +38,19 @@ struct alloc_channel {
 	uint64_t bytes;
 	uint64_t window_start;        /* bytes at the start of the caller's last wait */
 	unsigned waits;
+	size_t pipe_bytes;            /* what the pipe holds */
+	bool ended;                   /* read the end: every writer has gone */
 };
 
 #define PIPE_BYTES (1 << 20)
+/* keep_up's sleep between two drains: the time the shim takes, at the rate
+ * the last drain saw, to fill an eighth of the pipe, so that a burst of
+ * eight times that rate still finds room; 2 ms at first (no rate known
+ * yet), growing at most twice from one sleep to the next, at most 20 ms.
+ * Each drain is a wakeup of contend, which on a machine with a CPU per
+ * target thread takes one of them off its CPU. */
+#define KEEP_UP_MIN_S 0.002
+#define KEEP_UP_MAX_S 0.020
 
 static char *find_shim(void)
 {
@@ -70,6 +80,13 @@ static char *find_shim(void)
 		return path;
 	free(path);
 	return NULL;
+}
+
+static size_t pipe_size(int fd)
+{
+	int n = fcntl(fd, F_GETPIPE_SZ);
+
+	return n > 0 ? (size_t)n : 65536;   /* Linux's default */
 }
 
 struct alloc_channel *alloc_channel_open(void)
@@ -122,6 +139,7 @@ struct alloc_channel *alloc_channel_open(void)
 	fcntl(p[0], F_SETFL, O_NONBLOCK);
 	fcntl(p[0], F_SETPIPE_SZ, PIPE_BYTES);   /* fewer stalls of the target; best effort */
 	ch = xcalloc(1, sizeof(*ch));
+	ch->pipe_bytes = pipe_size(p[0]);
 	ch->read_fd = p[0];
 	ch->write_fd = high;
 	ch->shim_fd = shim_fd;
@@ -184,8 +202,10 @@ void alloc_channel_drain(struct alloc_channel *ch, struct alloc_table *t,
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n == 0)
+			ch->ended = true;   /* every writer has gone */
 		if (n <= 0)
-			return;   /* EAGAIN: nothing more now; 0: every writer has gone */
+			return;   /* EAGAIN: nothing more now */
 		ch->bytes += (uint64_t)n;
 		ch->have += (size_t)n;
 		whole = ch->have / rec * rec;
@@ -200,25 +220,52 @@ void alloc_channel_drain(struct alloc_channel *ch, struct alloc_table *t,
 	}
 }
 
+/* The next sleep, after one of last_s that brought got bytes. */
+static double next_sleep(const struct alloc_channel *ch, uint64_t got, double last_s)
+{
+	double cap = 2 * last_s, want;
+
+	if (cap > KEEP_UP_MAX_S)
+		cap = KEEP_UP_MAX_S;
+	if (!got)
+		return cap;
+	want = (double)ch->pipe_bytes / 8 * last_s / (double)got;
+	return want < KEEP_UP_MIN_S ? KEEP_UP_MIN_S : want > cap ? cap : want;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);   /* a signal cuts it short: the caller's loop goes on */
+}
+
 bool alloc_channel_keep_up(struct alloc_channel *ch, struct alloc_table *t,
 			   struct line_table *lines, double seconds)
 {
-	const struct timespec step = { 0, 2000000 };
-	double end;
+	double now, end, sleep = KEEP_UP_MIN_S;
 	bool busy;
 
-	if (!ch)
+	if (!ch || ch->ended)
 		return false;
 	/* what the last wait brought, counted up to its drain; the first
-	 * wait, before anything is known, keeps up too (50 wake-ups) */
-	busy = !ch->waits++ || ch->bytes - ch->window_start >= PIPE_BYTES / 4;
+	 * wait, before anything is known, keeps up too */
+	busy = !ch->waits++ || ch->bytes - ch->window_start >= ch->pipe_bytes / 4;
 	ch->window_start = ch->bytes;
 	if (!busy)
 		return false;
-	end = monotonic_s() + seconds;
-	while (monotonic_s() < end) {
-		nanosleep(&step, NULL);
+	now = monotonic_s();
+	end = now + seconds;
+	/* until the end of the pipe too: the target has exited, and the
+	 * caller's wait for that would end now, not at SECONDS */
+	while (now < end && !ch->ended) {
+		uint64_t before = ch->bytes;
+		double from = now;
+
+		sleep_s(end - now < sleep ? end - now : sleep);
 		alloc_channel_drain(ch, t, lines);
+		now = monotonic_s();
+		sleep = next_sleep(ch, ch->bytes - before, now - from);
 	}
 	return true;
 }

@@ -28,9 +28,15 @@ void alloc_channel_unexport(struct alloc_channel *ch);
 void alloc_channel_drain(struct alloc_channel *ch, struct alloc_table *t,
 			 struct line_table *lines);
 /* Instead of a caller's wait of SECONDS: while the shim sends fast enough
- * to fill its pipe between two waits (a program that only allocates), the
- * target would block on the full pipe, so drain it every 2 ms for SECONDS
- * and return true; return false at once, doing nothing, when it does not. */
+ * to fill a quarter of its pipe between two waits (a malloc-heavy
+ * program), the target would soon block on the full pipe, so drain it
+ * through SECONDS, or until the pipe ends (every writer has exited: the
+ * caller's wait would end then too), and return true; return false at
+ * once, doing nothing, when the last wait did not bring that much or the
+ * pipe has ended.  The first wait, before
+ * anything is known, keeps up.  Drains come 2 ms apart at first, then as
+ * often as the pipe fills by an eighth at the rate the last drain saw,
+ * at most 20 ms apart. */
 bool alloc_channel_keep_up(struct alloc_channel *ch, struct alloc_table *t,
 			   struct line_table *lines, double seconds);
 /* Bytes read so far (bench: what the channel carried). */

@@ -31,18 +31,26 @@ struct index_entry {
 };
 
 struct alloc_table {
-	struct alloc_block *blocks;       /* live ones; a free list threads the holes */
-	size_t n_blocks, alloc_blocks;
-	uint32_t *free_slots;
-	size_t n_free, alloc_free;
-	struct hashmap live;              /* block_key -> block index + 1 */
+	struct alloc_block *blocks;       /* live ones, and holes (address 0) */
+	struct block_key *keys;           /* the address each slot of blocks is bound to */
+	size_t n_blocks, alloc_blocks, alloc_keys;
+	/* (pid, address) -> index + 1 of the slot of blocks bound to it:
+	 * common/hashmap keyless under block_hash(), matched through keys.
+	 * A slot stays bound to its address after its block is freed, for
+	 * the next block there (malloc hands the same addresses out again
+	 * and again); bound slots without a block are swept out by
+	 * compact().  A record costs one hash of two words and one walk,
+	 * not a bytewise hash and a key compare per probe, twice
+	 * (bench/alloc-overhead.sh: contend's CPU). */
+	struct hashmap live;
+	size_t n_live;                    /* blocks live (more slots may be bound) */
 	struct alloc_block *kept;         /* freed, a sampled line in them: a ring */
 	size_t n_kept, alloc_kept, next_kept;
 	struct alloc_block recent[ALLOC_RECENT_MAX];   /* the latest frees: a ring */
 	size_t n_recent, next_recent;
 	struct alloc_site *sites;
 	size_t n_sites, alloc_sites;
-	struct hashmap site_ids;          /* site_key -> site index + 1 */
+	struct hashmap site_ids;          /* site_hash() -> site index + 1, keys in sites */
 	struct hashmap owed;              /* block_key -> frees still to come of
 	                                     blocks a newer one replaced */
 	struct index_entry *index;
@@ -72,8 +80,8 @@ struct alloc_table *alloc_table_new(void)
 {
 	struct alloc_table *t = xcalloc(1, sizeof(*t));
 
-	hashmap_init(&t->live, sizeof(struct block_key));
-	hashmap_init(&t->site_ids, sizeof(struct site_key));
+	hashmap_init(&t->live, 0);
+	hashmap_init(&t->site_ids, 0);
 	hashmap_init(&t->owed, sizeof(struct block_key));
 	return t;
 }
@@ -86,23 +94,89 @@ void alloc_table_free(struct alloc_table *t)
 	hashmap_release(&t->site_ids, NULL);
 	hashmap_release(&t->owed, NULL);
 	free(t->blocks);
-	free(t->free_slots);
+	free(t->keys);
 	free(t->kept);
 	free(t->sites);
 	free(t->index);
 	free(t);
 }
 
+static uint64_t block_hash(uint32_t pid, uint64_t addr)
+{
+	return hash_u64(addr ^ ((uint64_t)pid << 48));
+}
+
+/* The slot bound to (pid, addr): its index + 1, or 0.  Its block is
+ * live when its address is not 0. */
+static uint32_t slot_of(const struct alloc_table *t, uint64_t hash, uint32_t pid,
+			uint64_t addr)
+{
+	size_t pos;
+
+	for (void *v = hashmap_first_of(&t->live, hash, &pos); v;
+	     v = hashmap_next_of(&t->live, hash, &pos)) {
+		const struct block_key *k = &t->keys[(uintptr_t)v - 1];
+
+		if (k->addr == addr && k->pid == pid)
+			return (uint32_t)(uintptr_t)v;
+	}
+	return 0;
+}
+
+/* Once the slots outnumber the live blocks four times over, the holes go
+ * and the map is made again (its storage kept): a cost of a few slots a
+ * record, and memory bounded by the live blocks. */
+static void compact(struct alloc_table *t)
+{
+	size_t n = 0;
+
+	if (t->n_blocks < 4 * t->n_live + 4096)
+		return;
+	hashmap_clear(&t->live, NULL);
+	for (size_t i = 0; i < t->n_blocks; i++) {
+		if (!t->blocks[i].addr)
+			continue;
+		t->blocks[n] = t->blocks[i];
+		t->keys[n] = t->keys[i];
+		n++;
+		hashmap_add(&t->live, block_hash(t->keys[n - 1].pid, t->keys[n - 1].addr),
+			    (void *)(uintptr_t)n);
+	}
+	t->n_blocks = n;
+	t->index_stale = true;
+}
+
+/* A hash of the site's words, not of its bytes one by one. */
+static uint64_t site_hash(const struct site_key *k)
+{
+	uint64_t h = hash_u64((uint64_t)k->pid << 32 | k->call);
+
+	for (int i = 0; i < ALLOC_FRAMES; i++)
+		h = hash_u64(h ^ k->frames[i]);
+	return h;
+}
+
+static bool same_site(const struct alloc_site *s, const struct site_key *k)
+{
+	return s->pid == k->pid && s->call == k->call &&
+	       !memcmp(s->frames, k->frames, sizeof(s->frames));
+}
+
 static uint32_t site_of(struct alloc_table *t, const struct alloc_record *r)
 {
 	struct site_key k;
+	uint64_t hash;
 	uintptr_t id;
+	size_t pos;
 
-	memset(&k, 0, sizeof(k));
 	k.pid = r->pid;
 	k.call = r->call;
 	memcpy(k.frames, r->frames, sizeof(k.frames));
-	id = (uintptr_t)hashmap_get(&t->site_ids, &k);
+	hash = site_hash(&k);
+	for (id = (uintptr_t)hashmap_first_of(&t->site_ids, hash, &pos); id;
+	     id = (uintptr_t)hashmap_next_of(&t->site_ids, hash, &pos))
+		if (same_site(&t->sites[id - 1], &k))
+			break;
 	if (!id) {
 		struct alloc_site *s;
 
@@ -113,7 +187,7 @@ static uint32_t site_of(struct alloc_table *t, const struct alloc_record *r)
 		s->call = r->call;
 		memcpy(s->frames, r->frames, sizeof(s->frames));
 		id = t->n_sites;
-		hashmap_put(&t->site_ids, &k, (void *)id);
+		hashmap_add(&t->site_ids, hash, (void *)id);
 	}
 	t->sites[id - 1].blocks++;
 	return (uint32_t)(id - 1);
@@ -160,14 +234,12 @@ static void retire(struct alloc_table *t, const struct alloc_block *b, bool keep
 	slot->freed = true;
 }
 
-/* Takes the live block at k out; its slot goes on the free list. */
-static void unlink_block(struct alloc_table *t, const struct block_key *k, uint32_t i)
+/* The live block in slot i is gone; the slot stays bound to its address. */
+static void release_block(struct alloc_table *t, uint32_t i)
 {
-	hashmap_remove(&t->live, k);
-	ALLOC_GROW(t->free_slots, t->n_free + 1, t->alloc_free);
-	t->free_slots[t->n_free++] = i;
 	t->blocks[i].size = 0;
 	t->blocks[i].addr = 0;
+	t->n_live--;
 	t->index_stale = true;
 }
 
@@ -185,17 +257,22 @@ static void owe_free(struct alloc_table *t, const struct block_key *k)
 	hashmap_put(&t->owed, k, (void *)(n + 1));
 }
 
-/* Takes one owed free at k, if there is one. */
-static bool pay_owed(struct alloc_table *t, const struct block_key *k)
+/* Takes one owed free at (pid, addr), if there is one (mostly none is
+ * owed at all: no hash then). */
+static bool pay_owed(struct alloc_table *t, uint32_t pid, uint64_t addr)
 {
-	uintptr_t n = (uintptr_t)hashmap_get(&t->owed, k);
+	struct block_key k = { .pid = pid, .addr = addr };
+	uintptr_t n;
 
+	if (!hashmap_count(&t->owed))
+		return false;
+	n = (uintptr_t)hashmap_get(&t->owed, &k);
 	if (!n)
 		return false;
 	if (n == 1)
-		hashmap_remove(&t->owed, k);
+		hashmap_remove(&t->owed, &k);
 	else
-		hashmap_put(&t->owed, k, (void *)(n - 1));
+		hashmap_put(&t->owed, &k, (void *)(n - 1));
 	return true;
 }
 
@@ -215,36 +292,36 @@ static bool surely_before(uint64_t a, uint64_t b)
 static void on_free(struct alloc_table *t, const struct alloc_record *r,
 		    struct line_table *lines)
 {
-	struct block_key k = { .pid = r->pid, .addr = r->addr };
-	uintptr_t id = (uintptr_t)hashmap_get(&t->live, &k);
+	uint32_t id = slot_of(t, block_hash(r->pid, r->addr), r->pid, r->addr);
 	struct alloc_block *b;
 
-	if (!id) {
-		pay_owed(t, &k);
+	if (!id || !t->blocks[id - 1].addr) {
+		pay_owed(t, r->pid, r->addr);
 		return;         /* not seen, dropped, or allocated before we looked */
 	}
 	b = &t->blocks[id - 1];
-	if (!surely_before(b->time, r->time) && pay_owed(t, &k))
+	if (!surely_before(b->time, r->time) && pay_owed(t, r->pid, r->addr))
 		return;         /* the late free of the block this one replaced */
 	if (surely_before(r->time, b->time))
 		return;         /* of an older block we never saw */
 	retire(t, b, sampled_in(lines, b));
-	unlink_block(t, &k, (uint32_t)(id - 1));
+	release_block(t, id - 1);
 }
 
 static void on_alloc(struct alloc_table *t, const struct alloc_record *r,
 		     struct line_table *lines)
 {
-	struct block_key k = { .pid = r->pid, .addr = r->addr };
-	uintptr_t id = (uintptr_t)hashmap_get(&t->live, &k);
+	uint64_t hash = block_hash(r->pid, r->addr);
+	uint32_t id = slot_of(t, hash, r->pid, r->addr);
 	struct alloc_block nb = {
 		.addr = r->addr, .size = r->size, .arg = r->arg, .time = r->time,
 		.pid = r->pid, .tid = r->tid, .call = r->call,
 	};
 	uint32_t i;
 
-	if (id) {
+	if (id && t->blocks[id - 1].addr) {
 		struct alloc_block *old = &t->blocks[id - 1];
+		struct block_key k = { .pid = r->pid, .addr = r->addr };
 
 		if (surely_before(r->time, old->time)) {
 			/* this block's free came (and its successor) before it did */
@@ -255,21 +332,25 @@ static void on_alloc(struct alloc_table *t, const struct alloc_record *r,
 		/* the old block's free is late or lost: it is gone all the same */
 		owe_free(t, &k);
 		retire(t, old, sampled_in(lines, old));
-		unlink_block(t, &k, (uint32_t)(id - 1));
+		release_block(t, id - 1);
 	}
-	if (hashmap_count(&t->live) >= ALLOC_LIVE_MAX && r->size < ALLOC_LARGE) {
+	if (t->n_live >= ALLOC_LIVE_MAX && r->size < ALLOC_LARGE) {
 		t->dropped++;
 		return;
 	}
 	nb.site = site_of(t, r);
-	if (t->n_free) {
-		i = t->free_slots[--t->n_free];
+	if (id) {
+		i = id - 1;     /* the slot this address had */
 	} else {
+		compact(t);
 		ALLOC_GROW(t->blocks, t->n_blocks + 1, t->alloc_blocks);
+		ALLOC_GROW(t->keys, t->n_blocks + 1, t->alloc_keys);
 		i = (uint32_t)t->n_blocks++;
+		t->keys[i] = (struct block_key){ .pid = r->pid, .addr = r->addr };
+		hashmap_add(&t->live, hash, (void *)(uintptr_t)(i + 1));
 	}
 	t->blocks[i] = nb;
-	hashmap_put(&t->live, &k, (void *)(uintptr_t)(i + 1));
+	t->n_live++;
 	t->index_stale = true;
 }
 
@@ -358,7 +439,7 @@ const struct alloc_site *alloc_table_site(const struct alloc_table *t, uint32_t 
 void alloc_table_stats(const struct alloc_table *t, struct alloc_stats *out)
 {
 	out->records = t->records;
-	out->live = hashmap_count(&t->live);
+	out->live = t->n_live;
 	out->kept_freed = t->n_kept;
 	out->dropped = t->dropped;
 	out->sites = t->n_sites;

@@ -183,6 +183,51 @@ static void test_records_out(void)
 	alloc_table_free(t);
 }
 
+/* Thousands of short-lived blocks at ever new addresses (the table
+ * sweeps out the slots they leave), and one address handed out again and
+ * again (its slot is reused): the survivors are still found, with their
+ * own sizes, and only they are live. */
+static void test_churn(void)
+{
+	struct alloc_table *t = alloc_table_new();
+	struct alloc_record r;
+	const struct alloc_block *b;
+	struct alloc_stats st;
+	unsigned found = 0;
+
+	for (uint64_t i = 0; i < 20000; i++) {
+		r = rec(ALLOC_MALLOC, 1, 0x100000 + i * 64, 48 + i % 7, 0xa);
+		alloc_table_add(t, &r, NULL);
+		r = rec(ALLOC_MALLOC, 1, 0x9000000, 100 + i, 0xb);
+		alloc_table_add(t, &r, NULL);
+		r = rec(ALLOC_FREE, 1, 0x9000000, 0, 0xb);
+		alloc_table_add(t, &r, NULL);
+		if (i % 1000)   /* one in a thousand lives on */
+			alloc_table_add(t, &(struct alloc_record){ .call = ALLOC_FREE, .time = 1,
+				.addr = 0x100000 + i * 64, .pid = 100, .tid = 101 }, NULL);
+	}
+	r = rec(ALLOC_MALLOC, 1, 0x9000000, 4242, 0xb);
+	alloc_table_add(t, &r, NULL);
+	for (uint64_t i = 0; i < 20000; i += 1000) {
+		b = alloc_table_find(t, 100, 0x100000 + i * 64 + 8);
+		found += b && b->addr == 0x100000 + i * 64 && b->size == 48 + i % 7 && !b->freed;
+	}
+	CHECK_EQ_U64(found, 20, "every survivor of the churn is found, live, with its size");
+	b = alloc_table_find(t, 100, 0x100000 + 1 * 64);
+	CHECK(!b || b->freed, "a freed block is not live");
+	b = alloc_table_find(t, 100, 0x9000000 + 4000);
+	CHECK(b && b->size == 4242 && !b->freed, "the address handed out again: its newest block");
+	alloc_table_stats(t, &st);
+	CHECK_EQ_U64(st.live, 21, "live blocks after the churn");
+	r = rec(ALLOC_FREE, 1, 0x100000 + 5000 * 64, 0, 0xa);
+	alloc_table_add(t, &r, NULL);
+	alloc_table_stats(t, &st);
+	CHECK_EQ_U64(st.live, 20, "a survivor's free, after the sweeps, finds it");
+	b = alloc_table_find(t, 100, 0x100000 + 5000 * 64);
+	CHECK(b && b->freed, "... and it is freed");
+	alloc_table_free(t);
+}
+
 int main(void)
 {
 	test_find();
@@ -190,5 +235,6 @@ int main(void)
 	test_within_a_tick();
 	test_kept_when_sampled();
 	test_records_out();
+	test_churn();
 	return test_done();
 }
