@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -542,13 +543,32 @@ static void thread_start(void)
 	pthread_setspecific(exit_key, &tb);
 }
 
+/* Could v be a return address?  Code lies above the first 64 KiB, in the
+ * canonical lower half, and not in the stack we walk: code without frame
+ * pointers leaves rbp pointing anywhere, often at a local (a string, a
+ * counter), whose bytes would each make a new call site. */
+#define CODE_MIN 0x10000ull
+#if defined(__aarch64__)
+#define USER_END (1ull << 52)       /* the most a kernel with 52-bit VAs hands out */
+#else
+#define USER_END (1ull << 47)
+#endif
+
+static inline __attribute__((always_inline)) bool plausible_code(uintptr_t v, uintptr_t lo,
+								  uintptr_t hi)
+{
+	return v >= CODE_MIN && v < USER_END && (v < lo || v >= hi);
+}
+
 /* frames[0] is the call's return address; then the saved frame pointers
- * from the caller's, fp0, as long as they climb the stack above ours
- * (code without frame pointers leaves something else in rbp: the chain
- * then ends, or names a wrong caller).  Inlined, a fixed three steps. */
+ * from the caller's, fp0, as long as they climb the stack above ours and
+ * hold what could be a return address (code without frame pointers
+ * leaves something else in rbp: the chain then ends, or now and then
+ * names a wrong caller).  Inlined, a fixed three steps. */
 static inline __attribute__((always_inline)) void walk(uint64_t *frames, void *ret, void *fp0)
 {
 	uintptr_t lo = (uintptr_t)__builtin_frame_address(0), hi = tb.stack_top;
+	uintptr_t stack_lo = lo;
 	uintptr_t *fp = fp0;
 
 	frames[0] = (uintptr_t)ret;
@@ -556,7 +576,8 @@ static inline __attribute__((always_inline)) void walk(uint64_t *frames, void *r
 		frames[i] = 0;       /* stores, cheaper than a loop after a short chain */
 #pragma GCC unroll 4
 	for (int i = 1; i < ALLOC_FRAMES; i++) {
-		if ((uintptr_t)fp <= lo || (uintptr_t)fp + 16 > hi || ((uintptr_t)fp & 7))
+		if ((uintptr_t)fp <= lo || (uintptr_t)fp + 16 > hi || ((uintptr_t)fp & 7) ||
+		    !plausible_code(fp[1], stack_lo, hi))
 			return;
 		frames[i] = fp[1];
 		lo = (uintptr_t)fp;

@@ -8,6 +8,23 @@
 #include <string.h>
 #include <time.h>
 
+#if defined(__x86_64__)
+/* malloc(n) called with rbp pointing at fake_frame, as code built without
+ * frame pointers may leave it: at a local whose bytes are no frame. */
+void *malloc_with_frame(void *fake_frame, size_t n);
+__asm__(".text\n"
+	".globl malloc_with_frame\n"
+	".type malloc_with_frame, @function\n"
+	"malloc_with_frame:\n"
+	"\tpush %rbp\n"
+	"\tmov %rdi, %rbp\n"
+	"\tmov %rsi, %rdi\n"
+	"\tcall malloc@PLT\n"
+	"\tpop %rbp\n"
+	"\tret\n"
+	".size malloc_with_frame, .-malloc_with_frame\n");
+#endif
+
 static void pause_ms(long ms)
 {
 	struct timespec ts = { 0, ms * 1000000L };
@@ -31,6 +48,16 @@ int main(void)
 	printf("memalign %p\n", g);
 	printf("strdup %p\n", (void *)s);
 	printf("big %p\n", big);
+#if defined(__x86_64__)
+	/* "hello wo", "rld, bye": a string where the saved rbp and the
+	 * return address would be */
+	volatile unsigned long junk[2] = { 0x6f77206f6c6c6568ul, 0x657962202c646c72ul };
+	void *j = malloc_with_frame((void *)junk, 72);
+
+	printf("junkframe %p\n", j);
+#else
+	void *j = NULL;
+#endif
 	pause_ms(5);                      /* old enough to be reported with its free */
 	r = realloc(r, 4000);
 	printf("realloc %p\n", r);
@@ -38,6 +65,7 @@ int main(void)
 	free(m);
 	m = malloc(24);                   /* reuses the freed block */
 	printf("again %p\n", m);
+	free(j);
 	free(big);
 	free(c);
 	free(a);

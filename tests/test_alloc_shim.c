@@ -263,6 +263,12 @@ int main(void)
 	CHECK(x && x->size == 100 && x->arg == 32, "memalign(32, 100)");
 	x = record_at(&shimmed, ALLOC_MALLOC, printed(&shimmed, "strdup"));
 	CHECK(x && x->size == 8, "strdup's malloc(8), from inside libc");
+	if (printed(&shimmed, "junkframe")) {     /* x86-64: rbp at a string */
+		x = record_at(&shimmed, ALLOC_MALLOC, printed(&shimmed, "junkframe"));
+		CHECK(x && x->size == 72 && x->frames[0] && !x->frames[1],
+		      "rbp at a string: the call's site, no caller made of its bytes (0x%llx)",
+		      x ? (unsigned long long)x->frames[1] : 0ull);
+	}
 	x = record_at(&shimmed, ALLOC_MALLOC, printed(&shimmed, "big"));
 	CHECK(x && x->size == 300000, "a block past the mmap threshold");
 	x = record_at(&shimmed, ALLOC_REALLOC, printed(&shimmed, "realloc"));
