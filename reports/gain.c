@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/util.h"
 
@@ -422,13 +423,30 @@ void gain_predict(struct report_line *l, const struct gain_saving *saved,
 	l->predicted_gain_all = speedup(all.point, total_samples);
 	gain_range(l->predicted_gain_all, speedup(all.low, total_samples),
 		   speedup(all.high, total_samples), &l->gain_all_low, &l->gain_all_high);
-	if (!steers || l->predicted_gain_all <= 1.005)
+	if (steers)       /* removing the true sharing stops the mispredictions too */
+		gain_lower_bound(l, branch_caveat);
+}
+
+void gain_lower_bound(struct report_line *l, const char *why)
+{
+	if (l->predicted_gain_all <= 1.005 || l->gain_all_note)
 		return;
-	/* removing the true sharing stops the mispredictions too: at least */
-	l->gain_all_note = branch_caveat;
+	l->gain_all_note = why;
 	l->gain_all_high = 0;
-	if (l->kind == SHARING_TRUE) {
-		l->gain_note = branch_caveat;
+	if (l->kind == SHARING_TRUE) {    /* its fix is the removal */
+		l->gain_note = why;
 		l->gain_high = 0;
 	}
+}
+
+static const char sleep_caveat[] =
+	"threads wait for the lock asleep in the kernel, where no sample is taken: the model "
+	"prices only the accesses to it";
+
+void gain_note_lock(struct report_line *l)
+{
+	const char *t = l->lock.type_name;
+
+	if (l->lock.name && t && (!strcmp(t, "pthread_mutex_t") || !strcmp(t, "pthread_rwlock_t")))
+		gain_lower_bound(l, sleep_caveat);
 }

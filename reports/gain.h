@@ -72,7 +72,9 @@
  * (decoder_value_steers_branch).  Removing such sharing then gains at
  * least the point: gain_predict() states no high end (0) for it and
  * gain_note says why; the JVM's Klass cache is named the same way by
- * jvm_names.c.  Other time the samples cannot show: whether two threads sampled "at once" really ran at once
+ * jvm_names.c.  So is a line that holds a mutex or rwlock: its waiters
+ * sleep in the kernel, unsampled (gain_note_lock).  Other time the
+ * samples cannot show: whether two threads sampled "at once" really ran at once
  * (on a loaded machine or a VM whose virtual CPUs the host does not run
  * together, the samples show contention whose cost the run did not pay);
  * a loop bounded by something else (memory bandwidth) that hides the
@@ -154,5 +156,13 @@ void gain_saved(const struct line *l, const unsigned *range_of_cell,
  * the savings' low and high ends) from saved (per range). */
 void gain_predict(struct report_line *l, const struct gain_saving *saved,
 		  uint64_t total_samples);
+/* Removing the line's true sharing gains at least predicted_gain_all, for
+ * the reason why (static): no high end, and the note (predicted_gain too
+ * where the line is true sharing, whose fix is that removal). */
+void gain_lower_bound(struct report_line *l, const char *why);
+/* A line holding a mutex or rwlock (l->lock): threads that wait for it
+ * sleep in the kernel (futex), and a timer samples no one asleep, so
+ * its time is missing from the samples: a lower bound. */
+void gain_note_lock(struct report_line *l);
 
 #endif

@@ -466,6 +466,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 	free(attrs);
 	advice_for_line(rl, heap);
 	predict_gain(b, l, v, range, rl);
+	gain_note_lock(rl);
 	jvm_advise_line(b->jvm, rl, jvm);
 	member_ranges_merge(rl);     /* last: gain and advice index v's ranges */
 	free(range);

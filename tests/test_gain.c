@@ -429,6 +429,32 @@ static void test_branch_on_shared_value(void)
 	line_table_free(t);
 }
 
+/* A mutex on the line: its waiters sleep unsampled, a lower bound; a
+ * spinlock's spin is sampled, no note. */
+static void test_sleeping_lock(void)
+{
+	struct report_range ranges[1] = { range_flags(true, false) };
+	struct report_line l = { .kind = SHARING_TRUE, .ranges = ranges, .n_ranges = 1,
+				 .lock = { .name = "g.lock", .type_name = "pthread_mutex_t" } };
+	struct gain_saving saved[1] = { { 600, 600, 600 } };
+
+	gain_predict(&l, saved, 1000);
+	gain_note_lock(&l);
+	CHECK(l.gain_note && l.gain_all_note && l.gain_high == 0 && l.gain_all_high == 0,
+	      "a mutex: at least %f", l.predicted_gain);
+	l = (struct report_line){ .kind = SHARING_TRUE, .ranges = ranges, .n_ranges = 1,
+				  .lock = { .name = "s.lock", .type_name = "pthread_spinlock_t" } };
+	gain_predict(&l, saved, 1000);
+	gain_note_lock(&l);
+	CHECK(!l.gain_note && l.gain_high > 0, "a spinlock spins where it is sampled");
+	l = (struct report_line){ .kind = SHARING_MIXED, .ranges = ranges, .n_ranges = 1,
+				  .lock = { .name = "g.lock", .type_name = "pthread_rwlock_t" } };
+	gain_predict(&l, saved, 1000);
+	gain_note_lock(&l);
+	CHECK(!l.gain_note && l.gain_high > 0 && l.gain_all_note && l.gain_all_high == 0,
+	      "mixed: the padding is priced, removing the lock is at least");
+}
+
 int main(void)
 {
 	test_residuals();
@@ -439,5 +465,6 @@ int main(void)
 	test_predict();
 	test_locked_ops_hide_under_work();
 	test_branch_on_shared_value();
+	test_sleeping_lock();
 	return test_done();
 }
