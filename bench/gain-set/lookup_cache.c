@@ -8,7 +8,7 @@
  * entry flips at every lookup.  True sharing.  --fixed: a cache per
  * thread on its own line.
  */
-#define GS_ITERS 20000000
+#define GS_ITERS 200000000
 #include "gain_set.h"
 
 struct cache {
