@@ -2,9 +2,9 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "common/util.h"
+#include "reports/locks.h"
 
 /* ------------------------------------------------------------------ */
 /* queued stores */
@@ -445,8 +445,6 @@ static const char sleep_caveat[] =
 
 void gain_note_lock(struct report_line *l)
 {
-	const char *t = l->lock.type_name;
-
-	if (l->lock.name && t && (!strcmp(t, "pthread_mutex_t") || !strcmp(t, "pthread_rwlock_t")))
+	if (l->lock.name && lock_type_sleeps(l->lock.type_name))
 		gain_lower_bound(l, sleep_caveat);
 }

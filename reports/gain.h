@@ -160,7 +160,8 @@ void gain_predict(struct report_line *l, const struct gain_saving *saved,
  * the reason why (static): no high end, and the note (predicted_gain too
  * where the line is true sharing, whose fix is that removal). */
 void gain_lower_bound(struct report_line *l, const char *why);
-/* A line holding a mutex or rwlock (l->lock): threads that wait for it
+/* A line holding a lock whose waiters sleep (l->lock, lock_type_sleeps:
+ * a mutex or rwlock, pthread's or std::'s): threads that wait for it
  * sleep in the kernel (futex), and a timer samples no one asleep, so
  * its time is missing from the samples: a lower bound. */
 void gain_note_lock(struct report_line *l);

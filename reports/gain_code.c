@@ -18,6 +18,7 @@ struct stream_answer {
 	uint32_t pid;
 	uint64_t ip;
 	enum store_stream st;
+	bool stream_known;
 	int steers;              /* -1: not asked yet */
 };
 
@@ -72,15 +73,21 @@ static struct stream_answer *answer_at(struct code_view *cv, uint32_t pid, uint6
 		if (cv->answers[i].pid == pid && cv->answers[i].ip == ip)
 			return &cv->answers[i];
 	ALLOC_GROW(cv->answers, cv->n_answers + 1, cv->alloc_answers);
-	cv->answers[cv->n_answers] = (struct stream_answer){
-		.pid = pid, .ip = ip, .st = decode_stream(cv, pid, ip), .steers = -1,
-	};
+	cv->answers[cv->n_answers] = (struct stream_answer){ .pid = pid, .ip = ip, .steers = -1 };
 	return &cv->answers[cv->n_answers++];
 }
 
+/* each question decodes only what it needs, once: a load asked whether it
+ * steers a branch never has its whole function decoded */
 static enum store_stream stream_at(void *ctx, uint32_t pid, uint64_t ip)
 {
-	return answer_at(ctx, pid, ip)->st;
+	struct stream_answer *a = answer_at(ctx, pid, ip);
+
+	if (!a->stream_known) {
+		a->st = decode_stream(ctx, pid, ip);
+		a->stream_known = true;
+	}
+	return a->st;
 }
 
 /* the instructions after ip up to the function's end, a window's worth */

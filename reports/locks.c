@@ -69,6 +69,21 @@ static const char *bare_type(const char *type)
 	return type;
 }
 
+bool lock_type_sleeps(const char *usual)
+{
+	/* the futex-based ones; a spinlock and an atomic_flag spin */
+	static const char *const sleeping[] = {
+		"pthread_mutex_t", "pthread_rwlock_t", "std::mutex", "std::recursive_mutex",
+		"std::timed_mutex", "std::recursive_timed_mutex", "std::shared_mutex",
+		"std::shared_timed_mutex",
+	};
+
+	for (size_t i = 0; usual && i < ARRAY_SIZE(sleeping); i++)
+		if (!strcmp(usual, sleeping[i]))
+			return true;
+	return false;
+}
+
 const char *lock_type(const char *type_name)
 {
 	const char *t = bare_type(type_name);

@@ -33,6 +33,9 @@ struct lock_ref {
  * "struct __pthread_mutex_s" (what pthread_mutex_t holds)?  Returns the
  * lock's usual name ("pthread_mutex_t"), NULL if it is none. */
 const char *lock_type(const char *type_name);
+/* Do the waiters of a lock of this usual name (lock_type's) sleep in the
+ * kernel (a futex), rather than spin? */
+bool lock_type_sleeps(const char *usual);
 
 /* The lock that the access of size bytes at addr touches; false if none.
  * out->name is allocated (lock_ref_release). */

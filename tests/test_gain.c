@@ -447,6 +447,11 @@ static void test_sleeping_lock(void)
 	gain_predict(&l, saved, 1000);
 	gain_note_lock(&l);
 	CHECK(!l.gain_note && l.gain_high > 0, "a spinlock spins where it is sampled");
+	l = (struct report_line){ .kind = SHARING_TRUE, .ranges = ranges, .n_ranges = 1,
+				  .lock = { .name = "m", .type_name = "std::shared_mutex" } };
+	gain_predict(&l, saved, 1000);
+	gain_note_lock(&l);
+	CHECK(l.gain_note && l.gain_high == 0, "std::shared_mutex sleeps too");
 	l = (struct report_line){ .kind = SHARING_MIXED, .ranges = ranges, .n_ranges = 1,
 				  .lock = { .name = "g.lock", .type_name = "pthread_rwlock_t" } };
 	gain_predict(&l, saved, 1000);
