@@ -19,6 +19,11 @@ enum soft_drop {
 	DROP__COUNT = DROP_DECODE + DECODE__COUNT
 };
 
+/* A direct branch from source to target, offsets in the function. */
+struct branch_edge {
+	uint32_t target, source;
+};
+
 /* Instruction boundaries and branch targets of one function, decoded once. */
 struct func_code {
 	uint32_t pid;
@@ -28,8 +33,8 @@ struct func_code {
 	uint8_t *bytes;
 	uint32_t *insn;          /* offsets of instruction starts, ascending */
 	unsigned n_insn;
-	uint32_t *targets;       /* offsets that are direct branch targets, sorted */
-	unsigned n_targets;
+	struct branch_edge *edges;   /* direct branches within it, by target */
+	unsigned n_edges;
 	bool ok;
 };
 
@@ -94,7 +99,7 @@ static void func_code_free(void *p)
 		return;
 	free(f->bytes);
 	free(f->insn);
-	free(f->targets);
+	free(f->edges);
 	free(f);
 }
 
@@ -107,10 +112,13 @@ void soft_free(struct soft *s)
 	free(s);
 }
 
-static int cmp_u32(const void *a, const void *b)
+static int cmp_edge(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
+	const struct branch_edge *x = a, *y = b;
+
+	if (x->target != y->target)
+		return x->target < y->target ? -1 : 1;
+	return x->source < y->source ? -1 : x->source > y->source;
 }
 
 /* Walk the function linearly from its symbol start.  Compilers do not put
@@ -146,13 +154,16 @@ static struct func_code *func_code_build(struct soft *s, uint32_t pid,
 		ALLOC_GROW(f->insn, f->n_insn + 1, alloc_insn);
 		f->insn[f->n_insn++] = (uint32_t)off;
 		if (ii.has_target && !ii.is_call && ii.target >= start && ii.target < end) {
-			ALLOC_GROW(f->targets, f->n_targets + 1, alloc_t);
-			f->targets[f->n_targets++] = (uint32_t)(ii.target - start);
+			ALLOC_GROW(f->edges, f->n_edges + 1, alloc_t);
+			f->edges[f->n_edges++] = (struct branch_edge){
+				.target = (uint32_t)(ii.target - start),
+				.source = (uint32_t)off,
+			};
 		}
 		off += ii.length;
 	}
-	if (f->n_targets)
-		sort_items(f->targets, f->n_targets, sizeof(*f->targets), cmp_u32);
+	if (f->n_edges)
+		sort_items(f->edges, f->n_edges, sizeof(*f->edges), cmp_edge);
 	f->ok = f->n_insn > 0;
 	return f;
 }
@@ -209,9 +220,94 @@ static bool insn_index(const struct func_code *f, uint32_t off, unsigned *idx)
 	return u32_find(f->insn, f->n_insn, off, idx);
 }
 
+/* The index of the first edge into off; n_edges if none. */
+static unsigned first_edge_to(const struct func_code *f, uint32_t off)
+{
+	unsigned lo = 0, hi = f->n_edges;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (f->edges[mid].target < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < f->n_edges && f->edges[lo].target == off ? lo : f->n_edges;
+}
+
 static bool is_branch_target(const struct func_code *f, uint32_t off)
 {
-	return u32_find(f->targets, f->n_targets, off, NULL);
+	return first_edge_to(f, off) < f->n_edges;
+}
+
+static bool insn_touches_memory(const struct func_code *f, unsigned idx)
+{
+	struct insn_mem m;
+	uint32_t off = f->insn[idx];
+	size_t len = idx + 1 < f->n_insn ? f->insn[idx + 1] - off : f->end - f->start - off;
+
+	return !decoder_memory(f->dec, f->bytes + off, len, f->start + off, &m) || m.access;
+}
+
+/* Whether the branch at source, at or after the join off, ends a block
+ * laid out of line (an else the compiler moved past the loop) rather
+ * than a loop around off: walking back from source to the block's entry
+ * (an instruction the one before cannot fall into) passes no instruction
+ * at or before off, and every branch into that stretch comes from before
+ * off.  At most JOIN_WALK_MAX instructions are walked. */
+#define JOIN_WALK_MAX 64
+static bool ends_out_of_line_block(const struct func_code *f, unsigned src, uint32_t off)
+{
+	for (unsigned k = src, n = 0; n < JOIN_WALK_MAX; k--, n++) {
+		struct insn_info ii;
+
+		if (f->insn[k] <= off || k == 0)
+			return false;
+		for (unsigned e = first_edge_to(f, f->insn[k]);
+		     e < f->n_edges && f->edges[e].target == f->insn[k]; e++)
+			if (f->edges[e].source >= off)
+				return false;
+		if (!decoder_insn(f->dec, f->bytes + f->insn[k - 1], f->insn[k] - f->insn[k - 1],
+				  f->start + f->insn[k - 1], &ii))
+			return false;
+		if (!ii.falls_through)
+			return true;
+	}
+	return false;
+}
+
+/* Whether a sample at a join (an offset that is both the fall-through of
+ * the instruction before it and the target of branches) belongs to the
+ * fall-through path.  A stall sampled at the join can only come from an
+ * instruction that waits; on a branch's path the instruction that retired
+ * last is the branch itself -- a jmp, or a jcc fused with the compare
+ * before it -- which waits only if that compare reads memory.  So when
+ * every branch into off is an if's (from before it, or from an else laid
+ * out of line), not a loop's back edge (which runs far more often than
+ * the code above the loop), and none follows a memory access, the sample
+ * is the fall-through's.  Measured (bench/gain-set/bitmap_or): a locked
+ * OR at the end of an if, a locked AND at the end of its else, 41% of all
+ * samples at the join, dropped as ambiguous before. */
+static bool join_is_fall_through(const struct func_code *f, uint32_t off)
+{
+	for (unsigned e = first_edge_to(f, off); e < f->n_edges && f->edges[e].target == off; e++) {
+		const struct branch_edge *b = &f->edges[e];
+		uint32_t next;
+		struct insn_info ii;
+		unsigned src;
+
+		if (!insn_index(f, b->source, &src))
+			return false;
+		next = src + 1 < f->n_insn ? f->insn[src + 1] : (uint32_t)(f->end - f->start);
+		if (!decoder_insn(f->dec, f->bytes + b->source, next - b->source,
+				  f->start + b->source, &ii))
+			return false;
+		if (b->source >= off && !ends_out_of_line_block(f, src, off))
+			return false;
+		if (ii.falls_through && (src == 0 || insn_touches_memory(f, src - 1)))
+			return false;   /* a jcc fused with a compare that may wait */
+	}
+	return true;
 }
 
 /* The instruction that retired just before the one at insn[idx], when
@@ -228,7 +324,7 @@ static enum decode_status predecessor_access(struct soft *s, struct func_code *f
 	struct insn_info ii;
 	uint32_t poff, ioff = f->insn[idx];
 
-	if (idx == 0 || is_branch_target(f, ioff))
+	if (idx == 0 || (is_branch_target(f, ioff) && !join_is_fall_through(f, ioff)))
 		return DECODE__COUNT;   /* ambiguous: reached by a jump */
 	poff = f->insn[idx - 1];
 	if (!decoder_insn(f->dec, f->bytes + poff, ioff - poff, f->start + poff, &ii) ||

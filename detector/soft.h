@@ -7,9 +7,10 @@
  * from its start, cached per function; with fixed-width instructions,
  * AArch64's, simply the word before) and computes its effective address
  * from the registers; an instruction that overwrote its own base/index
- * register, an ambiguous predecessor (the IP is a branch target, or follows
- * a jump/call) falls back to the instruction at the IP, whose registers are
- * exact.  Code is decoded as the architecture of the ELF file it lies in
+ * register, an ambiguous predecessor (the IP follows a jump/call, or is a
+ * branch target that a loop's back edge or a branch after a memory compare
+ * reaches: an if's join is the fall-through's) falls back to the
+ * instruction at the IP, whose registers are exact.  Code is decoded as the architecture of the ELF file it lies in
  * says (decode.h's decoder_set), the native one for anonymous code.
  * Every sample that yields no access is counted under a reason.
  */

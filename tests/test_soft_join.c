@@ -1,0 +1,140 @@
+/* test_soft_join.c - which instruction a timer sample at a join belongs to.
+ *
+ * A timer sample lands on the instruction after the one that stalled.
+ * Where that instruction is also a branch target, soft_access() takes the
+ * fall-through predecessor only when no branch into it can have stalled
+ * and none is a loop's back edge (detector/soft.c, join_is_fall_through).
+ * The functions below are written in assembly so that the layout the
+ * rule reads is exactly the one asserted on: each is sampled at its join
+ * with r9 pointing at `word`.  x86-64 only.
+ */
+#include <asm/perf_regs.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "common/access.h"
+#include "common/util.h"
+#include "detector/soft.h"
+#include "symbolize/symbolizer.h"
+#include "tests/tap.h"
+
+#if defined(__x86_64__)
+
+/* if/else, the else laid out after the function's ret (as gcc does when it
+ * moves a block out of a loop): the locked AND falls into the join, the
+ * locked OR's block jumps back to it. */
+void join_out_of_line(void);
+extern const char join_out_of_line_at[];
+/* the pre-loop locked OR falls into the loop's head, its back edge jumps
+ * to it: samples there are the loop's */
+void join_loop_head(void);
+extern const char join_loop_head_at[];
+/* a forward jcc fused with a compare that reads memory: a stall on that
+ * compare is sampled at the join too */
+void join_after_memory_compare(void);
+extern const char join_after_memory_compare_at[];
+/* if without else: the forward jcc's compare reads registers only */
+void join_if(void);
+extern const char join_if_at[];
+
+__asm__(
+	".text\n"
+	".globl join_out_of_line\n.type join_out_of_line,@function\n"
+	"join_out_of_line:\n"
+	"	test %rdx,%rdx\n"
+	"	js 1f\n"
+	"	lock andq %rax,(%r9)\n"
+	".globl join_out_of_line_at\njoin_out_of_line_at:\n"
+	"2:	add $1,%r8\n"
+	"	ret\n"
+	"1:	lock orq %rax,(%r9)\n"
+	"	add $1,%rbx\n"
+	"	jmp 2b\n"
+	".size join_out_of_line,.-join_out_of_line\n"
+
+	".globl join_loop_head\n.type join_loop_head,@function\n"
+	"join_loop_head:\n"
+	"	lock orq %rax,(%r9)\n"
+	".globl join_loop_head_at\njoin_loop_head_at:\n"
+	"3:	add $1,%r8\n"
+	"	cmp %r8,%r10\n"
+	"	jne 3b\n"
+	"	ret\n"
+	".size join_loop_head,.-join_loop_head\n"
+
+	".globl join_after_memory_compare\n.type join_after_memory_compare,@function\n"
+	"join_after_memory_compare:\n"
+	"	cmpq $0,(%rsi)\n"
+	"	je 4f\n"
+	"	lock orq %rax,(%r9)\n"
+	".globl join_after_memory_compare_at\njoin_after_memory_compare_at:\n"
+	"4:	add $1,%r8\n"
+	"	ret\n"
+	".size join_after_memory_compare,.-join_after_memory_compare\n"
+
+	".globl join_if\n.type join_if,@function\n"
+	"join_if:\n"
+	"	test %rdx,%rdx\n"
+	"	je 5f\n"
+	"	lock orq %rax,(%r9)\n"
+	".globl join_if_at\njoin_if_at:\n"
+	"5:	add $1,%r8\n"
+	"	ret\n"
+	".size join_if,.-join_if\n");
+
+static unsigned long word[8];
+static unsigned long other[8];
+
+static bool sample_at(struct soft *soft, const char *ip, struct access_sample *out)
+{
+	struct perf_sample ps = {
+		.ip = (uint64_t)(uintptr_t)ip,
+		.pid = (uint32_t)getpid(),
+		.tid = (uint32_t)getpid(),
+		.regs_abi = PERF_SAMPLE_REGS_ABI_64,
+	};
+
+	ps.regs.val[PERF_REG_X86_R9] = (uint64_t)(uintptr_t)word;
+	ps.regs.val[PERF_REG_X86_SI] = (uint64_t)(uintptr_t)other;
+	ps.regs.val[PERF_REG_X86_IP] = ps.ip;
+	ps.regs.mask = 1ull << PERF_REG_X86_R9 | 1ull << PERF_REG_X86_SI |
+		       1ull << PERF_REG_X86_IP;
+	return soft_access(soft, &ps, out);
+}
+
+int main(void)
+{
+	struct symbolizer *sym = symbolizer_new();
+	struct soft *soft;
+	struct access_sample a;
+
+	if (symbolizer_load_proc_maps(sym, getpid()) < 0)
+		die("cannot read /proc/self/maps");
+	soft = soft_new(sym);
+
+	CHECK(sample_at(soft, join_out_of_line_at, &a), "the else laid out of line: decoded");
+	CHECK_EQ_U64(a.addr, (uintptr_t)word, "the locked AND's word");
+	CHECK_EQ_U64(a.kind, ACCESS_ATOMIC, "a locked RMW");
+	CHECK_EQ_U64(a.ip, (uintptr_t)join_out_of_line + 5, "the lock and's address");
+
+	CHECK(sample_at(soft, join_if_at, &a), "an if's join: decoded");
+	CHECK_EQ_U64(a.addr, (uintptr_t)word, "the locked OR's word");
+
+	CHECK(!sample_at(soft, join_loop_head_at, &a),
+	      "a loop's head is not the pre-loop locked OR's (got 0x%" PRIx64 ")", a.addr);
+	CHECK(!sample_at(soft, join_after_memory_compare_at, &a),
+	      "a join after a memory compare stays ambiguous (got 0x%" PRIx64 ")", a.addr);
+
+	soft_free(soft);
+	symbolizer_free(sym);
+	return test_done();
+}
+
+#else
+
+int main(void)
+{
+	return test_skip("x86-64 only");
+}
+
+#endif
