@@ -5,6 +5,7 @@
 
 #include "symbolize/decode.h"
 #include "common/hashmap.h"
+#include "common/access.h"
 #include "common/util.h"
 #include "symbolize/symbolizer.h"
 
@@ -285,9 +286,15 @@ static bool ends_out_of_line_block(const struct func_code *f, unsigned src, uint
  * every branch into off is an if's (from before it, or from an else laid
  * out of line), not a loop's back edge (which runs far more often than
  * the code above the loop), and none follows a memory access, the sample
- * is the fall-through's.  Measured (bench/gain-set/bitmap_or): a locked
- * OR at the end of an if, a locked AND at the end of its else, 41% of all
- * samples at the join, dropped as ambiguous before. */
+ * is the fall-through's -- if that instruction is a locked RMW, which
+ * holds retirement until its line is owned (~20 cycles uncontended, a
+ * transfer contended).  Anything cheaper does not outwait the other
+ * paths: in a tight loop the timer lands on whichever instruction starts
+ * a retirement group, and a join after a plain store every 16th pass got
+ * 14% of bench/gain-set/neighbour_flag's samples padded or not.
+ * Measured (bench/gain-set/bitmap_or): a locked OR at the end of an if, a
+ * locked AND at the end of its else, 41% of all samples at the join,
+ * dropped as ambiguous before; 20% with the words padded apart. */
 static bool join_is_fall_through(const struct func_code *f, uint32_t off)
 {
 	for (unsigned e = first_edge_to(f, off); e < f->n_edges && f->edges[e].target == off; e++) {
@@ -323,8 +330,12 @@ static enum decode_status predecessor_access(struct soft *s, struct func_code *f
 	enum decode_status st;
 	struct insn_info ii;
 	uint32_t poff, ioff = f->insn[idx];
+	bool join;
 
-	if (idx == 0 || (is_branch_target(f, ioff) && !join_is_fall_through(f, ioff)))
+	if (idx == 0)
+		return DECODE__COUNT;
+	join = is_branch_target(f, ioff);
+	if (join && !join_is_fall_through(f, ioff))
 		return DECODE__COUNT;   /* ambiguous: reached by a jump */
 	poff = f->insn[idx - 1];
 	if (!decoder_insn(f->dec, f->bytes + poff, ioff - poff, f->start + poff, &ii) ||
@@ -332,6 +343,8 @@ static enum decode_status predecessor_access(struct soft *s, struct func_code *f
 		return DECODE__COUNT;
 	*at = f->start + poff;
 	st = decoder_access(f->dec, f->bytes + poff, ioff - poff, *at, regs, true, acc);
+	if (join)   /* only a locked RMW outwaits the branches' paths */
+		return st == DECODE_OK && acc->kind == ACCESS_ATOMIC ? st : DECODE__COUNT;
 	if (st == DECODE_NO_MEMORY && ii.has_target && idx >= 2 &&
 	    !is_branch_target(f, poff)) {
 		uint32_t ppoff = f->insn[idx - 2];

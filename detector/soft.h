@@ -8,8 +8,8 @@
  * AArch64's, simply the word before) and computes its effective address
  * from the registers; an instruction that overwrote its own base/index
  * register, an ambiguous predecessor (the IP follows a jump/call, or is a
- * branch target that a loop's back edge or a branch after a memory compare
- * reaches: an if's join is the fall-through's) falls back to the
+ * branch target -- unless it is an if's join after a locked RMW, which
+ * outwaits every other path) falls back to the
  * instruction at the IP, whose registers are exact.  Code is decoded as the architecture of the ELF file it lies in
  * says (decode.h's decoder_set), the native one for anonymous code.
  * Every sample that yields no access is counted under a reason.

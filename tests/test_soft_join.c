@@ -5,7 +5,8 @@
  * fall-through predecessor only when no branch into it can have stalled
  * and none is a loop's back edge (detector/soft.c, join_is_fall_through).
  * The functions below are written in assembly so that the layout the
- * rule reads is exactly the one asserted on: each is sampled at its join
+ * rule reads (and the instruction before the join: only a locked RMW
+ * outwaits the other paths) is exactly the one asserted on: each is sampled at its join
  * with r9 pointing at `word`.  x86-64 only.
  */
 #include <asm/perf_regs.h>
@@ -36,6 +37,10 @@ extern const char join_after_memory_compare_at[];
 /* if without else: the forward jcc's compare reads registers only */
 void join_if(void);
 extern const char join_if_at[];
+/* the same if around a plain store: a store does not hold retirement, so
+ * the join's samples may be anyone's */
+void join_after_store(void);
+extern const char join_after_store_at[];
 
 __asm__(
 	".text\n"
@@ -80,7 +85,17 @@ __asm__(
 	".globl join_if_at\njoin_if_at:\n"
 	"5:	add $1,%r8\n"
 	"	ret\n"
-	".size join_if,.-join_if\n");
+	".size join_if,.-join_if\n"
+
+	".globl join_after_store\n.type join_after_store,@function\n"
+	"join_after_store:\n"
+	"	test %rdx,%rdx\n"
+	"	je 6f\n"
+	"	movq %rax,(%r9)\n"
+	".globl join_after_store_at\njoin_after_store_at:\n"
+	"6:	add $1,%r8\n"
+	"	ret\n"
+	".size join_after_store,.-join_after_store\n");
 
 static unsigned long word[8];
 static unsigned long other[8];
@@ -124,6 +139,9 @@ int main(void)
 	      "a loop's head is not the pre-loop locked OR's (got 0x%" PRIx64 ")", a.addr);
 	CHECK(!sample_at(soft, join_after_memory_compare_at, &a),
 	      "a join after a memory compare stays ambiguous (got 0x%" PRIx64 ")", a.addr);
+
+	CHECK(!sample_at(soft, join_after_store_at, &a),
+	      "a join after a plain store stays ambiguous (got 0x%" PRIx64 ")", a.addr);
 
 	soft_free(soft);
 	symbolizer_free(sym);
