@@ -15,7 +15,8 @@
 #include "reports/report.h"
 
 /* The alignment the pair's heap block was allocated with, where its
- * record says one (aligned_alloc, posix_memalign, memalign) above both
+ * record says one (aligned_alloc, posix_memalign, memalign, C++17's
+ * aligned new) above both
  * malloc's and the type's; else 0.  Where a block starts proves nothing:
  * one read from the heap (attach) has no record, so 0. */
 uint64_t latent_alloc_align(const struct report_latent *lt);

@@ -213,7 +213,7 @@ struct report_alloc {
 	bool walked;
 	uint64_t usable;             /* walked: malloc_usable_size() of it */
 	uint64_t count, elem_size;   /* calloc's arguments; count 0 for the others */
-	uint64_t align;              /* aligned_alloc, posix_memalign, memalign; else 0 */
+	uint64_t align;              /* aligned_alloc, posix_memalign, memalign, aligned new */
 	bool freed;                  /* freed before the report */
 	uint32_t tid;                /* the allocating thread */
 	char *site;                  /* "main heap_struct_array.c:112": the call */

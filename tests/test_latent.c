@@ -249,6 +249,31 @@ static void test_other_alignments(void)
 	free(advice);
 }
 
+/* C++17's aligned new (new of an alignas(64) type, or new
+ * (std::align_val_t(64))): spelled as the code calls it, and its
+ * alignment keeps the array as aligned_alloc's does. */
+static void test_aligned_new(void)
+{
+	struct report_alloc a = block("operator new[]", 64, 192);
+	struct report_latent lt = slots(&a, 0, 64, 8);
+	char *s = alloc_sentence(&a), *advice;
+
+	CHECK_STR(s, "operator new[](192, std::align_val_t(64)) = 192 bytes at 0x55d77fb11040, "
+		  "allocated in main latent_slots.c:103 by thread 25311, freed before the end "
+		  "<- __libc_start_call_main", "aligned new: the sentence");
+	free(s);
+	CHECK_EQ_U64(latent_alloc_align(&lt), 64, "aligned new(64): its alignment counts");
+	latent_fill_placements(&lt);
+	CHECK(placement_is(&lt, 0, 64, 64, 0, 1, PLACEMENT_ALLOCATION),
+	      "aligned new(64): 0 of 1 at the allocation's alignment");
+	advice = latent_advice(&lt, 64, true);
+	CHECK(has(advice, "operator new[](192, std::align_val_t(64)) keeps the array "
+		  "line-aligned: that alignment is what keeps the two apart now, so keep it "
+		  "(plain malloc or new would put them on one line in 2 of 4 placements)"),
+	      "aligned new(64): keep it");
+	free(advice);
+}
+
 /* One sentence for the heap block, raw: each printer escapes it. */
 static void test_alloc_sentence(void)
 {
@@ -325,6 +350,7 @@ int main(void)
 	test_unaligned_blocks();
 	test_other_alignments();
 	test_alloc_sentence();
+	test_aligned_new();
 	test_printers();
 	return test_done();
 }
