@@ -169,12 +169,12 @@ static char *wider_lines(const struct report_latent *lt, const char *type)
 }
 
 /* What keeps the object aligned: "aligned_alloc(64, 192)", or a global's
- * "_Alignas(64) on slots' declaration". */
+ * "_Alignas(64) on the declaration of slots". */
 static char *keeper_text(const struct report_latent *lt, const char *align)
 {
 	if (lt->alloc)
 		return alloc_call_text(lt->alloc);
-	return xasprintf("%s(%" PRIu64 ") on %s's declaration", align, lt->decl_align,
+	return xasprintf("%s(%" PRIu64 ") on the declaration of %s", align, lt->decl_align,
 			 lt->object ? lt->object : "the variable");
 }
 

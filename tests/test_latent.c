@@ -371,7 +371,7 @@ static void test_declared_alignment(void)
 	free(text);
 	advice = latent_advice(&lt, 64, false);
 	CHECK(has(advice, "struct slot is 64 bytes, a multiple of the 64-byte line, and "
-		  "_Alignas(64) on slots's declaration keeps the array line-aligned: that "
+		  "_Alignas(64) on the declaration of slots keeps the array line-aligned: that "
 		  "alignment is what keeps the two apart now, so keep it (at the type's 8-byte "
 		  "alignment they would share a line in 4 of 8 placements)") &&
 	      has(advice, "put _Alignas(64) on the struct's first member") &&
@@ -385,7 +385,7 @@ static void test_declared_alignment(void)
 	lt.advice = NULL;
 
 	advice = latent_advice(&lt, 64, true);
-	CHECK(has(advice, "alignas(64) on slots's declaration keeps the array line-aligned"),
+	CHECK(has(advice, "alignas(64) on the declaration of slots keeps the array line-aligned"),
 	      "C++: alignas");
 	free(advice);
 

@@ -959,8 +959,8 @@ static void test_latent_declared(const char *path)
 		      lt->placements[1].sharing == 6 && lt->placements[1].total == 8,
 		      "declared: 0 of 1 at the declaration's 64, 6 of 8 at the type's 8");
 		CHECK(lt->advice && strstr(lt->advice, "pad struct stats from 32 to 64 bytes (cost "
-					   "+32 bytes per element); _Alignas(64) on aligned_stats's "
-					   "declaration keeps the array aligned to 64: keep it") &&
+					   "+32 bytes per element); _Alignas(64) on the declaration of "
+					   "aligned_stats keeps the array aligned to 64: keep it") &&
 		      !strstr(lt->advice, "nothing keeps"), "declared: advice %s", lt->advice);
 	}
 	report_free(r);
