@@ -30,8 +30,8 @@ enum alloc_call {
 	ALLOC_ALIGNED_ALLOC,   /* arg: the alignment, also for the two below */
 	ALLOC_POSIX_MEMALIGN,
 	ALLOC_MEMALIGN,
-	ALLOC_NEW,             /* operator new */
-	ALLOC_NEW_ARRAY,       /* operator new[] */
+	ALLOC_NEW,             /* operator new; arg: C++17's std::align_val_t, */
+	ALLOC_NEW_ARRAY,       /* operator new[]; or 0 (nothrow or not) */
 	ALLOC_FREE,            /* free, delete, delete[]; size 0 */
 	ALLOC__COUNT
 };

@@ -2,7 +2,8 @@
  * contend where each heap allocation came from.
  *
  * Wraps malloc, calloc, realloc, free, aligned_alloc, posix_memalign,
- * memalign and operator new/new[]/delete (found with dlsym(RTLD_NEXT)) and
+ * memalign and operator new/new[]/delete, their C++17 aligned and nothrow
+ * forms (found with dlsym(RTLD_NEXT)), and
  * passes every call through unchanged: same sizes, same alignments, and no
  * allocation of its own, so the target's heap is laid out exactly as
  * without it (its mappings -- the library, contend's tick page, a ring
@@ -61,6 +62,13 @@ typedef void *realloc_fn(void *, size_t);
 typedef void free_fn(void *);
 typedef void *aligned_fn(size_t, size_t);
 typedef int posix_memalign_fn(void **, size_t, size_t);
+/* C++'s other operators, by their ABI: std::align_val_t is a size_t, a
+ * const std::nothrow_t & a pointer */
+typedef void *aligned_new_fn(size_t, size_t);
+typedef void *nothrow_new_fn(size_t, const void *);
+typedef void *aligned_nothrow_new_fn(size_t, size_t, const void *);
+typedef void aligned_delete_fn(void *, size_t);
+typedef void sized_aligned_delete_fn(void *, size_t, size_t);
 
 static malloc_fn *real_malloc;
 static calloc_fn *real_calloc;
@@ -70,6 +78,11 @@ static aligned_fn *real_aligned_alloc, *real_memalign;
 static posix_memalign_fn *real_posix_memalign;
 static malloc_fn *real_new, *real_new_array;
 static free_fn *real_delete, *real_delete_array;
+static aligned_new_fn *real_new_aligned, *real_new_array_aligned;
+static nothrow_new_fn *real_new_nothrow, *real_new_array_nothrow;
+static aligned_nothrow_new_fn *real_new_aligned_nothrow, *real_new_array_aligned_nothrow;
+static aligned_delete_fn *real_delete_aligned, *real_delete_array_aligned;
+static sized_aligned_delete_fn *real_delete_sized_aligned, *real_delete_array_sized_aligned;
 
 static int channel = -1;           /* the pipe's write end; -1: report nothing */
 static dev_t channel_dev;          /* ... and which pipe it is: a target that */
@@ -159,6 +172,20 @@ static void resolve_cxx(void)
 	real_new_array = (malloc_fn *)next("_Znam");
 	real_delete = (free_fn *)next("_ZdlPv");
 	real_delete_array = (free_fn *)next("_ZdaPv");
+	/* C++17 (GCC 7): NULL from an older libstdc++ */
+	real_new_aligned = (aligned_new_fn *)next("_ZnwmSt11align_val_t");
+	real_new_array_aligned = (aligned_new_fn *)next("_ZnamSt11align_val_t");
+	real_new_nothrow = (nothrow_new_fn *)next("_ZnwmRKSt9nothrow_t");
+	real_new_array_nothrow = (nothrow_new_fn *)next("_ZnamRKSt9nothrow_t");
+	real_new_aligned_nothrow =
+		(aligned_nothrow_new_fn *)next("_ZnwmSt11align_val_tRKSt9nothrow_t");
+	real_new_array_aligned_nothrow =
+		(aligned_nothrow_new_fn *)next("_ZnamSt11align_val_tRKSt9nothrow_t");
+	real_delete_aligned = (aligned_delete_fn *)next("_ZdlPvSt11align_val_t");
+	real_delete_array_aligned = (aligned_delete_fn *)next("_ZdaPvSt11align_val_t");
+	real_delete_sized_aligned = (sized_aligned_delete_fn *)next("_ZdlPvmSt11align_val_t");
+	real_delete_array_sized_aligned =
+		(sized_aligned_delete_fn *)next("_ZdaPvmSt11align_val_t");
 }
 
 static void flush(void);
@@ -861,3 +888,105 @@ EXPORT void _ZdaPv(void *p)
 		resolve_cxx();
 	delete_common(real_delete_array, p, HERE);
 }
+
+/* --- C++17's aligned operators, and the nothrow ones -------------------- */
+
+/* new with std::align_val_t (a type aligned above 16, or new
+ * (std::align_val_t(64)) T[n]) allocates with aligned_alloc, and a
+ * nothrow new calls plain new: the depth keeps that inner call quiet, and
+ * the record carries the alignment in arg, as aligned_alloc's does.
+ * Without the real one (an older libstdc++, or one dlopen'd after us):
+ * aligned_alloc or malloc, which say it themselves. */
+static void *new_aligned_common(aligned_new_fn *real, enum alloc_call call, size_t size,
+				size_t align, void *ret, void *fp)
+{
+	void *p;
+
+	if (!real) {
+		if (!(p = aligned_alloc(align, (size + align - 1) / align * align ?: align)))
+			abort();
+		return p;
+	}
+	tb.gate += DEPTH;
+	p = fix_here(ret) && power_of_2(align) ? fix_alloc(align, size) : NULL;
+	if (!p)
+		p = real(size, align);    /* and its bad_alloc */
+	tb.gate -= DEPTH;
+	note(call, p, size, align, ret, fp);
+	return p;
+}
+
+/* nothrow: NULL instead of bad_alloc; one of real and aligned is set */
+static void *new_nothrow_common(nothrow_new_fn *real, aligned_nothrow_new_fn *aligned,
+				enum alloc_call call, size_t size, size_t align,
+				const void *tag, void *ret, void *fp)
+{
+	void *p;
+
+	if (!real && !aligned)
+		return align ? aligned_alloc(align, (size + align - 1) / align * align ?: align) :
+			       malloc(size ? size : 1);
+	tb.gate += DEPTH;
+	p = aligned ? aligned(size, align, tag) : real(size, tag);
+	tb.gate -= DEPTH;
+	note(call, p, size, align, ret, fp);
+	return p;
+}
+
+/* An aligned delete: the record, then the real one, whose free is quiet;
+ * one of real and sized is set, else free. */
+static void delete_aligned_common(aligned_delete_fn *real, sized_aligned_delete_fn *sized,
+				  void *p, size_t size, size_t align, void *ret, void *fp)
+{
+	if (!p)
+		return;
+	if (!real && !sized) {
+		free(p);
+		return;
+	}
+	note(ALLOC_FREE, p, 0, 0, ret, fp);
+	tb.gate += DEPTH;
+	if (sized)
+		sized(p, size, align);
+	else
+		real(p, align);
+	tb.gate -= DEPTH;
+}
+
+/* One wrapper per mangled name: look the real one up, then the common part. */
+#define CXX_WRAPPER(type, name, params, real, body)	\
+	EXPORT type name params				\
+	{						\
+		if (!real)				\
+			resolve_cxx();			\
+		body;					\
+	}
+
+CXX_WRAPPER(void *, _ZnwmSt11align_val_t, (size_t size, size_t align), real_new_aligned,
+	    return new_aligned_common(real_new_aligned, ALLOC_NEW, size, align, HERE))
+CXX_WRAPPER(void *, _ZnamSt11align_val_t, (size_t size, size_t align), real_new_array_aligned,
+	    return new_aligned_common(real_new_array_aligned, ALLOC_NEW_ARRAY, size, align,
+				      HERE))
+CXX_WRAPPER(void *, _ZnwmRKSt9nothrow_t, (size_t size, const void *tag), real_new_nothrow,
+	    return new_nothrow_common(real_new_nothrow, NULL, ALLOC_NEW, size, 0, tag, HERE))
+CXX_WRAPPER(void *, _ZnamRKSt9nothrow_t, (size_t size, const void *tag), real_new_array_nothrow,
+	    return new_nothrow_common(real_new_array_nothrow, NULL, ALLOC_NEW_ARRAY, size, 0,
+				      tag, HERE))
+CXX_WRAPPER(void *, _ZnwmSt11align_val_tRKSt9nothrow_t,
+	    (size_t size, size_t align, const void *tag), real_new_aligned_nothrow,
+	    return new_nothrow_common(NULL, real_new_aligned_nothrow, ALLOC_NEW, size, align,
+				      tag, HERE))
+CXX_WRAPPER(void *, _ZnamSt11align_val_tRKSt9nothrow_t,
+	    (size_t size, size_t align, const void *tag), real_new_array_aligned_nothrow,
+	    return new_nothrow_common(NULL, real_new_array_aligned_nothrow, ALLOC_NEW_ARRAY,
+				      size, align, tag, HERE))
+CXX_WRAPPER(void, _ZdlPvSt11align_val_t, (void *p, size_t align), real_delete_aligned,
+	    delete_aligned_common(real_delete_aligned, NULL, p, 0, align, HERE))
+CXX_WRAPPER(void, _ZdaPvSt11align_val_t, (void *p, size_t align), real_delete_array_aligned,
+	    delete_aligned_common(real_delete_array_aligned, NULL, p, 0, align, HERE))
+CXX_WRAPPER(void, _ZdlPvmSt11align_val_t, (void *p, size_t size, size_t align),
+	    real_delete_sized_aligned,
+	    delete_aligned_common(NULL, real_delete_sized_aligned, p, size, align, HERE))
+CXX_WRAPPER(void, _ZdaPvmSt11align_val_t, (void *p, size_t size, size_t align),
+	    real_delete_array_sized_aligned,
+	    delete_aligned_common(NULL, real_delete_array_sized_aligned, p, size, align, HERE))

@@ -13,6 +13,10 @@ char *alloc_call_text(const struct report_alloc *a)
 		return xasprintf("of %" PRIu64 " usable bytes", a->usable);
 	if (a->count)
 		return xasprintf("%s(%" PRIu64 ", %" PRIu64 ")", a->call, a->count, a->elem_size);
+	/* C++17's aligned new, as the code spells it */
+	if (a->align && a->call && !strncmp(a->call, "operator new", 12))
+		return xasprintf("%s(%" PRIu64 ", std::align_val_t(%" PRIu64 "))", a->call,
+				 a->size, a->align);
 	if (a->align)
 		return xasprintf("%s(%" PRIu64 ", %" PRIu64 ")", a->call, a->align, a->size);
 	return xasprintf("%s(%" PRIu64 ")", a->call, a->size);

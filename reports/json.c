@@ -752,6 +752,8 @@ static const char *placement_basis_name(enum placement_basis b)
 		return "allocation";
 	case PLACEMENT_MALLOC:
 		return "malloc";
+	case PLACEMENT_DECLARATION:
+		return "declaration";
 	case PLACEMENT_TYPE:
 		break;
 	}
@@ -770,6 +772,8 @@ static void latent_json(struct json *j, const struct report_latent *lt, unsigned
 	json_u64(j, "element_size", lt->type_size);
 	json_u64(j, "type_align", lt->type_align);
 	json_u64(j, "allocation_align", latent_alloc_align(lt));
+	if (latent_decl_align(lt))
+		json_u64(j, "declaration_align", latent_decl_align(lt));
 	json_bool(j, "heap", lt->heap);
 	json_double(j, "share", lt->share);
 	json_u64(j, "gap", lt->gap);

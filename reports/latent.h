@@ -15,12 +15,18 @@
 #include "reports/report.h"
 
 /* The alignment the pair's heap block was allocated with, where its
- * record says one (aligned_alloc, posix_memalign, memalign) above both
+ * record says one (aligned_alloc, posix_memalign, memalign, C++17's
+ * aligned new) above both
  * malloc's and the type's; else 0.  Where a block starts proves nothing:
  * one read from the heap (attach) has no record, so 0. */
 uint64_t latent_alloc_align(const struct report_latent *lt);
-/* lt->placements from its sides, type_align, heap and alloc: for 64- and
- * 128-byte lines, at the allocation's alignment (latent_alloc_align), at
+/* A global's declared alignment (_Alignas(64) on the variable, not its
+ * type: lt->decl_align) where it exceeds the type's; else 0.  It keeps the
+ * object where it starts as an aligned allocation keeps a heap block. */
+uint64_t latent_decl_align(const struct report_latent *lt);
+/* lt->placements from its sides, type_align, heap, alloc and decl_align:
+ * for 64- and 128-byte lines, at the allocation's alignment
+ * (latent_alloc_align) or the declaration's (latent_decl_align), at
  * malloc's 16 bytes (heap objects of a type aligned below it) and at the
  * type's, in that order. */
 void latent_fill_placements(struct report_latent *lt);
@@ -29,7 +35,8 @@ void latent_fill_placements(struct report_latent *lt);
  * alignment that removes the risk whatever allocates the object.  L: the
  * machine's line size; cxx: a C++ type.  Raw; caller frees. */
 char *latent_advice(const struct report_latent *lt, unsigned L, bool cxx);
-/* " (the type's)", " (malloc's)", " (aligned_alloc's)": whose alignment
+/* " (the type's)", " (malloc's)", " (aligned_alloc's)", " (the
+ * declaration's)": whose alignment
  * placement p counts at. */
 const char *latent_placement_whose(const struct report_latent *lt,
 				   const struct report_placement *p);

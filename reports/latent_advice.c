@@ -4,11 +4,12 @@
  * The placements count the start addresses the object can have: at the
  * type's alignment, at malloc's 16 bytes for a heap object, and at the
  * alignment its allocation asked for (aligned_alloc(64, ...)) where the
- * allocation record says so.  That last one is what holds today; the
+ * allocation record says so, or a global's declaration (_Alignas(64) on
+ * the variable, not its type).  That last one is what holds today; the
  * others are what a change of allocator, build or type would give.  The
- * advice says which: an array that an aligned allocation keeps
- * line-aligned is told to keep it and to give the type the alignment, not
- * that nothing keeps it aligned.
+ * advice says which: an array that an aligned allocation or declaration
+ * keeps line-aligned is told to keep it and to give the type the
+ * alignment, not that nothing keeps it aligned.
  */
 #include "reports/latent.h"
 
@@ -31,6 +32,24 @@ uint64_t latent_alloc_align(const struct report_latent *lt)
 	return a->align;
 }
 
+uint64_t latent_decl_align(const struct report_latent *lt)
+{
+	uint64_t a = lt->decl_align;
+
+	if (lt->heap || !a || a & (a - 1) || a <= lt->type_align)
+		return 0;
+	return a;
+}
+
+/* Whose alignment holds the object today: the allocation's or the
+ * declaration's (PLACEMENT_TYPE: neither says more than the type). */
+static enum placement_basis kept_basis(const struct report_latent *lt)
+{
+	if (latent_alloc_align(lt))
+		return PLACEMENT_ALLOCATION;
+	return latent_decl_align(lt) ? PLACEMENT_DECLARATION : PLACEMENT_TYPE;
+}
+
 static void add_placement(struct report_latent *lt, unsigned L, uint64_t align,
 			  enum placement_basis basis)
 {
@@ -50,12 +69,14 @@ static void add_placement(struct report_latent *lt, unsigned L, uint64_t align,
 
 void latent_fill_placements(struct report_latent *lt)
 {
-	uint64_t alloc_align = latent_alloc_align(lt);
+	uint64_t alloc_align = latent_alloc_align(lt), decl_align = latent_decl_align(lt);
 
 	lt->n_placements = 0;
 	for (unsigned L = 64; L <= 128; L *= 2) {
 		if (alloc_align)
 			add_placement(lt, L, alloc_align, PLACEMENT_ALLOCATION);
+		else if (decl_align)
+			add_placement(lt, L, decl_align, PLACEMENT_DECLARATION);
 		/* malloc's next: where a heap array lies is the usual luck */
 		if (lt->heap && lt->type_align < MALLOC_ALIGN)
 			add_placement(lt, L, MALLOC_ALIGN, PLACEMENT_MALLOC);
@@ -72,6 +93,8 @@ const char *latent_placement_whose(const struct report_latent *lt,
 			" (aligned_alloc's)" : " (the allocation's)";
 	case PLACEMENT_MALLOC:
 		return " (malloc's)";
+	case PLACEMENT_DECLARATION:
+		return " (the declaration's)";
 	case PLACEMENT_TYPE:
 		break;
 	}
@@ -92,12 +115,15 @@ static const struct report_placement *placement(const struct report_latent *lt, 
  * aligned to at least a line, and an array's elements start a whole
  * number of elements into it (element 0 at the block's start), an object
  * a whole number of lines.  An array placed 32 bytes into a 64-aligned
- * block is not kept line-aligned by it.
+ * block is not kept line-aligned by it.  A global's declaration aligns
+ * the variable itself: the object starts where it does.
  */
 static bool kept_by_allocation(const struct report_latent *lt, unsigned L)
 {
 	uint64_t into;
 
+	if (!lt->alloc)
+		return latent_decl_align(lt) >= L;
 	if (latent_alloc_align(lt) < L || lt->object_start < lt->alloc->start)
 		return false;
 	into = lt->object_start - lt->alloc->start;
@@ -127,7 +153,7 @@ static char *without_it(const struct report_latent *lt, unsigned L, bool cxx)
  * alignment parts them on 128-byte lines too. */
 static char *wider_lines(const struct report_latent *lt, const char *type)
 {
-	const struct report_placement *p = placement(lt, 128, PLACEMENT_ALLOCATION);
+	const struct report_placement *p = placement(lt, 128, kept_basis(lt));
 	char *fix, *out;
 
 	if (!p || !p->sharing)
@@ -142,22 +168,35 @@ static char *wider_lines(const struct report_latent *lt, const char *type)
 	return out;
 }
 
-/* An aligned allocation keeps the array line-aligned: that is what parts
- * the two today; say so, and how the type can carry it. */
+/* What keeps the object aligned: "aligned_alloc(64, 192)", or a global's
+ * "_Alignas(64) on the declaration of slots". */
+static char *keeper_text(const struct report_latent *lt, const char *align)
+{
+	if (lt->alloc)
+		return alloc_call_text(lt->alloc);
+	return xasprintf("%s(%" PRIu64 ") on the declaration of %s", align, lt->decl_align,
+			 lt->object ? lt->object : "the variable");
+}
+
+/* An aligned allocation or declaration keeps the array line-aligned: that
+ * is what parts the two today; say so, and how the type can carry it. */
 static char *kept_advice(const struct report_latent *lt, const char *type, unsigned L,
 			 bool cxx)
 {
-	char *call = alloc_call_text(lt->alloc), *without = without_it(lt, L, cxx);
-	char *wider = wider_lines(lt, type), *reach, *out;
 	const char *align = cxx ? "alignas" : "_Alignas";
+	char *call = keeper_text(lt, align), *without = without_it(lt, L, cxx);
+	char *wider = wider_lines(lt, type), *reach, *out;
 
 	/* in C malloc ignores the type's alignment; in C++17 new honours it */
 	if (cxx)
 		reach = xstrdup("new and std::vector honour it from C++17, so no allocation "
 				"call has to");
-	else
+	else if (lt->alloc)
 		reach = xasprintf("static and automatic arrays honour it; malloc does not, so "
 				  "keep %s on the heap", lt->alloc->call);
+	else
+		reach = xstrdup("every static and automatic array of it then starts a line; "
+				"malloc does not honour it");
 	if (lt->type_size && lt->type_size % L == 0)
 		out = xasprintf("%s is %" PRIu64 " bytes, a multiple of the %u-byte line, and "
 				"%s keeps the array line-aligned: that alignment is what keeps "
@@ -195,6 +234,9 @@ static char *not_kept(const struct report_latent *lt, unsigned L)
 
 	if (lt->heap && (!a || a->walked))
 		return xstrdup("but no allocation record shows the array line-aligned");
+	if (!a && latent_decl_align(lt))
+		return xasprintf("but the array is not kept line-aligned (its declaration aligns "
+				 "it to %" PRIu64 " bytes only)", lt->decl_align);
 	if (!a || !a->align)
 		return xstrdup("but nothing keeps the array line-aligned");
 	call = alloc_call_text(a);
@@ -215,7 +257,7 @@ char *latent_advice(const struct report_latent *lt, unsigned L, bool cxx)
 	const char *align = cxx ? "alignas" : "_Alignas";
 	char *advice, *but;
 
-	if (lt->alloc && kept_by_allocation(lt, L)) {
+	if ((lt->alloc || !lt->heap) && kept_by_allocation(lt, L)) {
 		free(heap);
 		return kept_advice(lt, type, L, cxx);
 	}

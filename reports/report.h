@@ -213,7 +213,7 @@ struct report_alloc {
 	bool walked;
 	uint64_t usable;             /* walked: malloc_usable_size() of it */
 	uint64_t count, elem_size;   /* calloc's arguments; count 0 for the others */
-	uint64_t align;              /* aligned_alloc, posix_memalign, memalign; else 0 */
+	uint64_t align;              /* aligned_alloc, posix_memalign, memalign, aligned new */
 	bool freed;                  /* freed before the report */
 	uint32_t tid;                /* the allocating thread */
 	char *site;                  /* "main heap_struct_array.c:112": the call */
@@ -317,6 +317,7 @@ enum placement_basis {
 	PLACEMENT_TYPE,              /* the type's (DWARF) */
 	PLACEMENT_MALLOC,            /* malloc's and new's 16 bytes */
 	PLACEMENT_ALLOCATION,        /* what the recorded allocation asked for */
+	PLACEMENT_DECLARATION,       /* a global's own: _Alignas(64) on the variable */
 };
 
 struct report_placement {
@@ -336,6 +337,7 @@ struct report_latent {
 	uint64_t object_start;       /* what offsets count from */
 	uint64_t type_size, type_align;  /* of the element when an array */
 	bool heap;                   /* not a global: malloc's alignment applies */
+	uint64_t decl_align;         /* a global's declared alignment (on the variable), 0 */
 	struct report_latent_side a, b;
 	uint64_t gap;                /* bytes between a's end and b's start */
 	struct report_placement placements[REPORT_LATENT_PLACEMENTS];

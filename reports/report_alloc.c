@@ -285,8 +285,9 @@ static struct report_alloc *describe_block(struct build *b, const struct alloc_b
 		ra->count = blk->arg;
 		ra->elem_size = blk->size / blk->arg;
 	}
+	/* new's arg: the std::align_val_t of C++17's aligned new, else 0 */
 	if (blk->call == ALLOC_ALIGNED_ALLOC || blk->call == ALLOC_POSIX_MEMALIGN ||
-	    blk->call == ALLOC_MEMALIGN)
+	    blk->call == ALLOC_MEMALIGN || blk->call == ALLOC_NEW || blk->call == ALLOC_NEW_ARRAY)
 		ra->align = blk->arg;
 	site = site_of(b, blk);
 	if (site && site->frames[0]) {

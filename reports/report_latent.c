@@ -223,6 +223,7 @@ struct latent_object {
 	bool via_pointer;            /* named by the pointer the code used */
 	uint64_t base;               /* offsets count from here */
 	uint64_t elem_size, align;
+	uint64_t decl_align;         /* the global's declaration's: _Alignas(64) on it */
 	const char *type_name, *variable;
 };
 
@@ -240,6 +241,7 @@ static bool one_object(const struct cell_attr *x, const struct cell_attr *y,
 	o->align = lay && lay->align ? lay->align : 8;
 	if (same_object(p, q)) {
 		o->base = p->object_start;
+		o->decl_align = p->via_pointer ? 0 : p->variable_align;
 		o->type_name = p->type_name;
 		o->variable = p->variable;
 		o->via_pointer = p->via_pointer;
@@ -347,6 +349,7 @@ static bool build_latent(struct build *b, struct attr_cache *cache, struct footp
 	lt->object_start = o.base;
 	lt->type_size = o.array || o.elements ? o.elem_size : 0;
 	lt->type_align = o.align;
+	lt->decl_align = heap ? 0 : o.decl_align;
 	fill_side(b, &o, a, &at_a, &lt->a);
 	fill_side(b, &o, x, &at_x, &lt->b);
 	lt->gap = x->addr - (a->addr + a->size);

@@ -67,6 +67,11 @@ struct data_attribution {
 	const struct type_layout *layout;
 	uint64_t layout_start;    /* absolute address of that struct/element instance */
 	long element_index;       /* index in the outermost array, -1 if not an array */
+	/* A global's own declared alignment (_Alignas(64) or alignas(64) on
+	 * the variable, not its type: DW_AT_alignment on the variable), 0 if
+	 * none; what keeps the object where it starts, as an aligned
+	 * allocation does a heap block. */
+	uint64_t variable_align;
 };
 
 enum data_types_miss {

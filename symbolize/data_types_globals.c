@@ -56,6 +56,19 @@ static const char *symbol_name(Dwarf_Die *var)
 	return die_name(var);
 }
 
+/* The alignment the declaration gives var itself, or 0: DW_AT_alignment
+ * on the variable (or on the declaration a C++ static member's definition
+ * completes); the type's own is the layout's.  Only for storage the
+ * DWARF places: a copy relocation's copy is aligned as the linker chose. */
+static uint64_t variable_align(Dwarf_Die *var)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word align;
+
+	return dwarf_attr_integrate(var, DW_AT_alignment, &attr) &&
+	       dwarf_formudata(&attr, &align) == 0 ? align : 0;
+}
+
 static void index_name(struct dt_module *m, Dwarf_Die *var, bool defined)
 {
 	Dwarf_Attribute attr;
@@ -327,6 +340,7 @@ enum data_types_miss data_types_global_access(struct data_types *dt,
 		die_type(&var, &type);    /* indexed variables have one */
 		resolve_offset(dt, m, &type, addr - bias - v->start, size, false, &r);
 		hit = hit_new(dt, die_name(&var), &type, &r);
+		hit->variable_align = variable_align(&var);
 		strbuf_release(&r.path);
 		hashmap_put(&dt->results, &k, hit);
 	}

@@ -9,6 +9,8 @@
 #    The members must be named (Stats::requests, Stats::bytes) through the
 #    load that set the register, and, the block being 4 Stats long, as
 #    elements of an array Stats[]: "[1].requests".
+#    2b: from new (std::align_val_t(64)) Stats[4], the allocation is
+#    C++17's aligned operator new[], with its alignment and main's line.
 # 3. The same under attach, the block read from the glibc heap.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -126,6 +128,62 @@ if l["kind"] != "false" or (l.get("type") or "").replace("struct ", "") not in (
                 l.get("typed"), l.get("untyped")))
 print("ok std::vector<Stats>: false sharing of %s, members %s" % (
     l.get("type"), [g.get("member") for g in l["ranges"]]))
+EOP
+[ $? -eq 0 ] || exit 1
+
+# 2b. The same Stats from C++17's aligned new[] (new (std::align_val_t(64))
+#     Stats[4]): the shim records operator new[] with its alignment, at
+#     main's line, not the aligned_alloc libstdc++ makes inside it.
+cat >"$tmp/aligned.cpp" <<'EOC'
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <thread>
+#include <vector>
+
+struct Stats {
+	std::atomic<long> requests{0};
+	std::atomic<long> bytes{0};
+};
+
+static void worker(Stats *st, int id, long iters)
+{
+	for (long k = 0; k < iters; k++)
+		st[id].requests.fetch_add(1, std::memory_order_relaxed);
+}
+
+int main(int argc, char **argv)
+{
+	long iters = argc > 1 ? atol(argv[1]) : 5000000;
+	Stats *stats = new (std::align_val_t(64)) Stats[4];	// line 22
+	std::vector<std::thread> th;
+
+	for (int i = 0; i < 4; i++)
+		th.emplace_back(worker, stats, i, iters);
+	for (auto &t : th)
+		t.join();
+	printf("requests %ld\n", stats[0].requests.load() + stats[3].requests.load());
+	::operator delete[](stats, std::align_val_t(64));
+}
+EOC
+c++ -std=c++17 -O2 -g -pthread -o "$tmp/aligned" "$tmp/aligned.cpp" ||
+	{ echo "FAIL: cannot compile"; exit 1; }
+"$contend" run --format json -o "$tmp/al.json" -- "$tmp/aligned" >/dev/null 2>"$tmp/err" ||
+	{ echo "FAIL: contend exited $?:"; cat "$tmp/err"; exit 1; }
+python3 - "$tmp/al.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+allocs = [l.get("allocation") or {} for l in r["lines"]]
+if not allocs:
+    sys.exit("FAIL: nothing reported for aligned new Stats[4]")
+a = allocs[0]
+site = a.get("site") or {}
+if a.get("call") != "operator new[]" or a.get("align") != 64 or a.get("size") != 64 \
+        or not (site.get("file") or "").endswith("aligned.cpp") or site.get("line") != 22:
+    sys.exit("FAIL: aligned new[]: allocation %s" % a)
+print("ok aligned new[]: %s(%s, align %s) at %s" % (a["call"], a["size"], a["align"],
+                                                   site.get("name")))
 EOP
 [ $? -eq 0 ] || exit 1
 

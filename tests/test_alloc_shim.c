@@ -200,6 +200,70 @@ static const struct alloc_record *record_at(const struct run *r, uint32_t call, 
 	return NULL;
 }
 
+/* No record of call at addr: a block recorded twice names it by both. */
+static int no_record(const struct run *r, uint32_t call, uint64_t addr)
+{
+	return record_at(r, call, addr) == NULL;
+}
+
+/* C++17's aligned and nothrow operator new and the aligned deletes
+ * (tests/fixture_alloc_cxx calls each by its mangled name): one record
+ * each, naming main's code (not libstdc++'s) and the alignment, not the
+ * aligned_alloc or malloc the real operator makes inside; a free for each
+ * delete; nothing moved. */
+static void check_cxx(const char *top, const char *shim)
+{
+	static struct run plain, shimmed;
+	static const struct {
+		const char *name;
+		uint32_t call;
+		uint64_t size, align;
+		uint32_t inner;          /* the call the real operator makes */
+	} ops[] = {
+		{ "new", ALLOC_NEW, 24, 0, ALLOC_MALLOC },
+		{ "new_aligned", ALLOC_NEW, 100, 128, ALLOC_ALIGNED_ALLOC },
+		{ "new_array_aligned", ALLOC_NEW_ARRAY, 192, 64, ALLOC_ALIGNED_ALLOC },
+		{ "new_nothrow", ALLOC_NEW, 40, 0, ALLOC_MALLOC },
+		{ "new_array_nothrow", ALLOC_NEW_ARRAY, 48, 0, ALLOC_MALLOC },
+		{ "new_aligned_nothrow", ALLOC_NEW, 72, 256, ALLOC_ALIGNED_ALLOC },
+		{ "new_array_aligned_nothrow", ALLOC_NEW_ARRAY, 80, 64, ALLOC_ALIGNED_ALLOC },
+	};
+	char fixture[4096];
+	uint64_t main_at;
+
+	snprintf(fixture, sizeof(fixture), "%s/tests/fixture_alloc_cxx", top);
+	if (access(fixture, X_OK)) {
+		printf("skip: %s not built (no libstdc++)\n", fixture);
+		return;
+	}
+	run_fixture(fixture, NULL, -1, &plain);
+	run_fixture(fixture, shim, -1, &shimmed);
+	CHECK(WIFEXITED(shimmed.status) && !WEXITSTATUS(shimmed.status),
+	      "the C++ fixture runs with the shim");
+	main_at = printed(&shimmed, "main");
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		uint64_t at = printed(&shimmed, ops[i].name);
+		const struct alloc_record *x = record_at(&shimmed, ops[i].call, at);
+
+		CHECK(at && at == printed(&plain, ops[i].name),
+		      "%s: the same address with the shim preloaded", ops[i].name);
+		CHECK(x && x->size == ops[i].size && x->arg == ops[i].align,
+		      "%s: recorded as %s, size %llu, alignment %llu (got %s)", ops[i].name,
+		      alloc_call_name(ops[i].call), (unsigned long long)ops[i].size,
+		      (unsigned long long)ops[i].align,
+		      x ? alloc_call_name(x->call) : "no record");
+		CHECK(x && x->frames[0] - main_at < 4096,
+		      "%s: the site is main's code, not the library's (0x%llx, main 0x%llx)",
+		      ops[i].name, x ? (unsigned long long)x->frames[0] : 0ull,
+		      (unsigned long long)main_at);
+		CHECK(no_record(&shimmed, ops[i].inner, at),
+		      "%s: the %s inside it is not recorded too", ops[i].name,
+		      alloc_call_name(ops[i].inner));
+		CHECK(record_at(&shimmed, ALLOC_FREE, at) != NULL, "%s: its delete is recorded",
+		      ops[i].name);
+	}
+}
+
 int main(void)
 {
 	const char *top = getenv("top_builddir");
@@ -282,5 +346,6 @@ int main(void)
 	b = alloc_table_find(t, shimmed.recs[0].pid, printed(&shimmed, "calloc") + 100);
 	CHECK(!b || b->freed, "the calloc'd block is freed at the end: not live");
 	alloc_table_free(t);
+	check_cxx(top ? top : ".", shim);
 	return test_done();
 }

@@ -95,6 +95,27 @@ static const struct type_member *find_member(const struct type_layout *l,
 	return NULL;
 }
 
+/* _Alignas(64) on the variable, not its type: the attribution carries it;
+ * an array declared without one has none. */
+static void test_variable_alignment(struct data_types *dt, struct fixture *fx)
+{
+	uint64_t aligned = symbol(fx, "aligned_stats", NULL);
+	uint64_t plain = symbol(fx, "per_thread", NULL);
+	struct data_attribution a;
+
+	CHECK(aligned && aligned % 64 == 0, "aligned_stats is 64-aligned (0x%llx)",
+	      (unsigned long long)aligned);
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, aligned + SIZEOF_STATS + 8,
+					      8, &a), DT_HIT, "aligned_stats[1].writes");
+	CHECK_STR(a.variable, "aligned_stats", "aligned_stats: the variable");
+	CHECK_STR(a.path, "[1].writes", "aligned_stats: the member");
+	CHECK_EQ_U64(a.variable_align, 64, "aligned_stats: the declaration's alignment");
+	CHECK_EQ_U64(a.layout ? a.layout->align : 0, 8, "... while struct stats aligns to 8");
+	CHECK_EQ_U64(data_types_global_access(dt, fx->mod, fx->bias, plain + 8, 8, &a), DT_HIT,
+		     "per_thread[0].writes");
+	CHECK_EQ_U64(a.variable_align, 0, "per_thread: no alignment declared on it");
+}
+
 static void test_miss_names(void)
 {
 	CHECK_STR(data_types_miss_name(DT_HIT), "ok", "miss name");
@@ -604,6 +625,7 @@ int main(int argc, char **argv)
 	test_pointer_params(dt, &fx);
 	test_pointer_chains(dt, &fx);
 	test_uncovered_code(dt, &fx);
+	test_variable_alignment(dt, &fx);
 	data_types_free(dt);
 	test_copy_relocation(top ? top : ".");
 

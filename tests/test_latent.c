@@ -249,6 +249,31 @@ static void test_other_alignments(void)
 	free(advice);
 }
 
+/* C++17's aligned new (new of an alignas(64) type, or new
+ * (std::align_val_t(64))): spelled as the code calls it, and its
+ * alignment keeps the array as aligned_alloc's does. */
+static void test_aligned_new(void)
+{
+	struct report_alloc a = block("operator new[]", 64, 192);
+	struct report_latent lt = slots(&a, 0, 64, 8);
+	char *s = alloc_sentence(&a), *advice;
+
+	CHECK_STR(s, "operator new[](192, std::align_val_t(64)) = 192 bytes at 0x55d77fb11040, "
+		  "allocated in main latent_slots.c:103 by thread 25311, freed before the end "
+		  "<- __libc_start_call_main", "aligned new: the sentence");
+	free(s);
+	CHECK_EQ_U64(latent_alloc_align(&lt), 64, "aligned new(64): its alignment counts");
+	latent_fill_placements(&lt);
+	CHECK(placement_is(&lt, 0, 64, 64, 0, 1, PLACEMENT_ALLOCATION),
+	      "aligned new(64): 0 of 1 at the allocation's alignment");
+	advice = latent_advice(&lt, 64, true);
+	CHECK(has(advice, "operator new[](192, std::align_val_t(64)) keeps the array "
+		  "line-aligned: that alignment is what keeps the two apart now, so keep it "
+		  "(plain malloc or new would put them on one line in 2 of 4 placements)"),
+	      "aligned new(64): keep it");
+	free(advice);
+}
+
 /* One sentence for the heap block, raw: each printer escapes it. */
 static void test_alloc_sentence(void)
 {
@@ -319,12 +344,76 @@ static void test_printers(void)
 	free(lt.advice);
 }
 
+/* A global declared _Alignas(64) (on the variable, not its type): the
+ * declaration keeps the array line-aligned, as an aligned allocation
+ * would; the advice says to keep it, not that nothing keeps it. */
+static void test_declared_alignment(void)
+{
+	struct report_latent lt = slots(NULL, 0, 64, 8);
+	struct report r = { .line_size = 64, .latent = &lt, .n_latent = 1 };
+	char *text, *advice, *out;
+
+	lt.heap = false;
+	lt.object = "slots";
+	lt.decl_align = 64;
+	CHECK_EQ_U64(latent_decl_align(&lt), 64, "_Alignas(64) on the variable counts");
+	CHECK_EQ_U64(latent_alloc_align(&lt), 0, "... and is no allocation's");
+	latent_fill_placements(&lt);
+	CHECK(lt.n_placements == 4 &&
+	      placement_is(&lt, 0, 64, 64, 0, 1, PLACEMENT_DECLARATION) &&
+	      placement_is(&lt, 1, 64, 8, 4, 8, PLACEMENT_TYPE) &&
+	      placement_is(&lt, 2, 128, 64, 1, 2, PLACEMENT_DECLARATION) &&
+	      placement_is(&lt, 3, 128, 8, 12, 16, PLACEMENT_TYPE),
+	      "declared 64: 0 of 1 on 64-byte lines, 1 of 2 on 128; no malloc's");
+	text = latent_placements_text(&lt);
+	CHECK(has(text, "0 of 1 placements at 64-byte alignment (the declaration's), 4 of 8 "
+		  "at 8-byte alignment (the type's) on 64-byte lines"), "declared: in words");
+	free(text);
+	advice = latent_advice(&lt, 64, false);
+	CHECK(has(advice, "struct slot is 64 bytes, a multiple of the 64-byte line, and "
+		  "_Alignas(64) on the declaration of slots keeps the array line-aligned: that "
+		  "alignment is what keeps the two apart now, so keep it (at the type's 8-byte "
+		  "alignment they would share a line in 4 of 8 placements)") &&
+	      has(advice, "put _Alignas(64) on the struct's first member") &&
+	      !strstr(advice, "nothing keeps"), "declared 64: keep it");
+	lt.advice = advice;
+	out = render(&r, report_print_json);
+	CHECK(has(out, "\"declaration_align\": 64") &&
+	      has(out, "\"alignment_of\": \"declaration\""), "JSON: declaration_align");
+	free(out);
+	free(advice);
+	lt.advice = NULL;
+
+	advice = latent_advice(&lt, 64, true);
+	CHECK(has(advice, "alignas(64) on the declaration of slots keeps the array line-aligned"),
+	      "C++: alignas");
+	free(advice);
+
+	/* _Alignas(32): half a line, not kept */
+	lt.decl_align = 32;
+	latent_fill_placements(&lt);
+	CHECK(placement_is(&lt, 0, 64, 32, 1, 2, PLACEMENT_DECLARATION), "declared 32: 1 of 2");
+	advice = latent_advice(&lt, 64, false);
+	CHECK(has(advice, "but the array is not kept line-aligned (its declaration aligns it "
+		  "to 32 bytes only)"), "declared 32: only 32");
+	free(advice);
+
+	/* none: as before */
+	lt.decl_align = 0;
+	latent_fill_placements(&lt);
+	advice = latent_advice(&lt, 64, false);
+	CHECK(has(advice, "but nothing keeps the array line-aligned"), "undeclared: nothing");
+	free(advice);
+}
+
 int main(void)
 {
 	test_aligned_alloc();
 	test_unaligned_blocks();
 	test_other_alignments();
 	test_alloc_sentence();
+	test_aligned_new();
 	test_printers();
+	test_declared_alignment();
 	return test_done();
 }

@@ -675,6 +675,7 @@ static const struct report_member *find_member(const struct report_line *l, cons
 /* Addresses of the fixture once loaded, and where the test touches it. */
 struct fixture {
 	uint64_t counters, klass, main, is_subtype, bump;
+	uint64_t aligned_stats;     /* _Alignas(64) on the variable, struct stats[4] */
 	unsigned elem;              /* counters[elem] and [elem + 1] share a line */
 };
 
@@ -787,6 +788,7 @@ static bool fixture_load(struct fixture *fx, struct symbolizer *sym, const char 
 	fx->main = symbol(&f, "main");
 	fx->is_subtype = symbol(&f, "is_subtype");
 	fx->bump = symbol(&f, "bump");
+	fx->aligned_stats = symbol(&f, "aligned_stats");
 	elf_file_close(&f);
 	/* wherever the linker put counters, two neighbours share a line */
 	while (!same_line(fx->counters + 8 * fx->elem, fx->counters + 8 * fx->elem + 8))
@@ -909,6 +911,58 @@ static void test_latent(const char *path)
 	t = line_table_new(64, 100000);
 	r = latent_report(sym, dt, &fx, t, heap + 0x2a0, heap + 0x2e0);
 	CHECK_EQ_U64(r->n_latent, 0, "padded: no latent pair");
+	report_free(r);
+	line_table_free(t);
+	data_types_free(dt);
+	symbolizer_free(sym);
+}
+
+/*
+ * The same pair in a global whose declaration, not its type, aligns it to
+ * 64 (fixture_globals' aligned_stats, DW_AT_alignment on the variable):
+ * [1].misses and [2].reads, 8 bytes apart on two lines.  The declaration
+ * keeps them apart: its placements count, and the advice says to keep
+ * it, not that nothing keeps the array line-aligned.
+ */
+static void test_latent_declared(const char *path)
+{
+	struct symbolizer *sym = symbolizer_new();
+	struct data_types *dt = data_types_new();
+	struct line_table *t = line_table_new(64, 100000);
+	struct fixture fx = { 0 };
+	const struct report_latent *lt;
+	struct classify_config cfg;
+	struct report *r;
+	uint64_t at;
+
+	CHECK(fixture_load(&fx, sym, path) && fx.aligned_stats, "aligned_stats in %s", path);
+	at = fx.aligned_stats;
+	for (int i = 0; i < 100; i++) {
+		add_access(t, T1, fx.bump, at + 32 + 16, ACCESS_RMW, DWARF_RDI, 16);
+		add_access(t, T2, fx.bump, at + 64, ACCESS_RMW, DWARF_RDI, 0);
+	}
+	classify_config_default(&cfg);
+	r = report_build(&header, t, &cfg, 0, sym, dt);
+	CHECK_EQ_U64(r->n_latent, 1, "declared: one latent pair");
+	lt = r->n_latent ? &r->latent[0] : NULL;
+	if (lt) {
+		CHECK_STR(lt->object, "aligned_stats", "declared: the global");
+		CHECK(!lt->heap && lt->decl_align == 64 && lt->type_align == 8,
+		      "declared: 64 from the variable, 8 from struct stats (%llu, %llu)",
+		      (unsigned long long)lt->decl_align, (unsigned long long)lt->type_align);
+		CHECK_STR(lt->a.member, "aligned_stats[1].misses", "declared: a");
+		CHECK_STR(lt->b.member, "aligned_stats[2].reads", "declared: b");
+		CHECK(lt->n_placements == 4 && lt->placements[0].align == 64 &&
+		      lt->placements[0].basis == PLACEMENT_DECLARATION &&
+		      lt->placements[0].sharing == 0 && lt->placements[0].total == 1 &&
+		      lt->placements[1].basis == PLACEMENT_TYPE &&
+		      lt->placements[1].sharing == 6 && lt->placements[1].total == 8,
+		      "declared: 0 of 1 at the declaration's 64, 6 of 8 at the type's 8");
+		CHECK(lt->advice && strstr(lt->advice, "pad struct stats from 32 to 64 bytes (cost "
+					   "+32 bytes per element); _Alignas(64) on the declaration of "
+					   "aligned_stats keeps the array aligned to 64: keep it") &&
+		      !strstr(lt->advice, "nothing keeps"), "declared: advice %s", lt->advice);
+	}
 	report_free(r);
 	line_table_free(t);
 	data_types_free(dt);
@@ -1371,6 +1425,7 @@ int main(int argc, char **argv)
 		test_untyped_reasons(fixture);
 		test_named_by_contended(fixture);
 		test_latent(fixture);
+		test_latent_declared(fixture);
 	}
 	free(fixture);
 	test_confirm_locks();
