@@ -3,7 +3,8 @@
  *
  * A little-endian binary file (docs/data-format.md is the specification):
  * a header, then records (access samples, mappings with build-ids, thread
- * names) in the order the session saw them, then one summary record.
+ * names) in the order the session saw them, then the exact counts of the
+ * words its watchpoints confirmed, then one summary record.
  * Samples are stored raw, not aggregated, so that the report can use any
  * --line-size and --window-ms.
  *
