@@ -22,6 +22,7 @@
 #include "detector/alloc_table.h"
 #include "detector/glibc_heap.h"
 #include "detector/datafile.h"
+#include "detector/watch.h"
 #include "cli/options.h"
 #include "cli/session.h"
 #include "common/hashmap.h"
@@ -57,6 +58,7 @@ struct recorder {
 	struct strbuf maps;            /* scratch: a /proc/PID/maps text */
 	const char *live_report;       /* the test's copy of the session's report */
 	struct glibc_heap *heap;       /* -p: the heap the report looks blocks up in */
+	struct confirm *confirm;       /* the session's watch windows, NULL: none */
 };
 
 /* The unfinished file is removed if contend exits before finishing it
@@ -206,6 +208,34 @@ static void write_heap_blocks(struct recorder *rec)
 	rec->heap = NULL;
 }
 
+static void on_confirmed(void *ctx, struct confirm *c)
+{
+	struct recorder *rec = ctx;
+
+	rec->confirm = c;
+}
+
+/* The exact counts of the words the session watched, and the windows'
+ * totals (or why none ran: attach on a virtual machine), for `report` to
+ * confirm the lines as run does: they cannot be had from the samples. */
+static void write_watch(struct recorder *rec, const struct report *r)
+{
+	struct watch *w = confirm_watch(rec->confirm);
+	const struct watch_word_result *res;
+	unsigned n = w ? watch_results(w, &res) : 0;
+	struct datafile_watch_session s = {
+		.windows = w ? watch_windows_run(w) : 0,
+		.armed_s = w ? watch_armed_s(w) : 0,
+		.note = r->watch_note,
+	};
+
+	for (unsigned i = 0; i < n; i++)
+		if (res[i].windows)
+			datafile_write_watch_word(rec->w, &res[i]);
+	if (s.windows || s.note)
+		datafile_write_watch_session(rec->w, &s);
+}
+
 static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, uint32_t prot, const char *filename)
 {
@@ -271,6 +301,7 @@ static int on_report(void *ctx, const struct report *r, const struct options *op
 	if (r->source_reader)
 		datafile_writer_set_target(rec->w, r->source_reader);
 	write_heap_blocks(rec);
+	write_watch(rec, r);
 	failed = datafile_writer_finish(rec->w, &summary);
 	long size = ftell(out_file_stream(rec->out));
 	struct out_file *out = rec->out;
@@ -316,16 +347,13 @@ int cmd_record(int argc, char **argv)
 	struct session_hooks hooks = {
 		.ctx = &rec, .access = on_access, .chain = on_chain, .mmap = on_mmap,
 		.comm = on_comm, .tick = on_tick, .report = on_report,
-		.allocs = on_allocs, .heap = on_heap,
+		.allocs = on_allocs, .heap = on_heap, .confirmed = on_confirmed,
 	};
+	struct classify_config picks;
 	char *why = NULL;
 	int ret;
 
 	options_parse(&opt, argc, argv);
-	/* The data file holds samples, mappings and names; watch windows
-	 * would change the live report only, so report -i could not
-	 * reproduce it.  Confirm with `contend watch` or a live run. */
-	opt.confirm = false;
 	if ((opt.pid || opt.system_wide) && opt.argv)
 		die("record: give -p PID, -a or a command after --, not two");
 	if (!opt.pid && !opt.argv && !opt.system_wide)
@@ -334,6 +362,11 @@ int cmd_record(int argc, char **argv)
 	 * let no line qualify, so that nothing is symbolized for it.  Unless
 	 * the test that `report` reproduces it wants a copy (in JSON). */
 	rec.live_report = getenv("CONTEND_TEST_LIVE_REPORT");
+	/* the watch windows pick their lines as run's do (the timer alone
+	 * may never sample a line's stores: only they show its writers);
+	 * their counts go into the file */
+	picks = opt.classify;
+	hooks.confirm_classify = &picks;
 	if (!rec.live_report)
 		opt.classify.min_score = INFINITY;
 

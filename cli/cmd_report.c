@@ -28,6 +28,7 @@
 #include "cli/options.h"
 #include "cli/session.h"
 #include "detector/thread_names.h"
+#include "detector/watch.h"
 #include "common/safe_file.h"
 #include "common/escape.h"
 #include "common/hashmap.h"
@@ -77,6 +78,10 @@ struct replay {
 	size_t n_blocks, alloc_blocks;
 	uint32_t heap_pid;
 	struct symbolizer *sym;         /* fed as the file is read */
+	struct confirm *confirm;        /* the recorded watch results; NULL: none */
+	char *watch_note;               /* why record's watchpoints were left off */
+	bool bad_word;                  /* a watched word repeats an earlier one */
+	uint64_t bad_word_addr;
 };
 
 static void locate(struct recorded_file *f, const char *symfs);
@@ -179,6 +184,46 @@ static void on_heap_block(void *ctx, uint32_t pid, const struct glibc_heap_block
 	rp->heap_pid = pid;
 	ALLOC_GROW(rp->blocks, rp->n_blocks + 1, rp->alloc_blocks);
 	rp->blocks[rp->n_blocks++] = *b;
+}
+
+/* The watch results record kept go into a watch that arms nothing:
+ * the report merges and shows them as run's confirmation (watch.h).
+ * --no-confirm leaves them out, as it leaves run's windows. */
+static struct watch *recorded_watch(struct replay *rp)
+{
+	struct watch_config wc;
+
+	if (!rp->opt->confirm)
+		return NULL;
+	if (!rp->confirm) {
+		watch_config_default(&wc);
+		rp->confirm = confirm_new(&wc, &rp->opt->classify, rp->opt->line_size);
+		confirm_on_demand(rp->confirm);     /* plans no window */
+	}
+	return confirm_watch(rp->confirm);
+}
+
+static void on_watch_word(void *ctx, const struct watch_word_result *r)
+{
+	struct replay *rp = ctx;
+	struct watch *w = recorded_watch(rp);
+
+	if (w && !watch_restore(w, r) && !rp->bad_word) {
+		rp->bad_word = true;
+		rp->bad_word_addr = r->addr;
+	}
+}
+
+static void on_watch_session(void *ctx, const struct datafile_watch_session *s)
+{
+	struct replay *rp = ctx;
+	struct watch *w = recorded_watch(rp);
+
+	if (!w)
+		return;
+	watch_restore_totals(w, s->windows, s->armed_s);
+	if (s->note)
+		rp->watch_note = xstrdup(s->note);
 }
 
 static void on_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec)
@@ -400,6 +445,8 @@ static void replay_release(struct replay *rp)
 	callchains_free(rp->chains);
 	alloc_table_free(rp->allocs);
 	free(rp->blocks);
+	confirm_free(rp->confirm);
+	free(rp->watch_note);
 	thread_names_release(&rp->names);
 	for (size_t i = 0; i < rp->n_files; i++) {
 		free(rp->files[i].path);
@@ -418,6 +465,7 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 	struct datafile_callbacks cb = {
 		.ctx = &rp, .access = on_access, .mmap = on_mmap, .comm = on_comm,
 		.chain = on_chain, .alloc = on_alloc, .heap_block = on_heap_block,
+		.watch_word = on_watch_word, .watch_session = on_watch_session,
 	};
 	struct run_facts hdr;
 	struct strbuf err = STRBUF_INIT;
@@ -451,17 +499,23 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 		strbuf_addf(&err, "corrupt: call chain %u repeats an earlier one", rp.bad_chain);
 		goto bad_file;
 	}
+	if (rp.bad_word) {
+		strbuf_addf(&err, "corrupt: watched word 0x%llx repeats an earlier one",
+			    (unsigned long long)rp.bad_word_addr);
+		goto bad_file;
+	}
 	if (opt->callchain && !rp.chains && !opt->quiet)
 		warning("%s was recorded without -g: no call chains to show", path);
 
 	hdr = *datafile_reader_summary(r);
 	hdr.chains = rp.chains;
 	hdr.allocs = rp.allocs;
+	hdr.watch_note = rp.watch_note;
 	if (rp.n_blocks && !rp.allocs && opt->alloc_sites)
 		hdr.heap = glibc_heap_recorded((pid_t)rp.heap_pid, rp.blocks, rp.n_blocks);
 	explain_files(&rp);
 	symbolizer_sampling_done(rp.sym);
-	ret = session_output(opt, &hdr, rp.lines, rp.sym, &rp.names, hooks, reader);
+	ret = session_output(opt, &hdr, rp.lines, rp.sym, &rp.names, hooks, rp.confirm, reader);
 	glibc_heap_free(hdr.heap);
 	goto done;
 

@@ -104,6 +104,8 @@ static const char usage_record[] =
 	"  -o, --output FILE      the data file (default contend.data)\n"
 	"  -F, --freq HZ          sampling rate per thread (default %u)\n"
 	"  -p, -a, -d, -t         as for attach\n"
+	"      --no-confirm       as for run (the watchpoints' exact counts are\n"
+	"                         stored for report to confirm the lines with)\n"
 	"      --no-alloc-sites   as for run (with a command: its heap blocks are\n"
 	"                         stored for report to name)\n"
 	"  -q, --quiet            no progress messages\n"

@@ -427,13 +427,13 @@ static int output_report(const struct options *opt, const struct run_facts *hdr,
 int session_output(const struct options *opt, const struct run_facts *hdr,
 		   struct line_table *lines, struct symbolizer *sym,
 		   const struct thread_names *names, const struct session_hooks *hooks,
-		   const struct proc_creds *reader)
+		   struct confirm *confirm, const struct proc_creds *reader)
 {
 	struct progress prog;   /* report -i, check -i: say so if it takes long */
 	int ret;
 
 	progress_init(&prog, opt->quiet);
-	ret = output_report(opt, hdr, lines, sym, names, hooks, NULL, reader, &prog);
+	ret = output_report(opt, hdr, lines, sym, names, hooks, confirm, reader, &prog);
 	progress_release(&prog);
 	return ret;
 }
@@ -515,7 +515,8 @@ static void session_init(struct session *s, const struct options *opt,
 
 		watch_config_default(&wc);
 		wc.stop = &stop_requested;
-		s->confirm = confirm_new(&wc, &opt->classify, opt->line_size);
+		s->confirm = confirm_new(&wc, hooks && hooks->confirm_classify ?
+					 hooks->confirm_classify : &opt->classify, opt->line_size);
 		if (hooks && hooks->confirm_on_demand)
 			confirm_on_demand(s->confirm);
 	}
@@ -553,6 +554,8 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.allocs = s->allocs;
 	if (s->allocs && s->hooks && s->hooks->allocs)
 		s->hooks->allocs(s->hooks->ctx, s->allocs, s->lines);
+	if (s->confirm && s->hooks && s->hooks->confirmed)
+		s->hooks->confirmed(s->hooks->ctx, s->confirm);
 	if (!s->allocs && target == TARGET_ATTACHED_RUNNING)
 		hdr.heap = heap_walk_open(s->opt, pid);
 	if (hdr.heap && s->hooks && s->hooks->heap)

@@ -27,6 +27,7 @@ struct confirm;
 struct glibc_heap;
 struct line_table;
 struct proc_creds;
+struct classify_config;
 struct report;
 struct run_facts;
 struct symbolizer;
@@ -85,6 +86,12 @@ struct session_hooks {
 	 * view's confirm: top's w), none picked by the session itself; the
 	 * report takes their counts as --confirm's */
 	bool confirm_on_demand;
+	/* the thresholds the confirmation picks its lines by (NULL: opt's);
+	 * record's report qualifies no line, yet watches what run would */
+	const struct classify_config *confirm_classify;
+	/* once sampling is over, before the report: the session's
+	 * confirmation, its windows run (not called when confirmation is off) */
+	void (*confirmed)(void *ctx, struct confirm *c);
 };
 
 int session_run(const struct options *opt, const struct session_hooks *hooks);
@@ -101,11 +108,12 @@ uint64_t session_window_ns(const struct options *opt, unsigned freq);
 /* Build the report from a filled line table and output it as opt says
  * (or hand it to hooks->report).  reader: whose read permission a source
  * file needs to be shown (report.h source_reader).  Used by the sessions and by commands
- * that read recorded data.  names may be NULL.  Returns the exit status. */
+ * that read recorded data.  names may be NULL.  confirm: a recorded
+ * confirmation's counts (watch_restore()), or NULL.  Returns the exit status. */
 int session_output(const struct options *opt, const struct run_facts *hdr,
 		   struct line_table *lines, struct symbolizer *sym,
 		   const struct thread_names *names, const struct session_hooks *hooks,
-		   const struct proc_creds *reader);
+		   struct confirm *confirm, const struct proc_creds *reader);
 
 /* Print r as opt says (-o, --format): what run does with its report.
  * Returns 0, or 2 after saying why it could not be written. */

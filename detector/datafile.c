@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "detector/datafile_codec.h"
 #include "detector/run_facts.h"
 
 static const char magic[8] = "CONTEND";   /* with its NUL: 8 bytes */
@@ -58,7 +59,9 @@ enum record_type {
 	REC_CHAIN = 5,
 	REC_ALLOC = 6,
 	REC_HEAP_BLOCK = 7,
-	REC_LAST = REC_HEAP_BLOCK,
+	REC_WATCH_WORD = 8,
+	REC_WATCH_SESSION = 9,
+	REC_LAST = REC_WATCH_SESSION,
 };
 
 static const char *record_name(uint32_t type)
@@ -71,104 +74,10 @@ static const char *record_name(uint32_t type)
 	case REC_CHAIN: return "chain";
 	case REC_ALLOC: return "alloc";
 	case REC_HEAP_BLOCK: return "heap block";
+	case REC_WATCH_WORD: return "watch word";
+	case REC_WATCH_SESSION: return "watch session";
 	}
 	return "unknown";
-}
-
-/* --- encoding ----------------------------------------------------------- */
-
-struct bytes {
-	unsigned char *p;
-	size_t len, alloc;
-};
-
-static void put(struct bytes *b, const void *src, size_t n)
-{
-	ALLOC_GROW(b->p, b->len + n, b->alloc);
-	copy_bytes(b->p + b->len, src, n);
-	b->len += n;
-}
-
-static void store_le(unsigned char *p, uint64_t v, unsigned size)
-{
-	for (unsigned i = 0; i < size; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_le(struct bytes *b, uint64_t v, unsigned size)
-{
-	unsigned char le[8];
-	store_le(le, v, size);
-	put(b, le, size);
-}
-
-static void put_u8(struct bytes *b, uint8_t v) { put_le(b, v, 1); }
-static void put_u16(struct bytes *b, uint16_t v) { put_le(b, v, 2); }
-static void put_u32(struct bytes *b, uint32_t v) { put_le(b, v, 4); }
-static void put_u64(struct bytes *b, uint64_t v) { put_le(b, v, 8); }
-
-static void put_f64(struct bytes *b, double d)
-{
-	uint64_t v;
-	memcpy(&v, &d, sizeof(v));
-	put_u64(b, v);
-}
-
-/* A string: u16 length, then its bytes, no NUL; cut to max bytes. */
-static void put_str(struct bytes *b, const char *s, size_t max)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n > max)
-		n = max;
-	put_u16(b, (uint16_t)n);
-	put(b, s, n);
-}
-
-/* Reading side: a cursor over one payload.  Reads past the end return
- * zeros and set 'over', so a parser reads every field and checks once. */
-struct cursor {
-	const unsigned char *p;
-	size_t len, pos;
-	bool over;
-};
-
-static uint64_t get_le(struct cursor *c, unsigned size)
-{
-	uint64_t v = 0;
-	if (c->over || c->len - c->pos < size) {
-		c->over = true;
-		return 0;
-	}
-	for (unsigned i = 0; i < size; i++)
-		v |= (uint64_t)c->p[c->pos + i] << (8 * i);
-	c->pos += size;
-	return v;
-}
-
-static uint8_t get_u8(struct cursor *c) { return (uint8_t)get_le(c, 1); }
-static uint16_t get_u16(struct cursor *c) { return (uint16_t)get_le(c, 2); }
-static uint32_t get_u32(struct cursor *c) { return (uint32_t)get_le(c, 4); }
-static uint64_t get_u64(struct cursor *c) { return get_le(c, 8); }
-
-static double get_f64(struct cursor *c)
-{
-	uint64_t v = get_u64(c);
-	double d;
-	memcpy(&d, &v, sizeof(d));
-	return d;
-}
-
-/* n raw bytes, or NULL past the end */
-static const unsigned char *get_bytes(struct cursor *c, size_t n)
-{
-	const unsigned char *p;
-	if (c->over || c->len - c->pos < n) {
-		c->over = true;
-		return NULL;
-	}
-	p = c->p + c->pos;
-	c->pos += n;
-	return p;
 }
 
 /* --- writer ------------------------------------------------------------- */
@@ -329,6 +238,21 @@ void datafile_write_heap_block(struct datafile_writer *w, uint32_t pid,
 	end_record(w, REC_HEAP_BLOCK);
 }
 
+void datafile_write_watch_word(struct datafile_writer *w, const struct watch_word_result *r)
+{
+	begin_record(w);
+	datafile_watch_word_encode(&w->rec, r);
+	end_record(w, REC_WATCH_WORD);
+}
+
+void datafile_write_watch_session(struct datafile_writer *w,
+				  const struct datafile_watch_session *s)
+{
+	begin_record(w);
+	datafile_watch_session_encode(&w->rec, s);
+	end_record(w, REC_WATCH_SESSION);
+}
+
 uint64_t datafile_writer_samples(const struct datafile_writer *w)
 {
 	return w->samples;
@@ -423,6 +347,7 @@ struct datafile_reader {
 	uint64_t records;
 	uint32_t chains;                /* chain records read: ids 1..chains */
 	uint32_t version;               /* 1: no alloc records */
+	bool watch_session;             /* its record was read: one at most */
 	struct proc_creds target;       /* as recorded, if has_target */
 	gid_t target_groups[TARGET_GROUPS_MAX];
 	bool has_target;
@@ -816,6 +741,32 @@ static int parse_summary(struct datafile_reader *r, struct cursor *c, struct str
 	return 0;
 }
 
+static int parse_watch(struct datafile_reader *r, uint32_t type, struct cursor *c,
+		       const struct datafile_callbacks *cb, struct strbuf *err)
+{
+	struct watch_word_result word;
+	struct datafile_watch_session session;
+	int ret;
+
+	if (r->version < 4)
+		return fail(err, "%s record in a version %u file", record_name(type), r->version);
+	if (type == REC_WATCH_SESSION) {
+		if (r->watch_session)
+			return fail(err, "a second one");
+		r->watch_session = true;
+		if (datafile_watch_session_parse(c, &session, r->name, err))
+			return -1;
+		if (cb->watch_session)
+			cb->watch_session(cb->ctx, &session);
+		return 0;
+	}
+	ret = datafile_watch_word_parse(c, &word, err);
+	if (!ret && cb->watch_word)
+		cb->watch_word(cb->ctx, &word);
+	datafile_watch_word_release(&word);
+	return ret;
+}
+
 static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor *c,
 			const struct datafile_callbacks *cb, struct strbuf *err)
 {
@@ -873,6 +824,9 @@ static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor 
 		if (cb->heap_block)
 			cb->heap_block(cb->ctx, pid, &block);
 		return 0;
+	case REC_WATCH_WORD:
+	case REC_WATCH_SESSION:
+		return parse_watch(r, type, c, cb, err);
 	case REC_SUMMARY:
 		return parse_summary(r, c, err);
 	}

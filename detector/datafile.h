@@ -3,7 +3,8 @@
  *
  * A little-endian binary file (docs/data-format.md is the specification):
  * a header, then records (access samples, mappings with build-ids, thread
- * names) in the order the session saw them, then one summary record.
+ * names) in the order the session saw them, then the exact counts of the
+ * words its watchpoints confirmed, then one summary record.
  * Samples are stored raw, not aggregated, so that the report can use any
  * --line-size and --window-ms.
  *
@@ -23,15 +24,20 @@
 #include "detector/alloc_record.h"
 #include "detector/glibc_heap.h"
 #include "detector/sample.h"
+#include "detector/watch.h"
 
 struct run_facts;
 struct strbuf;
 
-#define DATAFILE_VERSION 3            /* 2: alloc records; 3: heap blocks; 1, 2 are read too */
+#define DATAFILE_VERSION 4            /* 2: alloc records; 3: heap blocks; 4: watch
+                                         results; 1..3 are read too */
 #define DATAFILE_BUILD_ID_MAX 64
 #define DATAFILE_PATH_MAX 4096
 #define DATAFILE_COMM_MAX 15           /* TASK_COMM_LEN - 1 */
 #define DATAFILE_CHAIN_MAX 64          /* frames per call chain (callchain.h) */
+#define DATAFILE_WATCH_THREADS_MAX 1024 /* per watched word: the most hits kept */
+#define DATAFILE_WATCH_SITES_MAX 64     /* per watched word: the first (most hits) */
+#define DATAFILE_WATCH_NOTE_MAX 1024
 
 /* This mapping is the first of a /proc/PID/maps snapshot: the pid's
  * earlier mappings are gone, the snapshot is the whole address space. */
@@ -69,6 +75,21 @@ void datafile_write_alloc(struct datafile_writer *w, const struct alloc_record *
  * tracked the allocations): written before the summary. */
 void datafile_write_heap_block(struct datafile_writer *w, uint32_t pid,
 			       const struct glibc_heap_block *b);
+/* A word the session's confirmation watched (watch.h; windows > 0), with
+ * at most DATAFILE_WATCH_THREADS_MAX threads (those with the most hits)
+ * and the first DATAFILE_WATCH_SITES_MAX sites: written before the
+ * summary, once per word. */
+void datafile_write_watch_word(struct datafile_writer *w, const struct watch_word_result *r);
+/* The confirmation as a whole: windows run, their armed time, and why
+ * watchpoints were left off (note, may be NULL).  Written once, before
+ * the summary, when windows ran or a note says why none did. */
+struct datafile_watch_session {
+	unsigned windows;
+	double armed_s;
+	const char *note;              /* NULL: none */
+};
+void datafile_write_watch_session(struct datafile_writer *w,
+				  const struct datafile_watch_session *s);
 uint64_t datafile_writer_samples(const struct datafile_writer *w);
 /* Writes the summary (the session's report header; its freq is ignored),
  * flushes f and frees w.  Returns 0, or -1 with errno set if any write
@@ -93,6 +114,10 @@ struct datafile_callbacks {
 	void (*chain)(void *ctx, uint32_t id, const uint64_t *pcs, unsigned n);
 	void (*alloc)(void *ctx, const struct alloc_record *a);
 	void (*heap_block)(void *ctx, uint32_t pid, const struct glibc_heap_block *b);
+	/* version 4: a watched word's exact counts (threads sorted by tid,
+	 * unique), and the confirmation's totals (at most one record) */
+	void (*watch_word)(void *ctx, const struct watch_word_result *r);
+	void (*watch_session)(void *ctx, const struct datafile_watch_session *s);
 };
 
 struct datafile_reader;

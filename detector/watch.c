@@ -223,6 +223,43 @@ const struct watch_word_result *watch_result(struct watch *w, uint32_t pid, uint
 	return NULL;
 }
 
+bool watch_restore(struct watch *w, const struct watch_word_result *r)
+{
+	struct watch_word_result *to;
+	struct word_sites *acc;
+	unsigned i;
+
+	for (i = 0; i < w->n_res; i++)
+		if (w->res[i].pid == r->pid && w->res[i].addr == r->addr)
+			return false;
+	i = result_index(w, r->pid, r->addr);
+	to = &w->res[i];
+	*to = *r;
+	to->threads = xcalloc(r->n_threads ? r->n_threads : 1, sizeof(*to->threads));
+	copy_bytes(to->threads, r->threads, r->n_threads * sizeof(*to->threads));
+	to->alloc_threads = r->n_threads;
+	to->sites = NULL;
+	to->n_sites = to->alloc_sites = 0;
+	/* the sites as accumulators: result_finish() gives them back as
+	 * they were (RW - W = reads; fitted sites already add up) */
+	acc = &w->sites[i];
+	for (unsigned k = 0; k < r->n_sites; k++) {
+		ALLOC_GROW(acc->v, acc->n + 1, acc->alloc);
+		acc->v[acc->n++] = (struct site_acc){
+			.ip = r->sites[k].ip,
+			.rw = r->sites[k].reads + r->sites[k].writes,
+			.w = r->sites[k].writes,
+		};
+	}
+	return true;
+}
+
+void watch_restore_totals(struct watch *w, unsigned windows, double armed_s)
+{
+	w->windows = windows;
+	w->armed_s = armed_s;
+}
+
 unsigned watch_windows_run(const struct watch *w)
 {
 	return w->windows;

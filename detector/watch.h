@@ -205,6 +205,12 @@ unsigned watch_armed_threads(const struct watch *w);
 unsigned watch_results(struct watch *w, const struct watch_word_result **out);
 const struct watch_word_result *watch_result(struct watch *w, uint32_t pid, uint64_t addr);
 unsigned watch_windows_run(const struct watch *w);
+/* A recorded confirmation (datafile.h) back in a watch that arms
+ * nothing, for confirm_merge_evidence() and the report as if its windows
+ * had run here: a copy of r (false if that word has a result already),
+ * and the windows' totals. */
+bool watch_restore(struct watch *w, const struct watch_word_result *r);
+void watch_restore_totals(struct watch *w, unsigned windows, double armed_s);
 double watch_armed_s(const struct watch *w);
 
 /* ---- classification from exact counts (pure) ------------------------------ */

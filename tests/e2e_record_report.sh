@@ -7,6 +7,9 @@
 # - the file works from another checkout: binaries are found by build-id
 #   under --symfs DIR or in the current directory, and a missing or rebuilt
 #   binary is named;
+# - record runs run's watch windows and keeps their exact counts: the
+#   report of a recording confirms the Klass line of klass_secondary_supers
+#   (whose stores the timer alone may never sample) as run does;
 # - bad files and bad commands give one clear line and exit 2, and leave
 #   no partial file behind.
 set -u
@@ -60,6 +63,58 @@ if [ $st -ne 0 ] || ! grep -q "FALSE SHARING  counters" "$tmp/out" ||
 	fail "report text: exit $st"; cat "$tmp/out" "$tmp/err"
 else
 	ok "report text names counters, increment() and the threads"
+fi
+
+# --- the watch windows: recorded, and confirmed by report -i ---------------
+# Before version 4 record armed no watchpoint, and this recording reported
+# "no contended cache lines found": only the windows see the cache's writers.
+kss="$top_builddir/testcases/klass_secondary_supers"
+"$contend" record -q -o "$tmp/k.data" -- "$kss" --seconds 1 >/dev/null 2>"$tmp/err"
+st=$?
+"$contend" report -i "$tmp/k.data" >"$tmp/k.out" 2>"$tmp/err2"
+rst=$?
+if [ $st -ne 0 ] || [ $rst -ne 0 ]; then
+	fail "record/report of klass_secondary_supers: exit $st/$rst"; cat "$tmp/err" "$tmp/err2"
+elif ! grep -qE "^# watchpoints: [1-9][0-9]* windows, [0-9.]+ s armed in all; exact counts" \
+	"$tmp/k.out" ||
+   ! grep -qE "^== #1  [A-Z ]+SHARING  .*\(sub: Klass\)" "$tmp/k.out" ||
+   ! grep -qE "^   confirmed: [a-z ]+ by exact counts \([0-9]+ words? watched" "$tmp/k.out" ||
+   ! sed -n '/^   confirmed: /,/advice:/p' "$tmp/k.out" |
+	grep -qE "^   [0-9]+ +secondary_super_cache +[0-9]+ +[0-9]+ +[1-9][0-9]*$"; then
+	fail "report -i of klass_secondary_supers: no confirmed Klass line with" \
+		"secondary_super_cache written"; cat "$tmp/k.out"
+else
+	ok "record + report -i confirm the Klass line (secondary_super_cache, exact counts)"
+fi
+"$contend" report -i "$tmp/k.data" --no-confirm >"$tmp/out" 2>&1
+grep -q "confirmed: \|^# watchpoints: " "$tmp/out" &&
+	fail "report -i --no-confirm still shows the recorded counts" ||
+	ok "report -i --no-confirm leaves the recorded counts out"
+# a watch record cut short, or made up: one line, exit 2
+wend=$(python3 - "$tmp/k.data" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+pos = struct.unpack_from("<I", d, 12)[0]
+while pos < len(d):
+	t, n = struct.unpack_from("<II", d, pos)
+	if t == 8:
+		print(pos, pos + 8 + 20); break
+	pos += 8 + n
+PY
+)
+set -- $wend
+if [ $# -ne 2 ]; then
+	fail "no watch word record (type 8) in the recording"
+else
+	head -c "$2" "$tmp/k.data" >"$tmp/kt.data"
+	expect_max_lines=1 expect "truncated watch record" 2 \
+		"kt.data: truncated at byte $1: the file ends inside a watch word record" \
+		"$contend" report -i "$tmp/kt.data"
+	cp "$tmp/k.data" "$tmp/kc.data"
+	printf '\377\377' | dd of="$tmp/kc.data" bs=1 seek=$(($1 + 8 + 54)) conv=notrunc 2>/dev/null
+	expect_max_lines=1 expect "corrupt watch record" 2 \
+		"kc.data: corrupt watch word record at byte $1: [0-9]+ threads and 65535 code sites \(at most 1024 and 64\)" \
+		"$contend" report -i "$tmp/kc.data"
 fi
 
 # --- run's options ------------------------------------------------------------

@@ -6,7 +6,8 @@
  * open whatever files a hostile input names.  A refused file must come
  * with a reason.  Build and run: `make fuzz-datafile` (corpus:
  * tests/fuzz-corpus/datafile,
- * seeds written by `tests/test_datafile --write-corpus DIR`).
+ * seeds written by `tests/test_datafile --write-corpus DIR`; watch.data by
+ * `tests/test_datafile_watch --write-seed FILE`).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,24 @@ static void on_chain(void *ctx, uint32_t id, const uint64_t *pcs, unsigned n)
 		sum += pcs[i];
 }
 
+/* Every count a watch record hands out is read, as the report would. */
+static void on_watch_word(void *ctx, const struct watch_word_result *r)
+{
+	volatile uint64_t sum = r->reads + r->writes;
+	(void)ctx;
+	for (unsigned i = 0; i < r->n_threads; i++)
+		sum += r->threads[i].tid + r->threads[i].concurrent;
+	for (unsigned i = 0; i < r->n_sites; i++)
+		sum += r->sites[i].ip + r->sites[i].reads;
+}
+
+static void on_watch_session(void *ctx, const struct datafile_watch_session *s)
+{
+	volatile size_t n = s->note ? strlen(s->note) : 0;
+	(void)ctx;
+	(void)n;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	warnings_quiet = true;
@@ -68,7 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sink s = { 0 };
 	struct datafile_callbacks cb = {
 		.ctx = &s, .access = on_access, .mmap = on_mmap, .comm = on_comm,
-		.chain = on_chain,
+		.chain = on_chain, .watch_word = on_watch_word,
+		.watch_session = on_watch_session,
 	};
 	struct strbuf err = STRBUF_INIT;
 	struct datafile_reader *r;

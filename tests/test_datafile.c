@@ -555,7 +555,7 @@ static void test_minimal_and_header(void)
 
 	header(&f, DATAFILE_VERSION + 1, 24, 1000);
 	summary_record(&f);
-	expect_refused(&f, "data file version 4; this contend reads versions 1..3", "version");
+	expect_refused(&f, "data file version 5; this contend reads versions 1..4", "version");
 
 	header(&f, 0x01000000, 24, 1000);
 	summary_record(&f);
