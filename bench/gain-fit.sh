@@ -4,7 +4,8 @@
 # programs), reports it with this build's model, and sets each case's
 # prediction P against the speedup measured on a quiet machine (bench/
 # RESULTS.md, "Predicted vs measured gain", the pass of 2026-12-03 16:17
-# UTC, work_index's of 19:19 UTC; the MEASURED column below).  Prints per case ln(measured / P), and
+# UTC, work_index's of 19:19 UTC, bitmap_or's and neighbour_flag's of
+# 2026-12-03 23:30 UTC; the MEASURED column below).  Prints per case ln(measured / P), and
 # GAIN_FIT_LOG_LOW / _HIGH: the smallest and largest of them (reports/
 # gain.h).  A case whose prediction states no upper bound (the Klass
 # cache: "at least") counts for the low end only.  Held-out programs are
@@ -51,6 +52,8 @@ cases=(
 "pair_fields|$gs/pair_fields|predicted_gain|1.10|"
 "stream_accum|$gs/stream_accum|predicted_gain|1.02|"
 "work_index|$gs/work_index|predicted_gain_all|11.18|"
+"bitmap_or|$gs/bitmap_or|predicted_gain|3.75|"
+"neighbour_flag|$gs/neighbour_flag|predicted_gain|1.44|"
 )
 
 echo "| case | predicted | range | measured | ln(measured/predicted) |"
