@@ -546,6 +546,7 @@ static void confirmation_json(struct json *j, const struct report_line *l)
 	json_object(j, "confirmation", false);
 	json_bool(j, "confirmed", l->confirmed);
 	json_str(j, "kind", sharing_kind_id(l->watch_kind));
+	json_addr(j, "line", l->watched_line);
 	json_double(j, "window_s", l->watch_window_s);
 	json_array(j, "words", false);
 	for (unsigned i = 0; i < l->n_words; i++)

@@ -248,6 +248,8 @@ struct report_line {
 	double score, share, concurrent_frac;
 	uint64_t samples, concurrent;
 	unsigned n_instances;        /* lines of one structure pooled here (instances.h); 1 = this line */
+	uint64_t *instance_lines;    /* their line addresses, hottest first
+	                                (n_instances of them; NULL when 1) */
 	bool minor;                  /* real sharing below the thresholds (r->minor) */
 	struct report_mem mem;
 	char *object;                /* "counters+8", "[heap]+0x2a0", ... */
@@ -285,6 +287,8 @@ struct report_line {
 	bool confirmed;              /* exact counts: >= 2 threads, one writing */
 	enum sharing_kind watch_kind;    /* the kind by the exact counts */
 	double watch_window_s;       /* armed time of its longest-watched word */
+	uint64_t watched_line;       /* the line the words are on: addr, or
+	                                the pooled instance that was watched */
 	struct report_watch_word *words;
 	unsigned n_words;
 	struct report_alloc *alloc;  /* the heap block it lies in, or NULL */

@@ -22,6 +22,7 @@ struct candidate {
 	struct line *line;
 	struct line_verdict v;
 	unsigned n_instances;    /* lines pooled into line (instances.h) */
+	uint64_t *instance_lines;    /* their addresses, hottest first; NULL when 1 */
 	bool owned;              /* line is an instance_line() to free */
 };
 
@@ -426,6 +427,11 @@ static void build_line(struct build *b, const struct candidate *cand,
 	rl->samples = l->count;
 	rl->concurrent = l->concurrent;
 	rl->n_instances = cand->n_instances;
+	if (cand->instance_lines) {
+		rl->instance_lines = xcalloc(cand->n_instances, sizeof(*rl->instance_lines));
+		memcpy(rl->instance_lines, cand->instance_lines,
+		       cand->n_instances * sizeof(*rl->instance_lines));
+	}
 
 	attribute_line(b, l, rl, attrs);
 	if (find_lock(l, attrs, &lock)) {
@@ -523,6 +529,12 @@ static struct candidate *contended_lines(struct line_table *lines, uint64_t tota
 		c[n].n_instances = groups[i].n;
 		c[n].owned = groups[i].n > 1;
 		c[n].line = c[n].owned ? instance_line(&groups[i]) : groups[i].lines[0];
+		c[n].instance_lines = NULL;
+		if (c[n].owned) {
+			c[n].instance_lines = xcalloc(groups[i].n, sizeof(*c[n].instance_lines));
+			for (unsigned k = 0; k < groups[i].n; k++)
+				c[n].instance_lines[k] = groups[i].lines[k]->addr;
+		}
 		classify_line(c[n].line, total, cfg, &c[n].v);
 		if (c[n].v.contended) {
 			n++;
@@ -536,6 +548,7 @@ static struct candidate *contended_lines(struct line_table *lines, uint64_t tota
 		line_verdict_release(&c[n].v);
 		if (c[n].owned)
 			instance_line_free(c[n].line);
+		free(c[n].instance_lines);
 	}
 	instance_groups_free(groups, n_groups);
 	free(shared);
@@ -578,6 +591,7 @@ static void candidates_free(struct candidate *c, size_t n)
 		line_verdict_release(&c[i].v);
 		if (c[i].owned)
 			instance_line_free(c[i].line);
+		free(c[i].instance_lines);
 	}
 	free(c);
 }
@@ -721,6 +735,7 @@ static void free_line(struct report_line *rl)
 	free(rl->struct_name);
 	free_threads(rl->threads, rl->n_threads);
 	free(rl->pids);
+	free(rl->instance_lines);
 	for (unsigned i = 0; i < rl->n_ranges; i++)
 		free_range(&rl->ranges[i]);
 	free(rl->ranges);

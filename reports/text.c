@@ -824,8 +824,10 @@ static void print_watch(const struct report_line *l, FILE *out)
 		fprintf(out, INDENT "not confirmed: %s", why);
 		free(why);
 	}
-	fprintf(out, " (%u word%s watched, %.3f s)\n", l->n_words, l->n_words == 1 ? "" : "s",
-		l->watch_window_s);
+	fprintf(out, " (%u word%s watched", l->n_words, l->n_words == 1 ? "" : "s");
+	if (l->watched_line != l->addr)
+		fprintf(out, " on the instance at line 0x%" PRIx64, l->watched_line);
+	fprintf(out, ", %.3f s)\n", l->watch_window_s);
 	for (unsigned i = 0; i < l->n_words; i++)
 		if (l->words[i].member)
 			member_width = max_int(member_width, strlen(l->words[i].member));

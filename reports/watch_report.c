@@ -56,7 +56,7 @@ char *watch_word_member(const struct report_line *rl, uint64_t addr,
 	const struct report_range *best = NULL, *around = NULL;
 	struct data_attribution a;
 	struct Dwfl_Module *mod;
-	uint64_t bias, off = addr - rl->addr;
+	uint64_t bias, off = addr - (rl->watched_line ? rl->watched_line : rl->addr);
 
 	for (unsigned i = 0; i < rl->n_ranges; i++) {
 		const struct report_range *rr = &rl->ranges[i];
@@ -82,7 +82,7 @@ static void fill_word(const struct watch_word_result *wr, const struct report_li
 		      struct symbolizer *sym, struct data_types *dt, struct decoder *dec,
 		      struct report_watch_word *ww)
 {
-	ww->offset = wr->addr - rl->addr;
+	ww->offset = wr->addr - rl->watched_line;
 	ww->size = WATCH_WORD;
 	ww->member = watch_word_member(rl, wr->addr, sym, dt);
 	ww->window_s = wr->window_s;
@@ -112,21 +112,49 @@ static void fill_word(const struct watch_word_result *wr, const struct report_li
 	}
 }
 
-/* The results of the watched words of rl's line, by address. */
-static unsigned line_results(struct watch *w, const struct report_line *rl,
-			     const struct watch_word_result **out)
+/* The results of the watched words of the line at addr, by address. */
+static unsigned results_at(struct watch *w, const struct report_line *rl, uint64_t addr,
+			   const struct watch_word_result **out)
 {
 	unsigned n = 0;
+
+	for (uint64_t a = addr; a < addr + rl->line_size; a += WATCH_WORD) {
+		const struct watch_word_result *r = watch_result(w, rl->pid, a);
+
+		if (r && r->windows)
+			out[n++] = r;
+	}
+	return n;
+}
+
+/* The results of rl's watched words, and the line they are on.  A pool of
+ * instances (instances.h) was watched on its hottest instance when the
+ * windows were planned, and the report names its hottest at the end: with
+ * instances alike those differ from run to run, so every instance's line
+ * is looked at, and the one with the most watched words taken. */
+static unsigned line_results(struct watch *w, struct report_line *rl,
+			     const struct watch_word_result **out)
+{
+	const struct watch_word_result *r[WATCH_MAX_LINE_WORDS];
+	unsigned n;
 
 	/* watchpoints count the accesses of one process (watch.h): on a line
 	 * processes share they would pass for all of them; not confirmed */
 	if (rl->n_pids > 1)
 		return 0;
-	for (uint64_t a = rl->addr; a < rl->addr + rl->line_size; a += WATCH_WORD) {
-		const struct watch_word_result *r = watch_result(w, rl->pid, a);
+	rl->watched_line = rl->addr;
+	n = results_at(w, rl, rl->addr, out);
+	for (unsigned i = 0; rl->instance_lines && i < rl->n_instances; i++) {
+		unsigned k;
 
-		if (r && r->windows)
-			out[n++] = r;
+		if (rl->instance_lines[i] == rl->addr)
+			continue;
+		k = results_at(w, rl, rl->instance_lines[i], r);
+		if (k > n) {
+			memcpy(out, r, k * sizeof(*r));
+			n = k;
+			rl->watched_line = rl->instance_lines[i];
+		}
 	}
 	return n;
 }
@@ -139,7 +167,7 @@ static void fill_line(struct watch *w, struct report_line *rl, struct symbolizer
 	struct line evidence;
 	struct line_verdict v;
 
-	if (!n || !watch_line_evidence(res, n, rl->addr, rl->line_size, &evidence))
+	if (!n || !watch_line_evidence(res, n, rl->watched_line, rl->line_size, &evidence))
 		return;
 	watch_classify(&evidence, &v);
 	rl->confirmed_checked = true;

@@ -21,6 +21,7 @@
 #include "common/util.h"
 #include "detector/callchain.h"
 #include "detector/line_table.h"
+#include "detector/watch.h"
 #include "reports/report.h"
 #include "reports/report_build.h"
 #include "reports/watch_report.h"
@@ -1396,6 +1397,57 @@ static void test_watch_word_member(void)
 	free(name);
 }
 
+/* A pool of instances is watched on its hottest instance when the windows
+ * are planned and named by its hottest at the end; with instances alike
+ * those differ, and the counts must still reach the line (before, half the
+ * Klass recordings on an AMD VM showed no confirmation). */
+static void test_watch_pooled_instance(void)
+{
+	struct watch_config wcfg;
+	struct classify_config ccfg;
+	struct confirm *c;
+	struct watch_thread_count t[2][2] = {
+		{ { .tid = 11, .reads = 400, .writes = 40, .concurrent = 300 },
+		  { .tid = 12, .reads = 380, .writes = 35, .concurrent = 300 } },
+		{ { .tid = 11, .reads = 30 }, { .tid = 12, .reads = 28 } },
+	};
+	struct watch_word_result words[2] = {
+		{ .pid = 7, .addr = 0x2a80 + 32, .window_s = 0.011, .windows = 1,
+		  .reads = 780, .writes = 75, .threads = t[0], .n_threads = 2 },
+		{ .pid = 7, .addr = 0x2a80 + 40, .window_s = 0.011, .windows = 1,
+		  .reads = 58, .threads = t[1], .n_threads = 2 },
+	};
+	struct report *r = xcalloc(1, sizeof(*r));
+	struct report_line *rl;
+
+	watch_config_default(&wcfg);
+	classify_config_default(&ccfg);
+	c = confirm_new(&wcfg, &ccfg, 64);
+	confirm_on_demand(c);
+	CHECK(watch_restore(confirm_watch(c), &words[0]) &&
+	      watch_restore(confirm_watch(c), &words[1]), "words restored");
+	r->lines = rl = xcalloc(2, sizeof(*rl));
+	r->n_lines = 2;
+	rl[0] = (struct report_line){ .pid = 7, .addr = 0x2780, .line_size = 64,
+				      .n_instances = 3 };
+	rl[0].instance_lines = xcalloc(3, sizeof(uint64_t));
+	rl[0].instance_lines[0] = 0x2780;
+	rl[0].instance_lines[1] = 0x2900;
+	rl[0].instance_lines[2] = 0x2a80;
+	rl[1] = (struct report_line){ .pid = 7, .addr = 0x2b00, .line_size = 64,
+				      .n_instances = 1 };
+	confirm_fill_report(c, r, NULL);
+	CHECK(rl[0].confirmed_checked && rl[0].confirmed,
+	      "the pool is confirmed by its watched instance");
+	CHECK_EQ_U64(rl[0].watched_line, 0x2a80, "watched on the third instance");
+	CHECK(rl[0].n_words == 2 && rl[0].words[0].offset == 32 &&
+	      rl[0].words[1].offset == 40,
+	      "offsets in the watched instance's line (%u words)", rl[0].n_words);
+	CHECK(!rl[1].confirmed_checked, "a line next to it is not");
+	report_free(r);
+	confirm_free(c);
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = getenv("top_builddir");
@@ -1418,6 +1470,7 @@ int main(int argc, char **argv)
 	test_shared_title();
 	test_member_span();
 	test_watch_word_member();
+	test_watch_pooled_instance();
 	if (access(fixture, R_OK))
 		printf("# tests/fixture_globals not built: typed report not tested\n");
 	else {
