@@ -223,6 +223,21 @@ const struct watch_word_result *watch_result(struct watch *w, uint32_t pid, uint
 	return NULL;
 }
 
+unsigned watch_line_results(struct watch *w, uint32_t pid, uint64_t addr, unsigned line_size,
+			    const struct watch_word_result **out)
+{
+	unsigned n = 0;
+
+	for (uint64_t a = addr; a < addr + line_size && n < WATCH_MAX_LINE_WORDS;
+	     a += WATCH_WORD) {
+		const struct watch_word_result *r = watch_result(w, pid, a);
+
+		if (r && r->windows)
+			out[n++] = r;
+	}
+	return n;
+}
+
 bool watch_restore(struct watch *w, const struct watch_word_result *r)
 {
 	struct watch_word_result *to;

@@ -204,6 +204,10 @@ unsigned watch_armed_threads(const struct watch *w);
  * window or watch_free(). */
 unsigned watch_results(struct watch *w, const struct watch_word_result **out);
 const struct watch_word_result *watch_result(struct watch *w, uint32_t pid, uint64_t addr);
+/* The results of the words of the line at addr that were watched in a
+ * window, by address, into out (WATCH_MAX_LINE_WORDS slots); their number. */
+unsigned watch_line_results(struct watch *w, uint32_t pid, uint64_t addr, unsigned line_size,
+			    const struct watch_word_result **out);
 unsigned watch_windows_run(const struct watch *w);
 /* A recorded confirmation (datafile.h) back in a watch that arms
  * nothing, for confirm_merge_evidence() and the report as if its windows

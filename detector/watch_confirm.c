@@ -254,19 +254,14 @@ void confirm_merge_evidence(struct confirm *c, struct line_table *lines)
 	for (size_t i = 0; i < line_table_count(lines); i++) {
 		struct line *l = line_table_line(lines, i);
 		const struct watch_word_result *res[WATCH_MAX_LINE_WORDS];
-		unsigned n = 0;
+		unsigned n;
 		struct line merged;
 
 		/* watched while one process alone had touched it: the
 		 * counts would wipe out the other processes' samples */
 		if (line_cross_process(l))
 			continue;
-		for (uint64_t a = l->addr; a < l->addr + line_size && n < WATCH_MAX_LINE_WORDS;
-		     a += WATCH_WORD) {
-			const struct watch_word_result *r = watch_result(c->w, l->pid, a);
-			if (r && r->windows)
-				res[n++] = r;
-		}
+		n = watch_line_results(c->w, l->pid, l->addr, line_size, res);
 		if (!n || !watch_merge_line(l, res, n, line_size, &merged))
 			continue;
 		/* the line takes the merged cells and threads; the table's

@@ -112,21 +112,6 @@ static void fill_word(const struct watch_word_result *wr, const struct report_li
 	}
 }
 
-/* The results of the watched words of the line at addr, by address. */
-static unsigned results_at(struct watch *w, const struct report_line *rl, uint64_t addr,
-			   const struct watch_word_result **out)
-{
-	unsigned n = 0;
-
-	for (uint64_t a = addr; a < addr + rl->line_size; a += WATCH_WORD) {
-		const struct watch_word_result *r = watch_result(w, rl->pid, a);
-
-		if (r && r->windows)
-			out[n++] = r;
-	}
-	return n;
-}
-
 /* The results of rl's watched words, and the line they are on.  A pool of
  * instances (instances.h) was watched on its hottest instance when the
  * windows were planned, and the report names its hottest at the end: with
@@ -143,13 +128,13 @@ static unsigned line_results(struct watch *w, struct report_line *rl,
 	if (rl->n_pids > 1)
 		return 0;
 	rl->watched_line = rl->addr;
-	n = results_at(w, rl, rl->addr, out);
+	n = watch_line_results(w, rl->pid, rl->addr, rl->line_size, out);
 	for (unsigned i = 0; rl->instance_lines && i < rl->n_instances; i++) {
 		unsigned k;
 
 		if (rl->instance_lines[i] == rl->addr)
 			continue;
-		k = results_at(w, rl, rl->instance_lines[i], r);
+		k = watch_line_results(w, rl->pid, rl->instance_lines[i], rl->line_size, r);
 		if (k > n) {
 			memcpy(out, r, k * sizeof(*r));
 			n = k;
