@@ -36,6 +36,9 @@ bool process_is_kernel_thread(pid_t pid);
 /* Does the process hold capability cap (CAP_*) in its effective set?
  * False if unknown. */
 bool process_has_capability(pid_t pid, unsigned cap);
+/* How many descriptors this process has open (/proc/self/fd), -1 if
+ * unreadable. */
+int open_fd_count(void);
 
 /* One line of /proc/PID/maps,
  * "7f0c1a2b3000-7f0c1a2d5000 r-xp 00022000 08:01 1835 /usr/lib/libc.so.6":

@@ -138,8 +138,18 @@ static void test_main_thread_exited(void)
 	CHECK_EQ_U64(process_memory_task(child), 0, "no memory task when gone");
 }
 
+static void test_open_fd_count(void)
+{
+	int before = open_fd_count(), fd = dup(1), after = open_fd_count();
+
+	CHECK(before > 0 && after == before + 1, "fds: %d, then %d with one more", before, after);
+	close(fd);
+	CHECK(open_fd_count() == before, "fds: %d after closing it", open_fd_count());
+}
+
 int main(void)
 {
+	test_open_fd_count();
 	test_object();
 	test_file_line();
 	test_anon_line();
