@@ -270,6 +270,7 @@ static void rebuild(struct top *t, const struct session_view *v, bool note)
 	struct run_facts f = {
 		.command = t->command, .backend = v->backend, .freq = v->freq,
 		.target = t->opt->pid ? TARGET_ATTACHED_RUNNING : TARGET_LAUNCHED,
+		.price = v->price, .price_note = v->price_note,
 	};
 	/* fresh each time: its cache points into the symbolizer's modules,
 	 * which an exec of the target replaces */

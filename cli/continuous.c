@@ -102,6 +102,7 @@ static void close_interval(struct continuous *c, const struct session_view *v)
 	struct run_facts f = {
 		.command = c->command, .backend = v->backend, .freq = v->freq,
 		.target = TARGET_ATTACHED_RUNNING,
+		.price = v->price, .price_note = v->price_note,
 	};
 	struct data_types *dt;
 	struct report *r;

@@ -41,6 +41,9 @@ static const char usage_run[] =
 	"      --no-alloc-sites   do not track heap allocations.  By default run preloads\n"
 	"                         libcontend-alloc.so into the command, to name heap\n"
 	"                         objects by the call that allocated them\n"
+	"      --no-price-probe   do not time the machine's cache-line transfers\n"
+	"                         (0.3 s of two CPUs once sampling ends):\n"
+	"                         predict gains at the reference price instead\n"
 	"      --measure-fix[=N]  where a line lies in separate heap blocks of one\n"
 	"                         allocation site, run CMD again N times (default 1)\n"
 	"                         as is and N times with that site's blocks aligned\n"
@@ -79,7 +82,9 @@ static const char usage_attach[] =
 	"      --no-alloc-sites   do not read the process's glibc heap, after\n"
 	"                         sampling, for the blocks its lines lie in\n"
 	"  -F, -g, -o, --format, --top, --line-size, --min-score, --window-ms,\n"
-	"  --no-confirm, -b, --ldlat: as for run\n"
+	"  --no-confirm, --no-price-probe, -b, --ldlat: as for run (the probe\n"
+	"  runs beside the process: where it keeps both CPUs busy, it says so\n"
+	"  and the gains are priced at the reference)\n"
 	"\n"
 	"Continuous: one profile per interval, for a fleet's profiler (docs/pprof.md):\n"
 	"      --interval SECONDS write the report of every SECONDS alone to\n"
@@ -108,6 +113,7 @@ static const char usage_record[] =
 	"                         stored for report to confirm the lines with)\n"
 	"      --no-alloc-sites   as for run (with a command: its heap blocks are\n"
 	"                         stored for report to name)\n"
+	"      --no-price-probe   as for run (the prices are stored for report)\n"
 	"  -q, --quiet            no progress messages\n"
 	"\n"
 	"Exit status: as for run (1: the target failed; the file is still written).\n"
@@ -297,7 +303,7 @@ enum {
 	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
 	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_NO_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
 	OPT_SYMFS, OPT_LDLAT, OPT_SPAN, OPT_BATCH, OPT_REPORT, OPT_INTERVAL, OPT_KEEP,
-	OPT_NO_ALLOC_SITES, OPT_LOG_FD, OPT_MEASURE_FIX,
+	OPT_NO_ALLOC_SITES, OPT_LOG_FD, OPT_MEASURE_FIX, OPT_NO_PRICE_PROBE,
 };
 
 /* A command that samples this machine groups by its coherency granule
@@ -385,6 +391,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "confirm", no_argument, NULL, OPT_CONFIRM },
 		{ "no-confirm", no_argument, NULL, OPT_NO_CONFIRM },
 		{ "no-alloc-sites", no_argument, NULL, OPT_NO_ALLOC_SITES },
+		{ "no-price-probe", no_argument, NULL, OPT_NO_PRICE_PROBE },
 		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "baseline", required_argument, NULL, OPT_BASELINE },
@@ -412,6 +419,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	o->line_size = 64;
 	o->confirm = true;      /* soft sampling sees few stores: watch the suspects */
 	o->alloc_sites = true;  /* run: the shim names heap objects */
+	o->price_probe = true;  /* gains at this machine's price */
 	o->backend = "auto";
 	o->ldlat = DEFAULT_LDLAT;
 	o->interval = 1;
@@ -530,6 +538,9 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case OPT_NO_ALLOC_SITES:
 			o->alloc_sites = false;
+			break;
+		case OPT_NO_PRICE_PROBE:
+			o->price_probe = false;
 			break;
 		case OPT_FAIL_ON:
 			parse_fail_on(o, optarg);

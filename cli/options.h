@@ -47,6 +47,7 @@ struct options {
 	bool annotate_full;          /* --full: whole source files */
 	bool confirm;                /* watchpoints on the top lines (default; --no-confirm) */
 	bool alloc_sites;            /* run/record: preload the allocation shim (--no-alloc-sites) */
+	bool price_probe;            /* sessions: time transfers first (--no-price-probe) */
 	unsigned measure_fix;        /* run --measure-fix[=N]: timed runs of each, 0: off (fix_run.h) */
 	bool confirm_set;            /* --confirm or --no-confirm given: no default */
 	enum fail_on fail_on;        /* check --fail-on */

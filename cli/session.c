@@ -1,6 +1,5 @@
 #include "cli/session.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -30,6 +29,7 @@
 #include "common/procfs.h"
 #include "common/safe_file.h"
 #include "detector/thread_names.h"
+#include "detector/transfer_price.h"
 #include "common/util.h"
 #include "detector/watch.h"
 #include "reports/format.h"
@@ -69,6 +69,8 @@ struct session {
 	struct alloc_channel *alloc_pipe;  /* run: the shim's records (NULL: off) */
 	struct alloc_table *allocs;        /* the heap blocks and their sites */
 	const char *watch_note;    /* why confirmation was left off, or NULL */
+	struct transfer_price price;   /* the machine's (0: not measured) */
+	char *price_note;          /* why not, or NULL */
 };
 
 /* The stop signal received (SIGINT, SIGTERM or SIGHUP), 0 while none. */
@@ -300,6 +302,7 @@ static struct session_view session_view(struct session *s, pid_t pid, double t0)
 		.decoded = row->samples_decoded(s->backend.state),
 		.pid = pid, .elapsed = monotonic_s() - t0, .duration = s->duration,
 		.confirm = s->confirm, .watch_note = s->watch_note,
+		.price = s->price, .price_note = "not measured while sampling",
 	};
 }
 
@@ -449,6 +452,7 @@ static bool wants_triage(const struct options *opt)
 static void session_release(struct session *s)
 {
 	line_table_free(s->lines);
+	free(s->price_note);
 	backend_close(&s->backend);
 	backend_choice_release(&s->choice);
 	unwinder_free(s->unwinder);
@@ -494,6 +498,21 @@ static void choose_backend(struct session *s, const struct options *opt)
 	backend_open(&s->backend, &s->choice, s->sym);
 }
 
+/* The gain model's prices (reports/gain.h), once the events are closed:
+ * then the probe neither delays the sampling (an attach must not miss
+ * what the target does next) nor is sampled itself (attach -a), and a
+ * launched target has exited, leaving the CPUs to it. */
+static void measure_price(struct session *s)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	if (!s->opt->price_probe)
+		strbuf_addf(&why, "not measured (--no-price-probe)");
+	else if (transfer_price_measure(&s->price, &why) == 0)
+		return;
+	s->price_note = strbuf_detach(&why);
+}
+
 static void session_init(struct session *s, const struct options *opt,
 			 const struct session_hooks *hooks)
 {
@@ -534,6 +553,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	char *jit_note = jvm_map_note(&s->jvm, pid);
 	int ret;
 
+	measure_price(s);
 	n_dropped = row->drop_counts(s->backend.state, &dropped);
 	hdr.samples = row->samples_seen(s->backend.state);
 	hdr.decoded = row->samples_decoded(s->backend.state);
@@ -542,6 +562,8 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.backend_note = note;
 	hdr.jit_note = jit_note;
 	hdr.watch_note = s->watch_note;
+	hdr.price = s->price;
+	hdr.price_note = s->price_note;
 	hdr.mem_info = row->mem_info;
 	hdr.freq = s->opt->freq;
 	hdr.duration = duration;
@@ -776,19 +798,8 @@ static void raise_fd_limit(void)
  * checks attaching and detaching leave none behind. */
 static void debug_fds(const char *when)
 {
-	DIR *d;
-	struct dirent *de;
-	int n = -1;   /* the directory's own descriptor */
-
-	if (!getenv("CONTEND_DEBUG_FDS"))
-		return;
-	d = opendir("/proc/self/fd");
-	if (!d)
-		return;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	fprintf(stderr, "contend: fds %s: %d\n", when, n);
+	if (getenv("CONTEND_DEBUG_FDS"))
+		fprintf(stderr, "contend: fds %s: %d\n", when, open_fd_count());
 }
 
 /* attach -a: per-CPU events, every process (system_wide.h); no watch. */

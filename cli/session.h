@@ -21,6 +21,7 @@
 
 #include "cli/options.h"
 #include "detector/sample.h"
+#include "detector/transfer_price.h"
 
 struct alloc_table;
 struct confirm;
@@ -49,6 +50,9 @@ struct session_view {
 	 * watch_note says why, or is NULL: --no-confirm) */
 	struct confirm *confirm;
 	const char *watch_note;
+	/* what the gains are priced at (run_facts.h) */
+	struct transfer_price price;
+	const char *price_note;
 };
 
 struct session_hooks {

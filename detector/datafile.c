@@ -314,6 +314,18 @@ int datafile_writer_finish(struct datafile_writer *w, const struct run_facts *s)
 		put_u64(b, s->dropped[i].n);
 		put_str(b, s->dropped[i].what, TEXT_MAX);
 	}
+	if (s->price.locked && transfer_price_valid(s->price.locked) &&
+	    s->price.store && transfer_price_valid(s->price.store) && s->price.runs &&
+	    s->price.runs <= TRANSFER_PRICE_TRIES) {
+		put_f64(b, s->price.locked);
+		put_f64(b, s->price.store);
+		put_u32(b, s->price.runs);
+	} else {
+		put_f64(b, 0);
+		put_f64(b, 0);
+		put_u32(b, 0);
+	}
+	put_str(b, s->price_note, TEXT_MAX);
 	end_record(w, REC_SUMMARY);
 	write_target(w);
 
@@ -355,7 +367,7 @@ struct datafile_reader {
 	struct run_facts summary;
 	struct named_count *dropped;
 	unsigned n_dropped;
-	char *command, *backend, *backend_note;
+	char *command, *backend, *backend_note, *price_note;
 	char name[DATAFILE_PATH_MAX + 1];   /* NUL-terminated copies for callbacks */
 };
 
@@ -730,6 +742,23 @@ static int parse_summary(struct datafile_reader *r, struct cursor *c, struct str
 		if (!(d->what = get_text(c, TEXT_MAX, "drop reason", err)))
 			return -1;
 	}
+	if (r->version >= 5) {
+		struct transfer_price *p = &s->price;
+
+		p->locked = get_f64(c);
+		p->store = get_f64(c);
+		p->runs = get_u32(c);
+		if (c->over)
+			return fail(err, "cut short in its transfer price");
+		if (!transfer_price_valid(p->locked) || !transfer_price_valid(p->store) ||
+		    p->runs > TRANSFER_PRICE_TRIES || !p->locked != !p->runs ||
+		    !p->store != !p->runs)
+			return fail(err, "transfer prices %g and %g from %u runs", p->locked,
+				    p->store, p->runs);
+		if (!(r->price_note = get_text(c, TEXT_MAX, "price note", err)))
+			return -1;
+		s->price_note = *r->price_note ? r->price_note : NULL;
+	}
 	if (c->pos != c->len)
 		return fail(err, "%zu bytes left over after its fields", c->len - c->pos);
 	s->command = r->command;
@@ -903,6 +932,7 @@ void datafile_reader_free(struct datafile_reader *r)
 	free(r->command);
 	free(r->backend);
 	free(r->backend_note);
+	free(r->price_note);
 	free(r->buf);
 	free(r);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/util.h"
+#include "detector/transfer_price.h"
 
 struct callchains;
 struct alloc_table;
@@ -28,6 +29,10 @@ struct run_facts {
 	const char *backend_note;
 	const char *jit_note;        /* a JVM: where JIT code names came from, or NULL */
 	const char *watch_note;      /* why no watchpoints confirmed, or NULL */
+	/* what a transfer costs here (0: not measured, and why in
+	 * price_note, or NULL if no one tried: the gain model's reference) */
+	struct transfer_price price;
+	const char *price_note;
 	bool mem_info;               /* hardware data sources: print HITM, latency */
 	unsigned freq;
 	double duration;

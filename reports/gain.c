@@ -172,7 +172,7 @@ static bool commits_in_bursts(const struct line *l, const struct line_cell *c,
 /* The residual of an access: the fraction of its contended cost that
  * stays once the line is fixed. */
 static double residual(const struct line *l, const struct line_cell *c,
-		       struct gain_queue *q)
+		       struct gain_queue *q, const struct gain_prices *p)
 {
 	if (c->weighted && c->weight) {
 		double r = GAIN_L1_CYCLES / ((double)c->weight / (double)c->weighted);
@@ -180,10 +180,10 @@ static double residual(const struct line *l, const struct line_cell *c,
 		return r > 1 ? 1 : r;
 	}
 	if (c->kind == ACCESS_ATOMIC)
-		return GAIN_RESIDUAL_ATOMIC;
+		return p->atomic;
 	if (c->kind == ACCESS_STORE || reads_own_word(l, c))
-		return commits_in_bursts(l, c, q) ? GAIN_RESIDUAL_BURST : GAIN_RESIDUAL_STORE;
-	return GAIN_RESIDUAL_LOAD;
+		return commits_in_bursts(l, c, q) ? p->burst : p->store;
+	return p->load;
 }
 
 /* samples that a fix makes cost r of what they cost now: the same in the
@@ -215,7 +215,7 @@ static void hit_samples(const struct line *l, const struct line_cell *c,
 /* Stores queued behind c: n samples of its thread's private stores in its
  * function, held back as often as c's instruction goes to the line.  The
  * samples overstate that share: a contended store takes about
- * 1/GAIN_RESIDUAL_STORE times the time of a private one, so it gets that
+ * 1/p->store times the time of a private one, so it gets that
  * many more samples per execution.  The point charges the queue at the
  * executions' share (here * r / (here * r + elsewhere)), which moves
  * smoothly with the samples: a histogram recorded twice no longer flips
@@ -224,13 +224,14 @@ static void hit_samples(const struct line *l, const struct line_cell *c,
  * only where the instruction goes nowhere else (a counter: it waits on
  * every pass), the high end at the samples' share (every wait as long as
  * the samples say). */
-static void add_queue(struct gain_saving *s, double n, double here, double elsewhere)
+static void add_queue(struct gain_saving *s, const struct gain_prices *p, double n,
+		      double here, double elsewhere)
 {
 	double exec_share, sample_share, per = 1 - GAIN_RESIDUAL_QUEUED;
 
 	if (here <= 0)
 		return;
-	exec_share = here * GAIN_RESIDUAL_STORE / (here * GAIN_RESIDUAL_STORE + elsewhere);
+	exec_share = here * p->store / (here * p->store + elsewhere);
 	sample_share = here / (here + elsewhere);
 	s->point += n * exec_share * per;
 	if (elsewhere <= 0)
@@ -281,13 +282,54 @@ struct charged {                         /* a (thread, function) charged once */
 	uint64_t func;
 };
 
-void gain_saved(const struct line *l, const unsigned *range_of_cell,
-		unsigned n_ranges, struct gain_queue *q, struct gain_saving *saved)
+/* a measured price, or the reference where there is none (0) or it is
+ * not one (below 1, not finite: never from transfer_price.c) */
+static double price_or(double measured, double reference)
 {
+	return measured >= 1 && isfinite(measured) ? measured : reference;
+}
+
+void gain_prices_at(struct gain_prices *p, const struct transfer_price *t)
+{
+	double locked = price_or(t ? t->locked : 0, GAIN_REFERENCE_LOCKED);
+	double store = price_or(t ? t->store : 0, GAIN_REFERENCE_STORE);
+	double transfer = (GAIN_REFERENCE_LOCKED - 1) / (locked - 1);
+
+	p->locked = locked;
+	p->store_loop = store;
+	p->atomic = fmin(1, GAIN_RESIDUAL_ATOMIC * GAIN_REFERENCE_LOCKED / locked);
+	p->store = fmin(1, GAIN_RESIDUAL_STORE * transfer);
+	p->load = fmin(1, GAIN_RESIDUAL_LOAD * transfer);
+	p->burst = fmin(1, GAIN_RESIDUAL_BURST * GAIN_REFERENCE_STORE / store);
+}
+
+char *gain_price_text(const struct report *r)
+{
+	if (r->price.locked)
+		return xasprintf("contended, a locked add costs %.2fx and a plain one %.2fx "
+				 "their private time here (%u probe runs): gains priced at that "
+				 "(the model's reference: %.2fx and %.2fx)", r->price.locked,
+				 r->price.store, r->price.runs, GAIN_REFERENCE_LOCKED,
+				 GAIN_REFERENCE_STORE);
+	return xasprintf("%s: gains priced at the model's reference, contended locked and "
+			 "plain adds at %.2fx and %.2fx their private time (an Intel Icelake VM)",
+			 r->price_note ? r->price_note : "not recorded", GAIN_REFERENCE_LOCKED,
+			 GAIN_REFERENCE_STORE);
+}
+
+void gain_saved(const struct line *l, const unsigned *range_of_cell,
+		unsigned n_ranges, struct gain_queue *q, const struct gain_prices *prices,
+		struct gain_saving *saved)
+{
+	struct gain_prices reference;
 	struct charged *done = NULL;
 	size_t n_done = 0, alloc_done = 0;
 	bool *seen = xcalloc(l->n_cells, sizeof(*seen));
 
+	if (!prices) {
+		gain_prices_at(&reference, NULL);
+		prices = &reference;
+	}
 	for (unsigned ri = 0; ri < n_ranges; ri++)
 		saved[ri] = (struct gain_saving){ 0 };
 	for (unsigned i = 0; i < l->n_cells; i++) {
@@ -296,7 +338,7 @@ void gain_saved(const struct line *l, const unsigned *range_of_cell,
 
 		if (range_of_cell[i] >= n_ranges)
 			continue;
-		r = residual(l, &l->cells[i], q);
+		r = residual(l, &l->cells[i], q, prices);
 		add_saving(s, (double)l->cells[i].count, r);
 		if (l->cells[i].kind == ACCESS_ATOMIC)
 			s->atomic_left += (double)l->cells[i].count * r;
@@ -338,7 +380,7 @@ void gain_saved(const struct line *l, const unsigned *range_of_cell,
 		ALLOC_GROW(done, n_done + 1, alloc_done);
 		done[n_done++] = (struct charged){ c->tid, func };
 		hit_samples(l, c, q, &here, &elsewhere);
-		add_queue(&saved[range_of_cell[best]], (double)n, here, elsewhere);
+		add_queue(&saved[range_of_cell[best]], prices, (double)n, here, elsewhere);
 	}
 	free(done);
 	free(seen);

@@ -16,7 +16,8 @@
  *   (store_stream.h);
  *   a locked RMW drains the store buffer even uncontended:
  *   GAIN_RESIDUAL_ATOMIC of its samples are left -- in a loop that does
- *   nothing else (bench/store-queue's atomic loop: 7.2x).  Between other
+ *   nothing else (bench/store-queue's atomic loop: 7.2x on the reference
+ *   machine; the residuals are priced per machine, below).  Between other
  *   work they are not: an uncontended locked op orders memory but does
  *   not stop the arithmetic around it, which executes while it waits
  *   (bench/gain-set's work_index: a fetch-and-add per item of a
@@ -79,8 +80,9 @@
  * together, the samples show contention whose cost the run did not pay);
  * a loop bounded by something else (memory bandwidth) that hides the
  * wait; and the cost of the fix itself (a bigger footprint).  The fit
- * cases ran on one 2-vCPU Icelake VM: other machines price a transfer
- * differently.
+ * cases ran on one 2-vCPU Icelake VM; a machine's prices are measured
+ * (below), but what else differs between machines the range does not
+ * cover.
  */
 #ifndef CONTEND_GAIN_H
 #define CONTEND_GAIN_H
@@ -90,13 +92,44 @@
 #include "reports/report.h"
 #include "detector/line_table.h"
 #include "detector/store_stream.h"
+#include "detector/transfer_price.h"
 
+/* The residuals at the reference price, where the fit ran (below). */
 #define GAIN_RESIDUAL_LOAD 0.02    /* ~1.5 ns L1 hit / ~75 ns transfer */
 #define GAIN_RESIDUAL_STORE 0.03   /* the contended store or own-word RMW, fixed: an L1 hit */
 #define GAIN_RESIDUAL_QUEUED 0.2   /* a private store behind it: still a store */
 #define GAIN_RESIDUAL_BURST 0.55   /* stores that commit in bursts (store_stream.h) */
 #define GAIN_RESIDUAL_ATOMIC 0.14  /* ~20 cycles a locked op costs anyway */
 #define GAIN_L1_CYCLES 5.0
+
+/* The machine's prices.  The residuals above are an Intel Icelake VM's,
+ * where a contended locked add costs GAIN_REFERENCE_LOCKED times a
+ * private one and a plain add to memory alone in a loop
+ * GAIN_REFERENCE_STORE times (detector/transfer_price.h measures both,
+ * L and S, wherever contend runs).  A locked add's own cost is about the
+ * same everywhere, so a transfer costs (L - 1) / (GAIN_REFERENCE_LOCKED -
+ * 1) of the reference's against an L1 hit: the residuals of loads and
+ * stores (an L1 hit once fixed, over a transfer now) scale by its
+ * inverse, a locked op's (its uncontended cost over its contended one)
+ * by GAIN_REFERENCE_LOCKED / L.  Stores that commit in bursts keep what
+ * the store buffer shields: their residual scales by
+ * GAIN_REFERENCE_STORE / S (on an AMD EPYC Zen 5 VM S is 2.4-3.2: its
+ * store buffer shields little).  Queued stores keep theirs: a private
+ * store is a store anywhere. */
+#define GAIN_REFERENCE_LOCKED 7.18 /* bench/store-queue's atomic loop there */
+#define GAIN_REFERENCE_STORE 1.26  /* and its rmw loop */
+
+struct gain_prices {
+	double locked, store_loop;     /* the prices L and S they are for */
+	double load, store, atomic, burst;   /* residuals */
+};
+
+/* The residuals at the prices t (transfer_price.h); NULL, or a price of
+ * 0 (not measured), means the reference. */
+void gain_prices_at(struct gain_prices *p, const struct transfer_price *t);
+/* What the report's gains were priced at, one sentence for its header
+ * (text and HTML; caller frees). */
+char *gain_price_text(const struct report *r);
 
 /* ln(measured / predicted) at its smallest and largest over the fit cases
  * (bench/gain-set/FIT.md; bench/gain-fit.sh derives them) */
@@ -148,9 +181,11 @@ uint64_t gain_queue_ip_samples(struct gain_queue *q, uint32_t pid, uint32_t tid,
 
 /* Samples a fix of each range would save: saved[ri] for ri < n_ranges,
  * from the line's cells (range_of_cell[i]: cell i's range, n_ranges for
- * none) and the stores queued behind the contended ones (q may be NULL). */
+ * none) and the stores queued behind the contended ones (q may be NULL),
+ * at prices p (NULL: the reference). */
 void gain_saved(const struct line *l, const unsigned *range_of_cell,
-		unsigned n_ranges, struct gain_queue *q, struct gain_saving *saved);
+		unsigned n_ranges, struct gain_queue *q, const struct gain_prices *p,
+		struct gain_saving *saved);
 /* Sets l->predicted_gain, predicted_gain_all and their ranges (gain_low,
  * gain_high, gain_all_*: the fit's spread around the point, widened to
  * the savings' low and high ends) from saved (per range). */

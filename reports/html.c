@@ -20,6 +20,7 @@
 #include "reports/alloc_text.h"
 #include "reports/annotate.h"
 #include "reports/fix_report.h"
+#include "reports/gain.h"
 #include "reports/html_style.h"
 #include "reports/latent.h"
 #include "config.h"
@@ -134,6 +135,14 @@ static void print_facts(const struct report *r, FILE *out)
 		fputs("<tr><th>watchpoints</th><td>", out);
 		esc(out, r->watch_note);
 		fputs("</td></tr>\n", out);
+	}
+	if (r->n_lines || r->n_minor) {
+		char *price = gain_price_text(r);
+
+		fputs("<tr><th>transfer price</th><td>", out);
+		esc(out, price);
+		fputs("</td></tr>\n", out);
+		free(price);
 	}
 	fprintf(out, "<tr><th>samples</th><td>%" PRIu64 ", %" PRIu64
 		" decoded accesses (%.1f%%), %" PRIu64 " dropped", r->samples, r->decoded,

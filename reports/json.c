@@ -16,6 +16,7 @@
 #include "symbolize/symbolizer.h"
 #include "reports/advice.h"
 #include "reports/fix_report.h"
+#include "reports/gain.h"
 #include "reports/json_string.h"
 #include "reports/latent.h"
 #include "reports/member_range.h"
@@ -808,6 +809,30 @@ static void type_attribution_json(struct json *j, const struct report *r)
 	json_close(j);
 }
 
+/* What the gains were priced at (reports/gain.h): the probe's ratios, or
+ * null and why not, and the ratios used. */
+static void json_price(struct json *j, const struct report *r)
+{
+	struct gain_prices p;
+
+	gain_prices_at(&p, &r->price);
+	json_object(j, "transfer_price", false);
+	if (r->price.locked) {
+		json_double(j, "locked", r->price.locked);
+		json_double(j, "store", r->price.store);
+	} else {
+		json_null(j, "locked");
+		json_null(j, "store");
+		json_str(j, "note", r->price_note ? r->price_note : "not recorded");
+	}
+	json_u64(j, "runs", r->price.runs);
+	json_double(j, "priced_locked", p.locked);
+	json_double(j, "priced_store", p.store_loop);
+	json_double(j, "reference_locked", GAIN_REFERENCE_LOCKED);
+	json_double(j, "reference_store", GAIN_REFERENCE_STORE);
+	json_close(j);
+}
+
 void report_print_json(const struct report *r, FILE *out)
 {
 	struct json j = { .out = out, .mem_info = r->mem_info };
@@ -822,6 +847,7 @@ void report_print_json(const struct report *r, FILE *out)
 		json_str(&j, "jit_note", r->jit_note);
 	if (r->watch_note)
 		json_str(&j, "watch_note", r->watch_note);
+	json_price(&j, r);
 	json_bool(&j, "memory_info", r->mem_info);
 	json_u64(&j, "freq", r->freq);
 	json_double(&j, "duration_s", r->duration);

@@ -363,6 +363,8 @@ struct report {
 	char *backend_note;          /* why this backend, or NULL */
 	char *jit_note;              /* a JVM: where its JIT code's names came from, or NULL */
 	char *watch_note;            /* why watchpoints did not confirm, or NULL */
+	struct transfer_price price; /* the machine's, priced by (run_facts.h) */
+	char *price_note;            /* why it was not measured, or NULL */
 	bool mem_info;               /* the backend reports data sources and latency */
 	unsigned freq;
 	double duration;             /* seconds */

@@ -116,6 +116,8 @@ static void copy_header(struct report *r, const struct run_facts *hdr)
 	r->backend_note = strdup_or_null(hdr->backend_note);
 	r->jit_note = strdup_or_null(hdr->jit_note);
 	r->watch_note = strdup_or_null(hdr->watch_note);
+	r->price = hdr->price;
+	r->price_note = strdup_or_null(hdr->price_note);
 	r->mem_info = hdr->mem_info;
 	r->freq = hdr->freq;
 	r->duration = hdr->duration;
@@ -397,7 +399,7 @@ static void predict_gain(struct build *b, const struct line *l,
 {
 	struct gain_saving *saved = xcalloc(v->n_ranges + 1, sizeof(*saved));
 
-	gain_saved(l, range, v->n_ranges, b->queue, saved);
+	gain_saved(l, range, v->n_ranges, b->queue, &b->prices, saved);
 	gain_predict(rl, saved, b->total);
 	free(saved);
 }
@@ -617,6 +619,7 @@ struct report *report_build(const struct run_facts *hdr,
 		total = hdr->samples;
 
 	b.total = total;
+	gain_prices_at(&b.prices, &hdr->price);
 	cand = contended_lines(lines, total, cfg, r, &n_contended, &minor, &n_minor);
 	n = top && n_contended > top ? top : n_contended;
 	nm = top && n_minor > top ? top : n_minor;
@@ -767,6 +770,7 @@ void report_free(struct report *r)
 	free(r->backend_note);
 	free(r->jit_note);
 	free(r->watch_note);
+	free(r->price_note);
 	named_counts_free(r->dropped, r->n_dropped);
 	named_counts_free(r->untyped_why, r->n_untyped_why);
 	for (unsigned i = 0; i < r->n_lines; i++)

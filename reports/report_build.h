@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "reports/report.h"
+#include "reports/gain.h"
 #include "reports/locks.h"
 #include "common/hashmap.h"
 #include "common/util.h"
@@ -52,6 +53,7 @@ struct build {
 	const struct classify_config *cfg;
 	uint64_t total;          /* samples of the session, the scores' denominator */
 	struct gain_queue *queue;
+	struct gain_prices prices; /* the machine's, or the reference (gain.h) */
 	struct jvm_names *jvm;   /* HotSpot tables per pid, opened on need */
 	size_t alloc_why;
 	struct alloc_table *allocs;           /* heap blocks, or NULL (report_alloc.c) */

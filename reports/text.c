@@ -18,6 +18,7 @@
 #include "common/escape.h"
 #include "reports/alloc_text.h"
 #include "reports/fix_report.h"
+#include "reports/gain.h"
 #include "common/util.h"
 #include "reports/advice.h"
 
@@ -134,19 +135,25 @@ static char *target_status_text(const struct report *r)
 		xasprintf("   (signal %d, %.2f s)", -r->target_status, r->duration);
 }
 
+/* A header note: "# label text...", wrapped; nothing if text is NULL. */
+static void print_note(FILE *out, const char *label, const char *text)
+{
+	struct wrap w = { out, 0, " ", "#   " };
+
+	if (!text)
+		return;
+	w.col = fprintf(out, "%s", label);
+	wrap_words(&w, text);
+	fputc('\n', out);
+}
+
 static void print_measured(const struct report *r, FILE *out)
 {
 	fprintf(out, "# contend report: %s backend", r->backend ? r->backend : "unknown");
 	if (r->freq)
 		fprintf(out, ", %u Hz", r->freq);
 	fputc('\n', out);
-	if (r->backend_note) {
-		struct wrap w = { out, 0, " ", "#   " };
-
-		w.col = fprintf(out, "#   ");
-		wrap_words(&w, r->backend_note);
-		fputc('\n', out);
-	}
+	print_note(out, "#   ", r->backend_note);
 	if (r->command) {
 		char *status = target_status_text(r);
 		int col = fprintf(out, "# command: ");
@@ -155,19 +162,13 @@ static void print_measured(const struct report *r, FILE *out)
 		fprintf(out, "%s\n", status);
 		free(status);
 	}
-	if (r->jit_note) {
-		struct wrap w = { out, 0, " ", "#   " };
+	print_note(out, "# JIT code: ", r->jit_note);
+	print_note(out, "# watchpoints: ", r->watch_note);
+	if (r->n_lines || r->n_minor) {      /* their gains */
+		char *price = gain_price_text(r);
 
-		w.col = fprintf(out, "# JIT code: ");
-		wrap_words(&w, r->jit_note);
-		fputc('\n', out);
-	}
-	if (r->watch_note) {
-		struct wrap w = { out, 0, " ", "#   " };
-
-		w.col = fprintf(out, "# watchpoints: ");
-		wrap_words(&w, r->watch_note);
-		fputc('\n', out);
+		print_note(out, "# transfer price: ", price);
+		free(price);
 	}
 }
 

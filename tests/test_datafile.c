@@ -125,6 +125,7 @@ static const struct run_facts summary1 = {
 	.samples = 3850, .decoded = 3600,
 	.dropped = drops, .n_dropped = 2,
 	.mem_info = true,
+	.price = { .locked = 2.875, .store = 2.5, .runs = 5 },
 };
 
 /* Writes the small file; *len gets its size.  Caller frees. */
@@ -261,6 +262,9 @@ static void test_round_trip(void)
 		CHECK_EQ_U64(s.decoded, 3600, "decoded");
 		CHECK(s.mem_info, "memory info flag");
 		CHECK(s.target == TARGET_ATTACHED_EXITED, "attached, exited: %d", (int)s.target);
+		CHECK(s.price.locked == 2.875 && s.price.store == 2.5 && s.price.runs == 5 &&
+		      !s.price_note, "transfer prices %g %g from %u runs", s.price.locked,
+		      s.price.store, s.price.runs);
 		CHECK_EQ_U64(s.n_dropped, 2, "drop reasons");
 		if (s.n_dropped == 2) {
 			CHECK_STR(s.dropped[0].what, "no memory operand", "drop reason");
@@ -488,6 +492,28 @@ static void summary_record(struct bytes *f)
 	le(f, 0, 2);
 }
 
+/* summary_record's, with version 5's transfer prices (f64 bits), runs, note */
+static void price_summary(struct bytes *f, uint64_t locked_bits, uint64_t store_bits,
+			  uint32_t runs, const char *note)
+{
+	uint16_t n = (uint16_t)strlen(note);
+
+	record(f, 4, 36 + 2 + 3 + 2 + 4 + 2 + 16 + 4 + 2 + n);
+	le(f, 0x3ff0000000000000ULL, 8);
+	le(f, 0, 4);
+	le(f, 0, 4);
+	le(f, 10, 8);
+	le(f, 5, 8);
+	le(f, 0, 4);
+	le(f, 3, 2); raw(f, "cmd", 3);
+	le(f, 4, 2); raw(f, "soft", 4);
+	le(f, 0, 2);
+	le(f, locked_bits, 8);
+	le(f, store_bits, 8);
+	le(f, runs, 4);
+	le(f, n, 2); raw(f, note, n);
+}
+
 static void sample_record(struct bytes *f, uint8_t size, uint8_t kind)
 {
 	record(f, 1, 64);
@@ -555,7 +581,7 @@ static void test_minimal_and_header(void)
 
 	header(&f, DATAFILE_VERSION + 1, 24, 1000);
 	summary_record(&f);
-	expect_refused(&f, "data file version 5; this contend reads versions 1..4", "version");
+	expect_refused(&f, "data file version 6; this contend reads versions 1..5", "version");
 
 	header(&f, 0x01000000, 24, 1000);
 	summary_record(&f);
@@ -582,6 +608,9 @@ static void test_minimal_and_header(void)
 static void test_hostile_records(void)
 {
 	struct bytes f;
+	struct strbuf err = STRBUF_INIT;
+	struct run_facts s;
+	struct got g;
 
 	header(&f, 1, 24, 1000);
 	record(&f, 1, 0xffffffff);
@@ -779,6 +808,45 @@ static void test_hostile_records(void)
 	summary_record(&f);
 	summary_record(&f);
 	expect_refused(&f, "data after the summary record", "two summaries");
+
+	/* version 5: the transfer prices after the drop reasons */
+	header(&f, 5, 24, 1000);
+	price_summary(&f, 0x4007000000000000ULL, 0x4004000000000000ULL, 3, "");  /* 2.875, 2.5 */
+	CHECK(read_bytes(f.b, f.len, &g, &err, &s) == 0 && s.price.locked == 2.875 &&
+	      s.price.store == 2.5 && s.price.runs == 3, "a price: %s", strbuf_str(&err));
+	strbuf_release(&err);
+	header(&f, 5, 24, 1000);
+	price_summary(&f, 0, 0, 0, "busy");
+	{       /* the note lives with the reader */
+		FILE *in = open_bytes(f.b, f.len);
+		struct datafile_reader *r = datafile_reader_open(in, &err);
+		const struct run_facts *rs;
+
+		CHECK(r && datafile_reader_run(r, &(struct datafile_callbacks){ 0 }, &err) == 0 &&
+		      (rs = datafile_reader_summary(r)) && !rs->price.locked && rs->price_note &&
+		      !strcmp(rs->price_note, "busy"), "no price, and why: %s", strbuf_str(&err));
+		datafile_reader_free(r);
+		fclose(in);
+		strbuf_release(&err);
+	}
+	header(&f, 5, 24, 1000);
+	price_summary(&f, 0x3fe0000000000000ULL, 0x4004000000000000ULL, 3, "");   /* 0.5 */
+	expect_refused(&f, "transfer prices 0.5 and 2.5 from 3 runs", "a contended loop faster");
+	header(&f, 5, 24, 1000);
+	price_summary(&f, 0x4007000000000000ULL, 0x7ff0000000000000ULL, 3, "");   /* inf */
+	expect_refused(&f, "transfer prices 2.875 and inf from 3 runs", "an infinite price");
+	header(&f, 5, 24, 1000);
+	price_summary(&f, 0x4007000000000000ULL, 0, 3, "");
+	expect_refused(&f, "transfer prices 2.875 and 0 from 3 runs", "one price without the other");
+	header(&f, 5, 24, 1000);
+	price_summary(&f, 0x4007000000000000ULL, 0x4004000000000000ULL, 0, "");
+	expect_refused(&f, "transfer prices 2.875 and 2.5 from 0 runs", "a price no run measured");
+	header(&f, 5, 24, 1000);
+	price_summary(&f, 0x4007000000000000ULL, 0x4004000000000000ULL, 1000, "");
+	expect_refused(&f, "from 1000 runs", "more runs than tried");
+	header(&f, 5, 24, 1000);
+	summary_record(&f);                       /* version 4's summary */
+	expect_refused(&f, "cut short in its transfer price", "a version 5 summary without it");
 
 	header(&f, 1, 24, 1000);
 	record(&f, 1, 64);

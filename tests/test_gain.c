@@ -5,6 +5,8 @@
  * which ranges each prediction counts, and the range around each: the
  * fit's spread around the point, widened to the queue's ends. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "detector/line_table.h"
 #include "reports/gain.h"
@@ -73,7 +75,7 @@ static void test_residuals(void)
 	add_n(t, 10, 2, 0x1020, SHARED + 8, ACCESS_ATOMIC, 0);
 	l = line_table_find(t, PID, SHARED);
 	ranges_by_offset(l, range);
-	gain_saved(l, range, 2, NULL, saved);
+	gain_saved(l, range, 2, NULL, NULL, saved);
 	CHECK(near(saved[0].point, 100 * (1 - GAIN_RESIDUAL_LOAD)), "loads: %f", saved[0].point);
 	CHECK(near(saved[1].point, 100 * (1 - GAIN_RESIDUAL_STORE) + 10 * (1 - GAIN_RESIDUAL_ATOMIC)),
 	      "stores and a locked op: %f", saved[1].point);
@@ -90,7 +92,7 @@ static void test_residuals(void)
 	l = line_table_find(t, PID, SHARED);
 	for (unsigned i = 0; i < l->n_cells; i++)
 		range[i] = 0;
-	gain_saved(l, range, 1, NULL, saved);
+	gain_saved(l, range, 1, NULL, NULL, saved);
 	CHECK(near(saved[0].point, 100 * (1 - GAIN_L1_CYCLES / 50) + 100 * (1 - GAIN_RESIDUAL_LOAD)),
 	      "weighted: %f", saved[0].point);
 	CHECK(near(saved[0].high, saved[0].point) && near(saved[0].low, saved[0].point),
@@ -134,7 +136,7 @@ static void test_queued_stores(void)
 
 	l = line_table_find(t, PID, SHARED);
 	ranges_by_offset(l, range);
-	gain_saved(l, range, 2, q, saved);
+	gain_saved(l, range, 2, q, NULL, saved);
 	CHECK(near(saved[0].point, 25 * (1 - GAIN_RESIDUAL_STORE) +
 			       300 * (1 - GAIN_RESIDUAL_QUEUED)),
 	      "thread 1's range: its stores and its queue once: %f", saved[0].point);
@@ -148,7 +150,7 @@ static void test_queued_stores(void)
 	/* a range outside the contended ones gets nothing, not even a queue */
 	for (unsigned i = 0; i < l->n_cells; i++)
 		range[i] = l->cells[i].offset == 8 ? 0 : 1;
-	gain_saved(l, range, 1, q, saved);
+	gain_saved(l, range, 1, q, NULL, saved);
 	CHECK(near(saved[0].point, 20 * (1 - GAIN_RESIDUAL_STORE) + 40 * (1 - GAIN_RESIDUAL_QUEUED)),
 	      "only thread 2's: %f", saved[0].point);
 	gain_queue_free(q);
@@ -187,7 +189,7 @@ static void test_store_streams(void)
 	q = gain_queue_new(t, fake_function, fake_stream, NULL);
 	l = line_table_find(t, PID, SHARED);
 	ranges_by_offset(l, range);
-	gain_saved(l, range, 2, q, saved);
+	gain_saved(l, range, 2, q, NULL, saved);
 	CHECK(near(saved[0].point, 150 * (1 - GAIN_RESIDUAL_BURST) + 10 * (1 - GAIN_RESIDUAL_LOAD)),
 	      "one-line loop: bursts; the other thread's read: a miss: %f", saved[0].point);
 	CHECK(near(saved[1].point, 100 * (1 - GAIN_RESIDUAL_STORE) +
@@ -232,7 +234,7 @@ static void test_scattered_stores(void)
 	CHECK_EQ_U64(gain_queue_samples(q, PID, 2, 0x2010, &func), 280, "thread 2's queue");
 	l = line_table_find(t, PID, SHARED);
 	ranges_by_offset(l, range);
-	gain_saved(l, range, 2, q, saved);
+	gain_saved(l, range, 2, q, NULL, saved);
 	CHECK(near(saved[0].point, direct + 180 * exec_share(20, 180) * per),
 	      "the point: the queue at the executions' share (%f of them): %f",
 	      exec_share(20, 180), saved[0].point);
@@ -272,7 +274,7 @@ static double gain_at_share(unsigned here)
 	l = line_table_find(t, PID, SHARED);
 	for (unsigned i = 0; i < l->n_cells; i++)
 		range[i] = 0;
-	gain_saved(l, range, 1, q, saved);
+	gain_saved(l, range, 1, q, NULL, saved);
 	gain_predict(&rl, saved, 2000);
 	gain_queue_free(q);
 	line_table_free(t);
@@ -386,7 +388,7 @@ static bool range_steers(struct line_table *t, struct gain_saving *saved)
 	unsigned range[8] = { 0 };
 
 	gain_queue_set_steers(q, fake_steers);
-	gain_saved(l, range, 1, q, saved);
+	gain_saved(l, range, 1, q, NULL, saved);
 	gain_queue_free(q);
 	return saved[0].steers_branch;
 }
@@ -460,9 +462,90 @@ static void test_sleeping_lock(void)
 	      "mixed: the padding is priced, removing the lock is at least");
 }
 
+/* The machine's prices scale the transfer's share of each residual. */
+static void test_prices(void)
+{
+	struct line_table *t = line_table_new(64, 10 * MS);
+	struct gain_prices p, ref;
+	struct gain_saving saved[2];
+	struct transfer_price zen5 = { .locked = 2.88, .store = 2.52, .runs = 5 };
+	unsigned range[8];
+	struct line *l;
+
+	gain_prices_at(&ref, NULL);
+	CHECK(near(ref.locked, GAIN_REFERENCE_LOCKED) && near(ref.store_loop, GAIN_REFERENCE_STORE) &&
+	      near(ref.atomic, GAIN_RESIDUAL_ATOMIC) && near(ref.store, GAIN_RESIDUAL_STORE) &&
+	      near(ref.load, GAIN_RESIDUAL_LOAD) && near(ref.burst, GAIN_RESIDUAL_BURST),
+	      "unmeasured: the reference (%g %g: %g %g %g %g)", ref.locked, ref.store_loop,
+	      ref.atomic, ref.store, ref.load, ref.burst);
+	gain_prices_at(&p, &(struct transfer_price){ 0 });
+	CHECK(near(p.locked, GAIN_REFERENCE_LOCKED) && near(p.burst, GAIN_RESIDUAL_BURST),
+	      "0: the reference");
+	gain_prices_at(&p, &(struct transfer_price){ .locked = NAN, .store = 0.5 });
+	CHECK(near(p.locked, GAIN_REFERENCE_LOCKED) && near(p.store_loop, GAIN_REFERENCE_STORE),
+	      "NaN, below 1: the reference");
+	gain_prices_at(&p, &(struct transfer_price){ GAIN_REFERENCE_LOCKED, GAIN_REFERENCE_STORE, 5 });
+	CHECK(near(p.atomic, ref.atomic) && near(p.store, ref.store) && near(p.load, ref.load) &&
+	      near(p.burst, ref.burst), "at the reference prices, the reference residuals");
+
+	/* an AMD EPYC Zen 5 VM: transfers a third of the reference's price,
+	 * bursts shielded less */
+	gain_prices_at(&p, &zen5);
+	CHECK(near(p.atomic, GAIN_RESIDUAL_ATOMIC * GAIN_REFERENCE_LOCKED / 2.88),
+	      "a locked op keeps more of its time: %g", p.atomic);
+	CHECK(near(p.store, GAIN_RESIDUAL_STORE * (GAIN_REFERENCE_LOCKED - 1) / 1.88) &&
+	      near(p.load, GAIN_RESIDUAL_LOAD * (GAIN_REFERENCE_LOCKED - 1) / 1.88),
+	      "loads and stores by the transfer's price: %g %g", p.store, p.load);
+	CHECK(near(p.burst, GAIN_RESIDUAL_BURST * GAIN_REFERENCE_STORE / 2.52),
+	      "bursts by the store loop's price: %g", p.burst);
+	/* transfers that cost nothing: a fix saves nothing (but bursts: the
+	 * reference's own shield is already most of theirs) */
+	gain_prices_at(&p, &(struct transfer_price){ 1, 1, 5 });
+	CHECK(p.atomic == 1 && p.store == 1 && p.load == 1 &&
+	      near(p.burst, GAIN_RESIDUAL_BURST * GAIN_REFERENCE_STORE),
+	      "free transfers: %g %g %g %g", p.atomic, p.store, p.load, p.burst);
+
+	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);
+	add_n(t, 100, 2, 0x1018, SHARED + 8, ACCESS_STORE, 0);
+	add_n(t, 10, 2, 0x1020, SHARED + 8, ACCESS_ATOMIC, 0);
+	l = line_table_find(t, PID, SHARED);
+	ranges_by_offset(l, range);
+	gain_prices_at(&p, &zen5);
+	gain_saved(l, range, 2, NULL, &p, saved);
+	CHECK(near(saved[0].point, 100 * (1 - p.load)), "loads at the price: %f", saved[0].point);
+	CHECK(near(saved[1].point, 100 * (1 - p.store) + 10 * (1 - p.atomic)),
+	      "stores and a locked op at the price: %f", saved[1].point);
+	CHECK(near(saved[1].atomic_left, 10 * p.atomic), "the locked op's cost left: %f",
+	      saved[1].atomic_left);
+	line_table_free(t);
+}
+
+static void test_price_text(void)
+{
+	struct report r = { .price = { .locked = 2.88, .store = 2.52, .runs = 5 } };
+	char *s = gain_price_text(&r);
+
+	CHECK(strstr(s, "locked add costs 2.88x and a plain one 2.52x their private time here "
+		     "(5 probe runs)") && strstr(s, "7.18x and 1.26x"), "measured: %s", s);
+	free(s);
+	r.price = (struct transfer_price){ 0 };
+	r.price_note = (char *)"not measured: fewer than two cores to run on";
+	s = gain_price_text(&r);
+	CHECK(!strncmp(s, "not measured: fewer than two cores", 34) &&
+	      strstr(s, "the model's reference, contended locked and plain adds at 7.18x and 1.26x"),
+	      "not: %s", s);
+	free(s);
+	r.price_note = NULL;
+	s = gain_price_text(&r);
+	CHECK(!strncmp(s, "not recorded: ", 14), "an older data file: %s", s);
+	free(s);
+}
+
 int main(void)
 {
 	test_residuals();
+	test_prices();
+	test_price_text();
 	test_queued_stores();
 	test_store_streams();
 	test_scattered_stores();
