@@ -10,6 +10,8 @@
  * Prints one line per shape: seconds shared, seconds padded, ratio (median
  * of RUNS, interleaved).  detector/store_stream.h is the model it checks:
  * only loops that also store to another line, or locked ops, pay much.
+ * The loops are the probe's (detector/transfer_price.h), which measures
+ * "atomic" and "rmw" at run time: the two print the same prices.
  *   bench/store-queue [ITERS] [RUNS]    (default 100M, 3)
  */
 #include <pthread.h>
@@ -17,14 +19,15 @@
 #include <stdlib.h>
 #include <time.h>
 
-enum shape { RMW, LOAD_STORE, LOAD_STORE_STACK, RMW_STACK, ATOMIC, N_SHAPES };
-static const char *const shape_name[N_SHAPES] = {
+#include "detector/transfer_price.h"
+
+static const char *const shape_name[LOOP_SHAPES] = {
 	"rmw", "load-store", "+stack", "rmw+stack", "atomic",
 };
 
 static struct { _Alignas(64) long c[8]; } shared;
 static struct { _Alignas(64) long c; } padded[2];
-static enum shape shape;
+static enum loop_shape shape;
 static int use_padded;
 static long iters;
 
@@ -32,23 +35,12 @@ static void *work(void *arg)
 {
 	long t = (long)arg;
 	volatile long *c = use_padded ? &padded[t].c : &shared.c[t];
-	volatile long mine;
 
-	for (long i = 0; i < iters; i++) {
-		switch (shape) {
-		case RMW: *c += i & 7; break;
-		case LOAD_STORE: { long v = *c; *c = v + 1; break; }
-		case LOAD_STORE_STACK: { mine = i; long v = *c; *c = v + 1; break; }
-		case RMW_STACK: mine = i; *c += i & 7; break;
-		case ATOMIC: __atomic_fetch_add(c, 1, __ATOMIC_RELAXED); break;
-		default: break;
-		}
-	}
-	(void)mine;
+	transfer_loop_run(shape, c, iters);
 	return NULL;
 }
 
-static double run(enum shape s, int pad)
+static double run(enum loop_shape s, int pad)
 {
 	struct timespec a, b;
 	pthread_t th[2];
@@ -88,10 +80,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("| loop | shared s | padded s | shared/padded |\n|---|---|---|---|\n");
-	for (int k = 0; k < N_SHAPES; k++) {
+	for (int k = 0; k < LOOP_SHAPES; k++) {
 		for (int r = 0; r < runs; r++) {
-			s[r] = run((enum shape)k, 0);
-			p[r] = run((enum shape)k, 1);
+			s[r] = run((enum loop_shape)k, 0);
+			p[r] = run((enum loop_shape)k, 1);
 		}
 		double ms = median(s, runs), mp = median(p, runs);
 		printf("| %s | %.3f | %.3f | %.2f |\n", shape_name[k], ms, mp, ms / mp);

@@ -50,32 +50,29 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The loops are bench/store-queue's "atomic" and "rmw", down to the
- * switch in the loop that picks the shape from a global (not const: it
- * stays in the loop), so that they cost what they cost there: gain.h's
- * references were measured with it.  (A plain add alone in a tighter
- * loop costs ~7x contended on Zen 5, not 2.5x: a private one runs
- * faster.) */
-enum loop_shape { SHAPE_RMW, SHAPE_LOAD_STORE, SHAPE_STACK, SHAPE_RMW_STACK, SHAPE_ATOMIC };
-static enum loop_shape shape_of_loop[TRANSFER_LOOPS] = { SHAPE_ATOMIC, SHAPE_RMW };
-
-static __attribute__((noinline)) void run_loop(enum transfer_loop loop, volatile long *c,
-					       long iters)
+/* The switch stays in the loop (bench/store-queue's shape, where gain.h's
+ * references were measured): each iteration pays its dispatch.  Without
+ * it a plain add alone costs ~7x contended on Zen 5, not 2.5x: the
+ * private loop runs faster. */
+__attribute__((noinline)) void transfer_loop_run(enum loop_shape shape, volatile long *c,
+						 long iters)
 {
 	volatile long mine;
 
 	for (long i = 0; i < iters; i++) {
-		switch (shape_of_loop[loop]) {
-		case SHAPE_RMW: *c += i & 7; break;
-		case SHAPE_LOAD_STORE: { long v = *c; *c = v + 1; break; }
-		case SHAPE_STACK: { mine = i; long v = *c; *c = v + 1; break; }
-		case SHAPE_RMW_STACK: mine = i; *c += i & 7; break;
-		case SHAPE_ATOMIC: __atomic_fetch_add(c, 1, __ATOMIC_RELAXED); break;
+		switch (shape) {
+		case LOOP_RMW: *c += i & 7; break;
+		case LOOP_LOAD_STORE: { long v = *c; *c = v + 1; break; }
+		case LOOP_STACK: { mine = i; long v = *c; *c = v + 1; break; }
+		case LOOP_RMW_STACK: mine = i; *c += i & 7; break;
+		case LOOP_ATOMIC: __atomic_fetch_add(c, 1, __ATOMIC_RELAXED); break;
 		default: break;
 		}
 	}
 	(void)mine;
 }
+
+static const enum loop_shape shape_of[TRANSFER_LOOPS] = { LOOP_ATOMIC, LOOP_RMW };
 
 static void *probe_loop(void *arg)
 {
@@ -96,7 +93,7 @@ static void *probe_loop(void *arg)
 		;
 	t->cpu_ns = thread_cpu_ns();
 	t->start_ns = now_ns();
-	run_loop(t->loop, t->word, loop_iters[t->loop]);
+	transfer_loop_run(shape_of[t->loop], t->word, loop_iters[t->loop]);
 	t->end_ns = now_ns();
 	t->cpu_ns = thread_cpu_ns() - t->cpu_ns;
 	return NULL;

@@ -44,6 +44,14 @@ struct transfer_price {
 	unsigned runs;                 /* tries that counted, the fewer of the two */
 };
 
+/* The loops, by shape: bench/store-queue times each of them (its table
+ * says what each does); the probe runs LOOP_ATOMIC and LOOP_RMW.  One
+ * function with the switch inside the loop, so that every shape pays
+ * the same dispatch, here and there. */
+enum loop_shape { LOOP_RMW, LOOP_LOAD_STORE, LOOP_STACK, LOOP_RMW_STACK, LOOP_ATOMIC,
+		  LOOP_SHAPES };
+void transfer_loop_run(enum loop_shape shape, volatile long *c, long iters);
+
 /* Is ratio a price a data file may hold (0, or within the bounds)? */
 bool transfer_price_valid(double ratio);
 

@@ -478,9 +478,9 @@ static void record(struct bytes *f, uint32_t type, uint32_t size)
 	le(f, size, 4);
 }
 
-static void summary_record(struct bytes *f)
+/* a summary's fields up to its drop reasons (none): 49 bytes */
+static void summary_fields(struct bytes *f)
 {
-	record(f, 4, 36 + 2 + 3 + 2 + 4 + 2);
 	le(f, 0x3ff0000000000000ULL, 8);        /* 1.0 */
 	le(f, 0, 4);
 	le(f, 0, 4);
@@ -492,6 +492,12 @@ static void summary_record(struct bytes *f)
 	le(f, 0, 2);
 }
 
+static void summary_record(struct bytes *f)
+{
+	record(f, 4, 36 + 2 + 3 + 2 + 4 + 2);
+	summary_fields(f);
+}
+
 /* summary_record's, with version 5's transfer prices (f64 bits), runs, note */
 static void price_summary(struct bytes *f, uint64_t locked_bits, uint64_t store_bits,
 			  uint32_t runs, const char *note)
@@ -499,15 +505,7 @@ static void price_summary(struct bytes *f, uint64_t locked_bits, uint64_t store_
 	uint16_t n = (uint16_t)strlen(note);
 
 	record(f, 4, 36 + 2 + 3 + 2 + 4 + 2 + 16 + 4 + 2 + n);
-	le(f, 0x3ff0000000000000ULL, 8);
-	le(f, 0, 4);
-	le(f, 0, 4);
-	le(f, 10, 8);
-	le(f, 5, 8);
-	le(f, 0, 4);
-	le(f, 3, 2); raw(f, "cmd", 3);
-	le(f, 4, 2); raw(f, "soft", 4);
-	le(f, 0, 2);
+	summary_fields(f);
 	le(f, locked_bits, 8);
 	le(f, store_bits, 8);
 	le(f, runs, 4);
