@@ -114,6 +114,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			n += strlen(h->dropped[i].what);
 		if (h->backend_note)
 			n += strlen(h->backend_note);
+		if (h->price_note)
+			n += strlen(h->price_note);
+		if (!transfer_price_valid(h->price.locked) || !transfer_price_valid(h->price.store))
+			abort();        /* a price the reader should have refused */
 		(void)n;
 	} else if (!err.len) {
 		abort();        /* a refusal without a reason */
