@@ -314,9 +314,7 @@ int datafile_writer_finish(struct datafile_writer *w, const struct run_facts *s)
 		put_u64(b, s->dropped[i].n);
 		put_str(b, s->dropped[i].what, TEXT_MAX);
 	}
-	if (s->price.locked && transfer_price_valid(s->price.locked) &&
-	    s->price.store && transfer_price_valid(s->price.store) && s->price.runs &&
-	    s->price.runs <= TRANSFER_PRICE_TRIES) {
+	if (transfer_price_holds(&s->price)) {
 		put_f64(b, s->price.locked);
 		put_f64(b, s->price.store);
 		put_u32(b, s->price.runs);
@@ -750,9 +748,7 @@ static int parse_summary(struct datafile_reader *r, struct cursor *c, struct str
 		p->runs = get_u32(c);
 		if (c->over)
 			return fail(err, "cut short in its transfer price");
-		if (!transfer_price_valid(p->locked) || !transfer_price_valid(p->store) ||
-		    p->runs > TRANSFER_PRICE_TRIES || !p->locked != !p->runs ||
-		    !p->store != !p->runs)
+		if (!transfer_price_holds(p))
 			return fail(err, "transfer prices %g and %g from %u runs", p->locked,
 				    p->store, p->runs);
 		if (!(r->price_note = get_text(c, TEXT_MAX, "price note", err)))

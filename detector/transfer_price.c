@@ -222,6 +222,14 @@ bool transfer_price_valid(double ratio)
 			      ratio <= TRANSFER_PRICE_MAX);
 }
 
+bool transfer_price_holds(const struct transfer_price *p)
+{
+	if (!p->locked && !p->store && !p->runs)
+		return true;
+	return p->locked && transfer_price_valid(p->locked) && p->store &&
+	       transfer_price_valid(p->store) && p->runs && p->runs <= TRANSFER_PRICE_TRIES;
+}
+
 static double median(double *v, unsigned n)
 {
 	sort_items(v, n, sizeof(*v), cmp_double);

@@ -55,6 +55,10 @@ void transfer_loop_run(enum loop_shape shape, volatile long *c, long iters);
 /* Is ratio a price a data file may hold (0, or within the bounds)? */
 bool transfer_price_valid(double ratio);
 
+/* Is p one the probe can give: all 0 (not measured), or both prices
+ * within the bounds from 1..TRANSFER_PRICE_TRIES runs? */
+bool transfer_price_holds(const struct transfer_price *p);
+
 /* Measures p; 0, or -1 with p zeroed and the reason (one line) in why. */
 int transfer_price_measure(struct transfer_price *p, struct strbuf *why);
 
