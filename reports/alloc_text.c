@@ -44,7 +44,7 @@ static char *walked_text(const struct report_alloc *a)
 	return strbuf_detach(&sb);
 }
 
-char *alloc_text(const struct report_alloc *a)
+char *alloc_sentence(const struct report_alloc *a)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *call;
@@ -61,32 +61,14 @@ char *alloc_text(const struct report_alloc *a)
 	if (a->type_name)
 		strbuf_addf(&sb, a->variable ? ", kept in %s)" : ")", a->variable);
 	strbuf_addf(&sb, ", allocated in %s", a->site ? a->site : "unknown code");
+	for (unsigned i = 0; i < a->n_callers; i++)
+		strbuf_addf(&sb, " <- %s", a->callers[i]);
 	if (a->tid)
 		strbuf_addf(&sb, " by thread %" PRIu32, a->tid);
 	if (a->freed)
 		strbuf_addf(&sb, ", freed before the end");
 	free(call);
 	return strbuf_detach(&sb);
-}
-
-char *alloc_callers_text(const struct report_alloc *a)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_addf(&sb, "%s", "");
-	for (unsigned i = 0; i < a->n_callers; i++)
-		strbuf_addf(&sb, " <- %s", a->callers[i]);
-	return strbuf_detach(&sb);
-}
-
-char *alloc_sentence(const struct report_alloc *a)
-{
-	char *text = alloc_text(a), *callers = alloc_callers_text(a);
-	char *sentence = xasprintf("%s%s", text, callers);
-
-	free(text);
-	free(callers);
-	return sentence;
 }
 
 char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const char *title)

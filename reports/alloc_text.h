@@ -15,15 +15,11 @@
 
 /* "calloc(2, 3072)", "malloc(64)", "aligned_alloc(64, 128)"; caller frees. */
 char *alloc_call_text(const struct report_alloc *a);
-/* The whole sentence above, without the callers; caller frees. */
-char *alloc_text(const struct report_alloc *a);
-/* " <- caller <- caller", "" if none; caller frees. */
-char *alloc_callers_text(const struct report_alloc *a);
-
 /* The heap block as every printer shows it, after ALLOC_SENTENCE_TITLE:
- * alloc_text() and its callers, "aligned_alloc(64, 192) = 192 bytes at
- * 0x..., allocated in main x.c:103 by thread 12, freed before the end <-
- * __libc_start_call_main".  Unescaped; caller frees. */
+ * "aligned_alloc(64, 192) = 192 bytes at 0x..., allocated in
+ * gs_alloc gs.h:52 <- setup x.c:79 <- main x.c:103 by thread 12, freed
+ * before the end": the call's site, then its callers outward (stack
+ * frames and the calls that inlined them).  Unescaped; caller frees. */
 #define ALLOC_SENTENCE_TITLE "heap block: "
 char *alloc_sentence(const struct report_alloc *a);
 

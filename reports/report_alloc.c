@@ -190,6 +190,54 @@ static void name_frame(struct build *b, uint32_t pid, uint64_t ret, struct repor
 	free(s.module);
 }
 
+#define ALLOC_CALLERS_MAX 8     /* stack frames and inlined calls together */
+
+static void add_caller(struct report_alloc *ra, char *name)
+{
+	if (ra->n_callers == ALLOC_CALLERS_MAX) {
+		free(name);
+		return;
+	}
+	ra->callers = xrealloc(ra->callers, (ra->n_callers + 1) * sizeof(*ra->callers));
+	ra->callers[ra->n_callers++] = name;
+}
+
+static bool same_place(const struct source_loc *x, const struct source_loc *y)
+{
+	return x->line == y->line && x->function && y->function && x->file && y->file &&
+	       !strcmp(x->function, y->function) && !strcmp(x->file, y->file);
+}
+
+/*
+ * The calls that inlined pc's code, outward: at -O2 a static allocation
+ * wrapper is inlined into its caller, and no frame-pointer walk sees the
+ * caller ("gs_calloc_aligned gain_set.h:52" alone says little).  pc was
+ * named by frame_name(), which hoists code inlined from the C/C++
+ * library's headers out to the user's call; the frames up to that one,
+ * and any other in those headers, are skipped.
+ */
+static void add_inline_callers(struct build *b, uint32_t pid, uint64_t pc,
+			       struct report_alloc *ra)
+{
+	struct source_loc in[ALLOC_CALLERS_MAX], at;
+	unsigned n, from = 0;
+
+	if (!b->sym || !symbolizer_source(b->sym, (pid_t)pid, pc, &at))
+		return;
+	n = symbolizer_inline_callers(b->sym, (pid_t)pid, pc, in, ALLOC_CALLERS_MAX);
+	for (unsigned k = 0; k < n; k++)
+		if (same_place(&in[k], &at))
+			from = k + 1;
+	for (unsigned k = from; k < n; k++) {
+		if (!in[k].function || !in[k].file || symbolizer_system_source(in[k].file))
+			continue;
+		add_caller(ra, in[k].line > 0 ?
+			   xasprintf("%s %s:%d", in[k].function, basename_of(in[k].file),
+				     in[k].line) :
+			   xasprintf("%s %s", in[k].function, basename_of(in[k].file)));
+	}
+}
+
 /* The call's return address: one call reached from two callers is two
  * sites of the table, and one call to fix. */
 static uint64_t call_of(struct build *b, const struct alloc_block *blk)
@@ -294,11 +342,10 @@ static struct report_alloc *describe_block(struct build *b, const struct alloc_b
 		ra->address = site->frames[0];
 		site_identity(b, blk->pid, site->frames[0], ra);
 		name_frame(b, blk->pid, site->frames[0], ra);
+		add_inline_callers(b, blk->pid, site->frames[0] - 1, ra);
 		for (unsigned k = 1; k < ALLOC_FRAMES && site->frames[k]; k++) {
-			ra->callers = xrealloc(ra->callers,
-					       (ra->n_callers + 1) * sizeof(*ra->callers));
-			ra->callers[ra->n_callers++] = frame_name(b->sym, blk->pid,
-								  site->frames[k] - 1);
+			add_caller(ra, frame_name(b->sym, blk->pid, site->frames[k] - 1));
+			add_inline_callers(b, blk->pid, site->frames[k] - 1, ra);
 		}
 	} else if (!ra->walked) {
 		return ra;

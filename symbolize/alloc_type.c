@@ -108,10 +108,14 @@ static enum data_types_miss follow(struct alloc_types *at, pid_t pid, uint64_t r
 			if (m == DT_NO_DWARF)
 				return m;
 		}
+		/* a jump or a call ends the trail; a conditional branch is
+		 * followed where it falls through: after "if (!p) die()"
+		 * the compiler tests the value and branches away to the error
+		 * path before the variable that keeps it begins */
 		if (at_byte >= len ||
 		    !decoder_insn(at->dec, code + at_byte, len - at_byte, ip, &info) ||
-		    !info.falls_through || info.is_call || info.has_target)
-			break;   /* a branch or a call: the trail ends here */
+		    !info.falls_through || info.is_call)
+			break;
 		holders = next_holders(at, code + at_byte, len - at_byte, ip, holders);
 		at_byte += info.length;
 		ip += info.length;

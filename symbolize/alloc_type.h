@@ -6,7 +6,8 @@
  * say struct worker_arg *arg) is the block's type: in the return register
  * itself, or -- at -O2 the location list often starts an instruction or
  * two later -- in a register the value is copied to.  The instructions
- * after the call are followed (falling through only, at most
+ * after the call are followed (falling through only, past a conditional
+ * branch such as an "if (!p)" check's, up to a call or a jump, at most
  * ALLOC_TYPE_INSNS, until the value is overwritten everywhere), asking at
  * each which variable holds it.  A block stored straight to memory with
  * no variable describing it (p->items = malloc(...)) is not typed here.

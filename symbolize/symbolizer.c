@@ -192,6 +192,15 @@ bool symbolizer_source(struct symbolizer *s, pid_t pid, uint64_t addr,
 	return ai && (ai->found & DONE_SOURCE);
 }
 
+unsigned symbolizer_inline_callers(struct symbolizer *s, pid_t pid, uint64_t addr,
+				   struct source_loc *out, unsigned max)
+{
+	struct proc *p = proc_at(s, pid, &addr);
+	Dwfl_Module *mod = p && p->maps.nr ? proc_module(s, p, addr) : NULL;
+
+	return mod ? lookup_inline_callers(s, mod, addr, out, max) : 0;
+}
+
 bool symbolizer_data_symbol(struct symbolizer *s, pid_t pid, uint64_t addr,
 			    struct data_symbol *out)
 {

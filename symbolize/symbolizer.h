@@ -121,6 +121,14 @@ bool symbolizer_function(struct symbolizer *s, pid_t pid, uint64_t addr,
 			 struct func_info *out);
 bool symbolizer_source(struct symbolizer *s, pid_t pid, uint64_t addr,
 		       struct source_loc *out);
+/* The call sites that inlined the code at addr, innermost first: out[i]
+ * is the function and file:line where the inlined function of out[i-1]
+ * (of addr's code for i = 0) was called, up to max.  What a stack walk
+ * cannot show of -O2 code (a static malloc wrapper inlined into its
+ * caller).  Only function, file and line are set; 0 without DWARF or
+ * when addr's code was not inlined. */
+unsigned symbolizer_inline_callers(struct symbolizer *s, pid_t pid, uint64_t addr,
+				   struct source_loc *out, unsigned max);
 /* The ELF machine (EM_*) of the file mapped at addr, which says how to
  * decode its code; EM_NONE (0) for anonymous memory or no ELF file. */
 unsigned symbolizer_machine(struct symbolizer *s, pid_t pid, uint64_t addr);

@@ -241,6 +241,44 @@ static void lookup_dwarf_source(struct symbolizer *s, Dwfl_Module *mod,
 	lookup_inline_chain(s, cudie, addr - bias, out);
 }
 
+unsigned lookup_inline_callers(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+			       struct source_loc *out, unsigned max)
+{
+	Dwarf_Die mem, *cudie, fn, *chain = NULL;
+	Dwarf_Addr bias;
+	unsigned n = 0;
+	int nc;
+
+	cudie = module_cu(mod, addr, &mem, &bias);
+	if (!cudie || !innermost_function(cudie, addr - bias, 0, &fn) ||
+	    dwarf_tag(&fn) != DW_TAG_inlined_subroutine)
+		return 0;
+	/* chain[0] is fn; each inlined instance's call site lies in the
+	 * next function scope out */
+	nc = dwarf_getscopes_die(&fn, &chain);
+	for (int j = 0; j < nc && n < max; j++) {
+		Dwarf_Attribute attr;
+		Dwarf_Word line;
+		int k;
+
+		if (dwarf_tag(&chain[j]) != DW_TAG_inlined_subroutine)
+			continue;
+		for (k = j + 1; k < nc && !is_function_scope(&chain[k]); k++)
+			;
+		if (k == nc)
+			break;
+		out[n] = (struct source_loc){
+			.function = die_function_name(s, &chain[k]),
+			.file = call_site_file(s, cudie, &chain[j]),
+		};
+		if (!dwarf_formudata(dwarf_attr(&chain[j], DW_AT_call_line, &attr), &line))
+			out[n].line = (int)line;
+		n++;
+	}
+	free(chain);
+	return n;
+}
+
 static const char *module_basename(struct symbolizer *s, const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -171,6 +171,8 @@ bool jit_lookup(struct symbolizer *s, struct proc *p, uint64_t addr,
 		struct func_info *out);
 
 /* symbolizer_dwarf.c: module, file, line and inlining of addr */
+unsigned lookup_inline_callers(struct symbolizer *s, Dwfl_Module *mod, uint64_t addr,
+			       struct source_loc *out, unsigned max);
 bool lookup_source(struct symbolizer *s, struct proc *p, uint64_t addr,
 		   struct source_loc *out);
 

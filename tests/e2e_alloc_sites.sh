@@ -3,7 +3,8 @@
 # the testcases' expected.json): heap_struct_array's line names its block,
 # calloc(2, 3072), allocated in main, as 2 x struct worker_arg kept in arg;
 # heap_per_thread_stats's its aligned_alloc(64, 64) in main; the bins each
-# thread writes as element ranges (arg[1].red[0..7]).  Then
+# thread writes as element ranges (arg[1].red[0..7]); a block allocated
+# through helpers -O2 inlines names the calls that inlined them.  Then
 # --no-alloc-sites: no heap block, and never a made-up struct.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -65,6 +66,33 @@ has "stats text: members by element" "$tmp/hpts.txt" "stats[1].lookups"
 report "$tmp/hpts.html" --format html -- "$tc/heap_per_thread_stats" -t 2 --iters 100000000
 has "stats html: the block" "$tmp/hpts.html" '<p class="alloc">heap block: <span class="mono">aligned_alloc(64, 64)'
 has "stats html: its site" "$tmp/hpts.html" "allocated in main heap_per_thread_stats.c:"
+
+# A block allocated through static helpers that -O2 inlines into main:
+# the site is the helper's call, and the calls that inlined it follow
+# (DWARF's, not a stack walk's: the fixture has no frame pointers); the
+# helper tests the pointer before main's variable holds it, and the type
+# is still main's.
+fx="$top_builddir/tests/fixture_alloc_wrapper"
+src="$(dirname "$0")/fixture_alloc_wrapper.c"
+line_of() { grep -n "$1" "$src" | cut -d: -f1; }
+report "$tmp/wrap.txt" -- "$fx" 0.5
+tr -s ' \n' ' ' < "$tmp/wrap.txt" > "$tmp/wrap.flat"
+has "wrapper: site and inlined callers" "$tmp/wrap.flat" \
+	"allocated in zalloc fixture_alloc_wrapper.c:$(line_of ZALLOC_LINE) <- counters_new fixture_alloc_wrapper.c:$(line_of COUNTERS_NEW_LINE) <- main fixture_alloc_wrapper.c:$(line_of MAIN_LINE) by thread"
+has "wrapper: the type main keeps it as" "$tmp/wrap.flat" "(struct counters, kept in c)"
+has "wrapper: members by type" "$tmp/wrap.flat" "count[1]"
+"$contend" run -q --format json -o "$tmp/wrap.json" -- "$fx" 0.5 >/dev/null 2>"$tmp/err" ||
+	fail "wrapper json: exit $?: $(cat "$tmp/err")"
+if python3 - "$tmp/wrap.json" "$(line_of COUNTERS_NEW_LINE)" "$(line_of MAIN_LINE)" <<'EOF'
+import json, sys
+lines = json.load(open(sys.argv[1]))["lines"]
+want = ["counters_new fixture_alloc_wrapper.c:" + sys.argv[2],
+        "main fixture_alloc_wrapper.c:" + sys.argv[3]]
+got = [l["allocation"]["callers"] for l in lines if l.get("allocation")]
+if not got or any(c != want for c in got):
+    sys.exit("callers: %r, want %r" % (got, want))
+EOF
+then ok "wrapper json: callers outward"; else fail "wrapper json: callers outward"; fi
 
 report "$tmp/off.txt" --no-alloc-sites -- "$tc/heap_struct_array"
 lacks "off: no heap block" "$tmp/off.txt" "heap block:"

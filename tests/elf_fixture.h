@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdbool.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -63,6 +64,32 @@ static inline void elf_fixture_map(struct elf_file *f, struct symbolizer *sym, p
 			symbolizer_add_mapping(sym, pid, base + page, ELF_FIXTURE_PAGE,
 					       ph.p_offset - ph.p_vaddr + page, prot, path);
 	}
+}
+
+/* The address of a defined symbol once the file is mapped at base, 0 if
+ * missing. */
+static inline uint64_t elf_fixture_symbol(struct elf_file *f, uint64_t base, const char *name)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		Elf_Data *data = elf_getdata(scn, NULL);
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !data)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *sname;
+
+			if (!gelf_getsym(data, i, &s) || s.st_shndx == SHN_UNDEF)
+				continue;
+			sname = elf_strptr(f->elf, sh.sh_link, s.st_name);
+			if (sname && !strcmp(sname, name))
+				return base + s.st_value;
+		}
+	}
+	return 0;
 }
 
 #endif

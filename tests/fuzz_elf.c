@@ -164,7 +164,8 @@ static void use_attribution(const struct data_attribution *a)
 
 static void source_of(struct target *t, uint64_t pc)
 {
-	struct source_loc loc;
+	struct source_loc loc, in[4];
+	unsigned n;
 
 	if (symbolizer_source(t->sym, FAKE_PID, pc, &loc)) {
 		use(loc.function);
@@ -173,6 +174,13 @@ static void source_of(struct target *t, uint64_t pc)
 		use(loc.via);
 		use(loc.module);
 		sink += (size_t)loc.line;
+	}
+	/* the calls that inlined pc's code, as an allocation site's callers */
+	n = symbolizer_inline_callers(t->sym, FAKE_PID, pc, in, 4);
+	for (unsigned i = 0; i < n; i++) {
+		use(in[i].function);
+		use(in[i].file);
+		sink += (size_t)in[i].line;
 	}
 }
 

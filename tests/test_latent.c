@@ -259,8 +259,8 @@ static void test_aligned_new(void)
 	char *s = alloc_sentence(&a), *advice;
 
 	CHECK_STR(s, "operator new[](192, std::align_val_t(64)) = 192 bytes at 0x55d77fb11040, "
-		  "allocated in main latent_slots.c:103 by thread 25311, freed before the end "
-		  "<- __libc_start_call_main", "aligned new: the sentence");
+		  "allocated in main latent_slots.c:103 <- __libc_start_call_main by thread 25311, "
+		  "freed before the end", "aligned new: the sentence");
 	free(s);
 	CHECK_EQ_U64(latent_alloc_align(&lt), 64, "aligned new(64): its alignment counts");
 	latent_fill_placements(&lt);
@@ -281,8 +281,8 @@ static void test_alloc_sentence(void)
 	char *s = alloc_sentence(&a);
 
 	CHECK_STR(s, "aligned_alloc(64, 192) = 192 bytes at 0x55d77fb11040, allocated in main "
-		  "latent_slots.c:103 by thread 25311, freed before the end <- "
-		  "__libc_start_call_main", "alloc sentence");
+		  "latent_slots.c:103 <- __libc_start_call_main by thread 25311, freed before "
+		  "the end", "alloc sentence: callers right after the site");
 	free(s);
 	a.site = "ma\x1bin x.c:1";
 	a.n_callers = 0;
@@ -336,7 +336,8 @@ static void test_printers(void)
 	free(out);
 	out = render(&r, report_print_html);
 	CHECK(has(out, "heap block: aligned_alloc(64, 192) = 192 bytes at 0x55d77fb11040, "
-		  "allocated in main&lt;b&gt; latent_slots.c:103 by thread 25311") &&
+		  "allocated in main&lt;b&gt; latent_slots.c:103 &lt;- __libc_start_call_main by "
+		  "thread 25311") &&
 	      has(out, "0 of 1 placements at 64-byte alignment (aligned_alloc&#39;s)") &&
 	      has(out, "aligned_alloc(64, 192) keeps the array line-aligned"),
 	      "HTML: heap block escaped, placements, advice");

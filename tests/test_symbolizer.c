@@ -66,6 +66,20 @@ static __attribute__((noinline)) uint64_t inline_host(int *line)
 	return inlined_leaf(line);
 }
 
+/* Two levels of inlining: calls[0] and calls[1] are the lines of the
+ * inlined calls, the innermost first. */
+static inline __attribute__((always_inline)) uint64_t inlined_middle(int *line, int *calls)
+{
+	calls[0] = __LINE__ + 1;
+	return inlined_leaf(line);
+}
+
+static __attribute__((noinline)) uint64_t inline_host2(int *line, int *calls)
+{
+	calls[1] = __LINE__ + 1;
+	return inlined_middle(line, calls);
+}
+
 /* getppid in libc itself: &getppid is a PLT stub in a non-PIE executable. */
 static uint64_t libc_getppid(void)
 {
@@ -237,7 +251,9 @@ static void test_self_code(struct symbolizer *s)
 	struct func_info fi, again;
 	struct source_loc sl;
 	uint8_t buf[16];
-	int line, probe_line;
+	int line, probe_line, calls[2];
+	struct source_loc in[4];
+	unsigned n;
 
 	if (readlink("/proc/self/exe", exe, sizeof(exe) - 1) < 0)
 		die("readlink /proc/self/exe failed");
@@ -275,6 +291,19 @@ static void test_self_code(struct symbolizer *s)
 		CHECK_STR(sl.inlined_into, "inline_host", "inlined into");
 		CHECK(symbolizer_function(s, self, pc, &fi), "inline host symbol");
 		CHECK_STR(fi.name, "inline_host", "symbol of the inlined code");
+
+		pc = inline_host2(&line, calls);
+		n = symbolizer_inline_callers(s, self, pc, in, 4);
+		CHECK_EQ_U64(n, 2, "two inlined calls hold the statement");
+		CHECK(n == 2 && in[0].function && !strcmp(in[0].function, "inlined_middle") &&
+		      in[0].line == calls[0] && in[0].file &&
+		      !strcmp(base(in[0].file), "test_symbolizer.c"),
+		      "first: the call in inlined_middle, line %d", calls[0]);
+		CHECK(n == 2 && in[1].function && !strcmp(in[1].function, "inline_host2") &&
+		      in[1].line == calls[1], "then the call in inline_host2, line %d", calls[1]);
+		CHECK_EQ_U64(symbolizer_inline_callers(s, self, pc, in, 1), 1, "at most max");
+		CHECK_EQ_U64(symbolizer_inline_callers(s, self, fn, in, 4), 0,
+			     "probe() was not inlined");
 	}
 
 	CHECK_EQ_U64(symbolizer_read(s, self, fn, buf, sizeof(buf)), sizeof(buf), "read length");
