@@ -550,7 +550,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	unsigned n_dropped;
 	const struct backend_row *row = s->backend.row;
 	char *note = backend_note(&s->choice);
-	char *jit_note = jvm_map_note(&s->jvm, pid);
+	char *jit_note = jvm_map_note(&s->jvm, pid), *missed = NULL;
 	int ret;
 
 	measure_price(s);
@@ -561,7 +561,8 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.backend = row->name;
 	hdr.backend_note = note;
 	hdr.jit_note = jit_note;
-	hdr.watch_note = s->watch_note;
+	hdr.watch_note = s->watch_note ? s->watch_note :
+			 (missed = confirm_missed_note(s->confirm, duration));
 	hdr.price = s->price;
 	hdr.price_note = s->price_note;
 	hdr.mem_info = row->mem_info;
@@ -592,6 +593,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	named_counts_free(dropped, n_dropped);
 	free(note);
 	free(jit_note);
+	free(missed);
 	return ret;
 }
 

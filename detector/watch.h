@@ -301,5 +301,10 @@ bool confirm_failed(const struct confirm *c);
 struct watch *confirm_watch(const struct confirm *c);
 /* Windows run so far (0 for NULL): were watchpoints ever armed? */
 unsigned confirm_windows_run(const struct confirm *c);
+/* Why no window ran when sampling (duration seconds) ended before the
+ * first could open: the lines' kinds are then the samples' alone, which
+ * the report's header says.  NULL when windows ran, or could have, or
+ * for c NULL or on demand; caller frees. */
+char *confirm_missed_note(const struct confirm *c, double duration);
 
 #endif

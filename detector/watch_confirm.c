@@ -279,3 +279,17 @@ unsigned confirm_windows_run(const struct confirm *c)
 {
 	return c && c->w ? watch_windows_run(c->w) : 0;
 }
+
+/* confirm_tick() runs at the session's 100 ms beat: a run a beat past
+ * CONFIRM_START_S may still have had no tick to open a window at. */
+#define CONFIRM_BEAT_S 0.1
+
+char *confirm_missed_note(const struct confirm *c, double duration)
+{
+	if (!c || c->on_demand || c->failed || confirm_windows_run(c) ||
+	    duration >= CONFIRM_START_S + CONFIRM_BEAT_S)
+		return NULL;
+	return xasprintf("none armed: sampling lasted %.2f s and confirmation starts %.1f s "
+			 "in, so the kinds below are the samples' alone (a run that lasts "
+			 "longer is confirmed)", duration, CONFIRM_START_S);
+}

@@ -6,6 +6,7 @@
 # is off by default and the header says why (text and JSON); --confirm
 # turns it on.  run, whose target is the user's own program, still
 # confirms by default; --no-confirm, an explicit choice, adds no note.
+# A run over before the first watch window says so.
 # On a machine without the hypervisor flag, attach confirms by default.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -78,5 +79,19 @@ for try in 1 2; do
 done
 [ "$1" -gt 0 ] && [ "$2" = "-" ] && ok "run: confirms by default ($1 windows)" ||
 	fail "run: $1 windows, note $2"
+
+# run of a target over before the first window (0.2 s in): none armed,
+# and the header says the kinds are the samples' alone
+"$contend" run -q --format json -o "$tmp/s.json" -- "$fsc" --seconds 0.05 >/dev/null 2>"$tmp/err" ||
+	fail "short run: exit $?: $(cat "$tmp/err")"
+python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+n = r.get("watch_note") or ""
+sys.exit(0 if not (r.get("watch") or {}).get("windows") and n.startswith("none armed: sampling lasted 0.") and "the samples\x27 alone" in n else 1)' "$tmp/s.json" &&
+	ok "short run: no window, and the note says why" ||
+	fail "short run: $(fields "$tmp/s.json")"
+"$contend" run -q -o "$tmp/s.txt" -- "$fsc" --seconds 0.05 >/dev/null 2>&1
+grep -q '^# watchpoints: none armed: sampling lasted' "$tmp/s.txt" &&
+	ok "short run: the text header too" || { fail "short run: no header line"; head -12 "$tmp/s.txt"; }
 
 [ $fails -eq 0 ]

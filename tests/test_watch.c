@@ -655,6 +655,7 @@ static void test_on_demand(void)
 	struct watch_config wcfg;
 	struct confirm *c;
 	const struct watch_word_result *r;
+	char *note;
 	int err;
 
 	classify_config_default(&ccfg);
@@ -663,16 +664,24 @@ static void test_on_demand(void)
 	warnings_quiet = true;
 
 	c = confirm_new(&wcfg, &ccfg, 64);   /* the control: picks the line */
+	note = confirm_missed_note(c, 0.07);
+	CHECK(note && strstr(note, "sampling lasted 0.07 s and confirmation starts 0.2 s in"),
+	      "over before the first window: says so (%s)", note ? note : "none");
+	free(note);
+	CHECK(!confirm_missed_note(c, 0.35), "long enough for a window: no note");
+	CHECK(!confirm_missed_note(NULL, 0.07), "no confirmation: no note");
 	tick_until_idle(c, t, 0.3);
 	if (confirm_failed(c)) {
 		printf("# on-demand confirmation: live windows skipped (no watchpoints here)\n");
 	} else {
 		CHECK(confirm_windows_run(c) > 0, "by itself, a confirmation watches the line");
+		CHECK(!confirm_missed_note(c, 0.07), "windows ran: no note");
 	}
 	confirm_free(c);
 
 	c = confirm_new(&wcfg, &ccfg, 64);
 	confirm_on_demand(c);
+	CHECK(!confirm_missed_note(c, 0.07), "on demand (top): no note");
 	tick_until_idle(c, t, 0.3);
 	CHECK_EQ_U64(confirm_windows_run(c), 0, "on demand: no line watched unasked");
 	CHECK(!confirm_busy(c), "nothing under way");
