@@ -7,7 +7,7 @@
  * the accumulator.  The loop stores to that line alone.  --fixed: one
  * accumulator per 64-byte line.
  */
-#define GS_ITERS 200000
+#define GS_ITERS 800000
 #include "gain_set.h"
 
 #define N 1024

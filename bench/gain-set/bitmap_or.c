@@ -8,7 +8,7 @@
  * a line: false sharing on locked operations.  --fixed: each thread's word
  * on its own line.
  */
-#define GS_ITERS 10000000
+#define GS_ITERS 40000000
 #include "gain_set.h"
 
 static unsigned long *bitmap;     /* word t at bitmap[t * stride] */

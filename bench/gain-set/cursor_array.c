@@ -7,7 +7,7 @@
  * program may read), loading the cursor, the node's value and next, and
  * storing the cursor again on every step.  --fixed: one cursor per line.
  */
-#define GS_ITERS 80000000
+#define GS_ITERS 320000000
 #include "gain_set.h"
 
 #define NODES 1024

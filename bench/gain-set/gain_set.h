@@ -6,7 +6,9 @@
  * The harness reads
  *   -t N        threads (default 2, at most GS_MAX_THREADS)
  *   --fixed     the variant with the sharing fixed (padded, per-thread)
- *   --iters N   rounds per thread (default: the program's GS_ITERS)
+ *   --iters N   rounds per thread (default: the program's GS_ITERS, sized
+ *               so that the original runs at least 0.4 s, past contend's
+ *               first watch window: SPLIT.md)
  * runs the threads, and prints the wall seconds of the threads' part.
  * Everything a loop touches goes to memory as in user code built -O2 -g:
  * through pointers a noinline function cannot see the origin of, or

@@ -9,7 +9,7 @@
  * on either side of a branch.  --fixed: each thread's struct on its own
  * line.
  */
-#define GS_ITERS 10000000
+#define GS_ITERS 40000000
 #include "gain_set.h"
 
 struct counts {

@@ -9,7 +9,7 @@
  * sharing.  --fixed: a hint per thread on its own line (the hand-over is
  * taken once).
  */
-#define GS_ITERS 20000000
+#define GS_ITERS 80000000
 #include "gain_set.h"
 
 struct hint {

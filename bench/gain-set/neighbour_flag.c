@@ -9,7 +9,7 @@
  * neighbour's progress stores share its line.  --fixed: one struct per
  * 64-byte line.
  */
-#define GS_ITERS 100000000
+#define GS_ITERS 400000000
 #include "gain_set.h"
 
 struct worker {

@@ -6,7 +6,7 @@
  * stores to the shared line per item, and loads of private data.  --fixed: one tally
  * per line.
  */
-#define GS_ITERS 400000
+#define GS_ITERS 1600000
 #include "gain_set.h"
 
 #define N 1024

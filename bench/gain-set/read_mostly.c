@@ -6,7 +6,7 @@
  * whenever the writer wrote since; the writer's stores wait for the line
  * the readers took.  --fixed: version on a line of its own.
  */
-#define GS_ITERS 200000000
+#define GS_ITERS 400000000
 #include "gain_set.h"
 
 struct config {

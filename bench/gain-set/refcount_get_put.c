@@ -9,7 +9,7 @@
  * count.  --fixed: each thread holds its own object (its own count on its
  * own line, still atomic), as a per-thread cache of the handle would.
  */
-#define GS_ITERS 5000000
+#define GS_ITERS 20000000
 #include "gain_set.h"
 
 struct object {

@@ -9,7 +9,7 @@
  * 256 slots after it.  --fixed: head, tail and the slots each on their own
  * line (the slots and the indices still travel between the two threads).
  */
-#define GS_ITERS 10000000
+#define GS_ITERS 160000000
 #include "gain_set.h"
 
 #define SLOTS 256

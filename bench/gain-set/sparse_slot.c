@@ -6,7 +6,7 @@
  * to a line) after every step: one store in 17 goes to the shared line.  --fixed: one slot per
  * line.
  */
-#define GS_ITERS 40000000
+#define GS_ITERS 80000000
 #include "gain_set.h"
 
 struct slot {

@@ -8,7 +8,7 @@
  * the fields.  --fixed: one stats struct and lock per thread, each on its
  * own line, summed at the end.
  */
-#define GS_ITERS 20000000
+#define GS_ITERS 40000000
 #include "gain_set.h"
 
 #if defined(__x86_64__) || defined(__i386__)

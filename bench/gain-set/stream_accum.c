@@ -6,7 +6,7 @@
  * and a store of the accumulator per element).  Memory bandwidth, not the
  * accumulator, should bound the loop.  --fixed: one accumulator per line.
  */
-#define GS_ITERS 300
+#define GS_ITERS 2400
 #include "gain_set.h"
 
 #define N (1L << 20)

@@ -7,7 +7,7 @@
  * (still atomic, as code that keeps the counter's type would), summed at
  * the end.
  */
-#define GS_ITERS 10000000
+#define GS_ITERS 40000000
 #include "gain_set.h"
 
 static long *slots;               /* slots[0], or slots[t * 8] */
