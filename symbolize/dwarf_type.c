@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/symbolizer.h"
+
 #define MAX_DEPTH DWARF_TYPE_MAX_DEPTH
 
 /* ---- DWARF helpers ----------------------------------------------------- */
@@ -293,6 +295,38 @@ static void format_base(Dwarf_Die *type, struct strbuf *out)
 	strbuf_addf(out, "%s%s", keyword, name ? name : *keyword ? "{...}" : "?");
 }
 
+/*
+ * A typedef that a library's header declares for the user's own type
+ * (std::vector<Stats>'s value_type, an allocator's _Tp) names the
+ * library's view of it: the user knows the type as Stats.  *out is the
+ * first type past such typedefs when that is a named struct, class,
+ * union, enum or typedef the user's code declares.  A library's own
+ * types (uint64_t, pthread_mutex_t) keep their names.
+ */
+static bool library_alias_of_user_type(Dwarf_Die *type, Dwarf_Die *out)
+{
+	Dwarf_Die t = *type;
+	const char *file;
+	int tag;
+
+	for (int depth = 0; dwarf_tag(&t) == DW_TAG_typedef; depth++) {
+		file = dwarf_decl_file(&t);
+		if (depth >= MAX_DEPTH || !file || !symbolizer_system_source(file))
+			break;
+		if (!die_type(&t, &t))
+			return false;
+	}
+	tag = dwarf_tag(&t);
+	if (!is_aggregate(tag) && tag != DW_TAG_enumeration_type && tag != DW_TAG_typedef)
+		return false;
+	file = dwarf_decl_file(&t);
+	if (!dwarf_diename(&t) || !file || symbolizer_system_source(file) ||
+	    dwarf_dieoffset(&t) == dwarf_dieoffset(type))
+		return false;
+	*out = t;
+	return true;
+}
+
 /* Declarators wrap outwards: pointers are prepended, array and function
  * suffixes appended, with parentheses where a pointer meets a suffix. */
 void format_type(Dwarf_Die *type, struct strbuf *out, int depth)
@@ -328,6 +362,9 @@ void format_type(Dwarf_Die *type, struct strbuf *out, int depth)
 			snprintf(q, sizeof(q), "%s ", qualifier_keyword(tag));
 			if (!strstr(strbuf_str(&quals), q))
 				strbuf_addf(&quals, "%s", q);
+		}
+		else if (tag == DW_TAG_typedef && library_alias_of_user_type(cur, &t)) {
+			continue;      /* t is the user's type: format it instead */
 		}
 		else if (tag == DW_TAG_array_type || tag == DW_TAG_subroutine_type) {
 			if (decl.len && strchr("*&:", decl.buf[0])) {

@@ -11,6 +11,8 @@
 #    elements of an array Stats[]: "[1].requests".
 #    2b: from new (std::align_val_t(64)) Stats[4], the allocation is
 #    C++17's aligned operator new[], with its alignment and main's line.
+#    2c: a std::vector<Stats> member of a class is Stats, not the
+#    vector's value_type.
 # 3. The same under attach, the block read from the glibc heap.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -128,6 +130,63 @@ if l["kind"] != "false" or (l.get("type") or "").replace("struct ", "") not in (
                 l.get("typed"), l.get("untyped")))
 print("ok std::vector<Stats>: false sharing of %s, members %s" % (
     l.get("type"), [g.get("member") for g in l["ranges"]]))
+EOP
+[ $? -eq 0 ] || exit 1
+
+# 2c. A std::vector<Stats> member of a class: the allocating code keeps the
+#     block in a pointer to the vector's value_type, a typedef libstdc++
+#     declares.  The user's type is Stats, never "value_type".
+cat >"$tmp/pool.cpp" <<'EOC'
+#include <cstdio>
+#include <memory>
+#include <thread>
+#include <vector>
+
+struct Stats {
+	long requests;
+	long bytes;
+};
+
+class Pool {
+public:
+	explicit Pool(int n) : stats_(n) {}
+	Stats &at(int i) { return stats_[i]; }
+private:
+	std::vector<Stats> stats_;
+};
+
+int main()
+{
+	auto pool = std::make_unique<Pool>(2);
+	std::vector<std::thread> ts;
+
+	for (int t = 0; t < 2; t++)
+		ts.emplace_back([&, t] {
+			Stats &s = pool->at(t);
+			for (long i = 0; i < 200000000; i++) {
+				s.requests++;
+				asm volatile("" ::: "memory");
+			}
+		});
+	for (auto &t : ts)
+		t.join();
+	printf("%ld\n", pool->at(0).requests + pool->at(1).requests);
+}
+EOC
+c++ -O2 -g -pthread -o "$tmp/pool" "$tmp/pool.cpp" || { echo "FAIL: cannot compile"; exit 1; }
+"$contend" run --format json -o "$tmp/p.json" -- "$tmp/pool" >/dev/null 2>"$tmp/err" ||
+	{ echo "FAIL: contend exited $?:"; cat "$tmp/err"; exit 1; }
+python3 - "$tmp/p.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+if not r["lines"]:
+    sys.exit("FAIL: nothing reported for Pool's std::vector<Stats>")
+l = r["lines"][0]
+text = json.dumps(l)
+typ = (l.get("type") or "").replace("struct ", "")
+if "value_type" in text or typ not in ("Stats[]", "Stats[2]"):
+    sys.exit("FAIL: Pool's vector: type %r, value_type named: %s" % (typ, "value_type" in text))
+print("ok Pool's std::vector<Stats>: %s, no value_type" % typ)
 EOP
 [ $? -eq 0 ] || exit 1
 
