@@ -241,7 +241,7 @@ static bool one_object(const struct cell_attr *x, const struct cell_attr *y,
 	o->align = lay && lay->align ? lay->align : 8;
 	if (same_object(p, q)) {
 		o->base = p->object_start;
-		o->decl_align = p->via_pointer ? 0 : p->variable_align;
+		o->decl_align = p->variable_align;
 		o->type_name = p->type_name;
 		o->variable = p->variable;
 		o->via_pointer = p->via_pointer;
@@ -264,6 +264,8 @@ static bool one_object(const struct cell_attr *x, const struct cell_attr *y,
 		return false;
 	o->array = true;
 	o->base = p->layout_start < q->layout_start ? p->layout_start : q->layout_start;
+	/* structs carved out of an aligned global (arena_struct) */
+	o->decl_align = p->layout_start == o->base ? p->variable_align : q->variable_align;
 	o->elem_size = lay->size;
 	o->type_name = lay->name;
 	o->variable = p->via_pointer ? p->variable : NULL;

@@ -48,13 +48,75 @@ static void count_untyped(struct build *b, const char *why, uint64_t n)
 /* ------------------------------------------------------------------ */
 /* type attribution */
 
+/* The alignment the declaration of the global holding addr gives addr
+ * itself: the global's own (_Alignas(64)) where addr is its start, less
+ * by the largest power of two dividing addr's offset into it. */
+static uint64_t declared_align_at(const struct data_attribution *global, uint64_t addr)
+{
+	uint64_t align = global->variable_align;
+
+	if (!align || addr < global->object_start)
+		return 0;
+	while (align > 1 && (addr - global->object_start) % align)
+		align /= 2;
+	return align;
+}
+
+/*
+ * A global of bytes or scalars that the code reaches as a struct through
+ * a pointer (structs carved out of a static buffer: an arena) is named by
+ * the struct, as a heap block is.  Where the struct lies a whole number
+ * of its sizes into the global, the global is an array of it
+ * (block_from_access_type's rule): "stats_arena[1].misses" of "struct
+ * stats[4]", placed by the global's declared alignment (_Alignas(64) on
+ * the buffer).  Elsewhere the pointer's own view stands ("struct stats
+ * at stats_arena+0x28", member "misses"), with what the declaration gives
+ * its start.
+ */
+static void arena_struct(struct build *b, const struct line *l, const struct line_cell *c,
+			 struct cell_attr *out)
+{
+	const struct type_layout *have = out->a.layout;
+	struct data_attribution via;
+	struct data_symbol ds;
+	uint64_t addr = l->addr + c->offset, size, k;
+
+	if ((have && have->n_members) || !c->ip || c->base_reg < 0 || !b->origins ||
+	    pointer_origin_access(b->origins, cell_pid(l, c), c->ip, c->base_reg, c->base_off,
+				  addr, c->size, &via) != DT_HIT ||
+	    !via.layout || !via.layout->n_members || !via.via_pointer)
+		return;
+	size = via.layout->size;
+	if (!size || via.layout_start != via.object_start || via.object_start < out->a.object_start ||
+	    (via.object_start - out->a.object_start) % size ||
+	    !symbolizer_data_symbol(b->sym, l->pid, out->a.object_start, &ds) ||
+	    ds.start != out->a.object_start || ds.size < size || ds.size % size) {
+		via.variable_align = declared_align_at(&out->a, via.object_start);
+		out->a = via;
+		return;
+	}
+	k = (via.object_start - out->a.object_start) / size;
+	via.path = strset_own(&b->alloc_paths, element_member(k, via.path));
+	via.type_name = strset_own(&b->alloc_paths, xasprintf("%s[%" PRIu64 "]", via.layout->name,
+								 ds.size / size));
+	via.variable = out->a.variable;
+	via.via_pointer = false;
+	via.member_offset += via.object_start - out->a.object_start;
+	via.object_start = out->a.object_start;
+	via.element_index = (long)k;
+	via.variable_align = out->a.variable_align;
+	out->a = via;
+}
+
 /*
  * A global variable at the accessed address wins: as the data's module
  * describes it, else (a library's variable copied into the executable) as
- * the accessing code's module does.  Otherwise the pointer held in the
- * memory operand's base register at the accessing code (a variable there,
- * else the load that set it: pointer_origin.h).  The reason kept for a
- * miss is that of the last lookup tried: the pointer's, for heap data.
+ * the accessing code's module does -- unless it is only bytes or scalars
+ * and the code reaches it as a struct (arena_struct).  Otherwise the
+ * pointer held in the memory operand's base register at the accessing
+ * code (a variable there, else the load that set it: pointer_origin.h).
+ * The reason kept for a miss is that of the last lookup tried: the
+ * pointer's, for heap data.
  */
 void attribute_cell(struct build *b, const struct line *l,
 		    const struct line_cell *c, struct cell_attr *out)
@@ -83,6 +145,8 @@ void attribute_cell(struct build *b, const struct line *l,
 	    data_types_global_elsewhere(b->dt, data_mod, addr, c->size, code_mod,
 					&out->a) == DT_HIT)
 		out->why = DT_HIT;
+	if (out->why == DT_HIT && code_mod)
+		arena_struct(b, l, c, out);
 	if (out->why != DT_HIT && code_mod && c->base_reg >= 0 && b->origins)
 		out->why = pointer_origin_access(b->origins, cell_pid(l, c), c->ip, c->base_reg,
 						 c->base_off, addr, c->size, &out->a);

@@ -70,7 +70,9 @@ struct data_attribution {
 	/* A global's own declared alignment (_Alignas(64) or alignas(64) on
 	 * the variable, not its type: DW_AT_alignment on the variable), 0 if
 	 * none; what keeps the object where it starts, as an aligned
-	 * allocation does a heap block. */
+	 * allocation does a heap block.  For a struct the code carves out of
+	 * such a global through a pointer, what that declaration gives the
+	 * struct's start (reports/report_objects.c, arena_struct). */
 	uint64_t variable_align;
 };
 

@@ -38,6 +38,10 @@ struct stats per_thread[4];
  * [2].reads (64) lie on two. */
 _Alignas(64) struct stats aligned_stats[4];
 
+/* Storage that code carves struct stats out of through pointers (an
+ * arena): its declaration aligns it, its own type is only bytes. */
+_Alignas(64) unsigned char stats_arena[4 * sizeof(struct stats)];
+
 struct klass_array {
 	int length;
 	const void *data[];
@@ -221,6 +225,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		counters[i & 3]++;
 		bump(&per_thread[i & 3]);
+		bump((struct stats *)stats_arena + (i & 3));
 		touch_outer(&outers[i & 1], i);
 		is_subtype(&klass_c1, (i & 1) ? &klass_i1 : &klass_i2);
 		count_hit();

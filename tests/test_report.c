@@ -658,6 +658,7 @@ static const struct report_member *find_member(const struct report_line *l, cons
 struct fixture {
 	uint64_t counters, klass, main, is_subtype, bump;
 	uint64_t aligned_stats;     /* _Alignas(64) on the variable, struct stats[4] */
+	uint64_t stats_arena;       /* _Alignas(64) unsigned char[128], used as struct stats */
 	unsigned elem;              /* counters[elem] and [elem + 1] share a line */
 };
 
@@ -771,6 +772,7 @@ static bool fixture_load(struct fixture *fx, struct symbolizer *sym, const char 
 	fx->is_subtype = symbol(&f, "is_subtype");
 	fx->bump = symbol(&f, "bump");
 	fx->aligned_stats = symbol(&f, "aligned_stats");
+	fx->stats_arena = symbol(&f, "stats_arena");
 	elf_file_close(&f);
 	/* wherever the linker put counters, two neighbours share a line */
 	while (!same_line(fx->counters + 8 * fx->elem, fx->counters + 8 * fx->elem + 8))
@@ -944,6 +946,55 @@ static void test_latent_declared(const char *path)
 					   "+32 bytes per element); _Alignas(64) on the declaration of "
 					   "aligned_stats keeps the array aligned to 64: keep it") &&
 		      !strstr(lt->advice, "nothing keeps"), "declared: advice %s", lt->advice);
+	}
+	report_free(r);
+	line_table_free(t);
+	data_types_free(dt);
+	symbolizer_free(sym);
+}
+
+/*
+ * The same pair in a byte array that code uses as struct stats through a
+ * pointer (an arena): named as the array of struct stats the code makes
+ * of it, "stats_arena[1].misses", not "stats_arena[48]", and placed by
+ * the byte array's _Alignas(64).
+ */
+static void test_latent_declared_via_pointer(const char *path)
+{
+	struct symbolizer *sym = symbolizer_new();
+	struct data_types *dt = data_types_new();
+	struct line_table *t = line_table_new(64, 100000);
+	struct fixture fx = { 0 };
+	const struct report_latent *lt;
+	struct classify_config cfg;
+	struct report *r;
+	uint64_t at;
+
+	CHECK(fixture_load(&fx, sym, path) && fx.stats_arena, "stats_arena in %s", path);
+	at = fx.stats_arena;
+	for (int i = 0; i < 100; i++) {
+		add_access(t, T1, fx.bump, at + 32 + 16, ACCESS_RMW, DWARF_RDI, 16);
+		add_access(t, T2, fx.bump, at + 64, ACCESS_RMW, DWARF_RDI, 0);
+	}
+	classify_config_default(&cfg);
+	r = report_build(&header, t, &cfg, 0, sym, dt);
+	CHECK_EQ_U64(r->n_latent, 1, "arena: one latent pair");
+	lt = r->n_latent ? &r->latent[0] : NULL;
+	if (lt) {
+		CHECK_STR(lt->object, "stats_arena", "arena: the global");
+		CHECK_STR(lt->type_name, "struct stats", "arena: the struct the code uses");
+		CHECK_STR(lt->a.member, "stats_arena[1].misses", "arena: a, as an element");
+		CHECK_STR(lt->b.member, "stats_arena[2].reads", "arena: b, as an element");
+		CHECK(!lt->heap && lt->decl_align == 64 && lt->type_align == 8,
+		      "arena: 64 from the byte array's declaration, 8 from struct stats "
+		      "(%llu, %llu)", (unsigned long long)lt->decl_align,
+		      (unsigned long long)lt->type_align);
+		CHECK(lt->advice && strstr(lt->advice, "pad struct stats from 32 to 64 bytes") &&
+		      strstr(lt->advice, "stats_arena") && !strstr(lt->advice, "nothing keeps"),
+		      "arena: advice %s", lt->advice);
+		CHECK(lt->n_placements >= 1 && lt->placements[0].basis == PLACEMENT_DECLARATION &&
+		      lt->placements[0].sharing == 0,
+		      "arena: 0 placements share at the declaration's 64");
 	}
 	report_free(r);
 	line_table_free(t);
@@ -1460,6 +1511,7 @@ int main(int argc, char **argv)
 		test_named_by_contended(fixture);
 		test_latent(fixture);
 		test_latent_declared(fixture);
+		test_latent_declared_via_pointer(fixture);
 	}
 	free(fixture);
 	test_confirm_locks();
