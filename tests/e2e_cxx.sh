@@ -25,6 +25,17 @@ if ! command -v c++ >/dev/null; then
 	echo "SKIP: no C++ compiler"
 	exit 77
 fi
+# build_and_run NAME JSON [c++ flags...]: compile $tmp/NAME.cpp -O2 -g and
+# write contend run's JSON report of it to $tmp/JSON.
+build_and_run() {
+	name=$1 json=$2
+	shift 2
+	c++ "$@" -O2 -g -pthread -o "$tmp/$name" "$tmp/$name.cpp" ||
+		{ echo "FAIL: cannot compile $name.cpp"; exit 1; }
+	"$contend" run --format json -o "$tmp/$json" -- "$tmp/$name" >/dev/null 2>"$tmp/err" ||
+		{ echo "FAIL: contend exited $? on $name:"; cat "$tmp/err"; exit 1; }
+}
+
 cat >"$tmp/ticket.cpp" <<'EOC'
 #include <atomic>
 #include <cstdio>
@@ -53,9 +64,7 @@ int main(int argc, char **argv)
 	printf("tickets %ld\n", next_ticket.load());
 }
 EOC
-c++ -O2 -g -pthread -o "$tmp/ticket" "$tmp/ticket.cpp" || { echo "FAIL: cannot compile"; exit 1; }
-"$contend" run --format json -o "$tmp/r.json" -- "$tmp/ticket" >/dev/null 2>"$tmp/err" ||
-	{ echo "FAIL: contend exited $?:"; cat "$tmp/err"; exit 1; }
+build_and_run ticket r.json
 python3 - "$tmp/r.json" <<'EOP'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -109,9 +118,7 @@ int main(int argc, char **argv)
 	printf("requests %ld\n", stats[0].requests.load() + stats[3].requests.load());
 }
 EOC
-c++ -O2 -g -pthread -o "$tmp/stats" "$tmp/stats.cpp" || { echo "FAIL: cannot compile"; exit 1; }
-"$contend" run --format json -o "$tmp/s.json" -- "$tmp/stats" >/dev/null 2>"$tmp/err" ||
-	{ echo "FAIL: contend exited $?:"; cat "$tmp/err"; exit 1; }
+build_and_run stats s.json
 python3 - "$tmp/s.json" <<'EOP'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -173,9 +180,7 @@ int main()
 	printf("%ld\n", pool->at(0).requests + pool->at(1).requests);
 }
 EOC
-c++ -O2 -g -pthread -o "$tmp/pool" "$tmp/pool.cpp" || { echo "FAIL: cannot compile"; exit 1; }
-"$contend" run --format json -o "$tmp/p.json" -- "$tmp/pool" >/dev/null 2>"$tmp/err" ||
-	{ echo "FAIL: contend exited $?:"; cat "$tmp/err"; exit 1; }
+build_and_run pool p.json
 python3 - "$tmp/p.json" <<'EOP'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -226,10 +231,7 @@ int main(int argc, char **argv)
 	::operator delete[](stats, std::align_val_t(64));
 }
 EOC
-c++ -std=c++17 -O2 -g -pthread -o "$tmp/aligned" "$tmp/aligned.cpp" ||
-	{ echo "FAIL: cannot compile"; exit 1; }
-"$contend" run --format json -o "$tmp/al.json" -- "$tmp/aligned" >/dev/null 2>"$tmp/err" ||
-	{ echo "FAIL: contend exited $?:"; cat "$tmp/err"; exit 1; }
+build_and_run aligned al.json -std=c++17
 python3 - "$tmp/al.json" <<'EOP'
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -542,26 +542,7 @@ static void test_spe_row(const struct perf_event_attr *attr)
 
 static uint64_t symbol(struct elf_file *f, const char *name)
 {
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(f->elf, scn))) {
-		Elf_Data *data = elf_getdata(scn, NULL);
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !data)
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *sname;
-
-			if (!gelf_getsym(data, i, &s) || s.st_shndx == SHN_UNDEF)
-				continue;
-			sname = elf_strptr(f->elf, sh.sh_link, s.st_name);
-			if (sname && !strcmp(sname, name))
-				return LOAD_BASE + s.st_value;
-		}
-	}
-	return 0;
+	return elf_fixture_symbol(f, LOAD_BASE, name);
 }
 
 static char *render(const struct report *r, void (*print)(const struct report *, FILE *))
