@@ -158,9 +158,13 @@ void alloc_attribute_cell(struct build *b, const struct line *l,
 	    !block_knows_better(ca, &a))
 		return;
 	/* "[1].red[0]" stays, ".blue[254]" is element 0's: "[0].blue[254]";
-	 * named from the variable, like a global array: "arg[0].blue[254]" */
-	path = a.path && a.path[0] == '[' ? xstrdup(a.path) :
-	       xasprintf("[0]%s", a.path ? a.path : "");
+	 * named from the variable, like a global array: "arg[0].blue[254]".
+	 * A block of one struct is no array: "c->hits_", as the code says. */
+	if (blk->size / elem == 1 && a.path && a.path[0] == '.' && user_variable(a.variable))
+		path = xasprintf("->%s", a.path + 1);
+	else
+		path = a.path && a.path[0] == '[' ? xstrdup(a.path) :
+		       xasprintf("[0]%s", a.path ? a.path : "");
 	a.path = strset_own(&b->alloc_paths, path);
 	/* the block is an array of the type, as a global array would be */
 	if (a.type_name && blk->size / elem > 1)

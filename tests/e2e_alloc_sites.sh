@@ -80,7 +80,7 @@ tr -s ' \n' ' ' < "$tmp/wrap.txt" > "$tmp/wrap.flat"
 has "wrapper: site and inlined callers" "$tmp/wrap.flat" \
 	"allocated in zalloc fixture_alloc_wrapper.c:$(line_of ZALLOC_LINE) <- counters_new fixture_alloc_wrapper.c:$(line_of COUNTERS_NEW_LINE) <- main fixture_alloc_wrapper.c:$(line_of MAIN_LINE) by thread"
 has "wrapper: the type main keeps it as" "$tmp/wrap.flat" "(struct counters, kept in c)"
-has "wrapper: members by type" "$tmp/wrap.flat" "count[1]"
+has "wrapper: members by type, one struct as the code names it" "$tmp/wrap.flat" "c->count[1]"
 "$contend" run -q --format json -o "$tmp/wrap.json" -- "$fx" 0.5 >/dev/null 2>"$tmp/err" ||
 	fail "wrapper json: exit $?: $(cat "$tmp/err")"
 if python3 - "$tmp/wrap.json" "$(line_of COUNTERS_NEW_LINE)" "$(line_of MAIN_LINE)" <<'EOF'
