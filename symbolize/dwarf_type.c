@@ -273,6 +273,39 @@ static const char *base_name(const char *name)
 	return name;
 }
 
+/* A C++ template's name as GCC writes it, "atomic<long int>", with the
+ * arguments spelled as people write them: "atomic<long>". */
+static void add_template_name(struct strbuf *out, const char *name)
+{
+	static const char *const spelled[][2] = {
+		{ "long long unsigned int", "unsigned long long" },
+		{ "long long int", "long long" },
+		{ "long unsigned int", "unsigned long" },
+		{ "short unsigned int", "unsigned short" },
+		{ "long int", "long" },
+		{ "short int", "short" },
+	};
+	const char *p = name;
+
+	while (*p) {
+		size_t i = ARRAY_SIZE(spelled), n = 0;
+
+		/* only at a token's start: "ulong int" holds no "long int" */
+		if (p == name || strchr("<, ", p[-1]))
+			for (i = 0; i < ARRAY_SIZE(spelled); i++) {
+				n = strlen(spelled[i][0]);
+				if (!strncmp(p, spelled[i][0], n) && p[n] && strchr(">, *&", p[n]))
+					break;
+			}
+		if (i < ARRAY_SIZE(spelled)) {
+			strbuf_addf(out, "%s", spelled[i][1]);
+			p += n;
+		} else {
+			strbuf_addch(out, *p++);
+		}
+	}
+}
+
 /* The name of a type with no declarator part: base, typedef, tagged. */
 static void format_base(Dwarf_Die *type, struct strbuf *out)
 {
@@ -291,6 +324,11 @@ static void format_base(Dwarf_Die *type, struct strbuf *out)
 		}
 		if (*keyword && name && !lang_is_c(type))
 			keyword = "";
+	}
+	if (name && strchr(name, '<') && type && !lang_is_c(type)) {
+		strbuf_addf(out, "%s", keyword);
+		add_template_name(out, name);
+		return;
 	}
 	strbuf_addf(out, "%s%s", keyword, name ? name : *keyword ? "{...}" : "?");
 }

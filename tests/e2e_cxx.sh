@@ -194,6 +194,16 @@ if "value_type" in text or typ not in ("Stats[]", "Stats[2]"):
 print("ok Pool's std::vector<Stats>: %s, no value_type" % typ)
 EOP
 [ $? -eq 0 ] || exit 1
+# the stats' layout spells template arguments as the source does:
+# atomic<long>, not GCC's atomic<long int>
+python3 - "$tmp/s.json" <<'EOP'
+import json, sys
+text = json.dumps(json.load(open(sys.argv[1]))["lines"])
+if "atomic<long int>" in text or "atomic<long>" not in text:
+    sys.exit("FAIL: std::atomic<long> spelled %s" % ("atomic<long int>" if "atomic<long int>" in text else "nowhere"))
+print("ok std::atomic<long> spelled atomic<long>")
+EOP
+[ $? -eq 0 ] || exit 1
 
 # 2b. The same Stats from C++17's aligned new[] (new (std::align_val_t(64))
 #     Stats[4]): the shim records operator new[] with its alignment, at
