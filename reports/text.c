@@ -19,6 +19,8 @@
 #include "reports/alloc_text.h"
 #include "reports/fix_report.h"
 #include "reports/gain.h"
+#include "reports/site_group.h"
+#include "reports/watch_report.h"
 #include "common/util.h"
 #include "reports/advice.h"
 
@@ -577,28 +579,31 @@ static void print_chains(const struct report_site *s, int indent, FILE *out)
 		fprintf(out, "%*s... %u more call chains\n", indent, "", s->n_chains - shown);
 }
 
-/* Under the member column: "sites: 10 R 1790 W  function  file:line". */
+/* Under the member column: "sites: 10 R 1790 W  function  file:line",
+ * one row per source line (site_group.h). */
 static void print_sites(const struct report_range *rr, int indent, FILE *out)
 {
-	unsigned shown = rr->n_sites < MAX_SITES ? rr->n_sites : MAX_SITES;
+	struct site_group *g;
+	unsigned n = site_groups(rr->sites, rr->n_sites, &g);
+	unsigned shown = n < MAX_SITES ? n : MAX_SITES;
 	int rw = 1, ww = 1;
 
 	for (unsigned i = 0; i < shown; i++) {
-		if (digits(rr->sites[i].reads) > rw)
-			rw = digits(rr->sites[i].reads);
-		if (digits(rr->sites[i].writes) > ww)
-			ww = digits(rr->sites[i].writes);
+		if (digits(g[i].reads) > rw)
+			rw = digits(g[i].reads);
+		if (digits(g[i].writes) > ww)
+			ww = digits(g[i].writes);
 	}
 	for (unsigned i = 0; i < shown; i++) {
-		const struct report_site *s = &rr->sites[i];
 		int col = fprintf(out, "%*s%-7s%*" PRIu64 " R %*" PRIu64 " W  ", indent, "",
-				  i ? "" : "sites:", rw, s->reads, ww, s->writes);
+				  i ? "" : "sites:", rw, g[i].reads, ww, g[i].writes);
 
-		print_location(s, TEXT_WIDTH - col, out);
-		print_chains(s, indent + 7, out);
+		print_location(g[i].site, TEXT_WIDTH - col, out);
+		print_chains(g[i].site, indent + 7, out);
 	}
-	if (rr->n_sites > shown)
-		fprintf(out, "%*s%7s... %u more\n", indent, "", "", rr->n_sites - shown);
+	if (n > shown)
+		fprintf(out, "%*s%7s... %u more\n", indent, "", "", n - shown);
+	free(g);
 }
 
 static void print_ranges(const struct report_line *l, bool mem, FILE *out)
@@ -674,69 +679,6 @@ static void print_pairs(const struct report_line *l, FILE *out)
 /* ------------------------------------------------------------------ */
 /* one line: exact counts from watchpoints */
 
-/* A thread's accesses to the watched words of a line, all words. */
-static uint64_t watch_hits(const struct report_line *l, uint32_t tid, uint64_t *writes)
-{
-	uint64_t n = 0;
-
-	*writes = 0;
-	for (unsigned i = 0; i < l->n_words; i++) {
-		for (unsigned k = 0; k < l->words[i].n_threads; k++) {
-			const struct report_thread *t = &l->words[i].threads[k];
-
-			if (t->tid != tid)
-				continue;
-			n += t->reads + t->writes;
-			*writes += t->writes;
-		}
-	}
-	return n;
-}
-
-/*
- * Why the exact counts do not confirm the line.  As classification does,
- * a thread with less than 1% of the accesses is not taking part (a
- * monitoring thread that read the word a few times).
- */
-static char *not_confirmed_why(const struct report_line *l)
-{
-	uint64_t all = 0, others = 0, writes, n;
-	unsigned n_tids = 0, players = 0, writers = 0;
-	uint32_t tids[64], one = 0;
-
-	for (unsigned i = 0; i < l->n_words; i++) {
-		all += l->words[i].reads + l->words[i].writes;
-		for (unsigned k = 0; k < l->words[i].n_threads; k++) {
-			unsigned j = 0;
-
-			while (j < n_tids && tids[j] != l->words[i].threads[k].tid)
-				j++;
-			if (j == n_tids && n_tids < ARRAY_SIZE(tids))
-				tids[n_tids++] = l->words[i].threads[k].tid;
-		}
-	}
-	for (unsigned j = 0; j < n_tids; j++) {
-		n = watch_hits(l, tids[j], &writes);
-		if (100 * n < all) {
-			others += n;
-			continue;
-		}
-		players++;
-		writers += writes > 0;
-		one = tids[j];
-	}
-	if (!all)
-		return xstrdup("no thread accessed the watched words");
-	if (players == 1 && !others)
-		return xasprintf("only thread %" PRIu32 " accessed the watched words", one);
-	if (players == 1)
-		return xasprintf("only thread %" PRIu32 " accessed the watched words often (the "
-				 "others %" PRIu64 " times)", one, others);
-	if (!writers)
-		return xasprintf("no thread wrote the watched words (%u threads read them)", players);
-	return xstrdup("the threads did not touch them in the same windows");
-}
-
 /*
  * The word's code sites, which share its exact counts (watch.h): the
  * first MAX_SITES, then what the others add up to, then what no sampled
@@ -745,25 +687,26 @@ static char *not_confirmed_why(const struct report_line *l)
 static void print_watch_sites(const struct report_watch_word *w, FILE *out)
 {
 	uint64_t reads = 0, writes = 0, more_reads = 0, more_writes = 0;
+	struct site_group *g;
+	unsigned n = site_groups(w->sites, w->n_sites, &g);
 	int col;
 
-	for (unsigned i = 0; i < w->n_sites; i++) {
-		const struct report_site *s = &w->sites[i];
-
-		reads += s->reads;
-		writes += s->writes;
+	for (unsigned i = 0; i < n; i++) {
+		reads += g[i].reads;
+		writes += g[i].writes;
 		if (i >= MAX_SITES) {
-			more_reads += s->reads;
-			more_writes += s->writes;
+			more_reads += g[i].reads;
+			more_writes += g[i].writes;
 			continue;
 		}
 		col = fprintf(out, INDENT "%8s%-7s%" PRIu64 " R %" PRIu64 " W  ", "",
-			      i ? "" : "sites:", s->reads, s->writes);
-		print_location(s, TEXT_WIDTH - col, out);
+			      i ? "" : "sites:", g[i].reads, g[i].writes);
+		print_location(g[i].site, TEXT_WIDTH - col, out);
 	}
-	if (w->n_sites > MAX_SITES)
+	free(g);
+	if (n > MAX_SITES)
 		fprintf(out, INDENT "%8s%7s... %u more sites: %" PRIu64 " R %" PRIu64 " W\n", "", "",
-			w->n_sites - MAX_SITES, more_reads, more_writes);
+			n - MAX_SITES, more_reads, more_writes);
 	if (reads < w->reads || writes < w->writes) {
 		fprintf(out, INDENT "%8s(", "");
 		if (reads < w->reads)
@@ -820,7 +763,7 @@ static void print_watch(const struct report_line *l, FILE *out)
 	if (l->confirmed) {
 		fprintf(out, INDENT "confirmed: %s by exact counts", sharing_kind_name(l->watch_kind));
 	} else {
-		char *why = not_confirmed_why(l);
+		char *why = watch_not_confirmed_why(l);
 
 		fprintf(out, INDENT "not confirmed: %s", why);
 		free(why);

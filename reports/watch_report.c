@@ -9,6 +9,7 @@
 #include "reports/watch_report.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,4 +250,67 @@ void watch_report_lines(struct watch *w, unsigned line_size, struct report *r,
 void confirm_fill_report(struct confirm *c, struct report *r, struct symbolizer *sym)
 {
 	fill_lines(confirm_watch(c), r, sym);
+}
+
+/* A thread's accesses to the watched words of a line, all words. */
+static uint64_t watch_hits(const struct report_line *l, uint32_t tid, uint64_t *writes)
+{
+	uint64_t n = 0;
+
+	*writes = 0;
+	for (unsigned i = 0; i < l->n_words; i++) {
+		for (unsigned k = 0; k < l->words[i].n_threads; k++) {
+			const struct report_thread *t = &l->words[i].threads[k];
+
+			if (t->tid != tid)
+				continue;
+			n += t->reads + t->writes;
+			*writes += t->writes;
+		}
+	}
+	return n;
+}
+
+/*
+ * Why the exact counts do not confirm the line.  As classification does,
+ * a thread with less than 1% of the accesses is not taking part (a
+ * monitoring thread that read the word a few times).
+ */
+char *watch_not_confirmed_why(const struct report_line *l)
+{
+	uint64_t all = 0, others = 0, writes, n;
+	unsigned n_tids = 0, players = 0, writers = 0;
+	uint32_t tids[64], one = 0;
+
+	for (unsigned i = 0; i < l->n_words; i++) {
+		all += l->words[i].reads + l->words[i].writes;
+		for (unsigned k = 0; k < l->words[i].n_threads; k++) {
+			unsigned j = 0;
+
+			while (j < n_tids && tids[j] != l->words[i].threads[k].tid)
+				j++;
+			if (j == n_tids && n_tids < ARRAY_SIZE(tids))
+				tids[n_tids++] = l->words[i].threads[k].tid;
+		}
+	}
+	for (unsigned j = 0; j < n_tids; j++) {
+		n = watch_hits(l, tids[j], &writes);
+		if (100 * n < all) {
+			others += n;
+			continue;
+		}
+		players++;
+		writers += writes > 0;
+		one = tids[j];
+	}
+	if (!all)
+		return xstrdup("no thread accessed the watched words");
+	if (players == 1 && !others)
+		return xasprintf("only thread %" PRIu32 " accessed the watched words", one);
+	if (players == 1)
+		return xasprintf("only thread %" PRIu32 " accessed the watched words often (the "
+				 "others %" PRIu64 " times)", one, others);
+	if (!writers)
+		return xasprintf("no thread wrote the watched words (%u threads read them)", players);
+	return xstrdup("the threads did not touch them in the same windows");
 }

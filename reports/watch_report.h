@@ -28,4 +28,10 @@ void watch_report_lines(struct watch *w, unsigned line_size, struct report *r,
 char *watch_word_member(const struct report_line *rl, uint64_t addr,
 			struct symbolizer *sym, struct data_types *dt);
 
+/* Why a watched line's exact counts do not confirm it, in words: "only
+ * thread 12 accessed the watched words", "no thread wrote ...".  A thread
+ * with less than 1% of the accesses is not taking part, as classification
+ * has it.  Caller frees. */
+char *watch_not_confirmed_why(const struct report_line *l);
+
 #endif
