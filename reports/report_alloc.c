@@ -79,9 +79,11 @@ static const struct dt_pointer *block_pointer(struct build *b, const struct allo
 	if (!site || !b->alloc_types || !site->frames[0] ||
 	    alloc_type_at(b->alloc_types, (pid_t)blk->pid, site->frames[0], &p) != DT_HIT)
 		return NULL;
+	/* the pointee's size, not that of the innermost struct at its start
+	 * (a struct whose first member is a struct: Rust's ArcInner) */
 	if (data_types_through_pointer(b->dt, p, 0, false, blk->addr, 0, &whole) == DT_HIT &&
 	    whole.layout && whole.layout_start == blk->addr && whole.layout->n_members)
-		*elem = whole.layout->size;
+		*elem = data_types_pointer_size(p);
 	return p;
 }
 

@@ -172,6 +172,8 @@ enum data_types_miss data_types_member_pointer(struct data_types *dt,
 					       const struct dt_pointer *p,
 					       int64_t off, bool any_element,
 					       const struct dt_pointer **out);
+/* sizeof what p points to (0 if unknown). */
+uint64_t data_types_pointer_size(const struct dt_pointer *p);
 /* An access of size bytes (0: unknown) at addr, which is p + off. */
 enum data_types_miss data_types_through_pointer(struct data_types *dt,
 						const struct dt_pointer *p,

@@ -371,7 +371,9 @@ static bool is_reserved_name(const char *name)
  * library's inside of a value the user sees whole.  std::atomic<long> is
  * __atomic_base<long> holding _M_i: "requests" says more than
  * "requests._M_i", and the layout to advise on is the user's struct, not
- * __atomic_base.  Types with several such members (pthread_mutex_t's
+ * __atomic_base.  A one-member type a library's source declares counts
+ * too, whatever its member's name (Rust's AtomicU64 and UnsafeCell).
+ * Types with several such members (pthread_mutex_t's
  * __lock, __owner, ...) keep their paths: which word is hit matters.
  */
 static bool is_internal_wrapper(Dwarf_Die *type, int depth)
@@ -388,8 +390,11 @@ static bool is_internal_wrapper(Dwarf_Die *type, int depth)
 	} while (dwarf_siblingof(&child, &child) == 0);
 	if (n != 1)
 		return false;
+	/* a library's own one-field wrapper needs no reserved name: Rust's
+	 * AtomicU64 is { v: UnsafeCell<u64> }, and that { value: u64 } */
 	if (dwarf_tag(&only) == DW_TAG_member && die_name(&only))
-		return is_reserved_name(die_name(&only));
+		return is_reserved_name(die_name(&only)) ||
+		       symbolizer_system_source(dwarf_decl_file(&t)) || rust_std_wrapper(&t);
 	return die_type(&only, &member_type) && is_internal_wrapper(&member_type, depth + 1);
 }
 

@@ -266,6 +266,16 @@ static const struct ptr_lookup *reg_var_get(struct data_types *dt,
 	return rv;
 }
 
+uint64_t data_types_pointer_size(const struct dt_pointer *p)
+{
+	Dwarf_Die t;
+
+	if (!p)
+		return 0;
+	t = p->object;
+	return peel_type(&t, NULL) ? type_size(&t) : 0;
+}
+
 enum data_types_miss data_types_register_pointer(struct data_types *dt,
 						 struct Dwfl_Module *mod, uint64_t bias,
 						 uint64_t pc, int dwarf_reg,

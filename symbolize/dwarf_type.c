@@ -127,6 +127,20 @@ static bool lang_is_c(Dwarf_Die *die)
 	}
 }
 
+bool rust_std_wrapper(Dwarf_Die *type)
+{
+	static const char *const prefixes[] = { "Atomic", "UnsafeCell<", "SyncUnsafeCell<", "Cell<" };
+	const char *name = dwarf_diename(type);
+	Dwarf_Die cu;
+
+	if (!name || !dwarf_diecu(type, &cu, NULL, NULL) || dwarf_srclang(&cu) != DW_LANG_Rust)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 /* An upper bound: DW_FORM_data1/2/4/8 are unsigned here (GCC writes
  * int[256]'s 255 as data1 0xff, which dwarf_formsdata reads as -1). */
 static bool bound_value(Dwarf_Attribute *attr, Dwarf_Sword *out)

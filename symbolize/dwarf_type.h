@@ -35,6 +35,9 @@ bool peel_type(Dwarf_Die *type, const char **typedef_name);
 bool strip_qualifiers(Dwarf_Die *type);
 uint64_t type_size(Dwarf_Die *type);
 bool is_complete(Dwarf_Die *type);
+/* A type of Rust's standard library that wraps one value (AtomicU64,
+ * UnsafeCell<u64>): rustc gives its types no DW_AT_decl_file to tell. */
+bool rust_std_wrapper(Dwarf_Die *type);
 void subrange_bounds(Dwarf_Die *sub, int64_t *lower, uint64_t *count);
 
 /* Members: is this child a data member, its byte offset, and for a

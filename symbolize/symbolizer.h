@@ -65,8 +65,10 @@ struct data_symbol {
 };
 
 /* A header of the compiler or the C/C++ library (/usr/include, gcc's and
- * clang's own, libstdc++): code inlined from there (std::atomic's
- * fetch_add) is the user's code that called it, for every reader. */
+ * clang's own, libstdc++), or Rust's standard library (/rustc/<commit>/
+ * library/...): code inlined from there (std::atomic's fetch_add,
+ * AtomicU64::fetch_add) is the user's code that called it, for every
+ * reader. */
 bool symbolizer_system_source(const char *file);
 
 struct symbolizer *symbolizer_new(void);

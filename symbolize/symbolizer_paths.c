@@ -23,6 +23,10 @@ bool symbolizer_system_source(const char *file)
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(file, prefixes[i], strlen(prefixes[i])))
 			return true;
+	/* Rust's standard library, as rustc names its sources in a
+	 * release's DWARF: /rustc/<commit>/library/core/src/sync/atomic.rs */
+	if (!strncmp(file, "/rustc/", 7) && strstr(file, "/library/"))
+		return true;
 	return strstr(file, "/include/c++/") != NULL;
 }
 
