@@ -901,34 +901,60 @@ static void test_latent(const char *path)
 	symbolizer_free(sym);
 }
 
+/* What a declared-pair test holds, to free. */
+struct pair_env {
+	struct symbolizer *sym;
+	struct data_types *dt;
+	struct line_table *t;
+	struct report *r;
+};
+
+/* [1].misses and [2].reads of the 32-byte struct stats elements from the
+ * start of aligned_stats (stats_arena if arena), written by two threads
+ * through bump()'s pointer, 8 bytes apart on two lines: e->r's latent
+ * pair, or NULL. */
+static const struct report_latent *declared_pair(const char *path, bool arena,
+						 struct pair_env *e)
+{
+	struct fixture fx = { 0 };
+	struct classify_config cfg;
+	uint64_t at;
+
+	e->sym = symbolizer_new();
+	e->dt = data_types_new();
+	e->t = line_table_new(64, 100000);
+	CHECK(fixture_load(&fx, e->sym, path) && fx.aligned_stats && fx.stats_arena,
+	      "aligned_stats and stats_arena in %s", path);
+	at = arena ? fx.stats_arena : fx.aligned_stats;
+	for (int i = 0; i < 100; i++) {
+		add_access(e->t, T1, fx.bump, at + 32 + 16, ACCESS_RMW, DWARF_RDI, 16);
+		add_access(e->t, T2, fx.bump, at + 64, ACCESS_RMW, DWARF_RDI, 0);
+	}
+	classify_config_default(&cfg);
+	e->r = report_build(&header, e->t, &cfg, 0, e->sym, e->dt);
+	CHECK_EQ_U64(e->r->n_latent, 1, "one latent pair");
+	return e->r->n_latent ? &e->r->latent[0] : NULL;
+}
+
+static void pair_env_free(struct pair_env *e)
+{
+	report_free(e->r);
+	line_table_free(e->t);
+	data_types_free(e->dt);
+	symbolizer_free(e->sym);
+}
+
 /*
- * The same pair in a global whose declaration, not its type, aligns it to
- * 64 (fixture_globals' aligned_stats, DW_AT_alignment on the variable):
- * [1].misses and [2].reads, 8 bytes apart on two lines.  The declaration
- * keeps them apart: its placements count, and the advice says to keep
- * it, not that nothing keeps the array line-aligned.
+ * The pair in a global whose declaration, not its type, aligns it to 64
+ * (fixture_globals' aligned_stats, DW_AT_alignment on the variable).  The
+ * declaration keeps them apart: its placements count, and the advice says
+ * to keep it, not that nothing keeps the array line-aligned.
  */
 static void test_latent_declared(const char *path)
 {
-	struct symbolizer *sym = symbolizer_new();
-	struct data_types *dt = data_types_new();
-	struct line_table *t = line_table_new(64, 100000);
-	struct fixture fx = { 0 };
-	const struct report_latent *lt;
-	struct classify_config cfg;
-	struct report *r;
-	uint64_t at;
+	struct pair_env e;
+	const struct report_latent *lt = declared_pair(path, false, &e);
 
-	CHECK(fixture_load(&fx, sym, path) && fx.aligned_stats, "aligned_stats in %s", path);
-	at = fx.aligned_stats;
-	for (int i = 0; i < 100; i++) {
-		add_access(t, T1, fx.bump, at + 32 + 16, ACCESS_RMW, DWARF_RDI, 16);
-		add_access(t, T2, fx.bump, at + 64, ACCESS_RMW, DWARF_RDI, 0);
-	}
-	classify_config_default(&cfg);
-	r = report_build(&header, t, &cfg, 0, sym, dt);
-	CHECK_EQ_U64(r->n_latent, 1, "declared: one latent pair");
-	lt = r->n_latent ? &r->latent[0] : NULL;
 	if (lt) {
 		CHECK_STR(lt->object, "aligned_stats", "declared: the global");
 		CHECK(!lt->heap && lt->decl_align == 64 && lt->type_align == 8,
@@ -947,10 +973,7 @@ static void test_latent_declared(const char *path)
 					   "aligned_stats keeps the array aligned to 64: keep it") &&
 		      !strstr(lt->advice, "nothing keeps"), "declared: advice %s", lt->advice);
 	}
-	report_free(r);
-	line_table_free(t);
-	data_types_free(dt);
-	symbolizer_free(sym);
+	pair_env_free(&e);
 }
 
 /*
@@ -961,25 +984,9 @@ static void test_latent_declared(const char *path)
  */
 static void test_latent_declared_via_pointer(const char *path)
 {
-	struct symbolizer *sym = symbolizer_new();
-	struct data_types *dt = data_types_new();
-	struct line_table *t = line_table_new(64, 100000);
-	struct fixture fx = { 0 };
-	const struct report_latent *lt;
-	struct classify_config cfg;
-	struct report *r;
-	uint64_t at;
+	struct pair_env e;
+	const struct report_latent *lt = declared_pair(path, true, &e);
 
-	CHECK(fixture_load(&fx, sym, path) && fx.stats_arena, "stats_arena in %s", path);
-	at = fx.stats_arena;
-	for (int i = 0; i < 100; i++) {
-		add_access(t, T1, fx.bump, at + 32 + 16, ACCESS_RMW, DWARF_RDI, 16);
-		add_access(t, T2, fx.bump, at + 64, ACCESS_RMW, DWARF_RDI, 0);
-	}
-	classify_config_default(&cfg);
-	r = report_build(&header, t, &cfg, 0, sym, dt);
-	CHECK_EQ_U64(r->n_latent, 1, "arena: one latent pair");
-	lt = r->n_latent ? &r->latent[0] : NULL;
 	if (lt) {
 		CHECK_STR(lt->object, "stats_arena", "arena: the global");
 		CHECK_STR(lt->type_name, "struct stats", "arena: the struct the code uses");
@@ -996,10 +1003,7 @@ static void test_latent_declared_via_pointer(const char *path)
 		      lt->placements[0].sharing == 0,
 		      "arena: 0 placements share at the declaration's 64");
 	}
-	report_free(r);
-	line_table_free(t);
-	data_types_free(dt);
-	symbolizer_free(sym);
+	pair_env_free(&e);
 }
 
 static uint64_t untyped_why(const struct report *r, const char *what)
