@@ -23,6 +23,7 @@
 #include "reports/gain.h"
 #include "reports/html_style.h"
 #include "reports/latent.h"
+#include "reports/site_group.h"
 #include "config.h"
 #include "common/util.h"
 #include "symbolize/symbolizer.h"
@@ -614,10 +615,13 @@ static void print_code(const struct report_site *s, FILE *out)
 	}
 }
 
-static void print_site(const struct report_site *s, FILE *out)
+/* A source line's sites (site_group.h): their counts, the first's name. */
+static void print_site(const struct site_group *g, FILE *out)
 {
+	const struct report_site *s = g->site;
+
 	fprintf(out, "<div><span class=\"dim\">%" PRIu64 " R %" PRIu64 " W</span> ",
-		s->reads, s->writes);
+		g->reads, g->writes);
 	print_code(s, out);
 	if (s->via) {
 		fputs(" <span class=\"dim\">(via ", out);
@@ -649,7 +653,9 @@ static void print_pids(const struct report_line *l, FILE *out)
 static void print_range(const struct report_range *rr, bool with_pid, FILE *out)
 {
 	unsigned threads = rr->n_threads < MAX_THREADS_SHOWN ? rr->n_threads : MAX_THREADS_SHOWN;
-	unsigned sites = rr->n_sites < MAX_SITES_SHOWN ? rr->n_sites : MAX_SITES_SHOWN;
+	struct site_group *g;
+	unsigned n_groups = site_groups(rr->sites, rr->n_sites, &g);
+	unsigned sites = n_groups < MAX_SITES_SHOWN ? n_groups : MAX_SITES_SHOWN;
 
 	fprintf(out, "<tr><td class=\"num mono\">%u</td><td class=\"num mono\">%u</td>"
 		"<td class=\"mono\">", rr->offset, rr->size);
@@ -670,10 +676,11 @@ static void print_range(const struct report_range *rr, bool with_pid, FILE *out)
 		fprintf(out, "<div class=\"dim\">%u more</div>", rr->n_threads - threads);
 	fputs("</td><td class=\"mono\">", out);
 	for (unsigned k = 0; k < sites; k++)
-		print_site(&rr->sites[k], out);
-	if (rr->n_sites > sites)
-		fprintf(out, "<div class=\"dim\">%u more</div>", rr->n_sites - sites);
+		print_site(&g[k], out);
+	if (n_groups > sites)
+		fprintf(out, "<div class=\"dim\">%u more</div>", n_groups - sites);
 	fputs("</td></tr>\n", out);
+	free(g);
 }
 
 static void print_accesses(const struct report_line *l, FILE *out)

@@ -3,8 +3,8 @@
  *
  * Sites are per instruction, and the JSON keeps them so; an unrolled loop
  * or a read-modify-write's load and store make several of one line, which
- * the text report shows once, with their counts summed ("251 R 251 W
- * worker x.c:52", not two rows).  Sites with no function are kept apart
+ * the text and HTML reports show once, with their counts summed ("251 R
+ * 251 W worker x.c:52", not two rows).  Sites with no function are kept apart
  * by address.
  */
 #ifndef CONTEND_SITE_GROUP_H
