@@ -268,22 +268,23 @@ static void append_params(Dwarf_Die *fn, struct strbuf *decl, int depth)
 	strbuf_addch(decl, ')');
 }
 
-/* GCC's spelling of the integer types, in the spelling people write
- * (and clang emits). */
+/* GCC's spelling of the integer types, and the spelling people write
+ * (and clang emits); a longer spelling before any it contains, for the
+ * scan of template arguments. */
+static const char *const int_spellings[][2] = {
+	{ "long long unsigned int", "unsigned long long" },
+	{ "long long int", "long long" },
+	{ "long unsigned int", "unsigned long" },
+	{ "short unsigned int", "unsigned short" },
+	{ "long int", "long" },
+	{ "short int", "short" },
+};
+
 static const char *base_name(const char *name)
 {
-	static const char *const names[][2] = {
-		{ "long int", "long" },
-		{ "long unsigned int", "unsigned long" },
-		{ "long long int", "long long" },
-		{ "long long unsigned int", "unsigned long long" },
-		{ "short int", "short" },
-		{ "short unsigned int", "unsigned short" },
-	};
-
-	for (size_t i = 0; name && i < ARRAY_SIZE(names); i++)
-		if (!strcmp(name, names[i][0]))
-			return names[i][1];
+	for (size_t i = 0; name && i < ARRAY_SIZE(int_spellings); i++)
+		if (!strcmp(name, int_spellings[i][0]))
+			return int_spellings[i][1];
 	return name;
 }
 
@@ -291,28 +292,20 @@ static const char *base_name(const char *name)
  * arguments spelled as people write them: "atomic<long>". */
 static void add_template_name(struct strbuf *out, const char *name)
 {
-	static const char *const spelled[][2] = {
-		{ "long long unsigned int", "unsigned long long" },
-		{ "long long int", "long long" },
-		{ "long unsigned int", "unsigned long" },
-		{ "short unsigned int", "unsigned short" },
-		{ "long int", "long" },
-		{ "short int", "short" },
-	};
 	const char *p = name;
 
 	while (*p) {
-		size_t i = ARRAY_SIZE(spelled), n = 0;
+		size_t i = ARRAY_SIZE(int_spellings), n = 0;
 
 		/* only at a token's start: "ulong int" holds no "long int" */
 		if (p == name || strchr("<, ", p[-1]))
-			for (i = 0; i < ARRAY_SIZE(spelled); i++) {
-				n = strlen(spelled[i][0]);
-				if (!strncmp(p, spelled[i][0], n) && p[n] && strchr(">, *&", p[n]))
+			for (i = 0; i < ARRAY_SIZE(int_spellings); i++) {
+				n = strlen(int_spellings[i][0]);
+				if (!strncmp(p, int_spellings[i][0], n) && p[n] && strchr(">, *&", p[n]))
 					break;
 			}
-		if (i < ARRAY_SIZE(spelled)) {
-			strbuf_addf(out, "%s", spelled[i][1]);
+		if (i < ARRAY_SIZE(int_spellings)) {
+			strbuf_addf(out, "%s", int_spellings[i][1]);
 			p += n;
 		} else {
 			strbuf_addch(out, *p++);
