@@ -476,7 +476,7 @@ bool line_verdict_minor(const struct line *l, const struct line_verdict *v,
 {
 	return !v->contended && v->kind != SHARING_NONE &&
 	       v->n_threads >= 2 && v->n_writers >= 1 &&
-	       l->concurrent >= MINOR_MIN_CONCURRENT &&
+	       (l->concurrent >= MINOR_MIN_CONCURRENT || l->watch_shared) &&
 	       v->concurrent_frac >= cfg->min_concurrent_frac;
 }
 

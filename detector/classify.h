@@ -76,8 +76,9 @@ void line_verdict_release(struct line_verdict *v);
 /* Minor sharing: a line that is not contended, but on which two threads
  * really share at the same time (the verdict has a kind, >= 2 threads,
  * >= 1 writer, and the concurrent fraction of a contended line) with at
- * least MINOR_MIN_CONCURRENT concurrent samples: only the cost thresholds
- * (min_score, min_concurrent) dropped it.  Threads that take turns (a low
+ * least MINOR_MIN_CONCURRENT concurrent samples, or fewer where the
+ * watchpoints saw the sharing (line.watch_shared): only the cost
+ * thresholds (min_score, min_concurrent) dropped it.  Threads that take turns (a low
  * concurrent fraction) are not minor sharing: they do not share at all.
  * Reported after the contended lines, ranked low (CI baselines track
  * them). */

@@ -175,6 +175,7 @@ struct line *instance_line(const struct instance_group *g)
 
 		m->count += l->count;
 		m->concurrent += l->concurrent;
+		m->watch_shared |= l->watch_shared;
 		for (unsigned t = 0; t < l->n_threads; t++)
 			add_thread(m, &l->threads[t]);
 		for (unsigned c = 0; c < l->n_cells; c++) {

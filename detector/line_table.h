@@ -89,6 +89,9 @@ struct line {
 	uint64_t obj_dev, obj_ino, obj_off;
 	uint64_t count;          /* samples on the line */
 	uint64_t concurrent;
+	/* watchpoints saw two threads share it at once, one writing
+	 * (confirm_merge_evidence): exact evidence, whatever the samples */
+	bool watch_shared;
 	struct line_cell *cells;
 	unsigned n_cells, alloc_cells;
 	struct line_thread *threads;

@@ -103,9 +103,23 @@ static bool suspect(const struct line *l, uint64_t total, const struct classify_
 	return heavy >= 2;
 }
 
+/* Lines two threads use, one of them writing, that sampling saw too
+ * rarely to decide: a store that costs little where the threads run now
+ * (a cheap transfer between these two cores) leaves a few samples at
+ * most.  The watch counts exactly, whatever the cost; a line it sees
+ * shared is listed as minor (classify.h).  Ranked after the suspects. */
+static bool faint(const struct line *l)
+{
+	for (unsigned i = 0; i < l->n_cells; i++)
+		if (access_kind_writes(l->cells[i].kind))
+			return true;
+	return false;
+}
+
 /* The top contended lines not watched yet, as the report would rank them
- * (instances of one structure pooled, instances.h), then the suspects.
- * The watch goes on the hottest instance, at the words hot over all. */
+ * (instances of one structure pooled, instances.h), then the suspects,
+ * then the faint lines.  The watch goes on the hottest instance, at the
+ * words hot over all. */
 static unsigned pick_lines(struct confirm *c, struct line_table *lines,
 			   struct watch_line_words *out, unsigned max)
 {
@@ -132,10 +146,13 @@ static unsigned pick_lines(struct confirm *c, struct line_table *lines,
 		struct line_verdict v;
 
 		classify_line(l, total, &c->ccfg, &v);
-		if (v.contended || suspect(l, total, &c->ccfg)) {
+		if (v.contended || suspect(l, total, &c->ccfg) || faint(l)) {
 			ALLOC_GROW(r, n + 1, alloc);
-			/* contended lines first: their score is at most 1 */
-			r[n++] = (struct ranked){ l, v.contended ? 1 + v.score : v.share };
+			/* contended lines first (their score is at most 1),
+			 * then suspects by share, then faint lines */
+			r[n++] = (struct ranked){ l, v.contended ? 1 + v.score :
+						  suspect(l, total, &c->ccfg) ? v.share :
+						  v.share - 1 };
 		} else {
 			instance_line_free(l);
 		}
@@ -247,6 +264,23 @@ int confirm_line(struct confirm *c, struct line_table *lines, uint32_t pid, uint
 	return 0;
 }
 
+/* Did the watch alone see two threads share the line, one writing? */
+static bool watched_sharing(const struct watch_word_result *const *res, unsigned n,
+			    uint64_t line, unsigned line_size)
+{
+	struct line evidence;
+	struct line_verdict v;
+	bool shared;
+
+	if (!watch_line_evidence(res, n, line, line_size, &evidence))
+		return false;
+	watch_classify(&evidence, &v);
+	shared = v.contended;
+	line_verdict_release(&v);
+	watch_line_evidence_release(&evidence);
+	return shared;
+}
+
 void confirm_merge_evidence(struct confirm *c, struct line_table *lines)
 {
 	unsigned line_size = line_table_line_size(lines);
@@ -267,6 +301,7 @@ void confirm_merge_evidence(struct confirm *c, struct line_table *lines)
 		/* the line takes the merged cells and threads; the table's
 		 * cell index is stale from here on, and nothing is added */
 		line_table_replace_line(lines, l, &merged);
+		l->watch_shared = watched_sharing(res, n, l->addr, line_size);
 	}
 }
 

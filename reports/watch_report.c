@@ -179,6 +179,8 @@ static void fill_lines(struct watch *w, struct report *r, struct symbolizer *sym
 	r->watch_armed_s = watch_armed_s(w);
 	for (unsigned i = 0; i < r->n_lines; i++)
 		fill_line(w, &r->lines[i], sym, dt, dec);
+	for (unsigned i = 0; i < r->n_minor; i++)
+		fill_line(w, &r->minor[i], sym, dt, dec);
 	decoder_free(dec);
 	data_types_free(dt);
 }

@@ -9,7 +9,10 @@
  * while both threads run it costs a fraction of a percent of the samples,
  * too little to pass contend's thresholds for a contended line.  contend
  * must list the line as minor false sharing on struct slot ("done" of
- * both slots, written by the two threads), and report no contended line.
+ * both slots, written by the two threads), confirmed by its watchpoints,
+ * and report no contended line.  Where the two cores pass the line
+ * cheaply, publish() costs a tenth as much and leaves a few samples: the
+ * watchpoints count its stores exactly all the same.
  * --padded gives each slot its own line: nothing, minor or not, may be
  * reported.
  *

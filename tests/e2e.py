@@ -55,8 +55,10 @@ and checks the JSON report (docs/json-schema.md):
                 "function": "main",                function and file are the
                 "file": "x.c" },                   site's (file: ends so);
                                                    null: no allocation
-              "advice_excludes": ["struct int"] } ],  no text of the advice
+              "advice_excludes": ["struct int"],   no text of the advice
                                                    holds any of these
+              "confirmed": true } ],    the watchpoints confirmed the line
+                                        (line.confirmation.confirmed)
           "forbid_other_lines": true,   no line beyond the expected ones
           "expect_minor": [ ... ],      minor lines (minor_lines), each as an
                                         expectation of "expect"
@@ -113,7 +115,7 @@ EXPECT_KEYS = {"kind", "object", "type", "members", "true_shared_members",
                "false_victim_members", "only_members", "min_writer_threads",
                "function", "file", "min_typed_rate", "alignment_note",
                "advice_layouts", "min_processes", "member_prefixes", "member_ranges", "allocation",
-               "advice_excludes"}
+               "advice_excludes", "confirmed"}
 LAYOUT_KEYS = {"current", "padded", "own_line"}
 KINDS = {"false", "true", "mixed"}
 
@@ -231,6 +233,12 @@ def check_line(exp, line):
         if len(writers) < exp["min_writer_threads"]:
             differ("writer threads", ">= %d" % exp["min_writer_threads"],
                    len(writers))
+
+    if "confirmed" in exp:
+        conf = line.get("confirmation") or {}
+        if bool(conf.get("confirmed")) != exp["confirmed"]:
+            differ("confirmed by the watch", exp["confirmed"],
+                   conf.get("confirmed") if conf else "not watched")
 
     if "min_processes" in exp:
         # memory processes share: "pids" lists them, each thread its pid

@@ -520,8 +520,8 @@ static void test_turns_not_minor(void)
 	line_table_free(t);
 }
 
-/* Minor needs MINOR_MIN_CONCURRENT concurrent samples; a contended line
- * and a line nobody writes are not minor. */
+/* Minor needs MINOR_MIN_CONCURRENT concurrent samples, or the watch's
+ * word for it; a contended line is not minor. */
 static void test_minor_floor(void)
 {
 	struct line_table *t = table_of(counters, 2, MINOR_MIN_CONCURRENT);
@@ -532,6 +532,21 @@ static void test_minor_floor(void)
 		     "concurrent");
 	CHECK(!line_verdict_minor(line_table_find(t, PID, LINE), &v, &default_cfg),
 	      "below the floor: not minor");
+	/* the watchpoints saw the two threads share it: the floor is theirs */
+	line_table_find(t, PID, LINE)->watch_shared = true;
+	CHECK(line_verdict_minor(line_table_find(t, PID, LINE), &v, &default_cfg),
+	      "below the floor, shared under the watch: minor");
+	line_verdict_release(&v);
+	line_table_free(t);
+
+	/* the watch does not stand in for the rest: threads in turn stay out */
+	t = line_table_new(64, 3 * MS);
+	for (unsigned p = 0; p < 20; p++)
+		play(t, &counters[p % 2], 1, 20, p * 20 * MS);
+	line_table_find(t, PID, LINE)->watch_shared = true;
+	classify(t, &v);
+	CHECK(!line_verdict_minor(line_table_find(t, PID, LINE), &v, &default_cfg),
+	      "shared under the watch, but in turn when sampled: not minor");
 	line_verdict_release(&v);
 	line_table_free(t);
 
