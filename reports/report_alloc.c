@@ -110,28 +110,19 @@ static void block_from_access_type(struct build *b, const struct alloc_block *bl
 				   struct cell_attr *ca)
 {
 	struct data_attribution *a = &ca->a;
-	uint64_t size = a->layout ? a->layout->size : 0, k;
+	uint64_t size = a->layout ? a->layout->size : 0;
 
 	/* a block read from the heap has its usable size, up to 15 bytes
 	 * more than was asked for */
 	uint64_t slack = heapwalk_owns(b, blk) ? 16 : 1;
 
-	if (!ca->typed || !a->via_pointer || !size || !a->layout->n_members ||
-	    a->layout_start != a->object_start || a->object_start < blk->addr ||
-	    (a->object_start - blk->addr) % size || blk->size % size >= slack ||
-	    a->object_start - blk->addr >= blk->size)
-		return;
-	k = (a->object_start - blk->addr) / size;
-	a->path = strset_own(&b->alloc_paths, element_member(k, a->path));
 	/* "[]": the block has room for size/blk->size of them, but whether
 	 * the program uses them all (a block sized for a padded layout) the
 	 * size cannot say */
-	a->type_name = strset_own(&b->alloc_paths, xasprintf("%s[]", a->layout->name));
+	if (!ca->typed || !size || blk->size % size >= slack || a->object_start < blk->addr ||
+	    a->object_start - blk->addr >= blk->size || !attribution_as_element(b, a, blk->addr, 0))
+		return;
 	a->variable = NULL;
-	a->via_pointer = false;
-	a->member_offset += a->object_start - blk->addr;    /* from the block now */
-	a->object_start = blk->addr;
-	a->element_index = (long)k;
 }
 
 void alloc_attribute_cell(struct build *b, const struct line *l,

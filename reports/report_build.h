@@ -145,6 +145,14 @@ char *member_name(const struct data_attribution *a);
 /* "[k].path" for element k of an array, path the member's within the
  * element (".count", "count", "[2]" or ""); caller frees. */
 char *element_member(uint64_t k, const char *path);
+/* A struct reached through a pointer (a, typed via_pointer) that starts a
+ * whole number k of its sizes past base: the struct as element k of an
+ * array of it at base, as if the array were the object -- path "[k]...",
+ * type "T[n]" (n 0: "T[]", the count unknown), offsets from base, no
+ * longer via a pointer.  False, and a unchanged, where it is no such
+ * element.  Names are kept in b's alloc_paths. */
+bool attribution_as_element(struct build *b, struct data_attribution *a, uint64_t base,
+			    uint64_t n);
 /* name, for an access of [addr, addr + size) that runs past a's member into
  * later members of its struct (one 16-byte store to two longs, as -O2
  * vectorises them): "[0].processed..bytes".  Takes name over. */

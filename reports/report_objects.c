@@ -79,7 +79,7 @@ static void arena_struct(struct build *b, const struct line *l, const struct lin
 	const struct type_layout *have = out->a.layout;
 	struct data_attribution via;
 	struct data_symbol ds;
-	uint64_t addr = l->addr + c->offset, size, k;
+	uint64_t addr = l->addr + c->offset, size;
 
 	if ((have && have->n_members) || !c->ip || c->base_reg < 0 || !b->origins ||
 	    pointer_origin_access(b->origins, cell_pid(l, c), c->ip, c->base_reg, c->base_off,
@@ -87,23 +87,14 @@ static void arena_struct(struct build *b, const struct line *l, const struct lin
 	    !via.layout || !via.layout->n_members || !via.via_pointer)
 		return;
 	size = via.layout->size;
-	if (!size || via.layout_start != via.object_start || via.object_start < out->a.object_start ||
-	    (via.object_start - out->a.object_start) % size ||
-	    !symbolizer_data_symbol(b->sym, l->pid, out->a.object_start, &ds) ||
-	    ds.start != out->a.object_start || ds.size < size || ds.size % size) {
+	if (!size || !symbolizer_data_symbol(b->sym, l->pid, out->a.object_start, &ds) ||
+	    ds.start != out->a.object_start || ds.size < size || ds.size % size ||
+	    !attribution_as_element(b, &via, out->a.object_start, ds.size / size)) {
 		via.variable_align = declared_align_at(&out->a, via.object_start);
 		out->a = via;
 		return;
 	}
-	k = (via.object_start - out->a.object_start) / size;
-	via.path = strset_own(&b->alloc_paths, element_member(k, via.path));
-	via.type_name = strset_own(&b->alloc_paths, xasprintf("%s[%" PRIu64 "]", via.layout->name,
-								 ds.size / size));
 	via.variable = out->a.variable;
-	via.via_pointer = false;
-	via.member_offset += via.object_start - out->a.object_start;
-	via.object_start = out->a.object_start;
-	via.element_index = (long)k;
 	via.variable_align = out->a.variable_align;
 	out->a = via;
 }
@@ -298,6 +289,27 @@ char *element_member(uint64_t k, const char *path)
 	path = path ? path : "";
 	return xasprintf("[%" PRIu64 "]%s%s", k, *path && *path != '.' && *path != '[' ? "." : "",
 			 path);
+}
+
+bool attribution_as_element(struct build *b, struct data_attribution *a, uint64_t base,
+			    uint64_t n)
+{
+	uint64_t size = a->layout ? a->layout->size : 0, k;
+
+	if (!a->via_pointer || !size || !a->layout->n_members ||
+	    a->layout_start != a->object_start || a->object_start < base ||
+	    (a->object_start - base) % size)
+		return false;
+	k = (a->object_start - base) / size;
+	a->path = strset_own(&b->alloc_paths, element_member(k, a->path));
+	a->type_name = strset_own(&b->alloc_paths, n ?
+				  xasprintf("%s[%" PRIu64 "]", a->layout->name, n) :
+				  xasprintf("%s[]", a->layout->name));
+	a->via_pointer = false;
+	a->member_offset += a->object_start - base;
+	a->object_start = base;
+	a->element_index = (long)k;
+	return true;
 }
 
 char *member_span_name(char *name, const struct data_attribution *a, uint64_t addr,
