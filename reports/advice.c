@@ -375,7 +375,11 @@ static void advise_elements(struct advisor *adv)
 	} else {
 		padded = padded_element_layout(adv, lay);
 	}
-	if (!adv->heap && n)
+	if (!adv->heap && n && l->rust)
+		layout_add_after(lay, "static %s: [%s; %" PRIu64 "];\t", escape_text(&ev, var),
+				 escape_text(&et, lay->title + (strncmp(lay->title, "struct ", 7) ?
+								0 : 7)), n);
+	else if (!adv->heap && n)
 		layout_add_after(lay, "%s %s[%" PRIu64 "];\t", escape_text(&et, lay->title),
 				 escape_text(&ev, var), n);
 	if (n)
@@ -385,7 +389,9 @@ static void advise_elements(struct advisor *adv)
 	else
 		layout_add_after(lay, "/* +%" PRIu64 " bytes per element */\n",
 				 padded - esz);
-	if (adv->heap && !adv->n_members) {
+	if (adv->heap && !adv->n_members && l->rust) {
+		layout_add_after(lay, "%s", RUST_HEAP_ALIGN_NOTE);
+	} else if (adv->heap && !adv->n_members) {
 		char *block = alloc_align_advice(l->alloc, adv->L, lay->title);
 
 		if (block)

@@ -119,6 +119,11 @@ int across_boundary(const struct advisor *adv, int a, bool *ends);
 
 /* ---- advice_proposal.c: the padded layout ------------------------------ */
 
+/* Rust's allocations (Box, Arc, Vec) take the type's alignment: a heap
+ * object needs no other call, unlike C's malloc. */
+#define RUST_HEAP_ALIGN_NOTE \
+	"/* Box, Arc and Vec allocate it at the type's alignment: no other change */\n"
+
 /* Runs of overlapping members (unions, bitfields) move as one block. */
 struct block {
 	unsigned first, n;            /* members[first, first + n) */
@@ -167,6 +172,10 @@ char *group_comment(const struct advisor *adv, int g);
 /* "Klass *[8]", "name" -> type "Klass *", declarator "name[8]" */
 void split_declaration(const char *type, const char *name,
 		       char **type_out, char **decl_out);
+/* A type name from the DWARF as Rust spells it: "u64[2][3]" ->
+ * "[[u64; 3]; 2]", "Node *" -> "*mut Node"; others as they are ("&[u8]",
+ * "[u8; 4]", "AtomicU64").  Caller frees. */
+char *rust_type_name(const char *c_type);
 /* The C in a layout's strings spelled for C++ (alignas, new). */
 char *respell_for_cxx(char *s);
 void layout_respell_for_cxx(struct report_layout *lay);

@@ -161,6 +161,7 @@ void proposal_layout(struct advisor *adv, const struct proposal *p,
 	lay->style = LAYOUT_PAHOLE;
 	lay->title = xstrdup(layout_title(adv, &owned));
 	lay->cxx = adv->line->cxx;
+	lay->rust = adv->line->rust;
 	lay->line_size = adv->L;
 	lay->size = p->size;
 	lay->align = p->align;
@@ -192,7 +193,9 @@ void proposal_layout(struct advisor *adv, const struct proposal *p,
 			last_group = b->group;
 	}
 	layout_measure(lay);
-	if (adv->heap && p->align > 16) {
+	if (adv->heap && p->align > 16 && adv->line->rust) {
+		layout_add_after(lay, "%s", RUST_HEAP_ALIGN_NOTE);
+	} else if (adv->heap && p->align > 16) {
 		char *block = alloc_align_advice(adv->line->alloc, p->align, lay->title);
 		struct strbuf et = STRBUF_INIT;
 
@@ -219,6 +222,7 @@ uint64_t padded_element_layout(struct advisor *adv, struct report_layout *lay)
 	lay->style = LAYOUT_PLAIN;
 	lay->title = xasprintf("struct padded_%s", tag);
 	lay->cxx = adv->line->cxx;
+	lay->rust = adv->line->rust;
 	lay->line_size = adv->L;
 	lay->size = padded;
 	lay->align = adv->L;
@@ -245,6 +249,7 @@ uint64_t padded_scalar_layout(struct advisor *adv, struct report_layout *lay)
 	lay->style = LAYOUT_PLAIN;
 	lay->title = xstrdup("struct");
 	lay->cxx = l->cxx;
+	lay->rust = l->rust;
 	lay->line_size = adv->L;
 	lay->size = padded;
 	lay->align = adv->L;

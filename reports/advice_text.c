@@ -1,4 +1,4 @@
-/* advice_text.c - a layout's rows as C text.
+/* advice_text.c - a layout's rows as C text (Rust's, for a Rust type).
  *
  * Two styles (report.h): pahole's view of a struct, with each member's
  * offset and size, holes, cacheline boundaries and (for the current
@@ -46,6 +46,74 @@ void split_declaration(const char *type, const char *name,
 		*decl_out = xasprintf("%s%s", name, arr);
 }
 
+/* ---- Rust ------------------------------------------------------------- */
+
+/*
+ * A Rust struct is laid out as rustc likes unless it is #[repr(C)], and a
+ * field takes no alignment of its own: the proposal's order and offsets
+ * hold under #[repr(C, align(L))], with each hole before a field that
+ * starts a line spelled as a padding field (_pad1: [u8; 56]).  The
+ * current layout is shown as rustc placed it.  Rust reads C's block
+ * comments, so the pahole columns stay.
+ */
+
+/* Is s one or more "[N]" to its end? */
+static bool array_dims(const char *s)
+{
+	size_t k;
+
+	do {
+		if (*s != '[' || !(k = strspn(s + 1, "0123456789")) || s[1 + k] != ']')
+			return false;
+		s += k + 2;
+	} while (*s);
+	return true;
+}
+
+char *rust_type_name(const char *t)
+{
+	const char *open = strchr(t, '[');
+	size_t n = strlen(t);
+
+	/* C's "T[2][3]" (2 of 3 of T) is [[T; 3]; 2]; Rust's own "[u8; 4]"
+	 * and a slice "&[u8]" are no C arrays */
+	while (open && !array_dims(open))
+		open = strchr(open + 1, '[');
+	if (open && open > t) {
+		const char *close = strchr(open, ']');
+		char *elem = xasprintf("%.*s%s", (int)(open - t), t, close + 1);
+		char *inner = rust_type_name(elem), *out;
+
+		out = xasprintf("[%s; %.*s]", inner, (int)(close - open - 1), open + 1);
+		free(elem);
+		free(inner);
+		return out;
+	}
+	if (n > 2 && !strcmp(t + n - 2, " *")) {
+		char *pointee = xasprintf("%.*s", (int)(n - 2), t);
+		char *inner = rust_type_name(pointee), *out = xasprintf("*mut %s", inner);
+
+		free(pointee);
+		free(inner);
+		return out;
+	}
+	return xstrdup(t);
+}
+
+/* "#[repr(C, align(64))]": a proposal's order and padding hold only in C's
+ * layout; the current layout is rustc's own, no attribute. */
+static void rust_repr(struct strbuf *sb, const struct report_layout *lay)
+{
+	bool line_aligned = false;
+
+	for (unsigned i = 0; i < lay->n_rows; i++)
+		line_aligned |= lay->rows[i].line_aligned;
+	if (line_aligned)
+		strbuf_addf(sb, "#[repr(C, align(%" PRIu64 "))]\n", lay->align);
+	else if (!lay->annotated)
+		strbuf_addf(sb, "#[repr(C)]\n");
+}
+
 /* ---- pahole-style layouts --------------------------------------------- */
 
 struct decl {
@@ -88,32 +156,46 @@ static uint64_t last_boundary(uint64_t off, unsigned L, uint64_t line_off)
 	return (off + line_off) / L;
 }
 
-/* Each row as type and declarator ("Klass *", "primary_supers[8];"),
- * with the widths of the two columns. */
+/* A row as the two columns: C's type and declarator ("_Alignas(64) long",
+ * "hits;"), or Rust's name and type ("hits:", "AtomicU64,"). */
+static struct decl row_decl(const struct report_layout *lay,
+			    const struct report_layout_row *row)
+{
+	struct strbuf et = STRBUF_INIT, em = STRBUF_INIT;
+	struct decl d;
+	char *type, *decl;
+
+	if (lay->rust) {
+		type = rust_type_name(row->type_name ? row->type_name : "?");
+		d.type = xasprintf("%s:", row->member ? escape_text(&em, row->member) : "_");
+		d.declarator = xasprintf("%s,", escape_text(&et, type));
+		free(type);
+	} else {
+		split_declaration(row->type_name ? escape_text(&et, row->type_name) : "?",
+				  row->member ? escape_text(&em, row->member) : "<anonymous>",
+				  &type, &decl);
+		d.declarator = xasprintf("%s;", decl);
+		d.type = row->line_aligned ?
+			xasprintf("%s(%u) %s", alignas_word(lay), lay->line_size, type) :
+			xstrdup(type);
+		free(type);
+		free(decl);
+	}
+	strbuf_release(&et);
+	strbuf_release(&em);
+	return d;
+}
+
+/* Each row's columns, with the widths of the two. */
 static struct decl *make_decls(const struct report_layout *lay, int *tw,
 			       int *nw)
 {
 	struct decl *d = xcalloc(lay->n_rows ? lay->n_rows : 1, sizeof(*d));
+	int n;
 
 	*tw = *nw = 0;
 	for (unsigned i = 0; i < lay->n_rows; i++) {
-		const struct report_layout_row *row = &lay->rows[i];
-		struct strbuf et = STRBUF_INIT, em = STRBUF_INIT;
-		char *type, *decl;
-		int n;
-
-		split_declaration(row->type_name ? escape_text(&et, row->type_name) : "?",
-				  row->member ? escape_text(&em, row->member) : "<anonymous>",
-				  &type, &decl);
-		strbuf_release(&et);
-		strbuf_release(&em);
-		d[i].declarator = xasprintf("%s;", decl);
-		d[i].type = row->line_aligned ?
-			xasprintf("%s(%u) %s", alignas_word(lay), lay->line_size,
-				  type) :
-			xstrdup(type);
-		free(type);
-		free(decl);
+		d[i] = row_decl(lay, &lay->rows[i]);
 		if ((n = (int)strlen(d[i].type)) > *tw)
 			*tw = n;
 		if ((n = (int)strlen(d[i].declarator)) > *nw)
@@ -148,8 +230,17 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 	uint64_t end = 0, k = 1;      /* next boundary to print */
 	unsigned hidden = 0;
 	struct strbuf esc = STRBUF_INIT;
-	char *head = xasprintf("%s {", escape_text(&esc, lay->title));
+	/* rustc names a struct without C's tag: "Stats" */
+	bool tag = lay->rust && strncmp(lay->title, "struct ", 7) && strncmp(lay->title, "union ", 6);
+	char *head = xasprintf("%s%s {", tag ? "struct " : "", escape_text(&esc, lay->title));
+	unsigned n_pads = 0;
 
+	if (lay->rust) {
+		rust_repr(sb, lay);
+		/* room for the padding fields' "_pad1:" and "[u8; 56]," */
+		tw = tw < 7 ? 7 : tw;
+		nw = nw < 10 ? 10 : nw;
+	}
 	strbuf_addf(sb, "%-*s /* size %" PRIu64 ", align %" PRIu64,
 		    8 + tw + 1 + nw, head, lay->size, lay->align);
 	if (!lay->placed)
@@ -176,9 +267,19 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 			if (end && last_boundary(end - 1, L, lay->line_offset) >= k)
 				k = last_boundary(end - 1, L, lay->line_offset) + 1;
 		}
-		if (row->padding_before)
+		if (row->padding_before && lay->rust && row->line_aligned) {
+			/* no field aligns itself in Rust: the hole is a field */
+			char *name = xasprintf("_pad%u:", ++n_pads);
+			char *type = xasprintf("[u8; %" PRIu64 "],", row->padding_before);
+
+			strbuf_addf(sb, "\t%-*s %-*s /* %5" PRIu64 " %5" PRIu64 " */\n", tw, name,
+				    nw, type, off - row->padding_before, row->padding_before);
+			free(name);
+			free(type);
+		} else if (row->padding_before) {
 			strbuf_addf(sb, "\t/* XXX %" PRIu64 " bytes hole */\n",
 				    row->padding_before);
+		}
 		/* like pahole, only the last boundary crossed is shown */
 		if (lay->placed && last_boundary(off, L, lay->line_offset) >= k) {
 			k = last_boundary(off, L, lay->line_offset);
@@ -204,12 +305,39 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 	if (lay->tail_padding)
 		strbuf_addf(sb, "\t/* XXX %" PRIu64 " bytes tail padding */\n",
 			    lay->tail_padding);
-	strbuf_addf(sb, "};\n");
+	strbuf_addf(sb, lay->rust ? "}\n" : "};\n");
 	free_decls(d, lay->n_rows);
 	strbuf_release(&esc);
 }
 
 /* ---- bare C ------------------------------------------------------------ */
+
+/* "#[repr(C, align(64))]\nstruct padded_u64 {\n\tv: u64,\n}": the alignment
+ * rounds the size up, no pad field needed; an anonymous one is Padded. */
+static void print_plain_rust(struct strbuf *sb, const struct report_layout *lay)
+{
+	struct strbuf esc = STRBUF_INIT, em = STRBUF_INIT;
+
+	rust_repr(sb, lay);
+	strbuf_addf(sb, "%s%s {\n", !strcmp(lay->title, "struct") ? "struct Padded" :
+		    strncmp(lay->title, "struct ", 7) ? "struct " : "",
+		    !strcmp(lay->title, "struct") ? "" : escape_text(&esc, lay->title));
+	for (unsigned i = 0; i < lay->n_rows; i++) {
+		const struct report_layout_row *row = &lay->rows[i];
+		char *type = rust_type_name(row->type_name ? row->type_name : "?");
+
+		strbuf_addf(sb, "\t%s: ", row->member ? escape_text(&em, row->member) : "_");
+		strbuf_addf(sb, "%s,\n", escape_text(&esc, type));
+		free(type);
+	}
+	strbuf_addf(sb, "}\n");
+	if (lay->declares)
+		strbuf_addf(sb, "/* %s: Padded */\n", escape_text(&esc, lay->declares));
+	if (lay->closing_comment)
+		strbuf_addf(sb, "%s\n", escape_text(&esc, lay->closing_comment));
+	strbuf_release(&esc);
+	strbuf_release(&em);
+}
 
 /* "struct padded_long {\n\t_Alignas(64) long v;\n\tchar pad[56];\n};" */
 static void print_plain(struct strbuf *sb, const struct report_layout *lay)
@@ -274,7 +402,9 @@ char *advice_layout_text(const struct report_layout *lay)
 		return NULL;
 	if (lay->before)
 		add_comment_lines(&sb, lay->before);
-	if (lay->style == LAYOUT_PLAIN)
+	if (lay->style == LAYOUT_PLAIN && lay->rust)
+		print_plain_rust(&sb, lay);
+	else if (lay->style == LAYOUT_PLAIN)
 		print_plain(&sb, lay);
 	else
 		print_pahole(&sb, lay);

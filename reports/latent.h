@@ -33,8 +33,10 @@ void latent_fill_placements(struct report_latent *lt);
 /* The advice (lt->advice), from the filled placements: what keeps the two
  * apart today (an aligned allocation: keep it) and the padding or
  * alignment that removes the risk whatever allocates the object.  L: the
- * machine's line size; cxx: a C++ type.  Raw; caller frees. */
-char *latent_advice(const struct report_latent *lt, unsigned L, bool cxx);
+ * machine's line size; lang: the type's, whose spelling the advice takes
+ * (_Alignas, alignas, #[repr(align)]).  Raw; caller frees. */
+enum advice_lang { ADVICE_C, ADVICE_CXX, ADVICE_RUST };
+char *latent_advice(const struct report_latent *lt, unsigned L, enum advice_lang lang);
 /* " (the type's)", " (malloc's)", " (aligned_alloc's)", " (the
  * declaration's)": whose alignment
  * placement p counts at. */

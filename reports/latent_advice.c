@@ -132,14 +132,15 @@ static bool kept_by_allocation(const struct report_latent *lt, unsigned L)
 
 /* "(plain malloc or new would put them on one line in 2 of 4 placements)":
  * what leaving the allocation's alignment costs; "" if nothing. */
-static char *without_it(const struct report_latent *lt, unsigned L, bool cxx)
+static char *without_it(const struct report_latent *lt, unsigned L, enum advice_lang lang)
 {
 	const struct report_placement *m = placement(lt, L, PLACEMENT_MALLOC);
 	const struct report_placement *t = placement(lt, L, PLACEMENT_TYPE);
 
 	if (m && m->sharing)
 		return xasprintf(" (plain malloc%s would put them on one line in %u of %u "
-				 "placements)", cxx ? " or new" : "", m->sharing, m->total);
+				 "placements)", lang == ADVICE_CXX ? " or new" : "", m->sharing,
+				 m->total);
 	if (t && t->sharing)
 		return xasprintf(" (at the type's %" PRIu64 "-byte alignment they would share "
 				 "a line in %u of %u placements)", t->align, t->sharing,
@@ -168,29 +169,57 @@ static char *wider_lines(const struct report_latent *lt, const char *type)
 	return out;
 }
 
+/* "_Alignas(64) on the struct's first member", "#[repr(align(64))] on the
+ * struct": how the type carries an alignment, in lang. */
+static char *type_align_text(enum advice_lang lang, unsigned L, const char *first)
+{
+	if (lang == ADVICE_RUST)
+		return xasprintf("#[repr(align(%u))] on the struct", L);
+	return xasprintf("%s(%u) on %s", lang == ADVICE_CXX ? "alignas" : "_Alignas", L, first);
+}
+
+/* "_Alignas(64) on it": a member that must start a line; a Rust field
+ * takes no alignment, its type does. */
+static char *member_align_text(enum advice_lang lang, unsigned L)
+{
+	if (lang == ADVICE_RUST)
+		return xasprintf("a #[repr(align(%u))] wrapper type for it", L);
+	return xasprintf("%s(%u) on it", lang == ADVICE_CXX ? "alignas" : "_Alignas", L);
+}
+
 /* What keeps the object aligned: "aligned_alloc(64, 192)", or a global's
  * "_Alignas(64) on the declaration of slots". */
-static char *keeper_text(const struct report_latent *lt, const char *align)
+static char *keeper_text(const struct report_latent *lt, enum advice_lang lang)
 {
 	if (lt->alloc)
 		return alloc_call_text(lt->alloc);
-	return xasprintf("%s(%" PRIu64 ") on the declaration of %s", align, lt->decl_align,
+	if (lang == ADVICE_RUST)
+		return xasprintf("the alignment of %s's type (%" PRIu64 ")",
+				 lt->object ? lt->object : "the variable", lt->decl_align);
+	return xasprintf("%s(%" PRIu64 ") on the declaration of %s",
+			 lang == ADVICE_CXX ? "alignas" : "_Alignas", lt->decl_align,
 			 lt->object ? lt->object : "the variable");
 }
 
 /* An aligned allocation or declaration keeps the array line-aligned: that
  * is what parts the two today; say so, and how the type can carry it. */
 static char *kept_advice(const struct report_latent *lt, const char *type, unsigned L,
-			 bool cxx)
+			 enum advice_lang lang)
 {
-	const char *align = cxx ? "alignas" : "_Alignas";
-	char *call = keeper_text(lt, align), *without = without_it(lt, L, cxx);
+	char *call = keeper_text(lt, lang), *without = without_it(lt, L, lang);
 	char *wider = wider_lines(lt, type), *reach, *out;
+	char *carry = type_align_text(lang, L, "the struct's first member");
+	char *carry_own = type_align_text(lang, L, "its first member");
+	char *on_it = member_align_text(lang, L);
 
-	/* in C malloc ignores the type's alignment; in C++17 new honours it */
-	if (cxx)
+	/* in C malloc ignores the type's alignment; in C++17 new honours it,
+	 * and Rust's Box, Arc and Vec always do */
+	if (lang == ADVICE_CXX)
 		reach = xstrdup("new and std::vector honour it from C++17, so no allocation "
 				"call has to");
+	else if (lang == ADVICE_RUST)
+		reach = xstrdup("Box, Arc, Vec and statics honour it, so no allocation call "
+				"has to");
 	else if (lt->alloc)
 		reach = xasprintf("static and automatic arrays honour it; malloc does not, so "
 				  "keep %s on the heap", lt->alloc->call);
@@ -201,23 +230,25 @@ static char *kept_advice(const struct report_latent *lt, const char *type, unsig
 		out = xasprintf("%s is %" PRIu64 " bytes, a multiple of the %u-byte line, and "
 				"%s keeps the array line-aligned: that alignment is what keeps "
 				"the two apart now, so keep it%s; to carry the alignment with the "
-				"type, put %s(%u) on the struct's first member (%s)%s", type,
-				lt->type_size, L, call, without, align, L, reach, wider);
+				"type, put %s (%s)%s", type,
+				lt->type_size, L, call, without, carry, reach, wider);
 	else if (lt->type_size)
 		out = xasprintf("pad %s from %" PRIu64 " to %" PRIu64 " bytes (cost +%" PRIu64
 				" bytes per element); %s keeps the array aligned to %u: keep "
-				"it%s, or carry the alignment with the type: %s(%u) on its first "
-				"member (%s)%s",
+				"it%s, or carry the alignment with the type: %s (%s)%s",
 				type, lt->type_size, (lt->type_size + L - 1) / L * L,
 				(lt->type_size + L - 1) / L * L - lt->type_size, call, L,
-				without, align, L, reach, wider);
+				without, carry_own, reach, wider);
 	else
-		out = xasprintf("start %s on its own %u-byte line (%s(%u) on it), away from %s: "
+		out = xasprintf("start %s on its own %u-byte line (%s), away from %s: "
 				"at most %u bytes of padding; %s aligns the object to %u "
 				"already: keep it%s%s",
-				lt->b.member ? lt->b.member : "the second range", L, align, L,
+				lt->b.member ? lt->b.member : "the second range", L, on_it,
 				lt->a.member ? lt->a.member : "the first", L - 1, call, L,
 				without, wider);
+	free(carry);
+	free(carry_own);
+	free(on_it);
 	free(call);
 	free(without);
 	free(wider);
@@ -248,38 +279,47 @@ static char *not_kept(const struct report_latent *lt, unsigned L)
 	return out;
 }
 
-char *latent_advice(const struct report_latent *lt, unsigned L, bool cxx)
+char *latent_advice(const struct report_latent *lt, unsigned L, enum advice_lang lang)
 {
 	const char *type = lt->type_name ? lt->type_name : "the element";
-	char *heap = cxx ? xasprintf("new and std::vector align it from C++17, "
-				     "aligned_alloc(%u, ...) what malloc allocates", L) :
-			   xasprintf("aligned_alloc(%u, ...) on the heap", L);
-	const char *align = cxx ? "alignas" : "_Alignas";
+	char *heap = lang == ADVICE_CXX ? xasprintf("new and std::vector align it from C++17, "
+						    "aligned_alloc(%u, ...) what malloc "
+						    "allocates", L) :
+		     lang == ADVICE_RUST ? xstrdup("Box, Arc and Vec align it") :
+		     xasprintf("aligned_alloc(%u, ...) on the heap", L);
+	char *carry = type_align_text(lang, L, "the struct's first member");
+	char *carry_own = type_align_text(lang, L, "its first member");
 	char *advice, *but;
 
 	if ((lt->alloc || !lt->heap) && kept_by_allocation(lt, L)) {
 		free(heap);
-		return kept_advice(lt, type, L, cxx);
+		free(carry);
+		free(carry_own);
+		return kept_advice(lt, type, L, lang);
 	}
 	if (lt->type_size && lt->type_size % L == 0) {
 		but = not_kept(lt, L);
 		advice = xasprintf("%s is %" PRIu64 " bytes, a multiple of the %u-byte line, %s: "
-				   "align it to %u bytes (%s(%u) on the struct's first member; "
-				   "%s), so that each element starts a line", type, lt->type_size,
-				   L, but, L, align, L, heap);
+				   "align it to %u bytes (%s; %s), so that each element starts a "
+				   "line", type, lt->type_size, L, but, L, carry, heap);
 		free(but);
 	} else if (lt->type_size) {
 		advice = xasprintf("pad %s from %" PRIu64 " to %" PRIu64 " bytes and align "
-				   "the array to %u (%s(%u) on its first member; %s): cost +%"
+				   "the array to %u (%s; %s): cost +%"
 				   PRIu64 " bytes per element", type, lt->type_size,
-				   (lt->type_size + L - 1) / L * L, L, align, L, heap,
+				   (lt->type_size + L - 1) / L * L, L, carry_own, heap,
 				   (lt->type_size + L - 1) / L * L - lt->type_size);
 	} else {
-		advice = xasprintf("start %s on its own %u-byte line (%s(%u) on it, and the "
+		char *on_it = member_align_text(lang, L);
+
+		advice = xasprintf("start %s on its own %u-byte line (%s, and the "
 				   "object aligned to %u), away from %s: at most %u bytes of "
 				   "padding", lt->b.member ? lt->b.member : "the second range", L,
-				   align, L, L, lt->a.member ? lt->a.member : "the first", L - 1);
+				   on_it, L, lt->a.member ? lt->a.member : "the first", L - 1);
+		free(on_it);
 	}
 	free(heap);
+	free(carry);
+	free(carry_own);
 	return advice;
 }

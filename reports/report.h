@@ -132,6 +132,7 @@ struct report_layout {
 	uint64_t line_offset;        /*   and this is that offset */
 	bool annotated;              /* rows carry writers/readers/share */
 	bool cxx;                    /* spell alignas, not _Alignas */
+	bool rust;                   /* spell it as Rust (advice_text.c) */
 	bool pad_member;             /* plain: spell the tail as char pad[N] */
 	uint64_t accesses;           /* all rows' accesses */
 	char *before;                /* comment lines before the C, or NULL */
@@ -272,6 +273,7 @@ struct report_line {
 	char *struct_name;           /* of the struct the members are, which may
 	                                be nested in the object: "struct half" */
 	bool cxx;                    /* the type is C++'s: advice spells alignas */
+	bool rust;                   /* the type is Rust's: advice spells Rust */
 	struct report_advice advice;
 	double predicted_gain;       /* speedup of the proposed fix (gain.h), 0 if n/a */
 	double predicted_gain_all;   /* ... if every contended range were fixed */

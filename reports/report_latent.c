@@ -363,7 +363,9 @@ static bool build_latent(struct build *b, struct attr_cache *cache, struct footp
 	}
 	/* the block first: its recorded alignment is a placement too */
 	latent_fill_placements(lt);
-	lt->advice = latent_advice(lt, L, at_a.a.layout && at_a.a.layout->cxx);
+	lt->advice = latent_advice(lt, L, !at_a.a.layout ? ADVICE_C :
+				   at_a.a.layout->rust ? ADVICE_RUST :
+				   at_a.a.layout->cxx ? ADVICE_CXX : ADVICE_C);
 	/* the object's own alignment keeps them apart: padded already */
 	for (unsigned i = 0; i < lt->n_placements; i++)
 		if (lt->placements[i].line_size == L && lt->placements[i].sharing)

@@ -501,6 +501,7 @@ build_members(const struct line *l, const struct cell_attr *attrs,
 	rl->struct_align = inst->layout->align;
 	rl->struct_name = strdup_or_null(inst->layout->name);
 	rl->cxx = inst->layout->cxx;
+	rl->rust = inst->layout->rust;
 	if (inst->layout->n_members)
 		struct_members(l, inst, rl);
 	else

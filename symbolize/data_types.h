@@ -51,6 +51,7 @@ struct type_layout {
 	struct type_member *members;
 	unsigned n_members;
 	bool cxx;                 /* from a C++ unit: advice in C++ spelling */
+	bool rust;                /* from a Rust unit: advice in Rust spelling */
 };
 
 struct data_attribution {

@@ -129,13 +129,16 @@ static void layout_fill_members(struct data_types *dt, Dwarf_Die *s,
 	free(tmp);
 }
 
-static bool in_cxx_unit(Dwarf_Die *die)
+static int unit_lang(Dwarf_Die *die)
 {
 	Dwarf_Die cu;
 
-	if (!dwarf_diecu(die, &cu, NULL, NULL))
-		return false;
-	switch (dwarf_srclang(&cu)) {
+	return dwarf_diecu(die, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
+}
+
+static bool in_cxx_unit(Dwarf_Die *die)
+{
+	switch (unit_lang(die)) {
 	case DW_LANG_C_plus_plus:
 	case DW_LANG_C_plus_plus_03:
 	case DW_LANG_C_plus_plus_11:
@@ -163,6 +166,7 @@ static const struct type_layout *layout_get(struct data_types *dt,
 	le = xcalloc(1, sizeof(*le));
 	le->pub.size = type_size(type);
 	le->pub.cxx = in_cxx_unit(type);
+	le->pub.rust = unit_lang(type) == DW_LANG_Rust;
 	if (is_aggregate(dwarf_tag(type))) {
 		le->pub.name = !dwarf_diename(type) && name_hint ?
 			       dt_intern(dt, name_hint) : dt_type_name(dt, type);

@@ -4,7 +4,8 @@
 # library: the sites are the closures' lines in main.rs (AtomicU64's
 # fetch_add is inlined from /rustc/.../atomic.rs), the members are the
 # fields ("...data.hits", not "...hits.v.value": AtomicU64 and UnsafeCell
-# are the library's wrappers), the advice's layout is Stats, and the
+# are the library's wrappers), the advice's layout is Stats, proposed in
+# Rust (#[repr(C, align(64))], "hits: AtomicU64,"), and the
 # block was allocated by Arc::new in main, not in alloc.rs.  Skipped
 # without rustc.
 set -u
@@ -73,6 +74,10 @@ if (site.get("file") or "").rsplit("/", 1)[-1] != "main.rs" or site.get("line") 
 text = json.dumps(l.get("advice"))
 if "Stats {" not in text or "UnsafeCell" in text:
     fails.append("advice's layout is not Stats: %s" % text[:200])
+proposed = (l.get("advice") or {}).get("layout_proposed") or ""
+if (not proposed.startswith("#[repr(C, align(64))]\nstruct Stats {") or "hits:" not in proposed or
+        "_Alignas" in proposed or "aligned_alloc" in proposed):
+    fails.append("the proposal is not Rust: %s" % proposed[:300])
 if fails:
     sys.exit("FAIL: " + "; ".join(fails))
 print("ok rust: members %s, sites %s, allocated at main.rs:%d" % (members, sorted(sites), line["ALLOC"]))

@@ -5,6 +5,7 @@
 
 #include "common/util.h"
 #include "reports/advice.h"
+#include "reports/advice_internal.h"
 #include "tap.h"
 
 #define TIDS(...) ((uint32_t[]){ __VA_ARGS__ })
@@ -290,6 +291,79 @@ static void test_pair(void)
 	CHECK_EQ_U64(l.advice.cost_bytes, 112, "pair cost");
 	CHECK_EQ_U64(l.advice.placements_sharing, 7, "pair placements sharing");
 	CHECK_EQ_U64(l.advice.placements_total, 8, "pair placements total");
+	advice_free(&l.advice);
+}
+
+/* The pair in Rust: Arc<Stats> of two AtomicU64.  A field aligns to
+ * nothing of its own, so the proposal is #[repr(C, align(64))] with the
+ * hole a field; Arc aligns the block itself. */
+static void test_rust_pair(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 100 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 100 } };
+	struct report_member m[] = {
+		{ "hits", "AtomicU64", 0, 8, .writes = 100, .writers = TIDS(1), .n_writers = 1 },
+		{ "misses", "AtomicU64", 8, 8, .writes = 100, .writers = TIDS(2), .n_writers = 1 },
+		{ "log", "u8[16]", 16, 16 },
+	};
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "ptr->data.hits", .false_writer = true,
+		  .false_victim = true, .writes = 100, .threads = t1, .n_threads = 1 },
+		{ .offset = 8, .size = 8, .member = "ptr->data.misses", .false_writer = true,
+		  .false_victim = true, .writes = 100, .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x2000, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "ptr", .type_name = "Stats", .object_start = 0x2000,
+		.ranges = r, .n_ranges = 2, .members = m, .n_members = 3,
+		.struct_size = 32, .struct_align = 8, .struct_name = "Stats", .rust = true,
+	};
+	const char *now =
+		"struct Stats {             /* size 32, align 8 */\n"
+		"\thits:   AtomicU64, /*     0     8 */  W: 1  50%\n"
+		"\tmisses: AtomicU64, /*     8     8 */  W: 2  50%\n"
+		"\tlog:    [u8; 16],  /*    16    16 */\n"
+		"}\n";
+
+	advice_for_line(&l, true);
+	CHECK_STR(l.advice.layout_proposed,
+		  "#[repr(C, align(64))]\n"
+		  "struct Stats {             /* size 192, align 64 */\n"
+		  "\tlog:    [u8; 16],  /*     0    16 */\n"
+		  "\t_pad1:  [u8; 48],  /*    16    48 */\n"
+		  "\t/* --- cacheline 1 boundary (64 bytes) --- */\n"
+		  "\t/* a line of its own: written by thread 1 */\n"
+		  "\thits:   AtomicU64, /*    64     8 */\n"
+		  "\t_pad2:  [u8; 56],  /*    72    56 */\n"
+		  "\t/* --- cacheline 2 boundary (128 bytes) --- */\n"
+		  "\t/* a line of its own: written by thread 2 */\n"
+		  "\tmisses: AtomicU64, /*   128     8 */\n"
+		  "\t/* XXX 56 bytes tail padding */\n"
+		  "}\n"
+		  "/* Box, Arc and Vec allocate it at the type's alignment: no other change */\n"
+		  "/* cost: +160 bytes per instance (32 -> 192) */\n",
+		  "Rust proposal");
+	/* rustc's own order, no attribute: a description, not code to keep */
+	CHECK(l.advice.layout_now && !strncmp(l.advice.layout_now, now, strlen(now)),
+	      "Rust layout now: %s", l.advice.layout_now);
+	{
+		static const char *const names[][2] = {
+			{ "u8[16]", "[u8; 16]" }, { "u64[2][3]", "[[u64; 3]; 2]" },
+			{ "Node *", "*mut Node" }, { "Node *[4]", "[*mut Node; 4]" },
+			{ "&[u8]", "&[u8]" }, { "[u8; 4]", "[u8; 4]" },
+			{ "Vec<[u8; 4]>", "Vec<[u8; 4]>" }, { "x[]", "x[]" },
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			char *got = rust_type_name(names[i][0]);
+
+			CHECK(!strcmp(got, names[i][1]), "Rust spelling of %s: %s", names[i][0], got);
+			free(got);
+		}
+	}
+	CHECK(!strstr(l.advice.layout_now, "_Alignas") &&
+	      !strstr(l.advice.layout_proposed, "_Alignas") &&
+	      !strstr(l.advice.layout_proposed, "aligned_alloc"), "no C in the Rust");
 	advice_free(&l.advice);
 }
 
@@ -1270,6 +1344,20 @@ static void test_counters_rows(void)
 	      strstr(l.advice.layout_proposed, "\talignas(64) volatile long v;\n"),
 	      "C++: alignas: %s", l.advice.layout_proposed);
 	advice_free(&l.advice);
+
+	/* Rust: a static [AtomicU64; 64] */
+	l.cxx = false;
+	l.rust = true;
+	l.type_name = "AtomicU64[64]";
+	advice_for_line(&l, false);
+	CHECK_STR(l.advice.layout_proposed,
+		  "#[repr(C, align(64))]\n"
+		  "struct padded_AtomicU64 {\n"
+		  "\tv: AtomicU64,\n"
+		  "}\n"
+		  "static counters: [padded_AtomicU64; 64];\t/* 64 x 64 bytes: +3584 bytes */\n",
+		  "Rust: padded element");
+	advice_free(&l.advice);
 }
 
 int main(void)
@@ -1278,6 +1366,7 @@ int main(void)
 	test_klass();
 	test_klass_offset_24();
 	test_pair();
+	test_rust_pair();
 	test_placement_pair();
 	test_counters();
 	test_array_of_rows();

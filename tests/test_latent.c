@@ -98,7 +98,7 @@ static void test_aligned_alloc(void)
 		  "type's) on 128-byte lines", "placements in words");
 	free(text);
 
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "struct slot is 64 bytes, a multiple of the 64-byte line, and "
 		  "aligned_alloc(64, 192) keeps the array line-aligned: that alignment is what "
 		  "keeps the two apart now, so keep it (plain malloc would put them on one line "
@@ -112,10 +112,17 @@ static void test_aligned_alloc(void)
 	      advice);
 	free(advice);
 
-	advice = latent_advice(&lt, 64, true);
+	advice = latent_advice(&lt, 64, ADVICE_CXX);
 	CHECK(has(advice, "plain malloc or new would put them on one line in 2 of 4") &&
 	      has(advice, "alignas(64) on the struct's first member (new and std::vector "
 		  "honour it from C++17"), "C++: new, alignas");
+	free(advice);
+
+	/* Rust: the struct carries the alignment, and Box, Arc and Vec keep it */
+	advice = latent_advice(&lt, 64, ADVICE_RUST);
+	CHECK(has(advice, "put #[repr(align(64))] on the struct (Box, Arc, Vec and statics "
+		  "honour it, so no allocation call has to)") && !has(advice, "_Alignas") &&
+	      !has(advice, "alignas("), "Rust: #[repr(align)]: %s", advice);
 	free(advice);
 }
 
@@ -131,7 +138,7 @@ static void test_unaligned_blocks(void)
 	CHECK(lt.n_placements == 4 && placement_is(&lt, 0, 64, 16, 2, 4, PLACEMENT_MALLOC) &&
 	      placement_is(&lt, 1, 64, 8, 4, 8, PLACEMENT_TYPE),
 	      "malloc: malloc's and the type's only");
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "but nothing keeps the array line-aligned: align it to 64 bytes "
 		  "(_Alignas(64) on the struct's first member; aligned_alloc(64, ...) on the "
 		  "heap)"), "malloc: nothing keeps it aligned");
@@ -144,7 +151,7 @@ static void test_unaligned_blocks(void)
 	CHECK_EQ_U64(latent_alloc_align(&lt), 0, "walked: no alignment from the address");
 	latent_fill_placements(&lt);
 	CHECK_EQ_U64(lt.n_placements, 4, "walked: no allocation placement");
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "but no allocation record shows the array line-aligned"),
 	      "walked: says what is unknown");
 	free(advice);
@@ -153,7 +160,7 @@ static void test_unaligned_blocks(void)
 	lt = slots(NULL, 0, 64, 8);
 	latent_fill_placements(&lt);
 	CHECK_EQ_U64(lt.n_placements, 4, "untracked: four placements");
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "no allocation record shows"), "untracked: unknown");
 	free(advice);
 }
@@ -170,7 +177,7 @@ static void test_other_alignments(void)
 	latent_fill_placements(&lt);
 	CHECK(placement_is(&lt, 0, 64, 64, 1, 1, PLACEMENT_ALLOCATION),
 	      "shifted 32: 1 of 1 at the allocation's alignment");
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "but the array is not kept line-aligned (aligned_alloc(64, 256) "
 		  "aligns the block to 64 bytes, and the array does not start a line of it)"),
 	      "shifted 32: not kept aligned");
@@ -181,7 +188,7 @@ static void test_other_alignments(void)
 	latent_fill_placements(&lt);
 	CHECK(placement_is(&lt, 0, 64, 32, 1, 2, PLACEMENT_ALLOCATION),
 	      "aligned_alloc(32): 1 of 2");
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "(aligned_alloc(32, 192) aligns the block to 32 bytes only)"),
 	      "aligned_alloc(32): only 32");
 	free(advice);
@@ -206,7 +213,7 @@ static void test_other_alignments(void)
 	CHECK(has(text, "0 of 1 placements at 128-byte alignment (the allocation's)"),
 	      "posix_memalign: the allocation's");
 	free(text);
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "posix_memalign(128, 192) keeps the array line-aligned") &&
 	      has(advice, "keep posix_memalign on the heap") &&
 	      !strstr(advice, "128-byte lines"), "posix_memalign(128): no 128 clause: %s",
@@ -217,7 +224,7 @@ static void test_other_alignments(void)
 	a = block("aligned_alloc", 64, 192);
 	lt = slots(&a, 0, 48, 8);
 	latent_fill_placements(&lt);
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "pad struct slot from 48 to 64 bytes (cost +16 bytes per element); "
 		  "aligned_alloc(64, 192) keeps the array aligned to 64: keep it"),
 	      "48-byte elements: pad, keep the alignment");
@@ -225,14 +232,14 @@ static void test_other_alignments(void)
 	/* the pair in elements 1 and 2: still the array of the block's start */
 	lt = slots(&a, 48, 48, 8);
 	latent_fill_placements(&lt);
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "aligned_alloc(64, 192) keeps the array aligned to 64: keep it"),
 	      "48-byte elements 1 and 2: kept");
 	free(advice);
 	/* 16 bytes in: no element of an array at the block's start */
 	lt = slots(&a, 16, 48, 8);
 	latent_fill_placements(&lt);
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "pad struct slot from 48 to 64 bytes and align the array to 64"),
 	      "48-byte elements 16 bytes in: not kept");
 	free(advice);
@@ -241,7 +248,7 @@ static void test_other_alignments(void)
 	lt = slots(&a, 0, 64, 8);
 	lt.type_size = 0;
 	latent_fill_placements(&lt);
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "start [1].count on its own 64-byte line (_Alignas(64) on it), away "
 		  "from [0].sum: at most 63 bytes of padding; aligned_alloc(64, 192) aligns the "
 		  "object to 64 already: keep it (plain malloc would put them on one line in 2 "
@@ -266,7 +273,7 @@ static void test_aligned_new(void)
 	latent_fill_placements(&lt);
 	CHECK(placement_is(&lt, 0, 64, 64, 0, 1, PLACEMENT_ALLOCATION),
 	      "aligned new(64): 0 of 1 at the allocation's alignment");
-	advice = latent_advice(&lt, 64, true);
+	advice = latent_advice(&lt, 64, ADVICE_CXX);
 	CHECK(has(advice, "operator new[](192, std::align_val_t(64)) keeps the array "
 		  "line-aligned: that alignment is what keeps the two apart now, so keep it "
 		  "(plain malloc or new would put them on one line in 2 of 4 placements)"),
@@ -317,7 +324,7 @@ static void test_printers(void)
 
 	a.site = "main<b> latent_slots.c:103";
 	latent_fill_placements(&lt);
-	lt.advice = latent_advice(&lt, 64, false);
+	lt.advice = latent_advice(&lt, 64, ADVICE_C);
 	out = render(&r, report_print_text);
 	CHECK(has(out, "   heap block: aligned_alloc(64, 192) = 192 bytes at 0x55d77fb11040, "
 		  "allocated in main<b>\n") &&
@@ -370,7 +377,7 @@ static void test_declared_alignment(void)
 	CHECK(has(text, "0 of 1 placements at 64-byte alignment (the declaration's), 4 of 8 "
 		  "at 8-byte alignment (the type's) on 64-byte lines"), "declared: in words");
 	free(text);
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "struct slot is 64 bytes, a multiple of the 64-byte line, and "
 		  "_Alignas(64) on the declaration of slots keeps the array line-aligned: that "
 		  "alignment is what keeps the two apart now, so keep it (at the type's 8-byte "
@@ -385,7 +392,7 @@ static void test_declared_alignment(void)
 	free(advice);
 	lt.advice = NULL;
 
-	advice = latent_advice(&lt, 64, true);
+	advice = latent_advice(&lt, 64, ADVICE_CXX);
 	CHECK(has(advice, "alignas(64) on the declaration of slots keeps the array line-aligned"),
 	      "C++: alignas");
 	free(advice);
@@ -394,7 +401,7 @@ static void test_declared_alignment(void)
 	lt.decl_align = 32;
 	latent_fill_placements(&lt);
 	CHECK(placement_is(&lt, 0, 64, 32, 1, 2, PLACEMENT_DECLARATION), "declared 32: 1 of 2");
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "but the array is not kept line-aligned (its declaration aligns it "
 		  "to 32 bytes only)"), "declared 32: only 32");
 	free(advice);
@@ -402,7 +409,7 @@ static void test_declared_alignment(void)
 	/* none: as before */
 	lt.decl_align = 0;
 	latent_fill_placements(&lt);
-	advice = latent_advice(&lt, 64, false);
+	advice = latent_advice(&lt, 64, ADVICE_C);
 	CHECK(has(advice, "but nothing keeps the array line-aligned"), "undeclared: nothing");
 	free(advice);
 }
