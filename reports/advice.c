@@ -389,8 +389,8 @@ static void advise_elements(struct advisor *adv)
 	else
 		layout_add_after(lay, "/* +%" PRIu64 " bytes per element */\n",
 				 padded - esz);
-	if (adv->heap && !adv->n_members && l->rust) {
-		layout_add_after(lay, "%s", RUST_HEAP_ALIGN_NOTE);
+	if (adv->heap && !adv->n_members && heap_align_note(l)) {
+		layout_add_after(lay, "%s", heap_align_note(l));
 	} else if (adv->heap && !adv->n_members) {
 		char *block = alloc_align_advice(l->alloc, adv->L, lay->title);
 

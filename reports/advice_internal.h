@@ -123,6 +123,12 @@ int across_boundary(const struct advisor *adv, int a, bool *ends);
  * object needs no other call, unlike C's malloc. */
 #define RUST_HEAP_ALIGN_NOTE \
 	"/* Box, Arc and Vec allocate it at the type's alignment: no other change */\n"
+/* C++17's new does too: where new allocated it, nothing else to change. */
+#define CXX_NEW_ALIGN_NOTE \
+	"/* new allocates it at the type's alignment from C++17 on: no other change */\n"
+/* The note a heap object of line's type needs to start a line where its
+ * language's allocation does that by itself, else NULL. */
+const char *heap_align_note(const struct report_line *line);
 
 /* Runs of overlapping members (unions, bitfields) move as one block. */
 struct block {

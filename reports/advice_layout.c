@@ -412,6 +412,19 @@ static void elide_members(struct advisor *adv)
 	}
 }
 
+/* "struct counters", or C++'s "Counters" with its key: "class Counters"
+ * (a class's members are private unless said otherwise; a proposal
+ * spelled struct would make them public). */
+static const char *title_of(const char *type, bool cxx_class, char **owned)
+{
+	if (!type)
+		return "struct";
+	if (!strncmp(type, "struct ", 7) || !strncmp(type, "union ", 6) ||
+	    !strncmp(type, "class ", 6))
+		return type;
+	return *owned = xasprintf("%s %s", cxx_class ? "class" : "struct", type);
+}
+
 /* Members of a struct inside the object: the report has no name for
  * that struct, only the member holding it ("in" of "g.in.a[2]"). */
 static void find_nesting(struct advisor *adv)
@@ -427,9 +440,16 @@ static void find_nesting(struct advisor *adv)
 			continue;
 		adv->nested = true;
 		/* the members' struct by its name where it has one */
-		adv->nested_title = l->struct_name && !strstr(l->struct_name, "{...}") ?
-				    xstrdup(l->struct_name) :
-				    xasprintf("struct <type of %.*s>", (int)len, outer);
+		if (l->struct_name && !strstr(l->struct_name, "{...}")) {
+			char *owned = NULL;
+
+			adv->nested_title = xstrdup(l->rust ? l->struct_name :
+						    title_of(l->struct_name, l->cxx_class,
+							     &owned));
+			free(owned);
+		} else {
+			adv->nested_title = xasprintf("struct <type of %.*s>", (int)len, outer);
+		}
 		return;
 	}
 }
@@ -630,22 +650,12 @@ void advisor_release(struct advisor *adv)
 
 /* "struct Klass", "struct stats"; a bare "Klass" (C++, typedef) gets
  * "struct " so the layout reads as C. */
-static const char *title_of(const char *type, char **owned)
-{
-	if (!type)
-		return "struct";
-	if (!strncmp(type, "struct ", 7) || !strncmp(type, "union ", 6) ||
-	    !strncmp(type, "class ", 6))
-		return type;
-	return *owned = xasprintf("struct %s", type);
-}
-
 const char *layout_title(const struct advisor *adv, char **owned)
 {
 	if (adv->nested)
 		return adv->nested_title;
 	return title_of(adv->is_array ? adv->elem_type : adv->line->type_name,
-			owned);
+			adv->line->cxx_class, owned);
 }
 
 static uint32_t *copy_tids(const uint32_t *tids, unsigned n)

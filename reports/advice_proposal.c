@@ -193,8 +193,8 @@ void proposal_layout(struct advisor *adv, const struct proposal *p,
 			last_group = b->group;
 	}
 	layout_measure(lay);
-	if (adv->heap && p->align > 16 && adv->line->rust) {
-		layout_add_after(lay, "%s", RUST_HEAP_ALIGN_NOTE);
+	if (adv->heap && p->align > 16 && heap_align_note(adv->line)) {
+		layout_add_after(lay, "%s", heap_align_note(adv->line));
 	} else if (adv->heap && p->align > 16) {
 		char *block = alloc_align_advice(adv->line->alloc, p->align, lay->title);
 		struct strbuf et = STRBUF_INIT;
@@ -209,6 +209,17 @@ void proposal_layout(struct advisor *adv, const struct proposal *p,
 		strbuf_release(&et);
 	}
 	free(owned);
+}
+
+const char *heap_align_note(const struct report_line *line)
+{
+	const char *call = line->alloc ? line->alloc->call : NULL;
+
+	if (line->rust)
+		return RUST_HEAP_ALIGN_NOTE;
+	if (line->cxx && call && !strncmp(call, "operator new", 12))
+		return CXX_NEW_ALIGN_NOTE;
+	return NULL;
 }
 
 /* An array of scalars ("long counters[64]") padded element by element:

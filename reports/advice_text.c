@@ -438,6 +438,8 @@ static char *replace_all(char *s, const char *from, const char *to)
 char *respell_for_cxx(char *s)
 {
 	s = replace_all(s, "_Alignas(", "alignas(");
+	s = replace_all(s, "sizeof(struct ", "sizeof(");
+	s = replace_all(s, "sizeof(class ", "sizeof(");
 	return replace_all(s, "/* malloc aligns to 16 bytes only: allocate with ",
 			   "/* new aligns it (C++17); malloc to 16 bytes only: use ");
 }

@@ -274,6 +274,7 @@ struct report_line {
 	                                be nested in the object: "struct half" */
 	bool cxx;                    /* the type is C++'s: advice spells alignas */
 	bool rust;                   /* the type is Rust's: advice spells Rust */
+	bool cxx_class;              /* a C++ class: its layouts say class */
 	struct report_advice advice;
 	double predicted_gain;       /* speedup of the proposed fix (gain.h), 0 if n/a */
 	double predicted_gain_all;   /* ... if every contended range were fixed */

@@ -502,6 +502,7 @@ build_members(const struct line *l, const struct cell_attr *attrs,
 	rl->struct_name = strdup_or_null(inst->layout->name);
 	rl->cxx = inst->layout->cxx;
 	rl->rust = inst->layout->rust;
+	rl->cxx_class = inst->layout->cxx_class;
 	if (inst->layout->n_members)
 		struct_members(l, inst, rl);
 	else

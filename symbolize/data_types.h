@@ -52,6 +52,7 @@ struct type_layout {
 	unsigned n_members;
 	bool cxx;                 /* from a C++ unit: advice in C++ spelling */
 	bool rust;                /* from a Rust unit: advice in Rust spelling */
+	bool cxx_class;           /* a C++ class, not a struct: layouts say so */
 };
 
 struct data_attribution {

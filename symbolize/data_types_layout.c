@@ -167,6 +167,7 @@ static const struct type_layout *layout_get(struct data_types *dt,
 	le->pub.size = type_size(type);
 	le->pub.cxx = in_cxx_unit(type);
 	le->pub.rust = unit_lang(type) == DW_LANG_Rust;
+	le->pub.cxx_class = le->pub.cxx && dwarf_tag(type) == DW_TAG_class_type;
 	if (is_aggregate(dwarf_tag(type))) {
 		le->pub.name = !dwarf_diename(type) && name_hint ?
 			       dt_intern(dt, name_hint) : dt_type_name(dt, type);

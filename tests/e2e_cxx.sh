@@ -12,7 +12,8 @@
 #    2b: from new (std::align_val_t(64)) Stats[4], the allocation is
 #    C++17's aligned operator new[], with its alignment and main's line.
 #    2c: a std::vector<Stats> member of a class is Stats, not the
-#    vector's value_type.
+#    vector's value_type.  2d: a class from new is proposed as a class,
+#    and new aligns it.
 # 3. The same under attach, the block read from the glibc heap.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -255,6 +256,47 @@ if a.get("call") != "operator new[]" or a.get("align") != 64 or a.get("size") !=
     sys.exit("FAIL: aligned new[]: allocation %s" % a)
 print("ok aligned new[]: %s(%s, align %s) at %s" % (a["call"], a["size"], a["align"],
                                                    site.get("name")))
+EOP
+[ $? -eq 0 ] || exit 1
+
+# 2d. A class from new: the proposal is a class (its members stay private),
+#     and C++17's new aligns it, so no allocation call is to change.
+cat >"$tmp/klass.cpp" <<'EOC'
+#include <atomic>
+#include <thread>
+
+class Counters {
+public:
+	void hit() { hits_.fetch_add(1, std::memory_order_relaxed); }
+	void miss() { misses_.fetch_add(1, std::memory_order_relaxed); }
+	long total() const { return hits_ + misses_; }
+private:
+	std::atomic<long> hits_{0};
+	std::atomic<long> misses_{0};
+};
+
+int main()
+{
+	Counters *c = new Counters;
+	std::thread a([c] { for (long i = 0; i < 100000000; i++) c->hit(); });
+	std::thread b([c] { for (long i = 0; i < 100000000; i++) c->miss(); });
+	a.join();
+	b.join();
+	return c->total() == 200000000 ? 0 : 1;
+}
+EOC
+build_and_run klass kl.json -std=c++17
+python3 - "$tmp/kl.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+lines = [l for l in r["lines"] if l["kind"] == "false"]
+if not lines:
+    sys.exit("FAIL: nothing reported for class Counters")
+p = (lines[0].get("advice") or {}).get("layout_proposed") or ""
+if not p.startswith("class Counters {") or "alignas(64)" not in p \
+        or "new allocates it at the type's alignment" not in p or "malloc" in p:
+    sys.exit("FAIL: class Counters from new: proposed %s" % p)
+print("ok class Counters from new: a class, alignas, new aligns it")
 EOP
 [ $? -eq 0 ] || exit 1
 

@@ -292,6 +292,30 @@ static void test_pair(void)
 	CHECK_EQ_U64(l.advice.placements_sharing, 7, "pair placements sharing");
 	CHECK_EQ_U64(l.advice.placements_total, 8, "pair placements total");
 	advice_free(&l.advice);
+
+	/* a C++ class from new: "class", its members stay private; new
+	 * aligns it (C++17), so no allocation call to change */
+	l.type_name = "Pair";
+	l.cxx = l.cxx_class = true;
+	l.alloc = &(struct report_alloc){ .call = "operator new", .size = 16, .start = 0x2000 };
+	advice_for_line(&l, true);
+	CHECK(l.advice.layout_proposed &&
+	      !strncmp(l.advice.layout_proposed, "class Pair {", 12) &&
+	      strstr(l.advice.layout_proposed, "\talignas(64) long a; /*     0     8 */\n") &&
+	      strstr(l.advice.layout_proposed, "/* new allocates it at the type's alignment from "
+		     "C++17 on: no other change */\n") &&
+	      !strstr(l.advice.layout_proposed, "malloc"),
+	      "C++ class from new: %s", l.advice.layout_proposed);
+	advice_free(&l.advice);
+
+	/* the same from malloc: aligned_alloc, and sizeof as C++ spells it */
+	l.alloc->call = "malloc";
+	advice_for_line(&l, true);
+	CHECK(l.advice.layout_proposed &&
+	      strstr(l.advice.layout_proposed, "aligned_alloc(64, sizeof(Pair))") &&
+	      !strstr(l.advice.layout_proposed, "sizeof(class"),
+	      "C++ class from malloc: %s", l.advice.layout_proposed);
+	advice_free(&l.advice);
 }
 
 /* The pair in Rust: Arc<Stats> of two AtomicU64.  A field aligns to
