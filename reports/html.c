@@ -218,7 +218,8 @@ static void print_minor(const struct report *r, FILE *out)
 	      "the thresholds of a contended line; ranked low.</p>\n<table class=\"grid\">"
 	      "<thead><tr><th>#</th><th>kind</th><th>object</th><th>members</th>"
 	      "<th class=\"num\">score</th><th class=\"num\">samples</th>"
-	      "<th class=\"num\">threads</th><th>address</th></tr></thead>\n<tbody>\n", out);
+	      "<th class=\"num\">threads</th><th>watchpoints</th><th>address</th></tr></thead>\n"
+	      "<tbody>\n", out);
 	for (unsigned i = 0; i < r->n_minor; i++) {
 		const struct report_line *l = &r->minor[i];
 
@@ -232,9 +233,10 @@ static void print_minor(const struct report *r, FILE *out)
 			esc(out, l->ranges[k].member ? l->ranges[k].member : "?");
 		}
 		fprintf(out, "</td><td class=\"num\">%.4f</td><td class=\"num\">%" PRIu64
-			"</td><td class=\"num\">%u</td><td class=\"mono dim\">0x%" PRIx64
-			" pid %" PRIu32 "</td></tr>\n", l->score, l->samples, l->n_threads,
-			l->addr, l->pid);
+			"</td><td class=\"num\">%u</td><td>%s</td><td class=\"mono dim\">0x%"
+			PRIx64 " pid %" PRIu32 "</td></tr>\n", l->score, l->samples, l->n_threads,
+			!l->confirmed_checked ? "not watched" : l->confirmed ? "confirmed" :
+			"not confirmed", l->addr, l->pid);
 	}
 	fputs("</tbody></table>\n", out);
 }

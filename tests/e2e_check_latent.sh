@@ -97,6 +97,14 @@ json.dump(r, open(sys.argv[2], "w"))
 PY
 	[ $? -eq 0 ] && ok "minor: a line below --min-score is listed minor" ||
 		fail "minor: $(cat "$tmp/minor.json")"
+	# the minor line keeps its watchpoints' verdict, in JSON and HTML alike
+	"$contend" report -i "$tmp/f.data" --min-score 0.99 --format html -o "$tmp/minor.html"
+	verdict=$(python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["minor_lines"][0].get("confirmation")
+print("not watched" if not c else "confirmed" if c["confirmed"] else "not confirmed")' "$tmp/minor.json")
+	grep -A3 "minor #1" "$tmp/minor.html" | grep -q "<td>$verdict</td>" &&
+		ok "minor: HTML says $verdict, as JSON does" ||
+		fail "minor: HTML lacks the watch verdict '$verdict'"
 	expect "minor: passes without a baseline" 0 "" "check passed: 0 contended lines" \
 		"$contend" check -i "$tmp/f.data" --min-score 0.99
 	expect "minor: in the baseline" 0 "" "1 as in the baseline" \
