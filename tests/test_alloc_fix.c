@@ -314,7 +314,10 @@ static void test_shim(void)
 	CHECK(run_fixture(fixture, shim, NULL, plain, sizeof(plain), recs, &n_recs, NULL) == 0,
 	      "the fixture runs with records");
 	at = printed(plain, "malloc");
-	for (size_t i = 0; i < n_recs; i++)
+	/* the first record: the fixture's "again" malloc(24) reuses the freed
+	 * block at another call, and its record reaches the pipe too when the
+	 * shim's coarse clock ticks before its free (1 run in 12 here) */
+	for (size_t i = 0; i < n_recs && !ret; i++)
 		if (recs[i].call == ALLOC_MALLOC && recs[i].addr == at && recs[i].size == 24)
 			ret = recs[i].frames[0];
 	CHECK(ret != 0 && at % 64 != 0, "malloc(24)'s call, at 0x%llx, not line-aligned",
