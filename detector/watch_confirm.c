@@ -144,15 +144,16 @@ static unsigned pick_lines(struct confirm *c, struct line_table *lines,
 	for (size_t i = 0; i < n_groups; i++) {
 		struct line *l = instance_line(&groups[i]);
 		struct line_verdict v;
+		bool suspected;
 
 		classify_line(l, total, &c->ccfg, &v);
-		if (v.contended || suspect(l, total, &c->ccfg) || faint(l)) {
+		suspected = !v.contended && suspect(l, total, &c->ccfg);
+		if (v.contended || suspected || faint(l)) {
 			ALLOC_GROW(r, n + 1, alloc);
 			/* contended lines first (their score is at most 1),
 			 * then suspects by share, then faint lines */
 			r[n++] = (struct ranked){ l, v.contended ? 1 + v.score :
-						  suspect(l, total, &c->ccfg) ? v.share :
-						  v.share - 1 };
+						  suspected ? v.share : v.share - 1 };
 		} else {
 			instance_line_free(l);
 		}

@@ -412,9 +412,10 @@ static void elide_members(struct advisor *adv)
 	}
 }
 
-/* "struct counters", or C++'s "Counters" with its key: "class Counters"
- * (a class's members are private unless said otherwise; a proposal
- * spelled struct would make them public). */
+/* "struct counters" as C names it; a bare "Klass" (C++, Rust, a typedef)
+ * gets its key: "struct Klass", or "class Counters" for a C++ class (a
+ * class's members are private unless said otherwise; a proposal spelled
+ * struct would make them public). */
 static const char *title_of(const char *type, bool cxx_class, char **owned)
 {
 	if (!type)
@@ -443,8 +444,7 @@ static void find_nesting(struct advisor *adv)
 		if (l->struct_name && !strstr(l->struct_name, "{...}")) {
 			char *owned = NULL;
 
-			adv->nested_title = xstrdup(l->rust ? l->struct_name :
-						    title_of(l->struct_name, l->cxx_class,
+			adv->nested_title = xstrdup(title_of(l->struct_name, l->cxx_class,
 							     &owned));
 			free(owned);
 		} else {
@@ -648,8 +648,7 @@ void advisor_release(struct advisor *adv)
 /* ---- the current layout as rows ---------------------------------------- */
 
 
-/* "struct Klass", "struct stats"; a bare "Klass" (C++, typedef) gets
- * "struct " so the layout reads as C. */
+/* The layout's title: the nested struct's, else the type's (title_of). */
 const char *layout_title(const struct advisor *adv, char **owned)
 {
 	if (adv->nested)

@@ -230,9 +230,7 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 	uint64_t end = 0, k = 1;      /* next boundary to print */
 	unsigned hidden = 0;
 	struct strbuf esc = STRBUF_INIT;
-	/* rustc names a struct without C's tag: "Stats" */
-	bool tag = lay->rust && strncmp(lay->title, "struct ", 7) && strncmp(lay->title, "union ", 6);
-	char *head = xasprintf("%s%s {", tag ? "struct " : "", escape_text(&esc, lay->title));
+	char *head = xasprintf("%s {", escape_text(&esc, lay->title));
 	unsigned n_pads = 0;
 
 	if (lay->rust) {
@@ -319,9 +317,8 @@ static void print_plain_rust(struct strbuf *sb, const struct report_layout *lay)
 	struct strbuf esc = STRBUF_INIT, em = STRBUF_INIT;
 
 	rust_repr(sb, lay);
-	strbuf_addf(sb, "%s%s {\n", !strcmp(lay->title, "struct") ? "struct Padded" :
-		    strncmp(lay->title, "struct ", 7) ? "struct " : "",
-		    !strcmp(lay->title, "struct") ? "" : escape_text(&esc, lay->title));
+	strbuf_addf(sb, "%s {\n", !strcmp(lay->title, "struct") ? "struct Padded" :
+		    escape_text(&esc, lay->title));
 	for (unsigned i = 0; i < lay->n_rows; i++) {
 		const struct report_layout_row *row = &lay->rows[i];
 		char *type = rust_type_name(row->type_name ? row->type_name : "?");
