@@ -708,6 +708,7 @@ void current_layout(struct advisor *adv, const char *note,
 
 		row->member = m->name ? xstrdup(m->name) : NULL;
 		row->type_name = m->type_name ? xstrdup(m->type_name) : NULL;
+		row->access = m->access;
 		row->offset = m->offset;
 		row->size = m->size;
 		row->align = align_bound(m->offset, m->size, l->struct_align);

@@ -178,6 +178,7 @@ void proposal_layout(struct advisor *adv, const struct proposal *p,
 
 			row->member = m->name ? xstrdup(m->name) : NULL;
 			row->type_name = m->type_name ? xstrdup(m->type_name) : NULL;
+			row->access = m->access;
 			row->offset = b->new_start + m->offset - b->start;
 			row->size = m->size;
 			row->line_aligned = b->line_aligned && first;

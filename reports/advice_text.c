@@ -16,6 +16,7 @@
 
 #include "reports/advice_internal.h"
 #include "common/escape.h"
+#include "symbolize/data_types.h"
 
 /* Split a C type for a declaration of name: "Klass *[8]" -> type "Klass *",
  * declarator "name[8]"; "void (*)(int)" -> "void", "(*name)(int)";
@@ -232,6 +233,8 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 	struct strbuf esc = STRBUF_INIT;
 	char *head = xasprintf("%s {", escape_text(&esc, lay->title));
 	unsigned n_pads = 0;
+	/* C++: the members' access as declared, a label where it changes */
+	uint8_t access = !strncmp(lay->title, "class ", 6) ? MEMBER_PRIVATE : MEMBER_PUBLIC;
 
 	if (lay->rust) {
 		rust_repr(sb, lay);
@@ -289,6 +292,10 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 					    off - b);
 			strbuf_addf(sb, " --- */\n");
 			k++;
+		}
+		if (lay->cxx && !lay->rust && row->access && row->access != access) {
+			access = row->access;
+			strbuf_addf(sb, "%s:\n", member_access_name(access));
 		}
 		if (row->comment)
 			strbuf_addf(sb, "\t/* %s */\n", escape_text(&esc, row->comment));

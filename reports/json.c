@@ -13,6 +13,7 @@
 #include <sys/sysmacros.h>
 
 #include "common/util.h"
+#include "symbolize/data_types.h"
 #include "symbolize/symbolizer.h"
 #include "reports/advice.h"
 #include "reports/fix_report.h"
@@ -447,6 +448,8 @@ static void layout_row_json(struct json *j, const struct report_layout *lay,
 		json_i64(j, "line", row->line);
 	else
 		json_null(j, "line");
+	if (row->access)
+		json_str(j, "access", member_access_name(row->access));
 	if (current) {
 		tids_json(j, "writers", row->writers, row->n_writers);
 		tids_json(j, "readers", row->readers, row->n_readers);

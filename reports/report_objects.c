@@ -414,6 +414,7 @@ static void struct_members(const struct line *l, const struct data_attribution *
 		rl->members[k].type_name = strdup_or_null(lay->members[k].type_name);
 		rl->members[k].offset = lay->members[k].offset;
 		rl->members[k].size = lay->members[k].size;
+		rl->members[k].access = lay->members[k].access;
 	}
 	for (unsigned i = 0; i < l->n_cells; i++) {
 		const struct line_cell *c = &l->cells[i];

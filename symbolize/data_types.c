@@ -40,6 +40,7 @@
  */
 #include "symbolize/data_types.h"
 #include "symbolize/data_types_internal.h"
+#include "symbolize/dwarf_scopes.h"
 #include "symbolize/dwarf_type.h"
 #include "symbolize/symbolizer.h"
 #include "common/hashmap.h"
@@ -94,6 +95,7 @@ struct data_types *data_types_new(void)
 	hashmap_init(&dt->lookups, sizeof(struct key));
 	hashmap_init(&dt->pointers, sizeof(struct key));
 	hashmap_init(&dt->layouts, sizeof(struct key));
+	dt->scopes = dwarf_scopes_new();
 	return dt;
 }
 
@@ -127,6 +129,7 @@ void data_types_free(struct data_types *dt)
 	hashmap_release(&dt->pointers, free);
 	hashmap_release(&dt->layouts, free_layout);
 	strset_release(&dt->strings);
+	dwarf_scopes_free(dt->scopes);
 	free(dt);
 }
 
@@ -155,7 +158,7 @@ const char *dt_type_name(struct data_types *dt, Dwarf_Die *type)
 	struct strbuf sb = STRBUF_INIT;
 	const char *name;
 
-	format_type(type, &sb, 0);
+	format_type(type, &sb, 0, dt->scopes);
 	name = dt_intern(dt, sb.buf);
 	strbuf_release(&sb);
 	return name;

@@ -31,15 +31,28 @@
 #define CONTEND_DATA_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct Dwfl_Module;
 struct data_types;
 
+/* A C++ member's access as declared (DWARF's DW_ACCESS_* numbers): a
+ * class's members are private where DWARF says nothing, a struct's public.
+ * NONE: a hole, a base class, a C or Rust member. */
+enum member_access { MEMBER_ACCESS_NONE, MEMBER_PUBLIC, MEMBER_PROTECTED, MEMBER_PRIVATE };
+/* "public", "protected", "private"; NULL for none */
+static inline const char *member_access_name(unsigned access)
+{
+	return access == MEMBER_PUBLIC ? "public" : access == MEMBER_PROTECTED ? "protected" :
+	       access == MEMBER_PRIVATE ? "private" : NULL;
+}
+
 struct type_member {
 	const char *name;         /* "secondary_super_cache", or NULL for padding */
 	const char *type_name;    /* "Klass *", "long", "struct arr" */
 	uint64_t offset, size;    /* bytes, relative to the struct */
+	uint8_t access;           /* enum member_access */
 };
 
 /* The layout of one struct/union type, or of an array's element when the

@@ -95,6 +95,7 @@ struct data_types {
 	struct hashmap pointers;       /* (serial, DIE address, name, flags) -> dt_pointer */
 	struct hashmap layouts;        /* (serial, DIE address) -> layout_entry */
 	struct strset strings;
+	struct dwarf_scopes *scopes;   /* C++ types' namespaces and classes */
 	uint64_t n_modules;
 };
 

@@ -34,10 +34,18 @@ static int cmp_member(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static bool read_member(struct data_types *dt, Dwarf_Die *child,
+static int unit_lang(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+
+	return dwarf_diecu(die, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
+}
+
+static bool read_member(struct data_types *dt, Dwarf_Die *child, uint8_t default_access,
 			struct member_tmp *out)
 {
 	uint64_t loc, bit_start, bit_size;
+	Dwarf_Word access;
 	Dwarf_Die peeled;
 
 	memset(out, 0, sizeof(*out));
@@ -46,6 +54,10 @@ static bool read_member(struct data_types *dt, Dwarf_Die *child,
 	out->m.name = dt_intern(dt, dwarf_tag(child) == DW_TAG_member ?
 				 die_name(child) : NULL);
 	out->m.type_name = dt_type_name(dt, &out->type);
+	if (default_access && dwarf_tag(child) == DW_TAG_member)
+		out->m.access = die_udata(child, DW_AT_accessibility, &access) &&
+				access >= MEMBER_PUBLIC && access <= MEMBER_PRIVATE ?
+				(uint8_t)access : default_access;
 	if (member_bits(child, loc, &bit_start, &bit_size)) {
 		struct strbuf sb = STRBUF_INIT;
 
@@ -97,6 +109,9 @@ static void layout_fill_members(struct data_types *dt, Dwarf_Die *s,
 	unsigned alloc_members = 0;
 	uint64_t end = 0;
 	bool is_union = dwarf_tag(s) == DW_TAG_union_type;
+	/* DWARF gives an access only where it is not the default's */
+	uint8_t default_access = !in_cxx_unit(s) ? 0 :
+		dwarf_tag(s) == DW_TAG_class_type ? MEMBER_PRIVATE : MEMBER_PUBLIC;
 	Dwarf_Die child;
 
 	if (dwarf_child(s, &child) == 0) {
@@ -104,7 +119,7 @@ static void layout_fill_members(struct data_types *dt, Dwarf_Die *s,
 			if (!is_data_member(&child))
 				continue;
 			ALLOC_GROW(tmp, n + 1, alloc);
-			if (read_member(dt, &child, &tmp[n])) {
+			if (read_member(dt, &child, default_access, &tmp[n])) {
 				tmp[n].order = n;
 				n++;
 			}
@@ -127,27 +142,6 @@ static void layout_fill_members(struct data_types *dt, Dwarf_Die *s,
 			end = tmp[i].m.offset + tmp[i].m.size;
 	}
 	free(tmp);
-}
-
-static int unit_lang(Dwarf_Die *die)
-{
-	Dwarf_Die cu;
-
-	return dwarf_diecu(die, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
-}
-
-static bool in_cxx_unit(Dwarf_Die *die)
-{
-	switch (unit_lang(die)) {
-	case DW_LANG_C_plus_plus:
-	case DW_LANG_C_plus_plus_03:
-	case DW_LANG_C_plus_plus_11:
-	case DW_LANG_C_plus_plus_14:
-	case 0x2a:              /* DW_LANG_C_plus_plus_17 (DWARF 6) */
-	case 0x2b:              /* DW_LANG_C_plus_plus_20 */
-		return true;
-	}
-	return false;
 }
 
 /* The layout of a struct/union (type already peeled), or of a scalar

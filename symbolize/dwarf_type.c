@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/dwarf_scopes.h"
 #include "symbolize/symbolizer.h"
 
 #define MAX_DEPTH DWARF_TYPE_MAX_DEPTH
@@ -127,6 +128,25 @@ static bool lang_is_c(Dwarf_Die *die)
 	}
 }
 
+bool in_cxx_unit(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL))
+		return false;
+	switch (dwarf_srclang(&cu)) {
+	case DW_LANG_C_plus_plus:
+	case DW_LANG_C_plus_plus_03:
+	case DW_LANG_C_plus_plus_11:
+	case DW_LANG_C_plus_plus_14:
+	case 0x2a:              /* DW_LANG_C_plus_plus_17 (DWARF 6) */
+	case 0x2b:              /* DW_LANG_C_plus_plus_20 */
+		return true;
+	default:
+		return false;
+	}
+}
+
 bool rust_std_wrapper(Dwarf_Die *type)
 {
 	static const char *const prefixes[] = { "Atomic", "UnsafeCell<", "SyncUnsafeCell<", "Cell<" };
@@ -188,7 +208,7 @@ void subrange_bounds(Dwarf_Die *sub, int64_t *lower, uint64_t *count)
 
 /* ---- type names, in C declarator syntax ------------------------------ */
 
-void format_type(Dwarf_Die *type, struct strbuf *out, int depth);
+void format_type(Dwarf_Die *type, struct strbuf *out, int depth, struct dwarf_scopes *sc);
 
 static void strbuf_prepend(struct strbuf *sb, const char *s)
 {
@@ -240,7 +260,8 @@ static void append_dims(Dwarf_Die *array, struct strbuf *decl)
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-static void append_params(Dwarf_Die *fn, struct strbuf *decl, int depth)
+static void append_params(Dwarf_Die *fn, struct strbuf *decl, int depth,
+			  struct dwarf_scopes *sc)
 {
 	Dwarf_Die child, type;
 	bool first = true;
@@ -260,7 +281,7 @@ static void append_params(Dwarf_Die *fn, struct strbuf *decl, int depth)
 				strbuf_add(decl, "...", 3);
 			else
 				format_type(die_type(&child, &type) ? &type : NULL,
-					    decl, depth + 1);
+					    decl, depth + 1, sc);
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	if (first && dwarf_hasattr(fn, DW_AT_prototyped))
@@ -314,10 +335,10 @@ static void add_template_name(struct strbuf *out, const char *name)
 }
 
 /* The name of a type with no declarator part: base, typedef, tagged. */
-static void format_base(Dwarf_Die *type, struct strbuf *out)
+static void format_base(Dwarf_Die *type, struct strbuf *out, struct dwarf_scopes *sc)
 {
 	const char *name = type ? dwarf_diename(type) : "void";
-	const char *keyword = "";
+	const char *keyword = "", *scope = "";
 
 	if (type && dwarf_tag(type) == DW_TAG_base_type)
 		name = base_name(name);
@@ -331,13 +352,16 @@ static void format_base(Dwarf_Die *type, struct strbuf *out)
 		}
 		if (*keyword && name && !lang_is_c(type))
 			keyword = "";
+		if (name && dwarf_tag(type) != DW_TAG_base_type)
+			scope = dwarf_scopes_prefix(sc, type);
 	}
 	if (name && strchr(name, '<') && type && !lang_is_c(type)) {
 		strbuf_addf(out, "%s", keyword);
+		add_template_name(out, scope);
 		add_template_name(out, name);
 		return;
 	}
-	strbuf_addf(out, "%s%s", keyword, name ? name : *keyword ? "{...}" : "?");
+	strbuf_addf(out, "%s%s%s", keyword, name ? scope : "", name ? name : *keyword ? "{...}" : "?");
 }
 
 /*
@@ -374,7 +398,7 @@ static bool library_alias_of_user_type(Dwarf_Die *type, Dwarf_Die *out)
 
 /* Declarators wrap outwards: pointers are prepended, array and function
  * suffixes appended, with parentheses where a pointer meets a suffix. */
-void format_type(Dwarf_Die *type, struct strbuf *out, int depth)
+void format_type(Dwarf_Die *type, struct strbuf *out, int depth, struct dwarf_scopes *sc)
 {
 	struct strbuf decl = STRBUF_INIT, quals = STRBUF_INIT;
 	Dwarf_Die t, *cur = NULL;
@@ -419,14 +443,14 @@ void format_type(Dwarf_Die *type, struct strbuf *out, int depth)
 			if (tag == DW_TAG_array_type)
 				append_dims(cur, &decl);
 			else
-				append_params(cur, &decl, depth);
+				append_params(cur, &decl, depth, sc);
 		} else
 			break;
 		if (!die_type(cur, &t))
 			cur = NULL;
 	}
 	strbuf_addf(out, "%s", strbuf_str(&quals));
-	format_base(cur, out);
+	format_base(cur, out, sc);
 	if (decl.len) {
 		if (decl.buf[0] != '[')
 			strbuf_addch(out, ' ');

@@ -35,6 +35,8 @@ bool peel_type(Dwarf_Die *type, const char **typedef_name);
 bool strip_qualifiers(Dwarf_Die *type);
 uint64_t type_size(Dwarf_Die *type);
 bool is_complete(Dwarf_Die *type);
+/* Is die in a C++ unit? */
+bool in_cxx_unit(Dwarf_Die *die);
 /* A type of Rust's standard library that wraps one value (AtomicU64,
  * UnsafeCell<u64>): rustc gives its types no DW_AT_decl_file to tell. */
 bool rust_std_wrapper(Dwarf_Die *type);
@@ -51,7 +53,10 @@ bool member_bits(Dwarf_Die *member, uint64_t byte_loc,
 uint64_t type_align(Dwarf_Die *type, int depth);
 uint64_t struct_align(Dwarf_Die *s, int depth);
 
-/* The type's name in C declarator syntax, appended to out (depth 0). */
-void format_type(Dwarf_Die *type, struct strbuf *out, int depth);
+/* The type's name in C declarator syntax, appended to out (depth 0); a
+ * C++ type qualified by its namespaces and classes when sc is given
+ * ("std::atomic<long>", "net::Pool::Slot *"). */
+struct dwarf_scopes;
+void format_type(Dwarf_Die *type, struct strbuf *out, int depth, struct dwarf_scopes *sc);
 
 #endif

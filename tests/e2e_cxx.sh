@@ -13,6 +13,7 @@
 #    C++17's aligned operator new[], with its alignment and main's line.
 #    2c: a std::vector<Stats> member of a class is Stats, not the
 #    vector's value_type.  2d: a class from new is proposed as a class,
+#    named with its namespace, its members under their access labels,
 #    and new aligns it.
 # 3. The same under attach, the block read from the glibc heap.
 set -u
@@ -195,14 +196,14 @@ if "value_type" in text or typ not in ("Stats[]", "Stats[2]"):
 print("ok Pool's std::vector<Stats>: %s, no value_type" % typ)
 EOP
 [ $? -eq 0 ] || exit 1
-# the stats' layout spells template arguments as the source does:
-# atomic<long>, not GCC's atomic<long int>
+# the stats' layout spells the type as the source does: std::atomic<long>,
+# not GCC's bare atomic<long int>
 python3 - "$tmp/s.json" <<'EOP'
 import json, sys
 text = json.dumps(json.load(open(sys.argv[1]))["lines"])
-if "atomic<long int>" in text or "atomic<long>" not in text:
+if "atomic<long int>" in text or "std::atomic<long>" not in text:
     sys.exit("FAIL: std::atomic<long> spelled %s" % ("atomic<long int>" if "atomic<long int>" in text else "nowhere"))
-print("ok std::atomic<long> spelled atomic<long>")
+print("ok std::atomic<long> spelled std::atomic<long>")
 EOP
 [ $? -eq 0 ] || exit 1
 
@@ -259,25 +260,28 @@ print("ok aligned new[]: %s(%s, align %s) at %s" % (a["call"], a["size"], a["ali
 EOP
 [ $? -eq 0 ] || exit 1
 
-# 2d. A class from new: the proposal is a class (its members stay private),
-#     and C++17's new aligns it, so no allocation call is to change.
+# 2d. A class from new: the proposal is a class, net::Counters, whose
+#     members keep their access (public: hits, private: misses_), and
+#     C++17's new aligns it, so no allocation call is to change.
 cat >"$tmp/klass.cpp" <<'EOC'
 #include <atomic>
 #include <thread>
 
+namespace net {
 class Counters {
 public:
-	void hit() { hits_.fetch_add(1, std::memory_order_relaxed); }
+	std::atomic<long> hits{0};
+	void hit() { hits.fetch_add(1, std::memory_order_relaxed); }
 	void miss() { misses_.fetch_add(1, std::memory_order_relaxed); }
-	long total() const { return hits_ + misses_; }
+	long total() const { return hits + misses_; }
 private:
-	std::atomic<long> hits_{0};
 	std::atomic<long> misses_{0};
 };
+}
 
 int main()
 {
-	Counters *c = new Counters;
+	net::Counters *c = new net::Counters;
 	std::thread a([c] { for (long i = 0; i < 100000000; i++) c->hit(); });
 	std::thread b([c] { for (long i = 0; i < 100000000; i++) c->miss(); });
 	a.join();
@@ -293,10 +297,26 @@ lines = [l for l in r["lines"] if l["kind"] == "false"]
 if not lines:
     sys.exit("FAIL: nothing reported for class Counters")
 p = (lines[0].get("advice") or {}).get("layout_proposed") or ""
-if not p.startswith("class Counters {") or "alignas(64)" not in p \
+# the class by its namespace, its members under their own access labels,
+# and types as C++ code writes them
+if lines[0].get("type") != "net::Counters" or not p.startswith("class net::Counters {") \
+        or "alignas(64)" not in p or "std::atomic<long>" not in p \
         or "new allocates it at the type's alignment" not in p or "malloc" in p:
-    sys.exit("FAIL: class Counters from new: proposed %s" % p)
-print("ok class Counters from new: a class, alignas, new aligns it")
+    sys.exit("FAIL: class net::Counters from new: type %s, proposed %s"
+             % (lines[0].get("type"), p))
+rows = [r.strip() for r in p.splitlines()]
+try:
+    pub, hits, priv, misses = (rows.index("public:"), next(i for i, r in enumerate(rows) if " hits;" in r),
+                               rows.index("private:"), next(i for i, r in enumerate(rows) if " misses_;" in r))
+except (ValueError, StopIteration):
+    sys.exit("FAIL: class net::Counters: no access labels in %s" % p)
+if not pub < hits < priv < misses:
+    sys.exit("FAIL: class net::Counters: access labels out of place in %s" % p)
+rows = {m.get("member"): m.get("access")
+        for m in ((lines[0].get("advice") or {}).get("layout_padded") or {}).get("members", [])}
+if rows.get("hits") != "public" or rows.get("misses_") != "private":
+    sys.exit("FAIL: class net::Counters: JSON access %s" % rows)
+print("ok class net::Counters from new: a class in its namespace, access labels, alignas, new aligns it")
 EOP
 [ $? -eq 0 ] || exit 1
 

@@ -6,6 +6,7 @@
 #include "common/util.h"
 #include "reports/advice.h"
 #include "reports/advice_internal.h"
+#include "symbolize/data_types.h"
 #include "tap.h"
 
 #define TIDS(...) ((uint32_t[]){ __VA_ARGS__ })
@@ -307,6 +308,39 @@ static void test_pair(void)
 	      !strstr(l.advice.layout_proposed, "malloc"),
 	      "C++ class from new: %s", l.advice.layout_proposed);
 	advice_free(&l.advice);
+
+	/* a public member and a private one: each under its label, where
+	 * the access changes, after the comment lines of holes and lines;
+	 * the class's own default (private) needs none before it */
+	m[0].access = MEMBER_PUBLIC;
+	m[1].access = MEMBER_PRIVATE;
+	advice_for_line(&l, true);
+	CHECK(l.advice.layout_proposed &&
+	      strstr(l.advice.layout_proposed, "class Pair {                /* size 128, align 64 */\n"
+		     "public:\n"
+		     "\t/* a line of its own: written by thread 1 */\n"
+		     "\talignas(64) long a; /*     0     8 */\n"
+		     "\t/* XXX 56 bytes hole */\n"
+		     "\t/* --- cacheline 1 boundary (64 bytes) --- */\n"
+		     "private:\n"
+		     "\t/* a line of its own: written by thread 2 */\n"
+		     "\talignas(64) long b; /*    64     8 */\n") &&
+	      l.advice.layout_now &&
+	      strstr(l.advice.layout_now, "{    /* size 16, align 8 */\npublic:\n\tlong a;") &&
+	      strstr(l.advice.layout_now, "50%\nprivate:\n\tlong b;"),
+	      "C++ access labels: %s\nnow: %s", l.advice.layout_proposed, l.advice.layout_now);
+	advice_free(&l.advice);
+	m[1].access = MEMBER_PUBLIC;
+	l.cxx_class = false;
+	l.type_name = "struct Pair";
+	advice_for_line(&l, true);
+	CHECK(l.advice.layout_proposed && !strstr(l.advice.layout_proposed, "public:") &&
+	      !strstr(l.advice.layout_proposed, "private:"),
+	      "a C++ struct's public members need no label: %s", l.advice.layout_proposed);
+	advice_free(&l.advice);
+	m[0].access = m[1].access = MEMBER_ACCESS_NONE;
+	l.cxx_class = true;
+	l.type_name = "Pair";
 
 	/* the same from malloc: aligned_alloc, and sizeof as C++ spells it */
 	l.alloc->call = "malloc";
