@@ -127,7 +127,14 @@ static bool is_victim(const struct member_info *mi)
 	return mi->group < 0 && (mi->samples || mi->false_victim);
 }
 
-/* Members on the line that pick() accepts, hottest first. */
+/* On the line, or written elsewhere by a thread in a group of its own
+ * (group_writers). */
+static bool in_advice(const struct member_info *mi)
+{
+	return mi->on_line || mi->group >= 0;
+}
+
+/* Members in the advice that pick() accepts, hottest first. */
 static unsigned hottest_members(const struct advisor *adv,
 				bool (*pick)(const struct member_info *),
 				unsigned *idx)
@@ -137,7 +144,7 @@ static unsigned hottest_members(const struct advisor *adv,
 	for (unsigned i = 0; i < adv->n_members; i++) {
 		unsigned j;
 
-		if (!adv->mi[i].on_line || !pick(&adv->mi[i]))
+		if (!in_advice(&adv->mi[i]) || !pick(&adv->mi[i]))
 			continue;
 		j = n++;
 		while (j && adv->mi[idx[j - 1]].samples < adv->mi[i].samples) {
@@ -155,7 +162,7 @@ static unsigned count_members(const struct advisor *adv,
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < adv->n_members; i++)
-		n += adv->mi[i].on_line && pick(&adv->mi[i]);
+		n += in_advice(&adv->mi[i]) && pick(&adv->mi[i]);
 	return n;
 }
 

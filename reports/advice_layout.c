@@ -338,7 +338,41 @@ static int map_range(struct advisor *adv, const struct report_range *r,
 	return m >= 0 ? m : member_at(adv, in_inst);
 }
 
-/* Members written on the line, grouped by the set of threads writing them. */
+/* Member i is off the line, and a thread writes it that writes nothing
+ * on the line, while the line has a writer of its own. */
+static bool written_elsewhere(const struct advisor *adv, unsigned i)
+{
+	const struct report_member *m = &adv->members[i];
+	bool line_written = false;
+
+	if (adv->mi[i].on_line || !m->n_writers)
+		return false;
+	for (unsigned j = 0; j < adv->n_members; j++)
+		line_written |= adv->mi[j].on_line && adv->members[j].n_writers;
+	if (!line_written)
+		return false;
+	for (unsigned t = 0; t < m->n_writers; t++) {
+		bool on_line = false;
+
+		for (unsigned j = 0; j < adv->n_members && !on_line; j++) {
+			const struct report_member *o = &adv->members[j];
+
+			if (!adv->mi[j].on_line)
+				continue;
+			for (unsigned u = 0; u < o->n_writers && !on_line; u++)
+				on_line = o->writers[u] == m->writers[t];
+		}
+		if (!on_line)
+			return true;
+	}
+	return false;
+}
+
+/* Members written on the line, grouped by the set of threads writing them;
+ * and the members of the instance written on its other lines, by threads
+ * the line's writers are not: a proposal that keeps them where they are
+ * beside this line's writers would seat a new false sharing (the line's
+ * writer groups need lines of their own, and so do theirs). */
 static void group_writers(struct advisor *adv)
 {
 	for (unsigned i = 0; i < adv->n_members; i++) {
@@ -347,7 +381,11 @@ static void group_writers(struct advisor *adv)
 		unsigned g;
 
 		adv->mi[i].group = -1;
-		if (!adv->mi[i].on_line || (!m->n_writers && !m->writes))
+		if (m->base)          /* a base class comes first, always */
+			continue;
+		if (!adv->mi[i].on_line && !written_elsewhere(adv, i))
+			continue;
+		if (!m->n_writers && !m->writes)
 			continue;
 		for (unsigned t = 0; t < m->n_writers; t++)
 			tidset_add(&set, m->writers[t]);
@@ -709,6 +747,7 @@ void current_layout(struct advisor *adv, const char *note,
 		row->member = m->name ? xstrdup(m->name) : NULL;
 		row->type_name = m->type_name ? xstrdup(m->type_name) : NULL;
 		row->access = m->access;
+		row->base = m->base;
 		row->offset = m->offset;
 		row->size = m->size;
 		row->align = align_bound(m->offset, m->size, l->struct_align);

@@ -179,6 +179,7 @@ void proposal_layout(struct advisor *adv, const struct proposal *p,
 			row->member = m->name ? xstrdup(m->name) : NULL;
 			row->type_name = m->type_name ? xstrdup(m->type_name) : NULL;
 			row->access = m->access;
+			row->base = m->base;
 			row->offset = b->new_start + m->offset - b->start;
 			row->size = m->size;
 			row->line_aligned = b->line_aligned && first;

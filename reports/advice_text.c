@@ -166,7 +166,13 @@ static struct decl row_decl(const struct report_layout *lay,
 	struct decl d;
 	char *type, *decl;
 
-	if (lay->rust) {
+	if (row->base) {
+		/* a base class is no declaration: it stays first, as the
+		 * class head says (": Base") */
+		d.type = xasprintf("/* base class %s */", row->type_name ?
+				   escape_text(&et, row->type_name) : "?");
+		d.declarator = xstrdup("");
+	} else if (lay->rust) {
 		type = rust_type_name(row->type_name ? row->type_name : "?");
 		d.type = xasprintf("%s:", row->member ? escape_text(&em, row->member) : "_");
 		d.declarator = xasprintf("%s,", escape_text(&et, type));
@@ -197,6 +203,8 @@ static struct decl *make_decls(const struct report_layout *lay, int *tw,
 	*tw = *nw = 0;
 	for (unsigned i = 0; i < lay->n_rows; i++) {
 		d[i] = row_decl(lay, &lay->rows[i]);
+		if (lay->rows[i].base)     /* a comment: may run into the columns */
+			continue;
 		if ((n = (int)strlen(d[i].type)) > *tw)
 			*tw = n;
 		if ((n = (int)strlen(d[i].declarator)) > *nw)
@@ -223,6 +231,36 @@ static void print_elided(struct strbuf *sb, unsigned *hidden)
 }
 
 /* pahole's view: members with offset and size, holes, line boundaries. */
+/* "struct Counters {", "class Counters : public Base {"; a base class
+ * aligned to a line's start can carry no alignas of its own: the class
+ * does, "struct alignas(64) Counters : Base {". */
+static char *class_head(const struct report_layout *lay, uint8_t default_access)
+{
+	struct strbuf sb = STRBUF_INIT, esc = STRBUF_INIT;
+	const char *title = escape_text(&esc, lay->title), *name = strchr(title, ' ');
+	const char *sep = " : ";
+
+	if (lay->n_rows && lay->rows[0].base && lay->rows[0].line_aligned && name)
+		strbuf_addf(&sb, "%.*s %s(%u)%s", (int)(name - title), title,
+			    alignas_word(lay), lay->line_size, name);
+	else
+		strbuf_addf(&sb, "%s", title);
+	for (unsigned i = 0; i < lay->n_rows; i++) {
+		const struct report_layout_row *row = &lay->rows[i];
+
+		if (!row->base)
+			continue;
+		strbuf_addf(&sb, "%s%s%s%s", sep, row->access && row->access != default_access ?
+			    member_access_name(row->access) : "",
+			    row->access && row->access != default_access ? " " : "",
+			    row->type_name ? escape_text(&esc, row->type_name) : "?");
+		sep = ", ";
+	}
+	strbuf_addf(&sb, " {");
+	strbuf_release(&esc);
+	return strbuf_detach(&sb);
+}
+
 static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 {
 	unsigned L = lay->line_size;
@@ -231,10 +269,10 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 	uint64_t end = 0, k = 1;      /* next boundary to print */
 	unsigned hidden = 0;
 	struct strbuf esc = STRBUF_INIT;
-	char *head = xasprintf("%s {", escape_text(&esc, lay->title));
-	unsigned n_pads = 0;
 	/* C++: the members' access as declared, a label where it changes */
 	uint8_t access = !strncmp(lay->title, "class ", 6) ? MEMBER_PRIVATE : MEMBER_PUBLIC;
+	char *head = class_head(lay, access);
+	unsigned n_pads = 0;
 
 	if (lay->rust) {
 		rust_repr(sb, lay);
@@ -293,7 +331,7 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 			strbuf_addf(sb, " --- */\n");
 			k++;
 		}
-		if (lay->cxx && !lay->rust && row->access && row->access != access) {
+		if (lay->cxx && !lay->rust && !row->base && row->access && row->access != access) {
 			access = row->access;
 			strbuf_addf(sb, "%s:\n", member_access_name(access));
 		}

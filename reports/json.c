@@ -450,6 +450,8 @@ static void layout_row_json(struct json *j, const struct report_layout *lay,
 		json_null(j, "line");
 	if (row->access)
 		json_str(j, "access", member_access_name(row->access));
+	if (row->base)
+		json_bool(j, "base", true);
 	if (current) {
 		tids_json(j, "writers", row->writers, row->n_writers);
 		tids_json(j, "readers", row->readers, row->n_readers);

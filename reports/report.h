@@ -89,6 +89,7 @@ struct report_member {              /* a member of the contended struct */
 	char *type_name;
 	uint64_t offset, size;       /* in the struct */
 	uint8_t access;              /* enum member_access (data_types.h) */
+	bool base;                   /* a C++ base class (name NULL) */
 	uint64_t reads, writes;      /* samples */
 	uint32_t *writers, *readers; /* tids */
 	unsigned n_writers, n_readers;
@@ -111,6 +112,7 @@ struct report_layout_row {
 	                                the instance starts in; -1: unknown */
 	bool line_aligned;           /* proposed: starts a line (_Alignas) */
 	uint8_t access;              /* enum member_access: C++'s label */
+	bool base;                   /* a C++ base class: a comment, never moved */
 	bool hidden;                 /* elided from the printed layout */
 	char *comment;               /* a comment printed before it, or NULL */
 	uint32_t *writers, *readers; /* current: tids, as the member's */

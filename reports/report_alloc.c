@@ -360,11 +360,15 @@ void alloc_describe_line(struct build *b, const struct line *l, struct report_li
 {
 	const struct alloc_block *blk = NULL;
 	uint64_t best = 0;
+	bool own;
 
 	if (!b->allocs && !b->walk)
 		return;
-	/* the block most of the line's samples went to */
-	for (unsigned i = 0; i < l->n_cells; i++) {
+	/* the block of the line's object (report_build chose it: the user's
+	 * own before a library's beside it), else the one most of the line's
+	 * samples went to */
+	own = rl->object_start && (blk = block_at(b, l->pid, rl->object_start));
+	for (unsigned i = 0; !own && i < l->n_cells; i++) {
 		const struct alloc_block *x = block_at(b, l->pid, l->addr + l->cells[i].offset);
 		uint64_t n = 0;
 

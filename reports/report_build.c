@@ -11,6 +11,7 @@
 #include "reports/advice.h"
 #include "reports/gain.h"
 #include "reports/jvm_names.h"
+#include "reports/locks.h"
 #include "reports/member_range.h"
 #include "reports/naming.h"
 #include "symbolize/symbolizer.h"
@@ -404,6 +405,27 @@ static void predict_gain(struct build *b, const struct line *l,
 	free(saved);
 }
 
+/* The line's object: the one most samples fall in, among the user's own
+ * objects where there are any.  A C++ library's internals beside them
+ * (the std::thread state a lambda's captures live in, a shared_ptr's
+ * control block) are not the user's to pad, and advice on them helps no
+ * one; its locks (std::mutex) are the user's choice all the same. */
+static const struct data_attribution *line_object(const struct line *l,
+						  const struct cell_attr *attrs)
+{
+	bool *user = xcalloc(l->n_cells ? l->n_cells : 1, sizeof(*user));
+	const struct data_attribution *obj;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct type_layout *lay = attrs[i].a.layout;
+
+		user[i] = !lay || !lay->library || !lay->cxx || lock_type(lay->name);
+	}
+	obj = most_sampled(l, attrs, user, same_object);
+	free(user);
+	return obj ? obj : most_sampled(l, attrs, NULL, same_object);
+}
+
 static void build_line(struct build *b, const struct candidate *cand,
 		       unsigned line_size, struct report_line *rl)
 {
@@ -445,12 +467,12 @@ static void build_line(struct build *b, const struct candidate *cand,
 	}
 	line_threads(l, rl);
 	line_processes(l, rl);
-	obj = most_sampled(l, attrs, NULL, same_object);
+	obj = line_object(l, attrs);
 	if (obj) {
 		rl->variable = strdup_or_null(obj->variable);
 		rl->type_name = strdup_or_null(obj->type_name);
 		rl->object_start = obj->object_start;
-		inst = build_members(l, attrs, in_lock, obj, rl);
+		inst = build_members(b->lines, l, attrs, in_lock, obj, rl);
 	}
 	for (unsigned i = 0; i < l->n_cells; i++)
 		range[i] = range_of(v, &l->cells[i]);
@@ -606,6 +628,7 @@ struct report *report_build(const struct run_facts *hdr,
 	struct report *r = xcalloc(1, sizeof(*r));
 	struct build b = {
 		.r = r, .sym = sym, .dt = dt, .chains = hdr->chains, .cfg = cfg,
+		.lines = lines,
 	};
 	struct code_view *cv = NULL;
 	uint64_t total = line_table_samples(lines);

@@ -60,6 +60,7 @@ struct build {
 	struct alloc_types *alloc_types;      /* their types; NULL without allocs */
 	struct strset alloc_paths;            /* member paths made for blocks */
 	struct heapwalk *walk;                /* attach: blocks read from the heap, or NULL */
+	struct line_table *lines;             /* all sampled lines */
 };
 
 /* Thread ids, grown here and handed to the model, which keeps no alloc
@@ -163,8 +164,11 @@ char *member_span_name(char *name, const struct data_attribution *a, uint64_t ad
 char *member_from_layout(const struct data_attribution *inst, uint64_t addr,
 			 unsigned size);
 /* Fills the layout of the line's object obj; returns the instance used,
- * or NULL.  in_lock[i]: cell i lies in a lock, whose insides are left out. */
-const struct data_attribution *build_members(const struct line *l,
+ * or NULL.  in_lock[i]: cell i lies in a lock, whose insides are left out.
+ * The members' readers and writers are the whole instance's: where it
+ * spans other lines of lines (NULL: none), their accesses count too. */
+const struct data_attribution *build_members(struct line_table *lines,
+					     const struct line *l,
 					     const struct cell_attr *attrs,
 					     const bool *in_lock,
 					     const struct data_attribution *obj,

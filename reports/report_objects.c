@@ -395,17 +395,40 @@ static void members_finish(struct report_line *rl, struct member_acc *acc)
 	free(acc);
 }
 
+static void count_cells(const struct line *l, const struct data_attribution *inst,
+			struct report_line *rl, struct member_acc *acc)
+{
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+		uint64_t start = l->addr + c->offset, end = start + c->size;
+
+		for (unsigned k = 0; k < rl->n_members; k++) {
+			struct report_member *m = &rl->members[k];
+			uint64_t m_start = inst->layout_start + m->offset;
+
+			if (start < m_start + m->size && m_start < end)
+				member_count(m, &acc[k], c);
+		}
+	}
+}
+
 /*
  * Members of the struct instance at inst->layout_start.  Every cell whose
  * bytes land in the instance counts for the members they overlap, typed
  * or not: the address alone says which member it is, also for code that
- * has no debug info (JIT code, a stripped library).
+ * has no debug info (JIT code, a stripped library).  So do the cells of
+ * the other lines the instance spans: a member another thread writes one
+ * line away is as much the advice's business as one on this line, for a
+ * proposal that aligns the instance would bring the two together.  Not
+ * for pooled instances (a line built from several) or memory shared
+ * between processes, whose neighbours are not this instance's.
  */
-static void struct_members(const struct line *l, const struct data_attribution *inst,
-			   struct report_line *rl)
+static void struct_members(struct line_table *lines, const struct line *l,
+			   const struct data_attribution *inst, struct report_line *rl)
 {
 	const struct type_layout *lay = inst->layout;
 	struct member_acc *acc = xcalloc(lay->n_members, sizeof(*acc));
+	unsigned L = lines ? line_table_line_size(lines) : 0;
 
 	rl->members = xcalloc(lay->n_members, sizeof(*rl->members));
 	rl->n_members = lay->n_members;
@@ -415,17 +438,17 @@ static void struct_members(const struct line *l, const struct data_attribution *
 		rl->members[k].offset = lay->members[k].offset;
 		rl->members[k].size = lay->members[k].size;
 		rl->members[k].access = lay->members[k].access;
+		rl->members[k].base = lay->members[k].base;
 	}
-	for (unsigned i = 0; i < l->n_cells; i++) {
-		const struct line_cell *c = &l->cells[i];
-		uint64_t start = l->addr + c->offset, end = start + c->size;
+	count_cells(l, inst, rl, acc);
+	if (L && !l->obj_ino && line_table_find(lines, l->pid, l->addr) == l) {
+		for (uint64_t a = inst->layout_start / L * L;
+		     a < inst->layout_start + lay->size; a += L) {
+			const struct line *other = a != l->addr ?
+						   line_table_find(lines, l->pid, a) : NULL;
 
-		for (unsigned k = 0; k < lay->n_members; k++) {
-			struct report_member *m = &rl->members[k];
-			uint64_t m_start = inst->layout_start + m->offset;
-
-			if (start < m_start + m->size && m_start < end)
-				member_count(m, &acc[k], c);
+			if (other)
+				count_cells(other, inst, rl, acc);
 		}
 	}
 	members_finish(rl, acc);
@@ -482,7 +505,7 @@ static void element_members(const struct line *l, const struct cell_attr *attrs,
 
 /* Fills the layout of the line's object; returns the instance used, or NULL. */
 const struct data_attribution *
-build_members(const struct line *l, const struct cell_attr *attrs,
+build_members(struct line_table *lines, const struct line *l, const struct cell_attr *attrs,
 	      const bool *in_lock, const struct data_attribution *obj,
 	      struct report_line *rl)
 {
@@ -504,8 +527,11 @@ build_members(const struct line *l, const struct cell_attr *attrs,
 	rl->cxx = inst->layout->cxx;
 	rl->rust = inst->layout->rust;
 	rl->cxx_class = inst->layout->cxx_class;
-	if (inst->layout->n_members)
-		struct_members(l, inst, rl);
+	/* a C++ library's type (std::atomic<long>) is not the user's to
+	 * lay out: its instances are elements, as scalars' are, and the
+	 * advice wraps them rather than redefine the library's type */
+	if (inst->layout->n_members && !(inst->layout->library && inst->layout->cxx))
+		struct_members(lines, l, inst, rl);
 	else
 		element_members(l, attrs, inst, rl);
 	return inst;

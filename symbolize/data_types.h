@@ -53,6 +53,7 @@ struct type_member {
 	const char *type_name;    /* "Klass *", "long", "struct arr" */
 	uint64_t offset, size;    /* bytes, relative to the struct */
 	uint8_t access;           /* enum member_access */
+	bool base;                /* a C++ base class's subobject (name NULL) */
 };
 
 /* The layout of one struct/union type, or of an array's element when the
@@ -66,6 +67,8 @@ struct type_layout {
 	bool cxx;                 /* from a C++ unit: advice in C++ spelling */
 	bool rust;                /* from a Rust unit: advice in Rust spelling */
 	bool cxx_class;           /* a C++ class, not a struct: layouts say so */
+	bool library;             /* declared in a system header (libstdc++'s
+	                             std::thread state): not the user's to pad */
 };
 
 struct data_attribution {

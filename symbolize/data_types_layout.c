@@ -54,7 +54,8 @@ static bool read_member(struct data_types *dt, Dwarf_Die *child, uint8_t default
 	out->m.name = dt_intern(dt, dwarf_tag(child) == DW_TAG_member ?
 				 die_name(child) : NULL);
 	out->m.type_name = dt_type_name(dt, &out->type);
-	if (default_access && dwarf_tag(child) == DW_TAG_member)
+	out->m.base = dwarf_tag(child) == DW_TAG_inheritance;
+	if (default_access)
 		out->m.access = die_udata(child, DW_AT_accessibility, &access) &&
 				access >= MEMBER_PUBLIC && access <= MEMBER_PRIVATE ?
 				(uint8_t)access : default_access;
@@ -154,6 +155,7 @@ static const struct type_layout *layout_get(struct data_types *dt,
 	struct key k = { m->serial, (uintptr_t)type->addr, 0, 0 };
 	struct layout_entry *le = hashmap_get(&dt->layouts, &k);
 	Dwarf_Word explicit;
+	const char *file;
 
 	if (le)
 		return &le->pub;
@@ -162,6 +164,8 @@ static const struct type_layout *layout_get(struct data_types *dt,
 	le->pub.cxx = in_cxx_unit(type);
 	le->pub.rust = unit_lang(type) == DW_LANG_Rust;
 	le->pub.cxx_class = le->pub.cxx && dwarf_tag(type) == DW_TAG_class_type;
+	file = dwarf_decl_file(type);
+	le->pub.library = file && symbolizer_system_source(file);
 	if (is_aggregate(dwarf_tag(type))) {
 		le->pub.name = !dwarf_diename(type) && name_hint ?
 			       dt_intern(dt, name_hint) : dt_type_name(dt, type);

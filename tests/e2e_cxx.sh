@@ -14,7 +14,10 @@
 #    2c: a std::vector<Stats> member of a class is Stats, not the
 #    vector's value_type.  2d: a class from new is proposed as a class,
 #    named with its namespace, its members under their access labels,
-#    and new aligns it.
+#    and new aligns it.  2e: a line shared with libstdc++'s std::thread
+#    state is named by the user's object beside it, and its proposal parts
+#    the writer the line does not show.  2f: std::atomic<long> elements
+#    are wrapped in a padded struct, std::atomic is not redefined.
 # 3. The same under attach, the block read from the glibc heap.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -317,6 +320,107 @@ rows = {m.get("member"): m.get("access")
 if rows.get("hits") != "public" or rows.get("misses_") != "private":
     sys.exit("FAIL: class net::Counters: JSON access %s" % rows)
 print("ok class net::Counters from new: a class in its namespace, access labels, alignas, new aligns it")
+EOP
+[ $? -eq 0 ] || exit 1
+
+# 2e. Each thread's lambda reads its capture (the pointer to the counters)
+#     from libstdc++'s std::thread state, a heap block that new puts
+#     right after the counters: the line is named by the user's object,
+#     net::Stats, not by std::thread's internals, and the proposal parts
+#     both writers, also the one the line itself does not show; its base
+#     class net::Limits stays first, named in the head.
+cat >"$tmp/capture.cpp" <<'EOC'
+#include <atomic>
+#include <thread>
+
+namespace net {
+struct Limits {
+	long limit = 0;
+};
+struct Stats : Limits {
+	std::atomic<long> hits{0};
+	std::atomic<long> misses{0};
+};
+}
+
+int main()
+{
+	net::Stats *s = new net::Stats;
+	std::thread a([s] { for (long i = 0; i < 100000000; i++) s->hits.fetch_add(1, std::memory_order_relaxed); });
+	std::thread b([s] { for (long i = 0; i < 100000000; i++) s->misses.fetch_add(1, std::memory_order_relaxed); });
+	a.join();
+	b.join();
+	return s->hits + s->misses == 200000000 ? 0 : 1;
+}
+EOC
+build_and_run capture cap.json -std=c++17
+python3 - "$tmp/cap.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+lines = [l for l in r["lines"] if l["kind"] == "false"]
+if not lines:
+    sys.exit("FAIL: nothing reported for net::Stats")
+for l in lines:
+    if "std::thread" in (l.get("type") or "") or "_State" in (l.get("type") or ""):
+        sys.exit("FAIL: the line is named by std::thread's state: %s" % l.get("type"))
+l = lines[0]
+p = (l.get("advice") or {}).get("layout_proposed") or ""
+if l.get("type") != "net::Stats" or "alignas(64) std::atomic<long> hits;" not in p \
+        or "alignas(64) std::atomic<long> misses;" not in p:
+    sys.exit("FAIL: net::Stats beside a std::thread state: type %s, proposed %s"
+             % (l.get("type"), p))
+# the base class stays first, a comment, named in the head
+if not p.startswith("struct net::Stats : net::Limits {") \
+        or "/* base class net::Limits */" not in p or "<anonymous>" in p:
+    sys.exit("FAIL: net::Stats's base class in the proposal: %s" % p)
+a = l.get("allocation") or {}
+if a.get("size") != 24 or a.get("type") != "net::Stats" or (a.get("site") or {}).get("line") != 16:
+    sys.exit("FAIL: net::Stats beside a std::thread state: the block is %s" % a)
+print("ok net::Stats beside std::thread's state: the user's type and block, both writers parted")
+EOP
+[ $? -eq 0 ] || exit 1
+
+# 2f. Per-thread counters in a std::vector<std::atomic<long>>: the
+#     elements are std::atomic<long>, a library's type.  The advice wraps
+#     the element (a padded struct holding one) or parts the elements,
+#     never redefines std::atomic.
+cat >"$tmp/vec.cpp" <<'EOC'
+#include <atomic>
+#include <thread>
+#include <vector>
+
+int main()
+{
+	std::vector<std::atomic<long>> counts(2);
+	std::vector<std::thread> th;
+	for (int t = 0; t < 2; t++)
+		th.emplace_back([&counts, t] {
+			for (long i = 0; i < 100000000; i++)
+				counts[t].fetch_add(1, std::memory_order_relaxed);
+		});
+	for (auto &x : th)
+		x.join();
+	return counts[0] + counts[1] == 200000000 ? 0 : 1;
+}
+EOC
+build_and_run vec vec.json -std=c++17
+python3 - "$tmp/vec.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+lines = [l for l in r["lines"] if l["kind"] == "false"]
+if not lines:
+    sys.exit("FAIL: nothing reported for std::vector<std::atomic<long>>")
+l = lines[0]
+adv = l.get("advice") or {}
+p = adv.get("layout_proposed") or ""
+said = (adv.get("summary") or "") + p
+members = sorted(m["member"] for m in l.get("ranges", l.get("members", [])) if m.get("member"))
+if not (l.get("type") or "").startswith("std::atomic<long>") or "struct std::atomic" in said \
+        or "struct atomic" in said or "__atomic_base" in said \
+        or (p and "alignas(64) std::atomic<long> v;" not in p):
+    sys.exit("FAIL: std::vector<std::atomic<long>>: type %s, advice %s" % (l.get("type"), said))
+print("ok std::vector<std::atomic<long>>: %s, std::atomic left alone (%s)"
+      % (l.get("type"), "wrapped" if p else "no layout"))
 EOP
 [ $? -eq 0 ] || exit 1
 

@@ -878,6 +878,108 @@ static void test_heap_neighbour(void)
 	advice_free(&l.advice);
 }
 
+/* The line holds one member of the object, written by thread 2, and a
+ * neighbour's data that thread 1 reads; thread 1 writes the object's
+ * other member on the line before.  Aligning the object alone would seat
+ * both writers on one line: each gets a line of its own, the member off
+ * the line too.  A member off the line that a writer of the line writes
+ * (rx_bytes beside rx_packets) is left where it is. */
+static void test_writer_off_line(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .reads = 50 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 60 } };
+	struct report_member m[] = {
+		{ "hits", "long", 0, 8, .writes = 40, .writers = TIDS(1), .n_writers = 1 },
+		{ "misses", "long", 8, 8, .writes = 60, .writers = TIDS(2), .n_writers = 1 },
+	};
+	struct report_range r[] = {
+		{ .offset = 0, .size = 8, .member = "misses", .false_writer = true,
+		  .writes = 60, .threads = t2, .n_threads = 1 },
+		{ .offset = 24, .size = 8, .member = "state", .false_victim = true,
+		  .reads = 50, .threads = t1, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x7040, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "c", .type_name = "struct counters", .object_start = 0x7038,
+		.ranges = r, .n_ranges = 2, .members = m, .n_members = 2,
+		.struct_size = 16, .struct_align = 8,
+	};
+
+	advice_for_line(&l, true);
+	CHECK_STR(l.advice.summary,
+		  "give each writer its own cache line: hits (thread 1), misses (thread 2)",
+		  "writer off the line: summary");
+	CHECK(l.advice.layout_proposed &&
+	      strstr(l.advice.layout_proposed, "\t_Alignas(64) long hits;   /*     0     8 */\n") &&
+	      strstr(l.advice.layout_proposed, "\t_Alignas(64) long misses; /*    64     8 */\n"),
+	      "writer off the line: proposal %s", l.advice.layout_proposed);
+	advice_free(&l.advice);
+
+	/* thread 2 writes both: hits stays beside misses, the object is
+	 * aligned as a whole */
+	m[0].writers = TIDS(2);
+	advice_for_line(&l, true);
+	CHECK_STR(l.advice.summary, "give each struct counters a 64-byte line of its own: it "
+		  "shares one with data other threads use", "a line writer's own member off the line");
+	CHECK(l.advice.layout_proposed &&
+	      strstr(l.advice.layout_proposed, "\t_Alignas(64) long hits;   /*     0     8 */\n"
+		     "\tlong              misses; /*     8     8 */\n"),
+	      "a line writer's own member off the line: proposal %s", l.advice.layout_proposed);
+	advice_free(&l.advice);
+}
+
+/* A C++ struct with a base class: the base is no member to declare or
+ * move.  It stays first, as a comment, and the head names it; a class's
+ * public base says so.  Aligned as a whole, the class takes the alignas. */
+static void test_base_class(void)
+{
+	struct report_thread t1[] = { { .tid = 1, .writes = 100 } };
+	struct report_thread t2[] = { { .tid = 2, .writes = 100 } };
+	struct report_member m[] = {
+		{ NULL, "Base", 0, 16, .base = true, .access = MEMBER_PUBLIC },
+		{ "a", "long", 16, 8, .writes = 100, .writers = TIDS(1), .n_writers = 1,
+		  .access = MEMBER_PUBLIC },
+		{ "b", "long", 24, 8, .writes = 100, .writers = TIDS(2), .n_writers = 1,
+		  .access = MEMBER_PUBLIC },
+	};
+	struct report_range r[] = {
+		{ .offset = 16, .size = 8, .member = "d.a", .false_writer = true,
+		  .false_victim = true, .writes = 100, .threads = t1, .n_threads = 1 },
+		{ .offset = 24, .size = 8, .member = "d.b", .false_writer = true,
+		  .false_victim = true, .writes = 100, .threads = t2, .n_threads = 1 },
+	};
+	struct report_line l = {
+		.addr = 0x2000, .line_size = 64, .kind = SHARING_FALSE,
+		.variable = "d", .type_name = "Derived", .object_start = 0x2000,
+		.ranges = r, .n_ranges = 2, .members = m, .n_members = 3,
+		.struct_size = 32, .struct_align = 8, .struct_name = "Derived", .cxx = true,
+	};
+
+	advice_for_line(&l, false);
+	CHECK(l.advice.layout_proposed &&
+	      !strncmp(l.advice.layout_proposed, "struct Derived : Base {", 23) &&
+	      strstr(l.advice.layout_proposed, "\t/* base class Base */    ") &&
+	      strstr(l.advice.layout_proposed, "/*     0    16 */\n") &&
+	      !strstr(l.advice.layout_proposed, "<anonymous>") &&
+	      !strstr(l.advice.layout_proposed, "public:") &&
+	      strstr(l.advice.layout_proposed, "alignas(64) long a;") &&
+	      strstr(l.advice.layout_proposed, "alignas(64) long b;"),
+	      "base class: %s", l.advice.layout_proposed);
+	CHECK(l.advice.layout_now && !strncmp(l.advice.layout_now, "struct Derived : Base {", 23),
+	      "base class now: %s", l.advice.layout_now);
+	advice_free(&l.advice);
+
+	/* a class, its base public: "class Derived : public Base", and its
+	 * public members under their label */
+	l.cxx_class = true;
+	advice_for_line(&l, false);
+	CHECK(l.advice.layout_proposed &&
+	      !strncmp(l.advice.layout_proposed, "class Derived : public Base {", 29) &&
+	      strstr(l.advice.layout_proposed, "public:\n"),
+	      "public base of a class: %s", l.advice.layout_proposed);
+	advice_free(&l.advice);
+}
+
 /* p2_class_array: one heap Accumulator, thread i adding to counts[i].
  * Aligning the struct leaves the slots on one line; each slot is padded. */
 /* Issue 15: int pointers into the middle of two heap structs.  The
@@ -1435,6 +1537,8 @@ int main(void)
 	test_publish();
 	test_element_members();
 	test_heap_neighbour();
+	test_writer_off_line();
+	test_base_class();
 	test_member_array_slots();
 	test_heap_scalars();
 	test_lock();
