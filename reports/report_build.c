@@ -9,6 +9,7 @@
 #include "reports/report_build.h"
 
 #include "reports/advice.h"
+#include "reports/cxx_library.h"
 #include "reports/gain.h"
 #include "reports/jvm_names.h"
 #include "reports/locks.h"
@@ -498,6 +499,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 	predict_gain(b, l, v, range, rl);
 	gain_note_lock(rl);
 	jvm_advise_line(b->jvm, rl, jvm);
+	cxx_library_advise_line(rl);
 	member_ranges_merge(rl);     /* last: gain and advice index v's ranges */
 	free(range);
 	free(in_lock);

@@ -18,6 +18,8 @@
 #    state is named by the user's object beside it, and its proposal parts
 #    the writer the line does not show.  2f: std::atomic<long> elements
 #    are wrapped in a padded struct, std::atomic is not redefined.
+#    2g: a std::shared_ptr copied in two threads: its control block's
+#    count, and the copies to avoid.
 # 3. The same under attach, the block read from the glibc heap.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -421,6 +423,52 @@ if not (l.get("type") or "").startswith("std::atomic<long>") or "struct std::ato
     sys.exit("FAIL: std::vector<std::atomic<long>>: type %s, advice %s" % (l.get("type"), said))
 print("ok std::vector<std::atomic<long>>: %s, std::atomic left alone (%s)"
       % (l.get("type"), "wrapped" if p else "no layout"))
+EOP
+[ $? -eq 0 ] || exit 1
+
+# 2g. Two threads copy one std::shared_ptr<Config> into a by-value
+#     parameter, over and over: true sharing of its reference count.  The
+#     line is the shared_ptr's control block, not libstdc++'s _Sp_cp_type,
+#     and the advice is about the copies (pass by const reference).
+cat >"$tmp/sp.cpp" <<'EOC'
+#include <memory>
+#include <thread>
+#include <vector>
+
+struct Config { long limit = 100; };
+
+__attribute__((noinline)) static long use(std::shared_ptr<Config> c) { return c->limit; }
+
+int main()
+{
+	auto cfg = std::make_shared<Config>();
+	long sums[2] = { 0, 0 };
+	std::vector<std::thread> th;
+	for (int t = 0; t < 2; t++)
+		th.emplace_back([cfg, t, &sums] {
+			for (long i = 0; i < 20000000; i++)
+				sums[t] += use(cfg);
+		});
+	for (auto &x : th)
+		x.join();
+	return sums[0] + sums[1] == 4000000000L ? 0 : 1;
+}
+EOC
+build_and_run sp sp.json -std=c++17
+python3 - "$tmp/sp.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+lines = [l for l in r["lines"] if l["kind"] in ("true", "mixed")]
+if not lines:
+    sys.exit("FAIL: nothing reported for the shared_ptr's count: %s"
+             % [(l["kind"], l.get("type")) for l in r["lines"]])
+l = lines[0]
+adv = l.get("advice") or {}
+s = adv.get("summary") or ""
+if l.get("type") != "std::shared_ptr control block" or "const std::shared_ptr<T> &" not in s \
+        or "the copies are made in" not in s or adv.get("layout_proposed"):
+    sys.exit("FAIL: shared_ptr count: type %s, advice %s" % (l.get("type"), s))
+print("ok std::shared_ptr's count: named, the copies advised")
 EOP
 [ $? -eq 0 ] || exit 1
 
