@@ -153,6 +153,19 @@ struct dt_module *dt_module_get(struct data_types *dt, Dwfl_Module *mod)
 	return m;
 }
 
+const char *dt_variable_name(struct data_types *dt, Dwarf_Die *var)
+{
+	const char *name = die_name(var), *scope = dwarf_scopes_prefix(dt->scopes, var);
+	char *q;
+
+	if (!name || !*scope)
+		return name;
+	q = xasprintf("%s%s", scope, name);
+	name = dt_intern(dt, q);
+	free(q);
+	return name;
+}
+
 const char *dt_type_name(struct data_types *dt, Dwarf_Die *type)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -275,7 +275,7 @@ static enum data_types_miss named_global(struct data_types *dt, struct dt_module
 		var = v->die;
 		die_type(&var, &type);
 		resolve_offset(dt, m, &type, addr - object_start, size, false, &r);
-		hit = hit_new(dt, die_name(&var), &type, &r);
+		hit = hit_new(dt, dt_variable_name(dt, &var), &type, &r);
 		strbuf_release(&r.path);
 		hashmap_put(&dt->results, &k, hit);
 	}
@@ -339,7 +339,7 @@ enum data_types_miss data_types_global_access(struct data_types *dt,
 
 		die_type(&var, &type);    /* indexed variables have one */
 		resolve_offset(dt, m, &type, addr - bias - v->start, size, false, &r);
-		hit = hit_new(dt, die_name(&var), &type, &r);
+		hit = hit_new(dt, dt_variable_name(dt, &var), &type, &r);
 		hit->variable_align = variable_align(&var);
 		strbuf_release(&r.path);
 		hashmap_put(&dt->results, &k, hit);
@@ -369,7 +369,7 @@ enum data_types_miss address_pointer(struct data_types *dt, struct dt_module *m,
 	}
 	if (!strip_qualifiers(&object) || !is_complete(&object))
 		return DT_NO_TYPE;
-	*out = pointer_get(dt, m, &object, die_name(var) ?: "?", !decayed, decayed);
+	*out = pointer_get(dt, m, &object, dt_variable_name(dt, var) ?: "?", !decayed, decayed);
 	return DT_HIT;
 }
 

@@ -123,6 +123,9 @@ struct resolution {
 const char *dt_intern(struct data_types *dt, const char *s);     /* NULL: "" */
 /* NULL when there is no module or it has no debug info. */
 struct dt_module *dt_module_get(struct data_types *dt, Dwfl_Module *mod);
+/* A variable's name, qualified by its C++ namespaces and classes
+ * ("app::Registry::created"); interned. */
+const char *dt_variable_name(struct data_types *dt, Dwarf_Die *var);
 const char *dt_type_name(struct data_types *dt, Dwarf_Die *type);
 
 /* data_types_layout.c: walk off (bytes from the object's start) through

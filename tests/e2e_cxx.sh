@@ -3,7 +3,8 @@
 # 1. std::atomic's fetch_add is inlined from <atomic>, so the sampled
 #    instruction's line is in a libstdc++ header.  The report must still
 #    send the reader to the user's line (the call site in worker), with the
-#    library function as "via".
+#    library function as "via", and the variable named with its namespace
+#    (net::next_ticket).
 # 2. Per-thread stats in a std::vector<Stats>: heap elements reached
 #    through _M_start, with no variable in the base register at the access.
 #    The members must be named (Stats::requests, Stats::bytes) through the
@@ -50,13 +51,13 @@ cat >"$tmp/ticket.cpp" <<'EOC'
 #include <thread>
 #include <vector>
 
-std::atomic<long> next_ticket{0};
+namespace net { std::atomic<long> next_ticket{0}; }
 
 static long worker(long iters)
 {
 	long last = 0;
 	for (long i = 0; i < iters; i++)
-		last = next_ticket.fetch_add(1);	// line 13
+		last = net::next_ticket.fetch_add(1);	// line 13
 	return last;
 }
 
@@ -68,16 +69,17 @@ int main(int argc, char **argv)
 		th.emplace_back([=] { worker(iters); });
 	for (auto &t : th)
 		t.join();
-	printf("tickets %ld\n", next_ticket.load());
+	printf("tickets %ld\n", net::next_ticket.load());
 }
 EOC
 build_and_run ticket r.json
 python3 - "$tmp/r.json" <<'EOP'
 import json, sys
 r = json.load(open(sys.argv[1]))
-lines = [l for l in r["lines"] if l.get("variable") == "next_ticket"]
+# a variable in a namespace is named with it
+lines = [l for l in r["lines"] if l.get("variable") == "net::next_ticket"]
 if not lines or lines[0]["kind"] != "true":
-    sys.exit("FAIL: next_ticket not reported as true sharing: %s"
+    sys.exit("FAIL: net::next_ticket not reported as true sharing: %s"
              % [(l.get("variable"), l["kind"]) for l in r["lines"]])
 sites = [s for g in lines[0]["ranges"] for s in g["sites"]]
 bad = [s for s in sites if not (s["file"] or "").endswith("ticket.cpp") or s["line"] != 13

@@ -22,6 +22,9 @@ static const char source[] =
 	"struct Slot { long done; };\n"
 	"namespace detail { class Pool { public: struct Inner { int x; } in; }; }\n"
 	"template <class T> struct Box { T v; };\n"
+	"long counters[2];\n"
+	"struct Reg { static long created; };\n"
+	"long Reg::created;\n"
 	"}\n"
 	"namespace { struct Hidden { long a; }; }\n"
 	"struct Top { long b; };\n"
@@ -30,7 +33,8 @@ static const char source[] =
 	"\tstruct Local { int l; } loc = { 1 };\n"
 	"\tstatic net::Slot s; static net::detail::Pool p; static Hidden h; static Top t;\n"
 	"\tstatic net::Box<long> bx; static std::atomic<long> at;\n"
-	"\treturn (int)(s.done + p.in.x + h.a + t.b + loc.l + bx.v + at.load());\n"
+	"\treturn (int)(s.done + p.in.x + h.a + t.b + loc.l + bx.v + at.load() +\n"
+	"\t\tnet::counters[1] + net::Reg::created);\n"
 	"}\n"
 	"int main() { return use(); }\n";
 
@@ -51,6 +55,30 @@ static bool find_type(Dwarf_Die *parent, const char *name, Dwarf_Die *out)
 			return true;
 		}
 		if (find_type(&child, name, out))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* The definition (with a location) of the variable named name. */
+static bool find_variable(Dwarf_Die *parent, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		Dwarf_Attribute attr;
+		const char *n = dwarf_diename(&child);
+
+		if (!n && dwarf_attr_integrate(&child, DW_AT_name, &attr))
+			n = dwarf_formstring(&attr);
+		if (dwarf_tag(&child) == DW_TAG_variable && n && !strcmp(n, name) &&
+		    dwarf_hasattr(&child, DW_AT_location)) {
+			*out = child;
+			return true;
+		}
+		if (dwarf_tag(&child) == DW_TAG_namespace && find_variable(&child, name, out))
 			return true;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
@@ -119,6 +147,20 @@ int main(void)
 		check_type(sc, &cu, "Inner", "net::detail::Pool::", "net::detail::Pool::Inner");
 		check_type(sc, &cu, "Box<long int>", "net::", "net::Box<long>");
 		check_type(sc, &cu, "atomic<long int>", "std::", "std::atomic<long>");
+		/* variables: one in a namespace, a static member whose
+		 * definition names its declaration in the class */
+		{
+			Dwarf_Die v;
+
+			CHECK(find_variable(&cu, "counters", &v) &&
+			      !strcmp(dwarf_scopes_prefix(sc, &v), "net::"),
+			      "net::counters: %s", find_variable(&cu, "counters", &v) ?
+			      dwarf_scopes_prefix(sc, &v) : "not found");
+			CHECK(find_variable(&cu, "created", &v) &&
+			      !strcmp(dwarf_scopes_prefix(sc, &v), "net::Reg::"),
+			      "net::Reg::created: %s", find_variable(&cu, "created", &v) ?
+			      dwarf_scopes_prefix(sc, &v) : "not found");
+		}
 		/* what a reader writes: no "(anonymous namespace)::", none in a function */
 		CHECK_STR(dwarf_scopes_prefix(sc, &cu), "", "the unit itself");
 		{
