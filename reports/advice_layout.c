@@ -477,6 +477,11 @@ static void find_nesting(struct advisor *adv)
 		if (path_depth(l->ranges[i].member, l->variable, &outer,
 			       &len) < 2 || !outer)
 			continue;
+		/* a library's insides ("__data.__kind" of a mutex, named by
+		 * the library's code that reached it) nest in its own types,
+		 * not in the user's struct */
+		if (outer[0] == '_' && (outer[1] == '_' || isupper((unsigned char)outer[1])))
+			continue;
 		adv->nested = true;
 		/* the members' struct by its name where it has one */
 		if (l->struct_name && !strstr(l->struct_name, "{...}")) {

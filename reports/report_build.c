@@ -264,6 +264,7 @@ static void fill_range(struct build *b, const struct line *l, const struct cell_
 	struct thread_tally threads = { 0 };
 	struct site_tally sites = { 0 };
 	const struct data_attribution *best;
+	bool *user;
 
 	for (unsigned i = 0; i < l->n_cells; i++) {
 		const struct line_cell *c = &l->cells[i];
@@ -288,7 +289,14 @@ static void fill_range(struct build *b, const struct line *l, const struct cell_
 	}
 	free(sites.v);
 
-	best = most_sampled(l, attrs, in_range, same_member);
+	/* the name the user's code gives these bytes, where it gave one */
+	user = xcalloc(l->n_cells ? l->n_cells : 1, sizeof(*user));
+	for (unsigned i = 0; i < l->n_cells; i++)
+		user[i] = in_range[i] && !attrs[i].system_code;
+	best = most_sampled(l, attrs, user, same_member);
+	free(user);
+	if (!best)
+		best = most_sampled(l, attrs, in_range, same_member);
 	if (best)
 		rr->member = member_span_name(member_name(best), best, l->addr + rr->offset,
 					      rr->size);
@@ -410,7 +418,10 @@ static void predict_gain(struct build *b, const struct line *l,
  * objects where there are any.  A C++ library's internals beside them
  * (the std::thread state a lambda's captures live in, a shared_ptr's
  * control block) are not the user's to pad, and advice on them helps no
- * one; its locks (std::mutex) are the user's choice all the same. */
+ * one; its locks (std::mutex) are the user's choice all the same.  Nor
+ * is an object as a system library's code types it (glibc's mutex code
+ * sees a std::mutex in a user's struct as an int *__futex): the user's
+ * code typed the same bytes as what they are to the user. */
 static const struct data_attribution *line_object(const struct line *l,
 						  const struct cell_attr *attrs)
 {
@@ -420,7 +431,8 @@ static const struct data_attribution *line_object(const struct line *l,
 	for (unsigned i = 0; i < l->n_cells; i++) {
 		const struct type_layout *lay = attrs[i].a.layout;
 
-		user[i] = !lay || !lay->library || !lay->cxx || lock_type(lay->name);
+		user[i] = (!lay || !lay->library || !lay->cxx || lock_type(lay->name)) &&
+			  !attrs[i].system_code;
 	}
 	obj = most_sampled(l, attrs, user, same_object);
 	free(user);

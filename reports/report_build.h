@@ -41,6 +41,9 @@ struct cell_attr {
 	enum data_types_miss why;        /* when !typed and !why_here */
 	const char *why_here;            /* a reason no lookup could give */
 	struct data_attribution a;       /* when typed */
+	bool system_code;                /* made by a system library's code
+	                                    (glibc's mutex code): typed as that
+	                                    code sees it, not as the user does */
 };
 
 /* One report being built. */

@@ -166,6 +166,12 @@ void attribute_line(struct build *b, const struct line *l,
 
 		if (lookup)
 			attribute_cell(b, l, c, &attrs[i]);
+		if (b->sym) {
+			const struct mapping *m = symbolizer_find_mapping(b->sym,
+								(pid_t)cell_pid(l, c), c->ip);
+
+			attrs[i].system_code = m && symbolizer_system_module(m->name);
+		}
 		if (attrs[i].typed) {
 			rl->typed += c->count;
 			continue;

@@ -70,6 +70,9 @@ struct data_symbol {
  * AtomicU64::fetch_add) is the user's code that called it, for every
  * reader. */
 bool symbolizer_system_source(const char *file);
+/* A library the system installed (/usr/lib/..., /lib/...: libc,
+ * libstdc++), by its mapped path: its code is not the user's. */
+bool symbolizer_system_module(const char *path);
 
 struct symbolizer *symbolizer_new(void);
 void symbolizer_free(struct symbolizer *s);

@@ -30,6 +30,16 @@ bool symbolizer_system_source(const char *file)
 	return strstr(file, "/include/c++/") != NULL;
 }
 
+bool symbolizer_system_module(const char *path)
+{
+	static const char *const prefixes[] = { "/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/" };
+
+	for (size_t i = 0; path && i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
 /* Source files named relative to the compilation directory (a VPATH
  * build's "../src/x.c") become absolute, so that editors, CI annotations
  * and --annotate find them from anywhere. */

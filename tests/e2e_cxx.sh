@@ -20,7 +20,8 @@
 #    the writer the line does not show.  2f: std::atomic<long> elements
 #    are wrapped in a padded struct, std::atomic is not redefined.
 #    2g: a std::shared_ptr copied in two threads: its control block's
-#    count, and the copies to avoid.
+#    count, and the copies to avoid.  2h: a std::mutex's bytes as glibc's
+#    code types them do not name the user's kv::Shard[].
 # 3. The same under attach, the block read from the glibc heap.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -471,6 +472,60 @@ if l.get("type") != "std::shared_ptr control block" or "const std::shared_ptr<T>
         or "the copies are made in" not in s or adv.get("layout_proposed"):
     sys.exit("FAIL: shared_ptr count: type %s, advice %s" % (l.get("type"), s))
 print("ok std::shared_ptr's count: named, the copies advised")
+EOP
+[ $? -eq 0 ] || exit 1
+
+# 2h. Shards of a table, each a std::mutex and a count, in one
+#     std::vector: each thread locks its own shard, and shard 0's count
+#     shares a line with shard 1's mutex.  glibc's mutex code types those
+#     bytes as its own (int *__futex) and takes more samples than the
+#     user's code: the line is still the user's kv::Shard[], padded whole.
+cat >"$tmp/shard.cpp" <<'EOC'
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace kv {
+struct Shard {
+	std::mutex lock;
+	long entries = 0;
+};
+class Table {
+public:
+	explicit Table(int n) : shards_(n) {}
+	void insert(int who) { Shard &s = shards_[who]; std::lock_guard<std::mutex> g(s.lock); s.entries++; }
+	long size() { long n = 0; for (auto &s : shards_) n += s.entries; return n; }
+private:
+	std::vector<Shard> shards_;
+};
+}
+
+int main()
+{
+	kv::Table t(2);
+	std::vector<std::thread> th;
+	for (int w = 0; w < 2; w++)
+		th.emplace_back([&t, w] { for (long i = 0; i < 15000000; i++) t.insert(w); });
+	for (auto &x : th)
+		x.join();
+	return t.size() == 30000000 ? 0 : 1;
+}
+EOC
+build_and_run shard shard.json -std=c++17
+python3 - "$tmp/shard.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+lines = [l for l in r["lines"] if l["kind"] == "false"]
+if not lines:
+    sys.exit("FAIL: nothing reported for kv::Shard: %s" % [(l["kind"], l.get("type")) for l in r["lines"]])
+l = lines[0]
+s = (l.get("advice") or {}).get("summary") or ""
+p = (l.get("advice") or {}).get("layout_proposed") or ""
+if l.get("type") != "kv::Shard[]" or not s.startswith("pad each element of the kv::Shard[]") \
+        or "struct kv::Shard {" not in p or "alignas(64) std::mutex lock;" not in p:
+    sys.exit("FAIL: kv::Shard beside glibc's view of its mutex: type %s, advice %s %s"
+             % (l.get("type"), s, p))
+print("ok kv::Shard[]: the user's type over glibc's int *__futex, each shard padded")
 EOP
 [ $? -eq 0 ] || exit 1
 
