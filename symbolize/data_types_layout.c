@@ -34,12 +34,6 @@ static int cmp_member(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int unit_lang(Dwarf_Die *die)
-{
-	Dwarf_Die cu;
-
-	return dwarf_diecu(die, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
-}
 
 static bool read_member(struct data_types *dt, Dwarf_Die *child, uint8_t default_access,
 			struct member_tmp *out)
@@ -162,7 +156,7 @@ static const struct type_layout *layout_get(struct data_types *dt,
 	le = xcalloc(1, sizeof(*le));
 	le->pub.size = type_size(type);
 	le->pub.cxx = in_cxx_unit(type);
-	le->pub.rust = unit_lang(type) == DW_LANG_Rust;
+	le->pub.rust = die_language(type) == DW_LANG_Rust;
 	le->pub.cxx_class = le->pub.cxx && dwarf_tag(type) == DW_TAG_class_type;
 	file = dwarf_decl_file(type);
 	le->pub.library = file && symbolizer_system_source(file);

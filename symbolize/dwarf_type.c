@@ -108,13 +108,16 @@ bool is_complete(Dwarf_Die *type)
 	return type_size(&t) != 0;
 }
 
-static bool lang_is_c(Dwarf_Die *die)
+int die_language(Dwarf_Die *die)
 {
 	Dwarf_Die cu;
 
-	if (!dwarf_diecu(die, &cu, NULL, NULL))
-		return true;
-	switch (dwarf_srclang(&cu)) {
+	return dwarf_diecu(die, &cu, NULL, NULL) ? dwarf_srclang(&cu) : -1;
+}
+
+static bool lang_is_c(Dwarf_Die *die)
+{
+	switch (die_language(die)) {
 	case DW_LANG_C89:
 	case DW_LANG_C:
 	case DW_LANG_C99:
@@ -130,11 +133,7 @@ static bool lang_is_c(Dwarf_Die *die)
 
 bool in_cxx_unit(Dwarf_Die *die)
 {
-	Dwarf_Die cu;
-
-	if (!dwarf_diecu(die, &cu, NULL, NULL))
-		return false;
-	switch (dwarf_srclang(&cu)) {
+	switch (die_language(die)) {
 	case DW_LANG_C_plus_plus:
 	case DW_LANG_C_plus_plus_03:
 	case DW_LANG_C_plus_plus_11:
@@ -151,9 +150,8 @@ bool rust_std_wrapper(Dwarf_Die *type)
 {
 	static const char *const prefixes[] = { "Atomic", "UnsafeCell<", "SyncUnsafeCell<", "Cell<" };
 	const char *name = dwarf_diename(type);
-	Dwarf_Die cu;
 
-	if (!name || !dwarf_diecu(type, &cu, NULL, NULL) || dwarf_srclang(&cu) != DW_LANG_Rust)
+	if (!name || die_language(type) != DW_LANG_Rust)
 		return false;
 	for (size_t i = 0; i < ARRAY_SIZE(prefixes); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))

@@ -35,7 +35,8 @@ bool peel_type(Dwarf_Die *type, const char **typedef_name);
 bool strip_qualifiers(Dwarf_Die *type);
 uint64_t type_size(Dwarf_Die *type);
 bool is_complete(Dwarf_Die *type);
-/* Is die in a C++ unit? */
+/* The DW_LANG_* of die's unit, -1 if it has none; is it C++? */
+int die_language(Dwarf_Die *die);
 bool in_cxx_unit(Dwarf_Die *die);
 /* A type of Rust's standard library that wraps one value (AtomicU64,
  * UnsafeCell<u64>): rustc gives its types no DW_AT_decl_file to tell. */

@@ -45,6 +45,20 @@ build_and_run() {
 		{ echo "FAIL: contend exited $? on $name:"; cat "$tmp/err"; exit 1; }
 }
 
+# report.py: the report's lines of some kinds, or FAIL naming what was
+# expected and what was reported instead
+cat >"$tmp/report.py" <<'EOP'
+import json, sys
+
+def lines_of(path, what, kinds=("false",)):
+    r = json.load(open(path))
+    lines = [l for l in r["lines"] if l["kind"] in kinds]
+    if not lines:
+        sys.exit("FAIL: nothing reported for %s: %s"
+                 % (what, [(l["kind"], l.get("type")) for l in r["lines"]]))
+    return lines
+EOP
+
 cat >"$tmp/ticket.cpp" <<'EOC'
 #include <atomic>
 #include <cstdio>
@@ -298,12 +312,10 @@ int main()
 }
 EOC
 build_and_run klass kl.json -std=c++17
-python3 - "$tmp/kl.json" <<'EOP'
-import json, sys
-r = json.load(open(sys.argv[1]))
-lines = [l for l in r["lines"] if l["kind"] == "false"]
-if not lines:
-    sys.exit("FAIL: nothing reported for class Counters")
+PYTHONPATH="$tmp" python3 - "$tmp/kl.json" <<'EOP'
+import sys
+from report import lines_of
+lines = lines_of(sys.argv[1], "class net::Counters")
 p = (lines[0].get("advice") or {}).get("layout_proposed") or ""
 # the class by its namespace, its members under their own access labels,
 # and types as C++ code writes them
@@ -359,12 +371,10 @@ int main()
 }
 EOC
 build_and_run capture cap.json -std=c++17
-python3 - "$tmp/cap.json" <<'EOP'
-import json, sys
-r = json.load(open(sys.argv[1]))
-lines = [l for l in r["lines"] if l["kind"] == "false"]
-if not lines:
-    sys.exit("FAIL: nothing reported for net::Stats")
+PYTHONPATH="$tmp" python3 - "$tmp/cap.json" <<'EOP'
+import sys
+from report import lines_of
+lines = lines_of(sys.argv[1], "net::Stats")
 for l in lines:
     if "std::thread" in (l.get("type") or "") or "_State" in (l.get("type") or ""):
         sys.exit("FAIL: the line is named by std::thread's state: %s" % l.get("type"))
@@ -409,12 +419,10 @@ int main()
 }
 EOC
 build_and_run vec vec.json -std=c++17
-python3 - "$tmp/vec.json" <<'EOP'
-import json, sys
-r = json.load(open(sys.argv[1]))
-lines = [l for l in r["lines"] if l["kind"] == "false"]
-if not lines:
-    sys.exit("FAIL: nothing reported for std::vector<std::atomic<long>>")
+PYTHONPATH="$tmp" python3 - "$tmp/vec.json" <<'EOP'
+import sys
+from report import lines_of
+lines = lines_of(sys.argv[1], "std::vector<std::atomic<long>>")
 l = lines[0]
 adv = l.get("advice") or {}
 p = adv.get("layout_proposed") or ""
@@ -458,13 +466,10 @@ int main()
 }
 EOC
 build_and_run sp sp.json -std=c++17
-python3 - "$tmp/sp.json" <<'EOP'
-import json, sys
-r = json.load(open(sys.argv[1]))
-lines = [l for l in r["lines"] if l["kind"] in ("true", "mixed")]
-if not lines:
-    sys.exit("FAIL: nothing reported for the shared_ptr's count: %s"
-             % [(l["kind"], l.get("type")) for l in r["lines"]])
+PYTHONPATH="$tmp" python3 - "$tmp/sp.json" <<'EOP'
+import sys
+from report import lines_of
+lines = lines_of(sys.argv[1], "the shared_ptr's count", ("true", "mixed"))
 l = lines[0]
 adv = l.get("advice") or {}
 s = adv.get("summary") or ""
@@ -512,12 +517,10 @@ int main()
 }
 EOC
 build_and_run shard shard.json -std=c++17
-python3 - "$tmp/shard.json" <<'EOP'
-import json, sys
-r = json.load(open(sys.argv[1]))
-lines = [l for l in r["lines"] if l["kind"] == "false"]
-if not lines:
-    sys.exit("FAIL: nothing reported for kv::Shard: %s" % [(l["kind"], l.get("type")) for l in r["lines"]])
+PYTHONPATH="$tmp" python3 - "$tmp/shard.json" <<'EOP'
+import sys
+from report import lines_of
+lines = lines_of(sys.argv[1], "kv::Shard")
 l = lines[0]
 s = (l.get("advice") or {}).get("summary") or ""
 p = (l.get("advice") or {}).get("layout_proposed") or ""
