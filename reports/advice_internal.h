@@ -126,6 +126,11 @@ int across_boundary(const struct advisor *adv, int a, bool *ends);
 /* C++17's new does too: where new allocated it, nothing else to change. */
 #define CXX_NEW_ALIGN_NOTE \
 	"/* new allocates it at the type's alignment from C++17 on: no other change */\n"
+/* Under attach the call is not known: a C++ block may be new's. */
+#define CXX_WALKED_ALIGN_NOTE \
+	"/* new and std::vector allocate it at the type's alignment from C++17 on: " \
+	"no other change; a block from malloc (attach does not record the call) " \
+	"needs aligned_alloc */\n"
 /* The note a heap object of line's type needs to start a line where its
  * language's allocation does that by itself, else NULL. */
 const char *heap_align_note(const struct report_line *line);

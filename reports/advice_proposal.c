@@ -221,6 +221,8 @@ const char *heap_align_note(const struct report_line *line)
 		return RUST_HEAP_ALIGN_NOTE;
 	if (line->cxx && call && !strncmp(call, "operator new", 12))
 		return CXX_NEW_ALIGN_NOTE;
+	if (line->cxx && line->alloc && line->alloc->walked)
+		return CXX_WALKED_ALIGN_NOTE;
 	return NULL;
 }
 

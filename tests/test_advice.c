@@ -350,6 +350,18 @@ static void test_pair(void)
 	      !strstr(l.advice.layout_proposed, "sizeof(class"),
 	      "C++ class from malloc: %s", l.advice.layout_proposed);
 	advice_free(&l.advice);
+
+	/* read from the heap under attach, the call unknown: new's and
+	 * std::vector's alignment first, malloc's remedy after */
+	l.alloc->call = NULL;
+	l.alloc->walked = true;
+	advice_for_line(&l, true);
+	CHECK(l.advice.layout_proposed &&
+	      strstr(l.advice.layout_proposed, "/* new and std::vector allocate it at the type's "
+		     "alignment from C++17 on: no other change; a block from malloc") &&
+	      !strstr(l.advice.layout_proposed, "aligns to 16 bytes only"),
+	      "C++ class read from the heap: %s", l.advice.layout_proposed);
+	advice_free(&l.advice);
 }
 
 /* The pair in Rust: Arc<Stats> of two AtomicU64.  A field aligns to
