@@ -339,17 +339,12 @@ static int map_range(struct advisor *adv, const struct report_range *r,
 }
 
 /* Member i is off the line, and a thread writes it that writes nothing
- * on the line, while the line has a writer of its own. */
-static bool written_elsewhere(const struct advisor *adv, unsigned i)
+ * on the line (which has a writer of its own: line_written). */
+static bool written_elsewhere(const struct advisor *adv, unsigned i, bool line_written)
 {
 	const struct report_member *m = &adv->members[i];
-	bool line_written = false;
 
-	if (adv->mi[i].on_line || !m->n_writers)
-		return false;
-	for (unsigned j = 0; j < adv->n_members; j++)
-		line_written |= adv->mi[j].on_line && adv->members[j].n_writers;
-	if (!line_written)
+	if (!line_written || adv->mi[i].on_line || !m->n_writers)
 		return false;
 	for (unsigned t = 0; t < m->n_writers; t++) {
 		bool on_line = false;
@@ -375,6 +370,10 @@ static bool written_elsewhere(const struct advisor *adv, unsigned i)
  * writer groups need lines of their own, and so do theirs). */
 static void group_writers(struct advisor *adv)
 {
+	bool line_written = false;
+
+	for (unsigned j = 0; j < adv->n_members; j++)
+		line_written |= adv->mi[j].on_line && adv->members[j].n_writers;
 	for (unsigned i = 0; i < adv->n_members; i++) {
 		const struct report_member *m = &adv->members[i];
 		struct tidset set = { 0 };
@@ -383,7 +382,7 @@ static void group_writers(struct advisor *adv)
 		adv->mi[i].group = -1;
 		if (m->base)          /* a base class comes first, always */
 			continue;
-		if (!adv->mi[i].on_line && !written_elsewhere(adv, i))
+		if (!adv->mi[i].on_line && !written_elsewhere(adv, i, line_written))
 			continue;
 		if (!m->n_writers && !m->writes)
 			continue;

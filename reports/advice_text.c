@@ -230,7 +230,6 @@ static void print_elided(struct strbuf *sb, unsigned *hidden)
 	*hidden = 0;
 }
 
-/* pahole's view: members with offset and size, holes, line boundaries. */
 /* "struct Counters {", "class Counters : public Base {"; a base class
  * aligned to a line's start can carry no alignas of its own: the class
  * does, "struct alignas(64) Counters : Base {". */
@@ -261,6 +260,7 @@ static char *class_head(const struct report_layout *lay, uint8_t default_access)
 	return strbuf_detach(&sb);
 }
 
+/* pahole's view: members with offset and size, holes, line boundaries. */
 static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 {
 	unsigned L = lay->line_size;
