@@ -374,7 +374,9 @@ static bool var_address(Dwarf_Die *var, Dwarf_Addr dw_pc, const struct reg_addr 
 	if (expr[0].atom == DW_OP_fbreg) {
 		if (!fb)
 			return false;
-		*out = (struct reg_addr){ fb->reg, fb->off + (int64_t)expr[0].number };
+		/* DWARF's offsets are the target's to choose: wrap, as the
+		 * address arithmetic does, never overflow */
+		*out = (struct reg_addr){ fb->reg, (int64_t)((uint64_t)fb->off + expr[0].number) };
 		return true;
 	}
 	return op_reg_addr(&expr[0], out);
