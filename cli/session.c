@@ -22,6 +22,7 @@
 #include "cli/progress.h"
 #include "cli/system_wide.h"
 #include "cli/target_access.h"
+#include "detector/census.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "detector/shared_mem.h"
@@ -34,8 +35,6 @@
 #include "detector/watch.h"
 #include "reports/format.h"
 #include "reports/report.h"
-#include "reports/watch_report.h"
-#include "symbolize/data_types.h"
 #include "symbolize/jvm_attach.h"
 #include "symbolize/symbolizer.h"
 #include "symbolize/unwind.h"
@@ -55,6 +54,7 @@ struct session {
 	uint64_t lost;
 	double last_maps;          /* monotonic_s() of the last /proc/PID/maps read */
 	struct confirm *confirm;   /* --confirm: watchpoints on the top lines */
+	struct census *census;     /* with confirm: the stores near the hot code */
 	struct proc_creds creds;   /* the target's, last seen (note_target_creds) */
 	unsigned target_execs;     /* exec records of the target's main thread */
 	bool note_forks;           /* attaching: collect the tasks that inherit events */
@@ -131,6 +131,8 @@ static uint32_t sample_chain(struct session *s, const struct perf_sample *ps)
 	return id;
 }
 
+static void take_access(struct session *s, struct access_sample *a);
+
 static void on_sample(void *ctx, const struct perf_sample *ps)
 {
 	struct session *s = ctx;
@@ -143,16 +145,32 @@ static void on_sample(void *ctx, const struct perf_sample *ps)
 		return;
 	if (new_thread)
 		name_task(s, (pid_t)ps->pid, (pid_t)ps->pid, (pid_t)ps->tid);
+	if (s->census)
+		census_note_sample(s->census, ps->pid, ps->ip);
 	if (!backend_access(&s->backend, ps, &a))
 		return;
 	if (s->unwinder)
 		a.chain_id = sample_chain(s, ps);
-	shared_mem_locate(s->sym, &a);   /* shared memory: one line for all */
+	take_access(s, &a);
+}
+
+/* A census hit's access (census.h): into the table and the data file as
+ * a sample is. */
+static void on_census_access(void *ctx, const struct access_sample *sampled)
+{
+	struct access_sample a = *sampled;
+
+	take_access(ctx, &a);
+}
+
+static void take_access(struct session *s, struct access_sample *a)
+{
+	shared_mem_locate(s->sym, a);   /* shared memory: one line for all */
 	if (s->hooks && s->hooks->access)
-		s->hooks->access(s->hooks->ctx, &a);   /* a data file: as sampled */
+		s->hooks->access(s->hooks->ctx, a);   /* a data file: as sampled */
 	/* named later by what was mapped now (dlclose + dlopen, exec) */
-	a.ip = symbolizer_versioned(s->sym, (pid_t)a.pid, a.ip);
-	line_table_add(s->lines, &a);
+	a->ip = symbolizer_versioned(s->sym, (pid_t)a->pid, a->ip);
+	line_table_add(s->lines, a);
 }
 
 static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
@@ -332,6 +350,11 @@ static void session_beat(struct session *s, struct event_set *es,
 		stopped_by_hook = true;
 	}
 	progress_update(&s->progress, &view);
+	/* the census and the watch take the same debug registers: one
+	 * window per beat, the census's first */
+	if (s->census && !confirm_busy(s->confirm) &&
+	    census_tick(s->census, pid, monotonic_s() - t0, on_census_access, s))
+		return;
 	if (s->confirm)
 		confirm_tick(s->confirm, s->lines, monotonic_s() - t0);
 }
@@ -345,100 +368,6 @@ static char *join_command(char **argv)
 		strbuf_addf(&sb, "%s", argv[i]);
 	}
 	return strbuf_detach(&sb);
-}
-
-static void name_threads(struct report_thread *t, unsigned n, const struct thread_names *names)
-{
-	for (unsigned i = 0; i < n; i++) {
-		const char *c = thread_names_get(names, t[i].tid);
-		if (c && !t[i].comm)
-			t[i].comm = xstrdup(c);
-	}
-}
-
-void session_name_threads(struct report *r, const struct thread_names *names)
-{
-	if (!names)
-		return;
-	for (unsigned i = 0; i < r->n_lines; i++) {
-		struct report_line *l = &r->lines[i];
-		name_threads(l->threads, l->n_threads, names);
-		for (unsigned g = 0; g < l->n_ranges; g++)
-			name_threads(l->ranges[g].threads, l->ranges[g].n_threads, names);
-		for (unsigned k = 0; k < l->n_words; k++)
-			name_threads(l->words[k].threads, l->words[k].n_threads, names);
-	}
-}
-
-int session_print_report(const struct report *r, const struct options *opt)
-{
-	struct out_file *of;
-	char *why = NULL;
-	int ret = 0;
-
-	/* run and check: stderr (or --log-fd) unless -o; the others stdout */
-	of = opt->output ? out_file_open(opt->output, &why) : out_file_open_fd(opt->report_fd, &why);
-	if (!of) {
-		error("%s", why);
-		free(why);
-		return 2;
-	}
-	opt->format->print(r, out_file_stream(of),
-			   &(struct format_flags){ .full = opt->annotate_full });
-	if (out_file_commit(of, &why) < 0) {
-		error("%s", why);
-		ret = 2;
-	}
-	free(why);
-	return ret;
-}
-
-/* prog: a status line to say what takes long, or NULL. */
-static int output_report(const struct options *opt, const struct run_facts *hdr,
-			 struct line_table *lines, struct symbolizer *sym,
-			 const struct thread_names *names, const struct session_hooks *hooks,
-			 struct confirm *confirm, const struct proc_creds *reader,
-			 struct progress *prog)
-{
-	struct data_types *dt = data_types_new();
-	struct report *r;
-	int ret;
-
-	if (prog)
-		progress_phase(prog, "building the report: classifying lines, naming data "
-			       "and code, advice");
-	if (confirm)
-		confirm_merge_evidence(confirm, lines);
-	r = report_build(hdr, lines, &opt->classify, opt->top, sym, dt);
-	if (confirm) {
-		confirm_fill_report(confirm, r, sym);
-		report_confirm_locks(r);
-	}
-	session_name_threads(r, names);
-	r->source_reader = reader;
-	if (prog)
-		progress_phase_end(prog);
-	if (hooks && hooks->report)
-		ret = hooks->report(hooks->ctx, r, opt);
-	else
-		ret = session_print_report(r, opt);
-	report_free(r);
-	data_types_free(dt);
-	return ret;
-}
-
-int session_output(const struct options *opt, const struct run_facts *hdr,
-		   struct line_table *lines, struct symbolizer *sym,
-		   const struct thread_names *names, const struct session_hooks *hooks,
-		   struct confirm *confirm, const struct proc_creds *reader)
-{
-	struct progress prog;   /* report -i, check -i: say so if it takes long */
-	int ret;
-
-	progress_init(&prog, opt->quiet);
-	ret = output_report(opt, hdr, lines, sym, names, hooks, confirm, reader, &prog);
-	progress_release(&prog);
-	return ret;
 }
 
 /* run and attach print the counters' triage line; the other commands
@@ -462,6 +391,7 @@ static void session_release(struct session *s)
 	proc_creds_release(&s->creds);
 	free(s->pids);
 	confirm_free(s->confirm);
+	census_free(s->census);
 	jvm_target_release(&s->jvm);
 	progress_release(&s->progress);
 	alloc_channel_close(s->alloc_pipe);
@@ -538,6 +468,8 @@ static void session_init(struct session *s, const struct options *opt,
 					 hooks->confirm_classify : &opt->classify, opt->line_size);
 		if (hooks && hooks->confirm_on_demand)
 			confirm_on_demand(s->confirm);
+		else
+			s->census = census_new(s->sym);
 	}
 }
 
@@ -587,7 +519,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
 	symbolizer_sampling_done(s->sym);
-	ret = output_report(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm,
+	ret = session_output_progress(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm,
 			    &s->creds, &s->progress);
 	heap_walk_done(hdr.heap, s->opt->quiet);
 	named_counts_free(dropped, n_dropped);

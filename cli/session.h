@@ -119,6 +119,15 @@ int session_output(const struct options *opt, const struct run_facts *hdr,
 		   const struct thread_names *names, const struct session_hooks *hooks,
 		   struct confirm *confirm, const struct proc_creds *reader);
 
+/* session_output() with a status line that says what takes long (prog;
+ * NULL: none). */
+struct progress;
+int session_output_progress(const struct options *opt, const struct run_facts *hdr,
+			    struct line_table *lines, struct symbolizer *sym,
+			    const struct thread_names *names, const struct session_hooks *hooks,
+			    struct confirm *confirm, const struct proc_creds *reader,
+			    struct progress *prog);
+
 /* Print r as opt says (-o, --format): what run does with its report.
  * Returns 0, or 2 after saying why it could not be written. */
 int session_print_report(const struct report *r, const struct options *opt);

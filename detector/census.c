@@ -1,0 +1,402 @@
+/* census.c - which stores to put breakpoints on, and what their hits
+ * say (census.h).  The windows themselves are census_window.c's.
+ */
+#include "detector/census.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hashmap.h"
+#include "common/util.h"
+#include "detector/census_window.h"
+#include "detector/perf_session.h"
+#include "detector/watch.h"
+#include "symbolize/decode.h"
+#include "symbolize/symbolizer.h"
+
+#define MAX_FUNC_BYTES (64 * 1024)   /* a larger function is not read */
+#define STORES_PER_FUNC 6            /* so that one big caller leaves room */
+
+enum census_state { NOTING, ENTRIES, STORES, DONE };
+
+struct ip_key {
+	uint32_t pid, pad;
+	uint64_t ip;
+};
+
+struct hit_key {
+	uint32_t tid, pad;
+	uint64_t ip, addr;
+};
+
+struct func_count {
+	uint64_t start, end;
+	uint64_t n;
+};
+
+struct caller {
+	uint64_t hot;                /* the hot function's entry */
+	uint64_t ret;                /* a return address into its caller */
+	uint64_t n;
+};
+
+struct census {
+	struct symbolizer *sym;
+	struct decoder_set decs;
+	enum census_state state;
+	pid_t pid;
+
+	struct hashmap ips;          /* struct ip_key -> samples + 1 */
+	uint64_t noted;
+
+	uint64_t hot[CENSUS_HOT_FUNCS];
+	unsigned n_hot;
+	struct caller *callers;
+	unsigned n_callers, alloc_callers;
+	uint64_t stores[CENSUS_MAX_STORES];
+	unsigned n_stores, next_store;
+
+	struct hashmap seen;         /* struct hit_key -> struct seen_access */
+	census_access_fn *fn;        /* during a window */
+	void *ctx;
+	unsigned windows, accesses;
+};
+
+struct census *census_new(struct symbolizer *sym)
+{
+	struct census *c = xcalloc(1, sizeof(*c));
+
+	c->sym = sym;
+	hashmap_init(&c->ips, sizeof(struct ip_key));
+	hashmap_init(&c->seen, sizeof(struct hit_key));
+	return c;
+}
+
+void census_free(struct census *c)
+{
+	if (!c)
+		return;
+	hashmap_release(&c->ips, NULL);
+	hashmap_release(&c->seen, free);
+	decoder_set_release(&c->decs);
+	free(c->callers);
+	free(c);
+}
+
+unsigned census_windows(const struct census *c) { return c->windows; }
+unsigned census_accesses(const struct census *c) { return c->accesses; }
+
+void census_note_sample(struct census *c, uint32_t pid, uint64_t ip)
+{
+	struct ip_key k = { .pid = pid, .ip = ip };
+	uintptr_t n;
+
+	if (c->state != NOTING)
+		return;
+	c->noted++;
+	n = (uintptr_t)hashmap_get(&c->ips, &k);
+	if (!n && hashmap_count(&c->ips) >= CENSUS_MAX_IPS)
+		return;
+	hashmap_put(&c->ips, &k, (void *)(n ? n + 1 : 2));
+}
+
+/* Code of the target's own files: a system library's hot loop (memcpy,
+ * a lock) is reached from the user's code, whose own stores are the
+ * ones to find; JIT code is left out (it moves). */
+static bool own_code(struct census *c, pid_t pid, uint64_t ip)
+{
+	const struct mapping *m = symbolizer_find_mapping(c->sym, pid, ip);
+
+	return m && m->name && m->name[0] == '/' && !symbolizer_system_module(m->name);
+}
+
+static bool function_of(struct census *c, pid_t pid, uint64_t ip, struct func_info *fi)
+{
+	return symbolizer_function(c->sym, pid, ip, fi) && fi->end > fi->start &&
+	       ip >= fi->start && ip < fi->end && fi->end - fi->start <= MAX_FUNC_BYTES &&
+	       own_code(c, pid, ip);
+}
+
+static int cmp_func_count(const void *a, const void *b)
+{
+	const struct func_count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The hot functions of pid, by samples, into c->hot. */
+static void plan_hot(struct census *c, pid_t pid)
+{
+	struct func_count *f = NULL;
+	size_t n = 0, alloc = 0, pos = 0;
+	const void *key;
+	void *val;
+
+	while (hashmap_next(&c->ips, &pos, &key, &val)) {
+		const struct ip_key *k = key;
+		struct func_info fi;
+		size_t i;
+
+		if ((pid_t)k->pid != pid || !function_of(c, pid, k->ip, &fi))
+			continue;
+		for (i = 0; i < n && f[i].start != fi.start; i++)
+			;
+		if (i == n) {
+			ALLOC_GROW(f, n + 1, alloc);
+			f[n++] = (struct func_count){ fi.start, fi.end, 0 };
+		}
+		f[i].n += (uintptr_t)val - 1;
+	}
+	if (n > 1)
+		sort_items(f, n, sizeof(*f), cmp_func_count);
+	for (size_t i = 0; i < n && c->n_hot < CENSUS_HOT_FUNCS; i++)
+		if ((double)f[i].n >= CENSUS_MIN_HOT_SHARE * (double)c->noted)
+			c->hot[c->n_hot++] = f[i].start;
+	free(f);
+}
+
+unsigned census_function_stores(struct census *c, pid_t pid, uint64_t ip, uint64_t *out,
+				unsigned max, uint64_t *calls, unsigned max_calls,
+				unsigned *n_calls)
+{
+	struct func_info fi;
+	struct decoder *dec;
+	uint8_t *code;
+	size_t len, off = 0;
+	unsigned n = 0;
+
+	*n_calls = 0;
+	if (!function_of(c, pid, ip, &fi))
+		return 0;
+	dec = decoder_set_get(&c->decs, symbolizer_machine(c->sym, pid, fi.start));
+	if (!dec)
+		return 0;
+	code = xmalloc(fi.end - fi.start);
+	len = symbolizer_read(c->sym, pid, fi.start, code, fi.end - fi.start);
+	while (off < len) {
+		struct insn_info ii;
+		struct insn_mem mem;
+		size_t left = len - off;
+
+		if (!decoder_insn(dec, code + off, left, fi.start + off, &ii) || !ii.length)
+			break;
+		if (ii.is_call && ii.has_target && *n_calls < max_calls)
+			calls[(*n_calls)++] = ii.target;
+		else if (n < max && decoder_memory(dec, code + off, left, fi.start + off, &mem) &&
+			 mem.access && mem.writes && !mem.stack)
+			out[n++] = fi.start + off;
+		off += ii.length;
+	}
+	free(code);
+	return n;
+}
+
+static void add_store(struct census *c, uint64_t ip)
+{
+	for (unsigned i = 0; i < c->n_stores; i++)
+		if (c->stores[i] == ip)
+			return;
+	if (c->n_stores < CENSUS_MAX_STORES)
+		c->stores[c->n_stores++] = ip;
+}
+
+/* The stores of the function at ip and of those it calls directly. */
+static void add_function(struct census *c, uint64_t ip, uint64_t *done, unsigned *n_done,
+			 unsigned max_done)
+{
+	uint64_t stores[STORES_PER_FUNC], calls[32];
+	unsigned n_calls, n, ignored;
+	struct func_info fi;
+
+	if (!function_of(c, c->pid, ip, &fi))
+		return;
+	for (unsigned i = 0; i < *n_done; i++)
+		if (done[i] == fi.start)
+			return;
+	if (*n_done < max_done)
+		done[(*n_done)++] = fi.start;
+	n = census_function_stores(c, c->pid, ip, stores, STORES_PER_FUNC, calls, 32, &n_calls);
+	for (unsigned i = 0; i < n; i++)
+		add_store(c, stores[i]);
+	for (unsigned k = 0; k < n_calls && c->n_stores < CENSUS_MAX_STORES; k++) {
+		struct func_info callee;
+		bool known = false;
+
+		if (!function_of(c, c->pid, calls[k], &callee))
+			continue;
+		for (unsigned i = 0; i < *n_done; i++)
+			known |= done[i] == callee.start;
+		if (known)
+			continue;
+		if (*n_done < max_done)
+			done[(*n_done)++] = callee.start;
+		n = census_function_stores(c, c->pid, calls[k], stores, STORES_PER_FUNC, NULL, 0,
+					   &ignored);
+		for (unsigned i = 0; i < n; i++)
+			add_store(c, stores[i]);
+	}
+}
+
+static int cmp_caller(const void *a, const void *b)
+{
+	const struct caller *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return (x->ret > y->ret) - (x->ret < y->ret);
+}
+
+static void plan_stores(struct census *c)
+{
+	uint64_t done[64];
+	unsigned n_done = 0;
+
+	for (unsigned h = 0; h < c->n_hot; h++)
+		add_function(c, c->hot[h], done, &n_done, 64);
+	if (c->n_callers > 1)
+		sort_items(c->callers, c->n_callers, sizeof(*c->callers), cmp_caller);
+	for (unsigned i = 0; i < c->n_callers; i++)
+		add_function(c, c->callers[i].ret, done, &n_done, 64);
+}
+
+/* An entry's hit: the return address, from the stack (x86-64) or the
+ * link register (AArch64). */
+static void entry_hit(void *ctx, const struct perf_sample *ps)
+{
+	struct census *c = ctx;
+	const struct decode_arch *arch = decode_arch_native();
+	uint64_t ret = 0;
+	unsigned per_hot = 0, i;
+
+	if (arch->insn_width == 4) {
+		if (ps->regs.mask & (1ULL << 30))
+			ret = ps->regs.val[30];
+	} else if (ps->stack && ps->stack_size >= sizeof(ret)) {
+		memcpy(&ret, ps->stack, sizeof(ret));
+	}
+	if (!ret || !own_code(c, (pid_t)ps->pid, ret))
+		return;
+	for (i = 0; i < c->n_callers; i++) {
+		if (c->callers[i].hot != ps->ip)
+			continue;
+		if (c->callers[i].ret == ret)
+			break;
+		per_hot++;
+	}
+	if (i < c->n_callers) {
+		c->callers[i].n++;
+		return;
+	}
+	if (per_hot >= CENSUS_MAX_CALLERS)
+		return;
+	ALLOC_GROW(c->callers, c->n_callers + 1, c->alloc_callers);
+	c->callers[c->n_callers++] = (struct caller){ ps->ip, ret, 1 };
+}
+
+/* A store's hit: its access, handed on at the first hit of each thread
+ * at each address; the last waits for the window's end (flush_last), so
+ * that the thread's span on the line is the time it was seen there: two
+ * threads writing all through a window met there (classify.h), where
+ * their first hits alone, microseconds apart, would not. */
+struct seen_access {
+	struct access_sample last;
+	bool has_last;
+};
+
+static void store_hit(void *ctx, const struct perf_sample *ps)
+{
+	struct census *c = ctx;
+	struct hit_key k = { .tid = ps->tid, .ip = ps->ip };
+	uint8_t code[DECODE_MAX_INSN];
+	struct decoded_access acc;
+	struct access_sample a;
+	struct seen_access *seen;
+	struct decoder *dec;
+	size_t len;
+
+	dec = decoder_set_get(&c->decs, symbolizer_machine(c->sym, (pid_t)ps->pid, ps->ip));
+	len = dec ? symbolizer_read(c->sym, (pid_t)ps->pid, ps->ip, code, sizeof(code)) : 0;
+	if (!len || decoder_access(dec, code, len, ps->ip, &ps->regs, false, &acc) != DECODE_OK ||
+	    !access_kind_writes(acc.kind) || !decode_user_address(decoder_arch(dec), acc.addr))
+		return;
+	access_sample_from_perf(&a, ps, ps->ip, acc.addr);
+	a.size = acc.size ? acc.size : 1;
+	a.kind = acc.kind;
+	a.base_reg = acc.base_reg;
+	a.base_off = acc.base_off;
+	k.addr = acc.addr;
+	seen = hashmap_get(&c->seen, &k);
+	if (seen) {
+		seen->last = a;
+		seen->has_last = true;
+		return;
+	}
+	if (hashmap_count(&c->seen) >= CENSUS_MAX_HITS)
+		return;
+	hashmap_put(&c->seen, &k, xcalloc(1, sizeof(*seen)));
+	c->accesses++;
+	c->fn(c->ctx, &a);
+}
+
+static void flush_last(struct census *c)
+{
+	size_t pos = 0;
+	const void *key;
+	void *val;
+
+	while (hashmap_next(&c->seen, &pos, &key, &val)) {
+		struct seen_access *seen = val;
+
+		if (seen->has_last) {
+			c->accesses++;
+			c->fn(c->ctx, &seen->last);
+		}
+	}
+	hashmap_clear(&c->seen, free);
+}
+
+bool census_tick(struct census *c, pid_t pid, double elapsed, census_access_fn *fn, void *ctx)
+{
+	unsigned n;
+	int ret;
+
+	if (c->state == DONE || elapsed < CENSUS_AT_S)
+		return false;
+	if (c->state == NOTING) {
+		if (c->noted < CENSUS_MIN_SAMPLES)
+			return false;
+		c->pid = pid;
+		plan_hot(c, pid);
+		hashmap_release(&c->ips, NULL);
+		c->state = c->n_hot ? ENTRIES : DONE;
+		if (c->state == DONE)
+			return false;
+	}
+	if (pid != c->pid) {          /* the target execed into another */
+		c->state = DONE;
+		return false;
+	}
+	c->windows++;
+	if (c->state == ENTRIES) {
+		ret = census_window_run(pid, c->hot, c->n_hot, true, CENSUS_WINDOW_S,
+					CENSUS_MAX_HITS, entry_hit, c);
+		plan_stores(c);
+		c->state = ret >= 0 && c->n_stores ? STORES : DONE;
+		return true;
+	}
+	n = c->n_stores - c->next_store;
+	if (n > WATCH_SLOTS)
+		n = WATCH_SLOTS;
+	c->fn = fn;
+	c->ctx = ctx;
+	ret = census_window_run(pid, c->stores + c->next_store, n, false, CENSUS_WINDOW_S,
+				CENSUS_MAX_HITS, store_hit, c);
+	c->next_store += n;
+	flush_last(c);
+	if (ret < 0 || c->next_store >= c->n_stores)
+		c->state = DONE;
+	return true;
+}
