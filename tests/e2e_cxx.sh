@@ -4,7 +4,8 @@
 #    instruction's line is in a libstdc++ header.  The report must still
 #    send the reader to the user's line (the call site in worker), with the
 #    library function as "via", and the variable named with its namespace
-#    (net::next_ticket).
+#    (net::next_ticket).  1b: a global std::atomic beside a struct on its
+#    line names the line.
 # 2. Per-thread stats in a std::vector<Stats>: heap elements reached
 #    through _M_start, with no variable in the base register at the access.
 #    The members must be named (Stats::requests, Stats::bytes) through the
@@ -104,6 +105,62 @@ if not sites or bad:
              % [(s["function"], s["file"], s["line"], s.get("via")) for s in bad or sites])
 print("ok std::atomic fetch_add: %d sites at worker ticket.cpp:13 (via %s)"
       % (len(sites), sites[0]["via"]))
+EOP
+# 1b. The user's own global std::atomic<long> beside a user struct on its
+#     line: the atomic is the line's object (it has the most samples), not
+#     passed over as a library type in favour of the struct.  In order
+#     (-fno-toplevel-reorder), config lies 16 bytes after hits.
+cat >"$tmp/beside.cpp" <<'EOC'
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+namespace net {
+alignas(64) std::atomic<long> hits{0};
+struct Config { long reloads; long generation; } config;
+}
+
+static long worker(long iters, int id)
+{
+	long seen = 0;
+	for (long i = 0; i < iters; i++) {
+		net::hits.fetch_add(1);
+		seen += *(volatile long *)&net::config.generation;
+		if (id == 0 && i % 4 == 0)
+			net::config.reloads++;
+	}
+	return seen;
+}
+
+int main(int argc, char **argv)
+{
+	long iters = argc > 1 ? atol(argv[1]) : 5000000;
+	std::vector<std::thread> th;
+	for (int i = 0; i < 2; i++)
+		th.emplace_back([=] { worker(iters, i); });
+	for (auto &t : th)
+		t.join();
+	printf("hits %ld reloads %ld\n", net::hits.load(), net::config.reloads);
+}
+EOC
+build_and_run beside r1b.json -fno-toplevel-reorder
+python3 - "$tmp/r1b.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+lines = [l for l in r["lines"] if any(g["member"] == "net::config.generation"
+                                      for g in l["ranges"])]
+if not lines:
+    sys.exit("FAIL: the line of net::hits and net::config not reported: %s"
+             % [(l.get("variable"), l["kind"]) for l in r["lines"]])
+l = lines[0]
+if l.get("variable") != "net::hits" or l.get("type") != "std::atomic<long>":
+    sys.exit("FAIL: the line is named %s (%s), not net::hits (std::atomic<long>)"
+             % (l.get("variable"), l.get("type")))
+if "net::hits" not in (l.get("advice") or {}).get("summary", ""):
+    sys.exit("FAIL: the advice is not on net::hits: %s" % l.get("advice"))
+print("ok a global std::atomic beside a struct names its line: %s" % l["advice"]["summary"][:60])
 EOP
 [ $? -eq 0 ] || exit 1
 
