@@ -158,6 +158,19 @@ static void plan_hot(struct census *c, pid_t pid)
 	free(f);
 }
 
+/* Did the timer see the store at ip often (its samples land on it or
+ * on the instruction after it, at next)?  Then sampling finds its lines
+ * by itself, and a breakpoint on it would trap on every pass of a hot
+ * loop (about 13 us each in a VM) until the window's hit cap. */
+static bool well_sampled(struct census *c, pid_t pid, uint64_t ip, uint64_t next)
+{
+	struct ip_key at = { .pid = (uint32_t)pid, .ip = ip };
+	struct ip_key after = { .pid = (uint32_t)pid, .ip = next };
+	uintptr_t n = (uintptr_t)hashmap_get(&c->ips, &at), m = (uintptr_t)hashmap_get(&c->ips, &after);
+
+	return (n ? n - 1 : 0) + (m ? m - 1 : 0) >= CENSUS_SAMPLED;
+}
+
 unsigned census_function_stores(struct census *c, pid_t pid, uint64_t ip, uint64_t *out,
 				unsigned max, uint64_t *calls, unsigned max_calls,
 				unsigned *n_calls)
@@ -186,7 +199,8 @@ unsigned census_function_stores(struct census *c, pid_t pid, uint64_t ip, uint64
 		if (ii.is_call && ii.has_target && *n_calls < max_calls)
 			calls[(*n_calls)++] = ii.target;
 		else if (n < max && decoder_memory(dec, code + off, left, fi.start + off, &mem) &&
-			 mem.access && mem.writes && !mem.stack)
+			 mem.access && mem.writes && !mem.stack &&
+			 !well_sampled(c, pid, fi.start + off, fi.start + off + ii.length))
 			out[n++] = fi.start + off;
 		off += ii.length;
 	}
@@ -370,10 +384,11 @@ bool census_tick(struct census *c, pid_t pid, double elapsed, census_access_fn *
 			return false;
 		c->pid = pid;
 		plan_hot(c, pid);
-		hashmap_release(&c->ips, NULL);
 		c->state = c->n_hot ? ENTRIES : DONE;
-		if (c->state == DONE)
+		if (c->state == DONE) {
+			hashmap_release(&c->ips, NULL);
 			return false;
+		}
 	}
 	if (pid != c->pid) {          /* the target execed into another */
 		c->state = DONE;
@@ -384,6 +399,7 @@ bool census_tick(struct census *c, pid_t pid, double elapsed, census_access_fn *
 		ret = census_window_run(pid, c->hot, c->n_hot, true, CENSUS_WINDOW_S,
 					CENSUS_MAX_HITS, entry_hit, c);
 		plan_stores(c);
+		hashmap_release(&c->ips, NULL);
 		c->state = ret >= 0 && c->n_stores ? STORES : DONE;
 		return true;
 	}

@@ -19,7 +19,9 @@
  *     window of breakpoints on the entries, with 8 bytes of stack);
  *  3. the stores (not to the stack) of those functions and callers and
  *     of the functions they call directly, at most CENSUS_MAX_STORES,
- *     WATCH_SLOTS to a window.
+ *     WATCH_SLOTS to a window; not those with CENSUS_SAMPLED samples or
+ *     more (sampling sees them, and a store in a hot loop would trap on
+ *     every pass).
  * Each thread's distinct (instruction, address) is handed on as two
  * samples, its first and its last hit of the window (the thread's span on
  * the line is then the time it was seen there: classify.h's "both were on
@@ -52,6 +54,7 @@ struct symbolizer;
 #define CENSUS_MIN_HOT_SHARE 0.05
 #define CENSUS_MAX_CALLERS 4      /* per hot function */
 #define CENSUS_MAX_STORES 16
+#define CENSUS_SAMPLED 20        /* samples of a store sampling sees */
 #define CENSUS_WINDOW_S 0.02
 #define CENSUS_MAX_HITS 2000      /* per window, all threads */
 
@@ -82,8 +85,8 @@ unsigned census_accesses(const struct census *c);
 
 /* ---- pieces, exposed for tests ------------------------------------------ */
 
-/* The store instructions of the function containing ip (not to the stack)
- * into out (at most max), and the direct call targets of the function
+/* The store instructions of the function containing ip (not to the stack,
+ * not well sampled: step 3 above) into out (at most max), and the direct call targets of the function
  * into calls (at most max_calls); returns the number of stores, and sets
  * *n_calls.  0 if the function is unknown. */
 unsigned census_function_stores(struct census *c, pid_t pid, uint64_t ip, uint64_t *out,

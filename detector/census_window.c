@@ -176,7 +176,13 @@ static void drain(struct window *w, struct census_thread *t,
 			((uint8_t *)&h)[i] = data[(off + i) & (size - 1)];
 		if (h.size < sizeof(h) || h.size > head - tail)
 			break;
-		if (h.type == PERF_RECORD_SAMPLE && h.size <= sizeof(rec)) {
+		if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 2 * sizeof(uint64_t)) {
+			uint64_t lost;   /* { id, lost }: hits all the same */
+
+			for (size_t i = 0; i < sizeof(lost); i++)
+				((uint8_t *)&lost)[i] = data[(off + sizeof(h) + 8 + i) & (size - 1)];
+			w->hits += lost > UINT32_MAX ? UINT32_MAX : (unsigned)lost;
+		} else if (h.type == PERF_RECORD_SAMPLE && h.size <= sizeof(rec)) {
 			for (size_t i = 0; i < h.size; i++)
 				rec[i] = data[(off + i) & (size - 1)];
 			if (perf_parse_sample(&w->attr, rec, h.size, &ps)) {
