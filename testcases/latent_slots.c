@@ -63,12 +63,16 @@ static __attribute__((noinline)) void step(struct slot *s, long i)
 static void *worker(void *arg)
 {
 	struct worker *w = arg;
+	long steps = 0;
 
+	/* counted here, stored once: w[] is one array on main's stack, and
+	 * two threads' steps share a line of it */
 	do {
 		for (long i = 0; i < CHUNK; i++)
 			step(w->slot, i);
-		w->steps += CHUNK;
+		steps += CHUNK;
 	} while (now() < deadline);
+	w->steps = steps;
 	return NULL;
 }
 

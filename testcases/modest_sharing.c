@@ -73,14 +73,18 @@ static void *worker(void *arg)
 {
 	struct worker *w = arg;
 	unsigned long x = (unsigned long)w->slot;
+	long steps = 0;
 
+	/* counted here, stored once: w[] is one array on main's stack, and
+	 * two threads' steps share a line of it */
 	do {
 		for (long i = 0; i < CHUNK; i++) {
 			x = crunch(x, work);
 			publish(w->slot, x);
 		}
-		w->steps += CHUNK;
+		steps += CHUNK;
 	} while (now() < deadline);
+	w->steps = steps;
 	return NULL;
 }
 
