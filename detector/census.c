@@ -217,6 +217,18 @@ static void add_store(struct census *c, uint64_t ip)
 		c->stores[c->n_stores++] = ip;
 }
 
+/* Is the function at start not looked at yet?  It is remembered as
+ * looked at (while done has room). */
+static bool first_visit(uint64_t start, uint64_t *done, unsigned *n_done, unsigned max_done)
+{
+	for (unsigned i = 0; i < *n_done; i++)
+		if (done[i] == start)
+			return false;
+	if (*n_done < max_done)
+		done[(*n_done)++] = start;
+	return true;
+}
+
 /* The stores of the function at ip and of those it calls directly. */
 static void add_function(struct census *c, uint64_t ip, uint64_t *done, unsigned *n_done,
 			 unsigned max_done)
@@ -225,28 +237,17 @@ static void add_function(struct census *c, uint64_t ip, uint64_t *done, unsigned
 	unsigned n_calls, n, ignored;
 	struct func_info fi;
 
-	if (!function_of(c, c->pid, ip, &fi))
+	if (!function_of(c, c->pid, ip, &fi) || !first_visit(fi.start, done, n_done, max_done))
 		return;
-	for (unsigned i = 0; i < *n_done; i++)
-		if (done[i] == fi.start)
-			return;
-	if (*n_done < max_done)
-		done[(*n_done)++] = fi.start;
 	n = census_function_stores(c, c->pid, ip, stores, STORES_PER_FUNC, calls, 32, &n_calls);
 	for (unsigned i = 0; i < n; i++)
 		add_store(c, stores[i]);
 	for (unsigned k = 0; k < n_calls && c->n_stores < CENSUS_MAX_STORES; k++) {
 		struct func_info callee;
-		bool known = false;
 
-		if (!function_of(c, c->pid, calls[k], &callee))
+		if (!function_of(c, c->pid, calls[k], &callee) ||
+		    !first_visit(callee.start, done, n_done, max_done))
 			continue;
-		for (unsigned i = 0; i < *n_done; i++)
-			known |= done[i] == callee.start;
-		if (known)
-			continue;
-		if (*n_done < max_done)
-			done[(*n_done)++] = callee.start;
 		n = census_function_stores(c, c->pid, calls[k], stores, STORES_PER_FUNC, NULL, 0,
 					   &ignored);
 		for (unsigned i = 0; i < n; i++)
