@@ -40,6 +40,7 @@
 #include <perfmon/pfmlib_perf_event.h>
 
 #include "common/util.h"
+#include "detector/perf_event.h"
 
 #define N_HW CM_FIRST_SOFTWARE
 
@@ -326,25 +327,6 @@ struct counter_set {
 	char *why[CM__COUNT];
 };
 
-static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			       unsigned long flags)
-{
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
-
-static int perf_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = 2;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
-}
-
 char *counter_open_error(int err, const struct perf_event_attr *attr, const struct hw_host *h)
 {
 	bool hw = attr->type != PERF_TYPE_SOFTWARE;
@@ -366,9 +348,9 @@ char *counter_open_error(int err, const struct perf_event_attr *attr, const stru
 		if (!attr->exclude_kernel)
 			return xasprintf("counted in the kernel, which perf_event_paranoid %d does not "
 					 "permit this user (needs 1 or less, or CAP_PERFMON)",
-					 perf_paranoid());
+					 perf_event_paranoid(2));
 		return xasprintf("not permitted (perf_event_open: %s; perf_event_paranoid %d, "
-				 "CAP_PERFMON)", strerror(err), perf_paranoid());
+				 "CAP_PERFMON)", strerror(err), perf_event_paranoid(2));
 	case EINVAL:
 		return xstrdup("the kernel refused the encoding (perf_event_open: Invalid argument)");
 	case ESRCH:
@@ -389,12 +371,12 @@ static void open_group(struct counter_set *cs, struct open_group *og, const stru
 		attr.inherit = inherit;
 		attr.disabled = i == 0 && enable_on_exec;
 		attr.enable_on_exec = i == 0 && enable_on_exec;
-		fd = sys_perf_event_open(&attr, tid, -1, i ? og->fd[0] : -1, PERF_FLAG_FD_CLOEXEC);
+		fd = perf_event_open_fd(&attr, tid, -1, i ? og->fd[0] : -1);
 		if (fd < 0) {
 			/* a member the kernel refuses is left out; the leader
 			 * takes the whole group with it */
 			unsigned last = i ? i : g->n - 1;
-			char *why = counter_open_error(errno, &attr, h);
+			char *why = counter_open_error(-fd, &attr, h);
 
 			for (unsigned k = i; k <= last; k++)
 				if (!cs->why[g->ev[k].metric])

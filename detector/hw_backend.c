@@ -20,6 +20,7 @@
 #include <perfmon/pfmlib_perf_event.h>
 
 #include "detector/data_src.h"
+#include "detector/perf_event.h"
 #include "symbolize/decode.h"
 #include "common/util.h"
 #include "symbolize/symbolizer.h"
@@ -527,12 +528,6 @@ unsigned hw_encode(enum backend_id id, const struct hw_host *h,
 
 /* --- probing ------------------------------------------------------------------ */
 
-static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
-			       int group_fd, unsigned long flags)
-{
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
-
 /* Open one event on this process, lowering precise_ip until the kernel
  * takes it.  Returns the fd or -errno (of the most precise attempt). */
 static int open_precise(struct perf_event_attr *attr, int group_fd)
@@ -540,13 +535,13 @@ static int open_precise(struct perf_event_attr *attr, int group_fd)
 	int first_err = 0;
 
 	for (;;) {
-		int fd = sys_perf_event_open(attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+		int fd = perf_event_open_fd(attr, 0, -1, group_fd);
 
 		if (fd >= 0)
 			return fd;
 		if (!first_err)
-			first_err = errno;
-		if (!attr->precise_ip || (errno != EOPNOTSUPP && errno != EINVAL))
+			first_err = -fd;
+		if (!attr->precise_ip || (fd != -EOPNOTSUPP && fd != -EINVAL))
 			return -first_err;
 		attr->precise_ip--;
 	}

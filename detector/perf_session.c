@@ -1,4 +1,6 @@
 #include "detector/perf_session.h"
+#include "detector/perf_event.h"
+#include "detector/perf_ring.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,10 +18,8 @@
 #include "common/util.h"
 
 struct ring {
-	int fd;                   /* the event whose buffer this is */
+	struct perf_ring pr;      /* of the event whose buffer this is */
 	int cpu;
-	void *base;               /* metadata page + data pages */
-	size_t data_size;
 	uint8_t *aux;             /* the AUX area (aux_pages), NULL if none */
 	size_t aux_size;
 };
@@ -48,51 +48,6 @@ struct perf_session {
 	size_t n_refs, alloc_refs;
 };
 
-static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
-			       int group_fd, unsigned long flags)
-{
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
-
-static int read_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = -100;
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -100;
-		fclose(f);
-	}
-	return v;
-}
-
-const char *perf_open_hint(int err)
-{
-	static char hint[300];
-	switch (err) {
-	case EACCES:
-	case EPERM:
-		snprintf(hint, sizeof(hint),
-			 "permission denied: kernel.perf_event_paranoid is %d; run as root, "
-			 "grant CAP_PERFMON, or 'sysctl kernel.perf_event_paranoid=2' "
-			 "(another user's process also needs CAP_SYS_PTRACE)",
-			 read_paranoid());
-		return hint;
-	case ESRCH:
-		return "the target process does not exist (it exited?)";
-	case ENOENT:
-	case EOPNOTSUPP:
-		return "this event is not supported by the kernel or the (virtual) CPU";
-	case EMFILE:
-		return "too many open files: raise 'ulimit -n'";
-	case ENOMEM:
-		return "cannot lock the ring buffer memory: raise kernel.perf_event_mlock_kb or run as root";
-	case ENOSYS:
-		return "perf_event_open is not available (kernel built without perf events, or blocked by seccomp)";
-	}
-	return strerror(err);
-}
-
 /* Events of every process on a CPU (pid -1): the kernel lets them to a
  * holder of CAP_PERFMON (or CAP_SYS_ADMIN, which includes it), else only
  * while kernel.perf_event_paranoid is 0 or less (perf_allow_cpu()). */
@@ -104,7 +59,7 @@ static const char *system_wide_hint(int err)
 		return perf_open_hint(err);
 	snprintf(hint, sizeof(hint),
 		 "permission denied: per-CPU events need CAP_PERFMON (or CAP_SYS_ADMIN, or "
-		 "root) or kernel.perf_event_paranoid <= 0, and it is %d", read_paranoid());
+		 "root) or kernel.perf_event_paranoid <= 0, and it is %d", perf_event_paranoid(-100));
 	return hint;
 }
 
@@ -125,8 +80,8 @@ static int open_leader(struct perf_session *ps, pid_t pid, int cpu)
 
 	if (!ps->has_leader)
 		return -1;
-	fd = sys_perf_event_open(&ps->leader, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	fd = perf_event_open_fd(&ps->leader, pid, cpu, -1);
+	return fd;
 }
 
 /*
@@ -137,14 +92,14 @@ static int open_leader(struct perf_session *ps, pid_t pid, int cpu)
  */
 static int map_aux(struct perf_session *ps, struct ring *r)
 {
-	struct perf_event_mmap_page *meta = r->base;
+	struct perf_event_mmap_page *meta = r->pr.base;
 	size_t size = (size_t)ps->aux_pages * ps->page_size;
-	uint64_t offset = ps->page_size + r->data_size;
+	uint64_t offset = ps->page_size + r->pr.data_size;
 	void *aux;
 
 	meta->aux_offset = offset;
 	meta->aux_size = size;
-	aux = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, (off_t)offset);
+	aux = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, r->pr.fd, (off_t)offset);
 	if (aux == MAP_FAILED)
 		return errno == EPERM ? ENOMEM : errno;
 	r->aux = aux;
@@ -155,7 +110,7 @@ static int map_aux(struct perf_session *ps, struct ring *r)
 static int open_on_cpu(struct perf_session *ps, pid_t pid, int cpu)
 {
 	struct ring *r = NULL;
-	int fd, lfd, aux_err;
+	int fd, lfd, err;
 
 	for (unsigned i = 0; i < ps->n_rings; i++)
 		if (ps->rings[i].cpu == cpu)
@@ -163,15 +118,14 @@ static int open_on_cpu(struct perf_session *ps, pid_t pid, int cpu)
 	lfd = open_leader(ps, pid, cpu);
 	if (lfd < -1)
 		return lfd;
-	fd = sys_perf_event_open(&ps->attr, pid, cpu, lfd, PERF_FLAG_FD_CLOEXEC);
+	fd = perf_event_open_fd(&ps->attr, pid, cpu, lfd);
 	if (fd < 0) {
-		int e = errno;
 		if (lfd >= 0)
 			close(lfd);
-		return -e;
+		return fd;
 	}
 	if (r) {
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0) {
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->pr.fd) < 0) {
 			int e = errno;
 			close(fd);
 			if (lfd >= 0)
@@ -179,29 +133,17 @@ static int open_on_cpu(struct perf_session *ps, pid_t pid, int cpu)
 			return -e;
 		}
 	} else {
-		void *base;
-		size_t data_size = (size_t)ps->pages * ps->page_size;
-		base = mmap(NULL, ps->page_size + data_size, PROT_READ | PROT_WRITE,
-			    MAP_SHARED, fd, 0);
-		if (base == MAP_FAILED) {
-			int e = errno;
-			close(fd);
-			if (lfd >= 0)
-				close(lfd);
-			return -(e == EPERM ? ENOMEM : e);
-		}
 		r = &ps->rings[ps->n_rings];
-		r->fd = fd;
 		r->cpu = cpu;
-		r->base = base;
-		r->data_size = data_size;
 		r->aux = NULL;
-		if (ps->aux_pages && (aux_err = map_aux(ps, r)) != 0) {
-			munmap(base, ps->page_size + data_size);
+		err = perf_ring_map(&r->pr, fd, ps->pages);
+		if (!err && ps->aux_pages && (err = -map_aux(ps, r)) != 0)
+			perf_ring_unmap(&r->pr);
+		if (err) {
 			close(fd);
 			if (lfd >= 0)
 				close(lfd);
-			return -aux_err;
+			return err;
 		}
 		ps->pfds[ps->n_rings].fd = fd;
 		ps->pfds[ps->n_rings].events = POLLIN;
@@ -312,7 +254,7 @@ void perf_session_close(struct perf_session *ps)
 	for (unsigned i = 0; i < ps->n_rings; i++) {
 		if (ps->rings[i].aux)
 			munmap(ps->rings[i].aux, ps->rings[i].aux_size);
-		munmap(ps->rings[i].base, ps->page_size + ps->rings[i].data_size);
+		perf_ring_unmap(&ps->rings[i].pr);
 	}
 	for (size_t i = 0; i < ps->n_fds; i++)
 		close(ps->fds[i]);
@@ -545,58 +487,43 @@ static uint64_t copy_aux(struct perf_session *ps, struct ring *r, struct rec_ref
 	return a.offset + a.size;
 }
 
+struct copy_out {
+	struct perf_session *ps;
+	struct ring *r;
+	unsigned *seq;
+	uint64_t aux_end;        /* where the AUX bytes taken end */
+};
+
+static void copy_record(void *ctx, const struct perf_event_header *h)
+{
+	struct copy_out *co = ctx;
+	struct perf_session *ps = co->ps;
+	struct rec_ref *ref;
+
+	ALLOC_GROW(ps->buf, ps->buf_len + h->size, ps->buf_alloc);
+	copy_bytes(ps->buf + ps->buf_len, h, h->size);
+	ALLOC_GROW(ps->refs, ps->n_refs + 1, ps->alloc_refs);
+	ref = &ps->refs[ps->n_refs++];
+	*ref = (struct rec_ref){ .off = ps->buf_len, .len = h->size, .seq = (*co->seq)++,
+				 .ring = (unsigned)(co->r - ps->rings) };
+	ps->buf_len += h->size;
+	if (h->type == PERF_RECORD_AUX) {
+		uint64_t end = copy_aux(ps, co->r, ref);
+
+		co->aux_end = end > co->aux_end ? end : co->aux_end;
+	}
+}
+
 /* Copy the available records of one ring into ps->buf. */
 static void ring_copy_out(struct perf_session *ps, struct ring *r, unsigned *seq)
 {
-	uint64_t aux_end = 0;
-	struct perf_event_mmap_page *meta = r->base;
-	const uint8_t *data = (const uint8_t *)r->base + ps->page_size;
-	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = meta->data_tail;
-	size_t mask = r->data_size - 1;
+	struct copy_out co = { ps, r, seq, 0 };
+	struct perf_event_mmap_page *meta = r->pr.base;
 
-	while (tail < head) {
-		struct perf_event_header h;
-		size_t off = tail & mask, first;
-
-		/* the header itself may wrap */
-		first = r->data_size - off;
-		if (first >= sizeof(h)) {
-			memcpy(&h, data + off, sizeof(h));
-		} else {
-			memcpy(&h, data + off, first);
-			memcpy((uint8_t *)&h + first, data, sizeof(h) - first);
-		}
-		if (h.size < sizeof(h) || h.size > head - tail)
-			break;   /* corrupt or partial: give up on this ring round */
-
-		ALLOC_GROW(ps->buf, ps->buf_len + h.size, ps->buf_alloc);
-		if (first >= h.size) {
-			copy_bytes(ps->buf + ps->buf_len, data + off, h.size);
-		} else {
-			copy_bytes(ps->buf + ps->buf_len, data + off, first);
-			copy_bytes(ps->buf + ps->buf_len + first, data, h.size - first);
-		}
-		ALLOC_GROW(ps->refs, ps->n_refs + 1, ps->alloc_refs);
-		ps->refs[ps->n_refs].off = ps->buf_len;
-		ps->refs[ps->n_refs].len = h.size;
-		ps->refs[ps->n_refs].seq = (*seq)++;
-		ps->refs[ps->n_refs].time = 0;
-		ps->refs[ps->n_refs].ring = (unsigned)(r - ps->rings);
-		ps->refs[ps->n_refs].aux_off = ps->refs[ps->n_refs].aux_len = 0;
-		ps->buf_len += h.size;
-		tail += h.size;
-		if (h.type == PERF_RECORD_AUX) {
-			uint64_t end = copy_aux(ps, r, &ps->refs[ps->n_refs]);
-
-			aux_end = end > aux_end ? end : aux_end;
-		}
-		ps->n_refs++;
-	}
+	perf_ring_read(&r->pr, copy_record, &co);
 	/* the AUX bytes are copied: the kernel may write there again */
-	if (aux_end)
-		__atomic_store_n(&meta->aux_tail, aux_end, __ATOMIC_RELEASE);
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+	if (co.aux_end)
+		__atomic_store_n(&meta->aux_tail, co.aux_end, __ATOMIC_RELEASE);
 }
 
 static int cmp_ref(const void *a, const void *b)
@@ -612,7 +539,7 @@ static void dispatch_aux(struct perf_session *ps, const struct rec_ref *ref,
 			 const struct perf_callbacks *cb)
 {
 	const struct ring *r = &ps->rings[ref->ring];
-	const struct perf_event_mmap_page *meta = r->base;
+	const struct perf_event_mmap_page *meta = r->pr.base;
 	struct perf_aux a;
 
 	if (!cb->aux || !ref->aux_len ||

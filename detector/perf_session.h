@@ -129,9 +129,6 @@ size_t perf_session_drain(struct perf_session *ps, const struct perf_callbacks *
 unsigned perf_session_nr_events(const struct perf_session *ps);
 void perf_session_close(struct perf_session *ps);
 
-/* Explain a perf_event_open errno for the user (static string). */
-const char *perf_open_hint(int err);
-
 /* Parse one record (exposed for tests and for the data-file reader).
  * Returns false if the record is malformed for attr's sample_type. */
 bool perf_parse_sample(const struct perf_event_attr *attr, const void *rec,

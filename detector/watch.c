@@ -26,6 +26,7 @@
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 
+#include "detector/perf_event.h"
 #include "detector/perf_session.h"
 #include "common/util.h"
 
