@@ -1,8 +1,11 @@
-/* cmd_backends.c - `contend backends`: which backends can run here, and why not.
+/* cmd_backends.c - `contend backends`: which backends and instruments
+ * work here, and why not.
  *
  * Probes every backend as `contend run` would (the same encodings, the
  * same trial opens on this process) and prints one row per backend, the
- * events it would open, and the one auto picks.
+ * events it would open, and the one auto picks; then the instruments'
+ * self-test (detector/instruments.h), and which of them confirms lines
+ * and runs the census.  --format json gives the same facts as data.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,9 +13,12 @@
 #include <string.h>
 
 #include "detector/backend.h"
+#include "detector/instruments.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/util.h"
+#include "reports/format.h"
+#include "reports/json_string.h"
 
 static void print_host(const struct hw_host *h)
 {
@@ -70,15 +76,104 @@ static void print_backend(const struct backend_row *row, const struct hw_host *h
 		print_event(&ev[i]);
 }
 
+/* The instrument a job falls to here, or "none" (and why in words). */
+static const char *job_instrument(const struct instruments *in,
+				  bool (*pick)(const struct instruments *, enum instrument *))
+{
+	enum instrument which;
+
+	return pick(in, &which) ? instrument_name(which) : "none";
+}
+
+static void print_instruments(const struct instruments *in)
+{
+	double ms = 0;
+
+	for (int i = 0; i < INSTRUMENT__COUNT; i++)
+		ms += in->t[i].ms;
+	printf("\ninstruments (self-test, %.1f ms):\n", ms);
+	for (int i = 0; i < INSTRUMENT__COUNT; i++) {
+		char *text = instrument_result_text(in, (enum instrument)i);
+
+		printf("  %-20s %s\n", instrument_name((enum instrument)i), text);
+		free(text);
+	}
+	printf("confirmation: %s\ncensus of stores: %s\n",
+	       job_instrument(in, instruments_for_confirmation),
+	       job_instrument(in, instruments_for_census));
+}
+
+static void json_key_str(const char *key, const char *value, bool comma)
+{
+	printf("\"%s\": ", key);
+	json_write_string(stdout, value);
+	printf("%s", comma ? ", " : "");
+}
+
+static void print_json(const struct hw_host *h, const struct backend_choice *c,
+		       const struct instruments *in)
+{
+	char *note = backend_note(c);
+
+	printf("{\n  \"host\": {");
+	json_key_str("vendor", h->vendor_name, true);
+	json_key_str("pfm_pmu", h->pfm_pmu, true);
+	printf("\"kernel\": \"%u.%u\", \"virtual_machine\": %s, ", h->kernel_major,
+	       h->kernel_minor, h->hypervisor ? "true" : "false");
+	json_key_str("core_pmu", h->core_pmu, false);
+	printf("},\n  \"backends\": [\n");
+	for (int i = 0; i < BACKEND__COUNT; i++) {
+		const struct backend_row *row = backend_rows[i];
+		bool runs = row->fallback || c->id == row->id;
+
+		printf("    {");
+		json_key_str("name", row->name, true);
+		printf("\"available\": %s", runs ? "true" : "false");
+		if (!runs && c->why_not[row->id]) {
+			printf(", ");
+			json_key_str("why_not", c->why_not[row->id], false);
+		}
+		printf("}%s\n", i + 1 < BACKEND__COUNT ? "," : "");
+	}
+	printf("  ],\n  ");
+	json_key_str("auto", backend_name(c->id), true);
+	json_key_str("auto_note", note, false);
+	printf(",\n  \"instruments\": [\n");
+	for (int i = 0; i < INSTRUMENT__COUNT; i++) {
+		const struct instrument_test *t = &in->t[i];
+		char *text = instrument_result_text(in, (enum instrument)i);
+
+		printf("    {");
+		json_key_str("name", instrument_name((enum instrument)i), true);
+		json_key_str("state", instrument_state_name(t->state), true);
+		printf("\"works\": %s, \"expected\": %llu, \"counted\": %llu, \"ms\": %.2f, ",
+		       t->state == INSTRUMENT_WORKS ? "true" : "false",
+		       (unsigned long long)t->expected, (unsigned long long)t->counted, t->ms);
+		json_key_str("result", text, false);
+		printf("}%s\n", i + 1 < INSTRUMENT__COUNT ? "," : "");
+		free(text);
+	}
+	printf("  ],\n  ");
+	json_key_str("confirmation", job_instrument(in, instruments_for_confirmation), true);
+	json_key_str("census", job_instrument(in, instruments_for_census), false);
+	printf("\n}\n");
+	free(note);
+}
+
 int cmd_backends(int argc, char **argv)
 {
 	struct options opt;
 	struct hw_host host;
 	struct backend_choice c;
 	struct backend_request req;
+	struct instruments in;
 	char *note;
 
 	options_parse(&opt, argc, argv);
+	if (opt.argc)
+		die("backends: takes no command ('%s'); see 'contend backends --help'", opt.argv[0]);
+	if (strcmp(opt.format->name, "text") && strcmp(opt.format->name, "json"))
+		die("backends: --format text or json, not %s", opt.format->name);
 	req = (struct backend_request){
 		.name = "auto",
 		.hw = { .ldlat = opt.ldlat, .freq = opt.freq },
@@ -86,13 +181,20 @@ int cmd_backends(int argc, char **argv)
 	};
 	hw_host_detect(&host, "");
 	backend_choose(&req, &host, &c);
+	instruments_test(&in, opt.freq);
 
+	if (!strcmp(opt.format->name, "json")) {
+		print_json(&host, &c, &in);
+		backend_choice_release(&c);
+		return 0;
+	}
 	print_host(&host);
 	for (int i = 0; i < BACKEND__COUNT; i++)
 		print_backend(backend_rows[i], &host, &req, &c);
 	note = backend_note(&c);
 	printf("\nauto: %s\n  (%s)\n", backend_name(c.id), note);
 	free(note);
+	print_instruments(&in);
 	backend_choice_release(&c);
 	return 0;
 }

@@ -293,6 +293,7 @@ static int on_report(void *ctx, const struct report *r, const struct options *op
 		.dropped = r->dropped, .n_dropped = r->n_dropped,
 		.mem_info = r->mem_info,
 		.price = r->price, .price_note = r->price_note,
+		.instruments = &r->instruments,
 	};
 	uint64_t samples = datafile_writer_samples(rec->w);
 	int failed;

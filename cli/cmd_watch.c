@@ -26,6 +26,7 @@
 #include "common/util.h"
 #include "common/procfs.h"
 #include "common/safe_file.h"
+#include "detector/instruments.h"
 #include "detector/watch.h"
 #include "reports/format.h"
 #include "reports/report.h"
@@ -346,6 +347,23 @@ static int output(const struct watch_opts *o, struct watch *w, struct symbolizer
 	return ret;
 }
 
+/* The watch counts every access to a word, which only a watchpoint can:
+ * where the self-test finds them dead (instruments.h), say so instead of
+ * printing zeros. */
+static void watchpoints_work_here(void)
+{
+	struct instruments in;
+	char *why;
+
+	instruments_test(&in, DEFAULT_FREQ);
+	if (instrument_works(&in, INSTRUMENT_WATCHPOINTS))
+		return;
+	why = instrument_result_text(&in, INSTRUMENT_WATCHPOINTS);
+	die("contend watch counts with hardware watchpoints, and here they are %s; "
+	    "'contend run' and 'contend attach --confirm' confirm lines by uprobes on their "
+	    "code instead", why);
+}
+
 int cmd_watch(int argc, char **argv)
 {
 	struct watch_opts o;
@@ -368,6 +386,7 @@ int cmd_watch(int argc, char **argv)
 	if (o.output && out_file_check_early(o.output, &why) < 0)
 		die("%s", why);   /* before the watchpoints, not after */
 	target_check_access(o.pid, "watch");
+	watchpoints_work_here();
 	sym = symbolizer_new();
 	if (symbolizer_load_proc_maps(sym, o.pid) < 0) {
 		if (errno == EACCES || errno == EPERM)
@@ -381,7 +400,7 @@ int cmd_watch(int argc, char **argv)
 		addrs[i] = resolve(sym, o.pid, o.what[i]);
 	lines = xcalloc(o.n_what, sizeof(*lines));
 	n_lines = collect_lines(&o, addrs, lines);
-	n_win = watch_plan(lines, n_lines, &win);
+	n_win = watch_plan(lines, n_lines, WATCH_WORDS_PER_WINDOW, &win);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -233,6 +233,25 @@ static const char usage_top[] =
 	"  contend top -p $(pidof server)\n"
 	"  contend top --batch -i 5 -p 1234 >> contention.log\n";
 
+static const char usage_backends[] =
+	"usage: contend backends [-F HZ] [--format text|json]\n"
+	"\n"
+	"Say which sampling backends can run on this machine and why the others\n"
+	"cannot, which events each would open, and which one 'auto' picks.  Then\n"
+	"test every instrument contend measures with, on contend's own thread\n"
+	"(a few ms): watchpoints on a store and a load, an execute breakpoint\n"
+	"and a uprobe on a call, and the timer's sample rate at -F HZ.  An\n"
+	"instrument that opens but never fires (hardware breakpoints on some\n"
+	"virtual machines) is named so, and the instrument that confirms lines\n"
+	"and the one that runs the census of stores are said.\n"
+	"\n"
+	"  -F, --freq HZ          the sample rate to test (default %u)\n"
+	"      --format FMT       text (default) or json (the same facts as data)\n"
+	"\n"
+	"Examples:\n"
+	"  contend backends\n"
+	"  contend backends --format json | jq '.instruments[] | {name, state}'\n";
+
 void options_usage(const char *command, int status)
 {
 	FILE *f = status ? stderr : stdout;
@@ -250,6 +269,8 @@ void options_usage(const char *command, int status)
 		fputs(usage_stat, f);
 	else if (command && !strcmp(command, "top"))
 		fputs(usage_top, f);
+	else if (command && !strcmp(command, "backends"))
+		fprintf(f, usage_backends, DEFAULT_FREQ);
 	else
 		fprintf(f, "see 'contend --help'\n");
 	exit(status);

@@ -23,6 +23,7 @@
 #include "cli/system_wide.h"
 #include "cli/target_access.h"
 #include "detector/census.h"
+#include "detector/instruments.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "detector/shared_mem.h"
@@ -69,6 +70,8 @@ struct session {
 	struct alloc_channel *alloc_pipe;  /* run: the shim's records (NULL: off) */
 	struct alloc_table *allocs;        /* the heap blocks and their sites */
 	const char *watch_note;    /* why confirmation was left off, or NULL */
+	char *instrument_note;     /* no instrument to confirm with: why */
+	struct instruments instruments;   /* the self-test's, at the start */
 	struct transfer_price price;   /* the machine's (0: not measured) */
 	char *price_note;          /* why not, or NULL */
 };
@@ -351,11 +354,14 @@ static void session_beat(struct session *s, struct event_set *es,
 	}
 	progress_update(&s->progress, &view);
 	/* the census and the watch take the same debug registers: one
-	 * window per beat, the census's first */
+	 * window per beat, the census's first.  By code, the watch probes
+	 * the sites sampling saw, and the census adds the stores it did
+	 * not: confirmation waits for it */
 	if (s->census && !confirm_busy(s->confirm) &&
 	    census_tick(s->census, pid, monotonic_s() - t0, on_census_access, s))
 		return;
-	if (s->confirm)
+	if (s->confirm && (!confirm_by_code(s->confirm) || !s->census ||
+			   census_done(s->census, monotonic_s() - t0)))
 		confirm_tick(s->confirm, s->lines, monotonic_s() - t0);
 }
 
@@ -382,6 +388,7 @@ static void session_release(struct session *s)
 {
 	line_table_free(s->lines);
 	free(s->price_note);
+	free(s->instrument_note);
 	backend_close(&s->backend);
 	backend_choice_release(&s->choice);
 	unwinder_free(s->unwinder);
@@ -443,6 +450,33 @@ static void measure_price(struct session *s)
 	s->price_note = strbuf_detach(&why);
 }
 
+/* Confirmation and the census, with the instruments the self-test found
+ * working here (detector/instruments.h); none: the header says why. */
+static void start_confirmation(struct session *s, const struct options *opt,
+			       const struct session_hooks *hooks)
+{
+	struct watch_config wc;
+	enum instrument by, census_by;
+
+	if (!instruments_for_confirmation(&s->instruments, &by)) {
+		s->instrument_note = xstrdup("none: neither watchpoints nor uprobes work here "
+					     "(the instruments line says why), so the kinds "
+					     "below are the samples' alone");
+		return;
+	}
+	watch_config_default(&wc);
+	wc.stop = &stop_requested;
+	wc.by_code = by == INSTRUMENT_UPROBES;
+	wc.sym = s->sym;
+	s->confirm = confirm_new(&wc, hooks && hooks->confirm_classify ?
+				 hooks->confirm_classify : &opt->classify, opt->line_size);
+	if (hooks && hooks->confirm_on_demand)
+		confirm_on_demand(s->confirm);
+	else if (instruments_for_census(&s->instruments, &census_by))
+		s->census = census_new(s->sym, census_by == INSTRUMENT_UPROBES ?
+				       CODE_PROBE_UPROBE : CODE_PROBE_BREAKPOINT);
+}
+
 static void session_init(struct session *s, const struct options *opt,
 			 const struct session_hooks *hooks)
 {
@@ -459,18 +493,9 @@ static void session_init(struct session *s, const struct options *opt,
 		s->unwinder = unwinder_new(s->sym);
 		s->chains = callchains_new();
 	}
-	if (opt->confirm && !opt->system_wide) {   /* -a: never arm other users' tasks */
-		struct watch_config wc;
-
-		watch_config_default(&wc);
-		wc.stop = &stop_requested;
-		s->confirm = confirm_new(&wc, hooks && hooks->confirm_classify ?
-					 hooks->confirm_classify : &opt->classify, opt->line_size);
-		if (hooks && hooks->confirm_on_demand)
-			confirm_on_demand(s->confirm);
-		else
-			s->census = census_new(s->sym);
-	}
+	instruments_test(&s->instruments, opt->freq);
+	if (opt->confirm && !opt->system_wide)   /* -a: never arm other users' tasks */
+		start_confirmation(s, opt, hooks);
 }
 
 /* Header, report, output; returns 0 or 2 (cannot write the report). */
@@ -493,8 +518,9 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.backend = row->name;
 	hdr.backend_note = note;
 	hdr.jit_note = jit_note;
-	hdr.watch_note = s->watch_note ? s->watch_note :
+	hdr.watch_note = s->watch_note ? s->watch_note : s->instrument_note ? s->instrument_note :
 			 (missed = confirm_missed_note(s->confirm, duration));
+	hdr.instruments = &s->instruments;
 	hdr.price = s->price;
 	hdr.price_note = s->price_note;
 	hdr.mem_info = row->mem_info;
@@ -807,7 +833,8 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 	raise_fd_limit();
 	session_init(&s, opt, hooks);
 	s.duration = opt->duration;
-	s.watch_note = watch_note;
+	if (watch_note)
+		s.watch_note = watch_note;
 	note_pid(&s, opt->pid);
 	note_target_creds(&s, opt->pid);
 	/* before the events, so that the JVM's work on it is not sampled */

@@ -1,5 +1,5 @@
-/* census.c - which stores to put breakpoints on, and what their hits
- * say (census.h).  The windows themselves are census_window.c's.
+/* census.c - which stores to probe, and what their hits say
+ * (census.h).  The windows themselves are code_probe.c's.
  */
 #include "detector/census.h"
 
@@ -9,7 +9,7 @@
 
 #include "common/hashmap.h"
 #include "common/util.h"
-#include "detector/census_window.h"
+#include "detector/code_probe.h"
 #include "detector/perf_session.h"
 #include "detector/watch.h"
 #include "symbolize/decode.h"
@@ -43,6 +43,7 @@ struct caller {
 
 struct census {
 	struct symbolizer *sym;
+	enum code_probe_kind kind;
 	struct decoder_set decs;
 	enum census_state state;
 	pid_t pid;
@@ -50,11 +51,11 @@ struct census {
 	struct hashmap ips;          /* struct ip_key -> samples + 1 */
 	uint64_t noted;
 
-	uint64_t hot[CENSUS_HOT_FUNCS];
+	struct code_site hot[CENSUS_HOT_FUNCS];
 	unsigned n_hot;
 	struct caller *callers;
 	unsigned n_callers, alloc_callers;
-	uint64_t stores[CENSUS_MAX_STORES];
+	struct code_site stores[CENSUS_MAX_STORES];
 	unsigned n_stores, next_store;
 
 	struct hashmap seen;         /* struct hit_key -> struct seen_access */
@@ -63,11 +64,12 @@ struct census {
 	unsigned windows, accesses;
 };
 
-struct census *census_new(struct symbolizer *sym)
+struct census *census_new(struct symbolizer *sym, enum code_probe_kind kind)
 {
 	struct census *c = xcalloc(1, sizeof(*c));
 
 	c->sym = sym;
+	c->kind = kind;
 	hashmap_init(&c->ips, sizeof(struct ip_key));
 	hashmap_init(&c->seen, sizeof(struct hit_key));
 	return c;
@@ -85,6 +87,10 @@ void census_free(struct census *c)
 }
 
 unsigned census_windows(const struct census *c) { return c->windows; }
+bool census_done(const struct census *c, double elapsed)
+{
+	return c->state == DONE || (c->state == NOTING && elapsed >= CENSUS_AT_S + 1);
+}
 unsigned census_accesses(const struct census *c) { return c->accesses; }
 
 void census_note_sample(struct census *c, uint32_t pid, uint64_t ip)
@@ -154,7 +160,7 @@ static void plan_hot(struct census *c, pid_t pid)
 		sort_items(f, n, sizeof(*f), cmp_func_count);
 	for (size_t i = 0; i < n && c->n_hot < CENSUS_HOT_FUNCS; i++)
 		if ((double)f[i].n >= CENSUS_MIN_HOT_SHARE * (double)c->noted)
-			c->hot[c->n_hot++] = f[i].start;
+			c->hot[c->n_hot++] = (struct code_site){ .ip = f[i].start };
 	free(f);
 }
 
@@ -171,9 +177,9 @@ static bool well_sampled(struct census *c, pid_t pid, uint64_t ip, uint64_t next
 	return (n ? n - 1 : 0) + (m ? m - 1 : 0) >= CENSUS_SAMPLED;
 }
 
-unsigned census_function_stores(struct census *c, pid_t pid, uint64_t ip, uint64_t *out,
-				unsigned max, uint64_t *calls, unsigned max_calls,
-				unsigned *n_calls)
+unsigned census_function_stores(struct census *c, pid_t pid, uint64_t ip,
+				struct code_site *out, unsigned max, uint64_t *calls,
+				unsigned max_calls, unsigned *n_calls)
 {
 	struct func_info fi;
 	struct decoder *dec;
@@ -201,20 +207,21 @@ unsigned census_function_stores(struct census *c, pid_t pid, uint64_t ip, uint64
 		else if (n < max && decoder_memory(dec, code + off, left, fi.start + off, &mem) &&
 			 mem.access && mem.writes && !mem.stack &&
 			 !well_sampled(c, pid, fi.start + off, fi.start + off + ii.length))
-			out[n++] = fi.start + off;
+			out[n++] = (struct code_site){ .ip = fi.start + off,
+						       .alt = fi.start + off + ii.length };
 		off += ii.length;
 	}
 	free(code);
 	return n;
 }
 
-static void add_store(struct census *c, uint64_t ip)
+static void add_store(struct census *c, const struct code_site *s)
 {
 	for (unsigned i = 0; i < c->n_stores; i++)
-		if (c->stores[i] == ip)
+		if (c->stores[i].ip == s->ip)
 			return;
 	if (c->n_stores < CENSUS_MAX_STORES)
-		c->stores[c->n_stores++] = ip;
+		c->stores[c->n_stores++] = *s;
 }
 
 /* Is the function at start not looked at yet?  It is remembered as
@@ -233,7 +240,8 @@ static bool first_visit(uint64_t start, uint64_t *done, unsigned *n_done, unsign
 static void add_function(struct census *c, uint64_t ip, uint64_t *done, unsigned *n_done,
 			 unsigned max_done)
 {
-	uint64_t stores[STORES_PER_FUNC], calls[32];
+	struct code_site stores[STORES_PER_FUNC];
+	uint64_t calls[32];
 	unsigned n_calls, n, ignored;
 	struct func_info fi;
 
@@ -241,7 +249,7 @@ static void add_function(struct census *c, uint64_t ip, uint64_t *done, unsigned
 		return;
 	n = census_function_stores(c, c->pid, ip, stores, STORES_PER_FUNC, calls, 32, &n_calls);
 	for (unsigned i = 0; i < n; i++)
-		add_store(c, stores[i]);
+		add_store(c, &stores[i]);
 	for (unsigned k = 0; k < n_calls && c->n_stores < CENSUS_MAX_STORES; k++) {
 		struct func_info callee;
 
@@ -251,7 +259,7 @@ static void add_function(struct census *c, uint64_t ip, uint64_t *done, unsigned
 		n = census_function_stores(c, c->pid, calls[k], stores, STORES_PER_FUNC, NULL, 0,
 					   &ignored);
 		for (unsigned i = 0; i < n; i++)
-			add_store(c, stores[i]);
+			add_store(c, &stores[i]);
 	}
 }
 
@@ -270,7 +278,7 @@ static void plan_stores(struct census *c)
 	unsigned n_done = 0;
 
 	for (unsigned h = 0; h < c->n_hot; h++)
-		add_function(c, c->hot[h], done, &n_done, 64);
+		add_function(c, c->hot[h].ip, done, &n_done, 64);
 	if (c->n_callers > 1)
 		sort_items(c->callers, c->n_callers, sizeof(*c->callers), cmp_caller);
 	for (unsigned i = 0; i < c->n_callers; i++)
@@ -279,7 +287,7 @@ static void plan_stores(struct census *c)
 
 /* An entry's hit: the return address, from the stack (x86-64) or the
  * link register (AArch64). */
-static void entry_hit(void *ctx, const struct perf_sample *ps)
+static void entry_hit(void *ctx, const struct perf_sample *ps, const struct code_site *site)
 {
 	struct census *c = ctx;
 	const struct decode_arch *arch = decode_arch_native();
@@ -292,6 +300,7 @@ static void entry_hit(void *ctx, const struct perf_sample *ps)
 	} else if (ps->stack && ps->stack_size >= sizeof(ret)) {
 		memcpy(&ret, ps->stack, sizeof(ret));
 	}
+	(void)site;
 	if (!ret || !own_code(c, (pid_t)ps->pid, ret))
 		return;
 	for (i = 0; i < c->n_callers; i++) {
@@ -321,10 +330,10 @@ struct seen_access {
 	bool has_last;
 };
 
-static void store_hit(void *ctx, const struct perf_sample *ps)
+static void store_hit(void *ctx, const struct perf_sample *ps, const struct code_site *site)
 {
 	struct census *c = ctx;
-	struct hit_key k = { .tid = ps->tid, .ip = ps->ip };
+	struct hit_key k = { .tid = ps->tid, .ip = site->ip };
 	uint8_t code[DECODE_MAX_INSN];
 	struct decoded_access acc;
 	struct access_sample a;
@@ -332,12 +341,13 @@ static void store_hit(void *ctx, const struct perf_sample *ps)
 	struct decoder *dec;
 	size_t len;
 
-	dec = decoder_set_get(&c->decs, symbolizer_machine(c->sym, (pid_t)ps->pid, ps->ip));
-	len = dec ? symbolizer_read(c->sym, (pid_t)ps->pid, ps->ip, code, sizeof(code)) : 0;
-	if (!len || decoder_access(dec, code, len, ps->ip, &ps->regs, false, &acc) != DECODE_OK ||
+	dec = decoder_set_get(&c->decs, symbolizer_machine(c->sym, (pid_t)ps->pid, site->ip));
+	len = dec ? symbolizer_read(c->sym, (pid_t)ps->pid, site->ip, code, sizeof(code)) : 0;
+	if (!len ||
+	    decoder_access(dec, code, len, site->ip, &ps->regs, site->at_alt, &acc) != DECODE_OK ||
 	    !access_kind_writes(acc.kind) || !decode_user_address(decoder_arch(dec), acc.addr))
 		return;
-	access_sample_from_perf(&a, ps, ps->ip, acc.addr);
+	access_sample_from_perf(&a, ps, site->ip, acc.addr);
 	a.size = acc.size ? acc.size : 1;
 	a.kind = acc.kind;
 	a.base_reg = acc.base_reg;
@@ -373,6 +383,26 @@ static void flush_last(struct census *c)
 	hashmap_clear(&c->seen, free);
 }
 
+/* Sites one window probes: the debug registers of a thread, or (uprobes)
+ * every store at once. */
+static unsigned census_sites_per_window(enum code_probe_kind kind)
+{
+	return kind == CODE_PROBE_UPROBE ? CENSUS_MAX_STORES : WATCH_SLOTS;
+}
+
+static int run_window(struct census *c, struct code_site *sites, unsigned n, bool stack,
+		      void (*hit)(void *ctx, const struct perf_sample *ps,
+				  const struct code_site *site))
+{
+	struct code_probe_window w = {
+		.kind = c->kind, .sym = c->sym, .pid = c->pid, .sites = sites, .n_sites = n,
+		.stack = stack, .max_s = CENSUS_WINDOW_S, .max_hits = CENSUS_MAX_HITS,
+		.hit = hit, .ctx = c,
+	};
+
+	return code_probe_run(&w);
+}
+
 bool census_tick(struct census *c, pid_t pid, double elapsed, census_access_fn *fn, void *ctx)
 {
 	unsigned n;
@@ -397,20 +427,18 @@ bool census_tick(struct census *c, pid_t pid, double elapsed, census_access_fn *
 	}
 	c->windows++;
 	if (c->state == ENTRIES) {
-		ret = census_window_run(pid, c->hot, c->n_hot, true, CENSUS_WINDOW_S,
-					CENSUS_MAX_HITS, entry_hit, c);
+		ret = run_window(c, c->hot, c->n_hot, true, entry_hit);
 		plan_stores(c);
 		hashmap_release(&c->ips, NULL);
 		c->state = ret >= 0 && c->n_stores ? STORES : DONE;
 		return true;
 	}
 	n = c->n_stores - c->next_store;
-	if (n > WATCH_SLOTS)
-		n = WATCH_SLOTS;
+	if (n > census_sites_per_window(c->kind))
+		n = census_sites_per_window(c->kind);
 	c->fn = fn;
 	c->ctx = ctx;
-	ret = census_window_run(pid, c->stores + c->next_store, n, false, CENSUS_WINDOW_S,
-				CENSUS_MAX_HITS, store_hit, c);
+	ret = run_window(c, c->stores + c->next_store, n, false, store_hit);
 	c->next_store += n;
 	flush_last(c);
 	if (ret < 0 || c->next_store >= c->n_stores)

@@ -1,4 +1,4 @@
-/* census.h - the stores the timer cannot see, counted by execute breakpoints.
+/* census.h - the stores the timer cannot see, found by probes on code.
  *
  * A timer sample lands on an instruction in proportion to the time it
  * takes.  A store that runs once per 100 us of private work, to a line
@@ -8,20 +8,22 @@
  * were sampled on, had nothing to arm.  Yet the sharing is there, and
  * costs more where the cores are further apart.
  *
- * An execute breakpoint traps before its instruction runs, with the
- * thread's user registers: decoded (decode.h), they give the address each
- * thread's execution touches, exactly.  The census puts them, for short
- * windows in every thread of the target, on the stores near the code the
- * samples found hot:
+ * A probe on an instruction (code_probe.h: an execute breakpoint, or a
+ * uprobe where breakpoints do not fire) stops a thread before the
+ * instruction runs, with its user registers: decoded (decode.h), they give
+ * the address each thread's execution touches, exactly.  The census puts
+ * them, for short windows in every thread of the target, on the stores
+ * near the code the samples found hot:
  *  1. the CENSUS_HOT_FUNCS functions with most samples, in the target's
  *     own code (not a system library's), of CENSUS_MIN_HOT_SHARE or more;
  *  2. their callers, from the return address at each one's entry (a
- *     window of breakpoints on the entries, with 8 bytes of stack);
+ *     window of probes on the entries, with 8 bytes of stack);
  *  3. the stores (not to the stack) of those functions and callers and
  *     of the functions they call directly, at most CENSUS_MAX_STORES,
  *     WATCH_SLOTS to a window; not those with CENSUS_SAMPLED samples or
  *     more (sampling sees them, and a store in a hot loop would trap on
- *     every pass).
+ *     every pass).  Breakpoints take WATCH_SLOTS stores to a window,
+ *     uprobes all of them.
  * Each thread's distinct (instruction, address) is handed on as two
  * samples, its first and its last hit of the window (the thread's span on
  * the line is then the time it was seen there: classify.h's "both were on
@@ -32,9 +34,10 @@
  * It runs once per session, CENSUS_AT_S into it and once
  * CENSUS_MIN_SAMPLES were noted (--delay), one window per call:
  * two to five windows of at most CENSUS_WINDOW_S, each ending after
- * CENSUS_MAX_HITS traps (about 13 us each in a VM).  Its events are
- * contend's file descriptors, per thread, closed when the window ends;
- * the risk is the watch's (watch.h: a trap with an empty DR6 on a VM).
+ * CENSUS_MAX_HITS traps (about 13 us each for a breakpoint in a VM, 8.5
+ * for a uprobe).  Its events are contend's file descriptors, per thread,
+ * closed when the window ends; a breakpoint's risk is the watch's
+ * (watch.h: a trap with an empty DR6 on a VM).
  * Threads created during a window are not armed.
  */
 #ifndef CONTEND_CENSUS_H
@@ -44,6 +47,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "detector/code_probe.h"
 #include "detector/sample.h"
 
 struct symbolizer;
@@ -60,7 +64,8 @@ struct symbolizer;
 
 struct census;
 
-struct census *census_new(struct symbolizer *sym);
+/* kind: the instrument the self-test found working (instruments.h). */
+struct census *census_new(struct symbolizer *sym, enum code_probe_kind kind);
 void census_free(struct census *c);
 
 /* A sample's code address, for the hot functions (until the plan is
@@ -74,10 +79,14 @@ typedef void census_access_fn(void *ctx, const struct access_sample *a);
 /*
  * Call every beat while pid runs.  From CENSUS_AT_S on, plans and runs
  * the census one window per call.  Returns true if a window ran.  A
- * process that is gone, or a kernel that refuses breakpoints, ends the
+ * process that is gone, or a kernel that refuses the probes, ends the
  * census quietly: it only adds candidates.
  */
 bool census_tick(struct census *c, pid_t pid, double elapsed, census_access_fn *fn, void *ctx);
+
+/* Has it run (or given up), or has it waited a second past CENSUS_AT_S
+ * for samples?  Confirmation by code waits for it until then. */
+bool census_done(const struct census *c, double elapsed);
 
 /* Windows run and accesses handed on, for tests and the debug output. */
 unsigned census_windows(const struct census *c);
@@ -86,11 +95,12 @@ unsigned census_accesses(const struct census *c);
 /* ---- pieces, exposed for tests ------------------------------------------ */
 
 /* The store instructions of the function containing ip (not to the stack,
- * not well sampled: step 3 above) into out (at most max), and the direct call targets of the function
- * into calls (at most max_calls); returns the number of stores, and sets
- * *n_calls.  0 if the function is unknown. */
-unsigned census_function_stores(struct census *c, pid_t pid, uint64_t ip, uint64_t *out,
-				unsigned max, uint64_t *calls, unsigned max_calls,
-				unsigned *n_calls);
+ * not well sampled: step 3 above) into out (at most max; alt: the next
+ * instruction), and the direct call targets of the function into calls
+ * (at most max_calls); returns the number of stores, and sets *n_calls.
+ * 0 if the function is unknown. */
+unsigned census_function_stores(struct census *c, pid_t pid, uint64_t ip,
+				struct code_site *out, unsigned max, uint64_t *calls,
+				unsigned max_calls, unsigned *n_calls);
 
 #endif

@@ -7,6 +7,7 @@
  * as bytes actually arrive, so a hostile size costs nothing.
  */
 #include "detector/datafile.h"
+#include "detector/instruments.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -324,6 +325,16 @@ int datafile_writer_finish(struct datafile_writer *w, const struct run_facts *s)
 		put_u32(b, 0);
 	}
 	put_str(b, s->price_note, TEXT_MAX);
+	/* version 6: the instruments' self-test, every one in order */
+	put_u32(b, INSTRUMENT__COUNT);
+	for (int i = 0; i < INSTRUMENT__COUNT; i++) {
+		const struct instrument_test *t = s->instruments ? &s->instruments->t[i] : NULL;
+
+		put_u32(b, t ? (uint32_t)t->state : INSTRUMENT_UNTESTED);
+		put_u64(b, t ? t->expected : 0);
+		put_u64(b, t ? t->counted : 0);
+		put_u32(b, t ? (uint32_t)t->err : 0);
+	}
 	end_record(w, REC_SUMMARY);
 	write_target(w);
 
@@ -366,6 +377,7 @@ struct datafile_reader {
 	struct named_count *dropped;
 	unsigned n_dropped;
 	char *command, *backend, *backend_note, *price_note;
+	struct instruments instruments;
 	char name[DATAFILE_PATH_MAX + 1];   /* NUL-terminated copies for callbacks */
 };
 
@@ -702,6 +714,34 @@ static int parse_heap_block(struct cursor *c, uint32_t *pid, struct glibc_heap_b
 	return 0;
 }
 
+/* The instruments' self-test of the recording run (version 6): as many
+ * as that contend knew, the ones this one knows kept. */
+static int parse_instruments(struct datafile_reader *r, struct cursor *c, struct strbuf *err)
+{
+	uint32_t n = get_u32(c);
+
+	if (c->over || n > 64)
+		return fail(err, "%u instruments", n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t state = get_u32(c), e;
+		uint64_t expected = get_u64(c), counted = get_u64(c);
+
+		e = get_u32(c);
+		if (c->over)
+			return fail(err, "cut short in its instruments");
+		if (state > INSTRUMENT_REFUSED || e > 4095)
+			return fail(err, "instrument %u: state %u, error %u", i, state, e);
+		if (i >= INSTRUMENT__COUNT)
+			continue;
+		r->instruments.t[i] = (struct instrument_test){
+			.state = (enum instrument_state)state, .expected = expected,
+			.counted = counted, .err = (int)e,
+		};
+	}
+	r->summary.instruments = &r->instruments;
+	return 0;
+}
+
 static int parse_summary(struct datafile_reader *r, struct cursor *c, struct strbuf *err)
 {
 	struct run_facts *s = &r->summary;
@@ -755,6 +795,8 @@ static int parse_summary(struct datafile_reader *r, struct cursor *c, struct str
 			return -1;
 		s->price_note = *r->price_note ? r->price_note : NULL;
 	}
+	if (r->version >= 6 && parse_instruments(r, c, err) < 0)
+		return -1;
 	if (c->pos != c->len)
 		return fail(err, "%zu bytes left over after its fields", c->len - c->pos);
 	s->command = r->command;

@@ -1,4 +1,5 @@
-/* datafile_watch.c - the watch records of contend.data (version 4).
+/* datafile_watch.c - the watch records of contend.data (version 4; the
+ * by-code flag, version 6).
  *
  * record runs the watch windows that run does (watch.h, confirmation);
  * their exact counts cannot be recomputed from the samples, so the file
@@ -16,6 +17,7 @@
 #include "detector/datafile_codec.h"
 
 #define WORD_CUT_SHORT 1u                  /* flag: a window hit the cap */
+#define WORD_BY_CODE 2u                    /* flag: counted by code (watch.h) */
 
 static int cmp_hits(const void *a, const void *b)
 {
@@ -66,7 +68,7 @@ void datafile_watch_word_encode(struct bytes *b, const struct watch_word_result 
 	put_u64(b, r->writes);
 	put_u32(b, r->threads_late);
 	put_u32(b, r->threads_unarmed);
-	put_u32(b, r->cut_short ? WORD_CUT_SHORT : 0);
+	put_u32(b, (r->cut_short ? WORD_CUT_SHORT : 0) | (r->by_code ? WORD_BY_CODE : 0));
 	put_u16(b, (uint16_t)n_threads);
 	put_u16(b, (uint16_t)n_sites);
 	for (unsigned i = 0; i < n_threads; i++) {
@@ -172,9 +174,10 @@ int datafile_watch_word_parse(struct cursor *c, struct watch_word_result *r, str
 	if (c->over)
 		return bad(err, "size %zu, less than its %d fixed bytes", c->len,
 			   DATAFILE_WATCH_WORD_FIXED);
-	if (flags & ~WORD_CUT_SHORT)
+	if (flags & ~(WORD_CUT_SHORT | WORD_BY_CODE))
 		return bad(err, "unknown flags 0x%x", flags);
 	r->cut_short = flags & WORD_CUT_SHORT;
+	r->by_code = flags & WORD_BY_CODE;
 	if (!r->pid || !r->windows || r->addr % WATCH_WORD)
 		return bad(err, "word 0x%" PRIx64 " of pid %" PRIu32 " in %u windows (want a "
 			   "pid, an 8-byte aligned address and at least one window)",

@@ -16,6 +16,7 @@
 struct callchains;
 struct alloc_table;
 struct glibc_heap;
+struct instruments;
 
 enum target_state {
 	TARGET_LAUNCHED = 0,
@@ -29,6 +30,8 @@ struct run_facts {
 	const char *backend_note;
 	const char *jit_note;        /* a JVM: where JIT code names came from, or NULL */
 	const char *watch_note;      /* why no watchpoints confirmed, or NULL */
+	/* the self-test of the instruments (instruments.h), or NULL: none */
+	const struct instruments *instruments;
 	/* what a transfer costs here (0: not measured, and why in
 	 * price_note, or NULL if no one tried: the gain model's reference) */
 	struct transfer_price price;

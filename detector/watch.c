@@ -10,6 +10,7 @@
  */
 #include "common/procfs.h"
 #include "detector/watch.h"
+#include "detector/watch_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -27,6 +27,7 @@
 #include <linux/perf_event.h>
 
 #include "detector/perf_event.h"
+#include "detector/perf_ring.h"
 #include "detector/perf_session.h"
 #include "common/util.h"
 
@@ -45,7 +46,7 @@ struct armed {                    /* one thread in the window */
 	pid_t tid;
 	struct bp bp[WATCH_SLOTS];
 	unsigned n_bp;                /* 0: could not be armed */
-	void *ring;                   /* the leader's; NULL: counts only */
+	struct perf_ring ring;        /* the leader's; base NULL: counts only */
 	uint64_t period;
 	bool late;                    /* armed after the window began */
 };
@@ -62,7 +63,6 @@ struct word_sites {
 
 struct watch {
 	struct watch_config cfg;
-	size_t page_size;
 
 	/* the window now armed */
 	bool armed;
@@ -84,7 +84,6 @@ struct watch {
 struct watch *watch_new(const struct watch_config *cfg)
 {
 	struct watch *w = xcalloc(1, sizeof(*w));
-	long page = sysconf(_SC_PAGESIZE);
 	struct rlimit rl;
 
 	/* four descriptors per thread of the target */
@@ -93,7 +92,6 @@ struct watch *watch_new(const struct watch_config *cfg)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	w->cfg = *cfg;
-	w->page_size = page > 0 ? (size_t)page : 4096;
 	return w;
 }
 
@@ -120,7 +118,7 @@ void watch_free(struct watch *w)
 
 /* ---- results --------------------------------------------------------- */
 
-static unsigned result_index(struct watch *w, uint32_t pid, uint64_t addr)
+unsigned watch_result_index(struct watch *w, uint32_t pid, uint64_t addr)
 {
 	unsigned i;
 
@@ -137,7 +135,17 @@ static unsigned result_index(struct watch *w, uint32_t pid, uint64_t addr)
 	return i;
 }
 
-static struct watch_thread_count *result_thread(struct watch_word_result *r, uint32_t tid)
+struct watch_word_result *watch_result_at(struct watch *w, unsigned index)
+{
+	return &w->res[index];
+}
+
+const struct watch_config *watch_config_of(const struct watch *w)
+{
+	return &w->cfg;
+}
+
+struct watch_thread_count *watch_result_thread(struct watch_word_result *r, uint32_t tid)
 {
 	struct watch_thread_count *t;
 
@@ -166,6 +174,20 @@ static void site_add(struct word_sites *s, uint64_t ip, bool writes_only, uint64
 		s->v[i].w += period;
 	else
 		s->v[i].rw += period;
+}
+
+void watch_result_site(struct watch *w, unsigned index, uint64_t ip, bool write)
+{
+	/* the accumulators are a RW event's and a W event's: a write is in both */
+	site_add(&w->sites[index], ip, false, 1);
+	if (write)
+		site_add(&w->sites[index], ip, true, 1);
+}
+
+void watch_window_done(struct watch *w, double armed_s)
+{
+	w->windows++;
+	w->armed_s += armed_s;
 }
 
 static int cmp_tid(const void *a, const void *b)
@@ -248,7 +270,7 @@ bool watch_restore(struct watch *w, const struct watch_word_result *r)
 	for (i = 0; i < w->n_res; i++)
 		if (w->res[i].pid == r->pid && w->res[i].addr == r->addr)
 			return false;
-	i = result_index(w, r->pid, r->addr);
+	i = watch_result_index(w, r->pid, r->addr);
 	to = &w->res[i];
 	*to = *r;
 	to->threads = xcalloc(r->n_threads ? r->n_threads : 1, sizeof(*to->threads));
@@ -274,6 +296,16 @@ void watch_restore_totals(struct watch *w, unsigned windows, double armed_s)
 {
 	w->windows = windows;
 	w->armed_s = armed_s;
+}
+
+bool watch_counts_by_code(const struct watch *w)
+{
+	if (w->cfg.by_code)
+		return true;
+	for (unsigned i = 0; i < w->n_res; i++)   /* restored from a data file */
+		if (w->res[i].by_code)
+			return true;
+	return false;
 }
 
 unsigned watch_windows_run(const struct watch *w)
@@ -315,14 +347,12 @@ static int open_bp(pid_t tid, uint64_t addr, bool writes_only, uint64_t period,
 	a.disabled = group_fd < 0;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &a, tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	return perf_event_open_fd(&a, tid, -1, group_fd);
 }
 
 static void close_thread(struct watch *w, struct armed *t)
 {
-	if (t->ring)
-		munmap(t->ring, (1 + RING_PAGES) * w->page_size);
-	t->ring = NULL;
+	perf_ring_unmap(&t->ring);
 	for (unsigned i = t->n_bp; i-- > 0;)
 		close(t->bp[i].fd);
 	t->n_bp = 0;
@@ -331,18 +361,16 @@ static void close_thread(struct watch *w, struct armed *t)
 /* The leader's ring, for code addresses; counts work without it. */
 static void map_ring(struct watch *w, struct armed *t)
 {
-	size_t len = (1 + RING_PAGES) * w->page_size;
-	void *ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->bp[0].fd, 0);
+	int err = perf_ring_map(&t->ring, t->bp[0].fd, RING_PAGES);
 
-	if (ring == MAP_FAILED) {
+	if (err) {
 		if (!w->warned_ring)
 			warning("watch: no ring buffer for thread %d (%s): counting without "
 				"code addresses (raise kernel.perf_event_mlock_kb)",
-				(int)t->tid, strerror(errno));
+				(int)t->tid, strerror(-err));
 		w->warned_ring = true;
 		return;
 	}
-	t->ring = ring;
 	for (unsigned i = 1; i < t->n_bp; i++)
 		ioctl(t->bp[i].fd, PERF_EVENT_IOC_SET_OUTPUT, t->bp[0].fd);
 }
@@ -362,10 +390,10 @@ static int arm_thread(struct watch *w, struct armed *t)
 
 			b->fd = open_bp(t->tid, w->win.words[k], kind == 0, t->period, group);
 			if (b->fd < 0) {
-				int e = errno;
+				int e = b->fd;
 
 				close_thread(w, t);
-				return -e;
+				return e;
 			}
 			b->word = k;
 			b->writes_only = kind == 0;
@@ -464,55 +492,35 @@ static const struct bp *bp_by_id(const struct armed *t, uint64_t id)
 	return NULL;
 }
 
+struct drain_ctx {
+	struct watch *w;
+	const struct armed *t;
+};
+
 /* Sample records are { header, id, ip, period } (sample_type above).
  * Lost records only make the code-address estimates rougher. */
-static void take_record(struct watch *w, const struct armed *t, const uint8_t *rec,
-			size_t len)
+static void take_record(void *ctx, const struct perf_event_header *h)
 {
-	const struct perf_event_header *h = (const void *)rec;
+	struct drain_ctx *d = ctx;
 	uint64_t v[3];
 	const struct bp *b;
 
-	if (h->type != PERF_RECORD_SAMPLE || len < sizeof(*h) + sizeof(v))
+	if (h->type != PERF_RECORD_SAMPLE || h->size < sizeof(*h) + sizeof(v))
 		return;
-	memcpy(v, rec + sizeof(*h), sizeof(v));
-	b = bp_by_id(t, v[0]);
+	memcpy(v, (const uint8_t *)h + sizeof(*h), sizeof(v));
+	b = bp_by_id(d->t, v[0]);
 	if (b)
-		site_add(&w->sites[w->res_of[b->word]], v[1], b->writes_only, v[2] ? v[2] : 1);
-}
-
-static void drain_ring(struct watch *w, const struct armed *t)
-{
-	struct perf_event_mmap_page *meta = t->ring;
-	const uint8_t *data = (const uint8_t *)t->ring + w->page_size;
-	size_t size = RING_PAGES * w->page_size;
-	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = meta->data_tail;
-	uint8_t rec[256];
-
-	while (tail < head) {
-		struct perf_event_header h;
-		size_t off = tail & (size - 1);
-
-		for (size_t i = 0; i < sizeof(h); i++)
-			((uint8_t *)&h)[i] = data[(off + i) & (size - 1)];
-		if (h.size < sizeof(h) || h.size > head - tail)
-			break;
-		if (h.size <= sizeof(rec)) {
-			for (size_t i = 0; i < h.size; i++)
-				rec[i] = data[(off + i) & (size - 1)];
-			take_record(w, t, rec, h.size);
-		}
-		tail += h.size;
-	}
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+		site_add(&d->w->sites[d->w->res_of[b->word]], v[1], b->writes_only,
+			 v[2] ? v[2] : 1);
 }
 
 static void drain_all(struct watch *w)
 {
-	for (unsigned i = 0; i < w->n_threads; i++)
-		if (w->threads[i].ring)
-			drain_ring(w, &w->threads[i]);
+	for (unsigned i = 0; i < w->n_threads; i++) {
+		struct drain_ctx d = { w, &w->threads[i] };
+
+		perf_ring_read(&w->threads[i].ring, take_record, &d);
+	}
 }
 
 /* ---- the window ----------------------------------------------------------------- */
@@ -523,12 +531,14 @@ int watch_arm(struct watch *w, const struct watch_window *win)
 
 	if (w->armed)
 		watch_disarm(w);
+	if (w->cfg.by_code)
+		return -EOPNOTSUPP;   /* a window by code runs whole: watch_run_window() */
 	if (!win->n_words || win->n_words > WATCH_WORDS_PER_WINDOW)
 		return -EINVAL;
 	w->win = *win;
 	for (unsigned k = 0; k < win->n_words; k++) {
 		w->win.words[k] &= ~(uint64_t)(WATCH_WORD - 1);
-		w->res_of[k] = result_index(w, win->pid, w->win.words[k]);
+		w->res_of[k] = watch_result_index(w, win->pid, w->win.words[k]);
 	}
 	w->n_threads = 0;
 	w->cut_short = w->gone = false;
@@ -646,7 +656,7 @@ static void add_counts(struct watch *w, const struct window_counts *c)
 
 			if (!c[i].reads[k] && !c[i].writes[k])
 				continue;
-			tc = result_thread(r, (uint32_t)w->threads[i].tid);
+			tc = watch_result_thread(r, (uint32_t)w->threads[i].tid);
 			tc->reads += c[i].reads[k];
 			tc->writes += c[i].writes[k];
 			if (conc)
@@ -705,8 +715,7 @@ void watch_disarm(struct watch *w)
 			r->threads_unarmed += !w->threads[i].n_bp;
 		}
 	}
-	w->windows++;
-	w->armed_s += t_end - w->t_start;
+	watch_window_done(w, t_end - w->t_start);
 	for (unsigned i = 0; i < w->n_threads; i++)
 		close_thread(w, &w->threads[i]);
 	w->n_threads = 0;
@@ -715,7 +724,11 @@ void watch_disarm(struct watch *w)
 
 int watch_run_window(struct watch *w, const struct watch_window *win)
 {
-	int err = watch_arm(w, win);
+	int err;
+
+	if (w->cfg.by_code)
+		return watch_code_window(w, win);
+	err = watch_arm(w, win);
 
 	if (err < 0)
 		return err;

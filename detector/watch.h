@@ -42,6 +42,18 @@
  * (bench/watch-safety.sh).  The hit cap keeps a session to a few thousand
  * traps; contend run says so when its target dies of it, and attach does
  * not confirm on a virtual machine unless asked (cli/session.c).
+ *
+ * By code, where watchpoints do not work (instruments.h: on some virtual
+ * machines they arm and never fire).  A window is then one line: uprobes
+ * on the code sites that sampling saw access it (code_probe.h; up to
+ * CODE_PROBE_MAX_SITES, the most sampled first, writes weighing
+ * WATCH_WRITE_WEIGHT), each hit decoded to the address its thread
+ * touched, and counted per thread and word when it lies on the line.
+ * The counts are exact for those sites; an access by code sampling never
+ * saw is not in them (a store sampling missed is found by the census,
+ * which runs first, and its site is then the line's).  The results have
+ * by_code set, and the same shape as the watchpoints': the merge and the
+ * report take them alike, and say which instrument counted.
  */
 #ifndef CONTEND_WATCH_H
 #define CONTEND_WATCH_H
@@ -52,7 +64,10 @@
 #include <sys/types.h>
 
 #include "detector/classify.h"
+#include "detector/code_probe.h"
 #include "detector/line_table.h"
+
+struct symbolizer;
 
 #define WATCH_WORD 8                  /* bytes per watchpoint */
 #define WATCH_SLOTS 4                 /* debug registers per thread (x86) */
@@ -70,25 +85,37 @@ struct watch_config {
 	double min_word_share;        /* a word with less of the line's
 	                                 weighted samples is not watched (0.02) */
 	volatile sig_atomic_t *stop;  /* set (Ctrl-C): end the window now */
+	/* by code (above): uprobes on the lines' code sites, read through
+	 * sym, instead of watchpoints */
+	bool by_code;
+	struct symbolizer *sym;
 };
 void watch_config_default(struct watch_config *c);
 
 /* ---- scheduling (pure) ------------------------------------------------ */
 
-/* The words of one line to watch, hottest first. */
+/* The words of one line to watch, hottest first, and the code sites
+ * sampled on it, most sampled first (by code). */
 struct watch_line_words {
 	uint32_t pid;
 	uint64_t line;                /* line address */
+	unsigned line_size;
 	uint64_t words[WATCH_MAX_LINE_WORDS];
 	unsigned n_words;
+	struct code_site sites[CODE_PROBE_MAX_SITES];
+	unsigned n_sites;
 };
 
-/* One window: up to WATCH_WORDS_PER_WINDOW words of one line. */
+/* One window: up to WATCH_WORDS_PER_WINDOW words of one line; by code,
+ * the line's words and sites. */
 struct watch_window {
 	uint32_t pid;
 	uint64_t line;
-	uint64_t words[WATCH_WORDS_PER_WINDOW];
+	unsigned line_size;           /* by code: hits anywhere on it count */
+	uint64_t words[WATCH_MAX_LINE_WORDS];
 	unsigned n_words;
+	struct code_site sites[CODE_PROBE_MAX_SITES];
+	unsigned n_sites;
 };
 
 /*
@@ -104,20 +131,23 @@ struct watch_window {
  * the hottest word that a thread not yet in the window was sampled on
  * comes next, so that a window can see two threads at once (a thread's
  * 16-byte access heats its two words alike: by heat alone they would
- * fill a window by themselves, and nothing would be confirmed).
+ * fill a window by themselves, and nothing would be confirmed).  The
+ * line's code sites go into out too, by the same heat.
  */
 #define WATCH_WRITE_WEIGHT 50
 void watch_hot_words(const struct line *l, unsigned line_size,
 		     const struct watch_config *cfg, struct watch_line_words *out);
 
 /*
- * Cut each line's words into windows of WATCH_WORDS_PER_WINDOW, in heat
- * order, and interleave the lines round robin: the first group of every
- * line comes before the second group of any, so that a target that exits
- * early still had its hottest words of every line watched.  Returns the
+ * Cut each line's words into windows of per_window words
+ * (WATCH_WORDS_PER_WINDOW for watchpoints; by code, WATCH_MAX_LINE_WORDS:
+ * a line a window), in heat order, and interleave the lines round robin:
+ * the first group of every line comes before the second group of any, so
+ * that a target that exits early still had its hottest words of every
+ * line watched.  Every window of a line carries its sites.  Returns the
  * number of windows; *out is malloc'd.
  */
-unsigned watch_plan(const struct watch_line_words *lines, unsigned n,
+unsigned watch_plan(const struct watch_line_words *lines, unsigned n, unsigned per_window,
 		    struct watch_window **out);
 
 /* The sample period that keeps an event near max_rate records per second,
@@ -153,6 +183,8 @@ struct watch_site {
 struct watch_word_result {
 	uint32_t pid;
 	uint64_t addr;                /* 8-byte aligned */
+	bool by_code;                 /* counted by uprobes on the line's code
+	                                 sites, not by watchpoints (above) */
 	double window_s;              /* armed time, all windows */
 	unsigned windows;
 	bool cut_short;               /* a window ended at the hit cap */
@@ -209,6 +241,8 @@ const struct watch_word_result *watch_result(struct watch *w, uint32_t pid, uint
 unsigned watch_line_results(struct watch *w, uint32_t pid, uint64_t addr, unsigned line_size,
 			    const struct watch_word_result **out);
 unsigned watch_windows_run(const struct watch *w);
+/* Were its counts taken by code (watch.h, "By code"), not watchpoints? */
+bool watch_counts_by_code(const struct watch *w);
 /* A recorded confirmation (datafile.h) back in a watch that arms
  * nothing, for confirm_merge_evidence() and the report as if its windows
  * had run here: a copy of r (false if that word has a result already),
@@ -299,6 +333,8 @@ bool confirm_busy(const struct confirm *c);
 bool confirm_failed(const struct confirm *c);
 /* The watch a confirmation runs its windows with (NULL for NULL). */
 struct watch *confirm_watch(const struct confirm *c);
+/* Does it count by code (watch.h, "By code")?  False for NULL. */
+bool confirm_by_code(const struct confirm *c);
 /* Windows run so far (0 for NULL): were watchpoints ever armed? */
 unsigned confirm_windows_run(const struct confirm *c);
 /* Why no window ran when sampling (duration seconds) ended before the

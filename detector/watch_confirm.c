@@ -175,6 +175,12 @@ static unsigned pick_lines(struct confirm *c, struct line_table *lines,
 	return picked;
 }
 
+/* Watchpoints take two words a window; code probes count a whole line. */
+static unsigned per_window(const struct confirm *c)
+{
+	return c->wcfg.by_code ? WATCH_MAX_LINE_WORDS : WATCH_WORDS_PER_WINDOW;
+}
+
 static void make_plan(struct confirm *c, struct line_table *lines)
 {
 	unsigned room = CONFIRM_MAX_LINES - c->n_watched, n;
@@ -191,7 +197,7 @@ static void make_plan(struct confirm *c, struct line_table *lines)
 		c->watched[c->n_watched++] = (struct line_id){ lw[i].pid, lw[i].line };
 	}
 	free(c->plan);
-	c->n_plan = watch_plan(lw, n, &c->plan);
+	c->n_plan = watch_plan(lw, n, per_window(c), &c->plan);
 	c->next = 0;
 	free(lw);
 }
@@ -260,7 +266,7 @@ int confirm_line(struct confirm *c, struct line_table *lines, uint32_t pid, uint
 		c->watched[c->n_watched++] = (struct line_id){ pid, addr };
 	}
 	free(c->plan);
-	c->n_plan = watch_plan(&lw, 1, &c->plan);
+	c->n_plan = watch_plan(&lw, 1, per_window(c), &c->plan);
 	c->next = 0;
 	return 0;
 }
@@ -309,6 +315,11 @@ void confirm_merge_evidence(struct confirm *c, struct line_table *lines)
 struct watch *confirm_watch(const struct confirm *c)
 {
 	return c ? c->w : NULL;
+}
+
+bool confirm_by_code(const struct confirm *c)
+{
+	return c && c->wcfg.by_code;
 }
 
 unsigned confirm_windows_run(const struct confirm *c)

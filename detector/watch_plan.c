@@ -84,6 +84,46 @@ static uint64_t heat_words(const struct line *l, unsigned n_words, struct word_h
 	return total;
 }
 
+struct site_heat {
+	uint64_t ip;
+	uint64_t heat;
+};
+
+static int cmp_site_heat(const void *a, const void *b)
+{
+	const struct site_heat *x = a, *y = b;
+
+	if (x->heat != y->heat)
+		return x->heat > y->heat ? -1 : 1;
+	return (x->ip > y->ip) - (x->ip < y->ip);
+}
+
+/* The line's code sites, hottest first (a write weighing as the words'
+ * do), at most CODE_PROBE_MAX_SITES, into out. */
+static void hot_sites(const struct line *l, struct watch_line_words *out)
+{
+	struct site_heat *h = xcalloc(l->n_cells ? l->n_cells : 1, sizeof(*h));
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+		unsigned k;
+
+		if (!c->ip)
+			continue;
+		for (k = 0; k < n && h[k].ip != c->ip; k++)
+			;
+		if (k == n)
+			h[n++] = (struct site_heat){ .ip = c->ip };
+		h[k].heat += c->count * (access_kind_writes(c->kind) ? WATCH_WRITE_WEIGHT : 1);
+	}
+	if (n > 1)
+		sort_items(h, n, sizeof(*h), cmp_site_heat);
+	for (unsigned i = 0; i < n && out->n_sites < CODE_PROBE_MAX_SITES; i++)
+		out->sites[out->n_sites++] = (struct code_site){ .ip = h[i].ip };
+	free(h);
+}
+
 void watch_hot_words(const struct line *l, unsigned line_size,
 		     const struct watch_config *cfg, struct watch_line_words *out)
 {
@@ -97,6 +137,7 @@ void watch_hot_words(const struct line *l, unsigned line_size,
 	memset(out, 0, sizeof(*out));
 	out->pid = l->pid;
 	out->line = l->addr;
+	out->line_size = line_size;
 	total = heat_words(l, n_words, heat);
 	sort_items(heat, n_words, sizeof(*heat), cmp_heat);
 	if (max > n_words)
@@ -129,11 +170,12 @@ void watch_hot_words(const struct line *l, unsigned line_size,
 		in_window = (opens_window ? 0 : in_window) | heat[pick].threads;
 		out->words[out->n_words++] = l->addr + (uint64_t)heat[pick].index * WATCH_WORD;
 	}
+	hot_sites(l, out);
 }
 
 /* ---- windows ----------------------------------------------------------- */
 
-unsigned watch_plan(const struct watch_line_words *lines, unsigned n,
+unsigned watch_plan(const struct watch_line_words *lines, unsigned n, unsigned per_window,
 		    struct watch_window **out)
 {
 	struct watch_window *win = NULL;
@@ -142,7 +184,9 @@ unsigned watch_plan(const struct watch_line_words *lines, unsigned n,
 	bool more = true;
 
 	/* round r takes words [r*W, (r+1)*W) of every line that has them */
-	for (unsigned start = 0; more; start += WATCH_WORDS_PER_WINDOW) {
+	if (per_window < 1 || per_window > WATCH_MAX_LINE_WORDS)
+		per_window = WATCH_WORDS_PER_WINDOW;
+	for (unsigned start = 0; more; start += per_window) {
 		more = false;
 		for (unsigned i = 0; i < n; i++) {
 			const struct watch_line_words *lw = &lines[i];
@@ -156,9 +200,11 @@ unsigned watch_plan(const struct watch_line_words *lines, unsigned n,
 			memset(w, 0, sizeof(*w));
 			w->pid = lw->pid;
 			w->line = lw->line;
-			for (unsigned k = start; k < lw->n_words &&
-			     w->n_words < WATCH_WORDS_PER_WINDOW; k++)
+			w->line_size = lw->line_size;
+			for (unsigned k = start; k < lw->n_words && w->n_words < per_window; k++)
 				w->words[w->n_words++] = lw->words[k];
+			memcpy(w->sites, lw->sites, lw->n_sites * sizeof(*w->sites));
+			w->n_sites = lw->n_sites;
 		}
 	}
 	*out = win;

@@ -4,10 +4,11 @@
  * SVG picture of the cache line (bytes across, one row per thread, cells
  * coloured by read/write and shaded by samples, members along the top),
  * the accesses, the advice and the annotated source (annotate.h).  Every
- * string from the report goes through esc(): a member, a path or a
+ * string from the report goes through html_esc(): a member, a path or a
  * command line may hold any character.
  */
 #include "reports/report.h"
+#include "reports/watch_report.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -21,6 +22,7 @@
 #include "reports/annotate.h"
 #include "reports/fix_report.h"
 #include "reports/gain.h"
+#include "reports/html_internal.h"
 #include "reports/html_style.h"
 #include "reports/latent.h"
 #include "reports/site_group.h"
@@ -31,15 +33,6 @@
 #define MAX_THREADS_SHOWN 8     /* per range in the access table */
 #define MAX_SITES_SHOWN 4       /* per range */
 
-/* the picture, in SVG user units (pixels at 100%) */
-#define PIC_LABEL 150           /* thread names on the left */
-#define PIC_RIGHT 100           /* per-thread totals on the right */
-#define PIC_WIDTH 832           /* the bytes: 13 a byte on a 64-byte line */
-#define PIC_BAND 24             /* member names along the top */
-#define PIC_ROW 22
-#define PIC_AXIS 18
-#define PIC_MAX_ROWS 16
-#define PIC_CHAR 6.6            /* width of a character at 11px, monospace */
 
 static void print_pids(const struct report_line *l, FILE *out);
 
@@ -47,7 +40,7 @@ static void print_pids(const struct report_line *l, FILE *out);
 /* escaping */
 
 /* s as HTML text or attribute value: markup and control characters escaped. */
-static void esc(FILE *out, const char *s)
+void html_esc(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = *s;
@@ -77,7 +70,7 @@ static void escf(FILE *out, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	esc(out, strbuf_str(&sb));
+	html_esc(out, strbuf_str(&sb));
 	strbuf_release(&sb);
 }
 
@@ -100,6 +93,7 @@ static void badge(FILE *out, enum sharing_kind kind)
 
 static void print_facts(const struct report *r, FILE *out)
 {
+	char *instruments;
 	uint64_t dropped = 0, all = r->typed + r->untyped;
 
 	for (unsigned i = 0; i < r->n_dropped; i++)
@@ -107,7 +101,7 @@ static void print_facts(const struct report *r, FILE *out)
 	fputs("<table class=\"facts\">\n", out);
 	if (r->command) {
 		fputs("<tr><th>command</th><td><code>", out);
-		esc(out, r->command);
+		html_esc(out, r->command);
 		fputs("</code> <span class=\"dim\">", out);
 		if (r->target == TARGET_ATTACHED_RUNNING)
 			fprintf(out, "attached %.2f s, still running", r->duration);
@@ -123,25 +117,36 @@ static void print_facts(const struct report *r, FILE *out)
 	escf(out, "%s, %u Hz per thread", r->backend ? r->backend : "unknown", r->freq);
 	if (r->backend_note) {
 		fputs(" <span class=\"dim\">(", out);
-		esc(out, r->backend_note);
+		html_esc(out, r->backend_note);
 		fputs(")</span>", out);
 	}
 	fputs("</td></tr>\n", out);
 	if (r->jit_note) {
 		fputs("<tr><th>JIT code</th><td>", out);
-		esc(out, r->jit_note);
+		html_esc(out, r->jit_note);
 		fputs("</td></tr>\n", out);
 	}
-	if (r->watch_note) {
-		fputs("<tr><th>watchpoints</th><td>", out);
-		esc(out, r->watch_note);
+	if ((instruments = report_instruments_note(r))) {
+		fputs("<tr><th>instruments</th><td>", out);
+		html_esc(out, instruments);
+		fputs("</td></tr>\n", out);
+		free(instruments);
+	}
+	if (r->watch_note || r->watch_windows) {
+		fputs("<tr><th>confirmation</th><td>", out);
+		if (r->watch_note)
+			html_esc(out, r->watch_note);
+		else
+			escf(out, "%s, %u windows, %.3f s in all; exact counts%s",
+			     report_watch_instrument(r), r->watch_windows, r->watch_armed_s,
+			     r->watch_by_code ? " of that code" : "");
 		fputs("</td></tr>\n", out);
 	}
 	if (r->n_lines || r->n_minor) {
 		char *price = gain_price_text(r);
 
 		fputs("<tr><th>transfer price</th><td>", out);
-		esc(out, price);
+		html_esc(out, price);
 		fputs("</td></tr>\n", out);
 		free(price);
 	}
@@ -173,7 +178,7 @@ static void print_object(const struct report_line *l, FILE *out)
 	const char *object = l->object ? l->object : "";
 
 	fputs("<span class=\"mono\"><b>", out);
-	esc(out, object);
+	html_esc(out, object);
 	fputs("</b>", out);
 	if (l->variable && strncmp(object, l->variable, strlen(l->variable))) {
 		fputs(" <span class=\"dim\">", out);
@@ -181,7 +186,7 @@ static void print_object(const struct report_line *l, FILE *out)
 		fputs("</span>", out);
 	} else if (l->type_name) {
 		fputs(" <span class=\"dim\">", out);
-		esc(out, l->type_name);
+		html_esc(out, l->type_name);
 		fputs("</span>", out);
 	}
 	fputs("</span>", out);
@@ -218,7 +223,7 @@ static void print_minor(const struct report *r, FILE *out)
 	      "the thresholds of a contended line; ranked low.</p>\n<table class=\"grid\">"
 	      "<thead><tr><th>#</th><th>kind</th><th>object</th><th>members</th>"
 	      "<th class=\"num\">score</th><th class=\"num\">samples</th>"
-	      "<th class=\"num\">threads</th><th>watchpoints</th><th>address</th></tr></thead>\n"
+	      "<th class=\"num\">threads</th><th>confirmation</th><th>address</th></tr></thead>\n"
 	      "<tbody>\n", out);
 	for (unsigned i = 0; i < r->n_minor; i++) {
 		const struct report_line *l = &r->minor[i];
@@ -230,12 +235,12 @@ static void print_minor(const struct report *r, FILE *out)
 		fputs("</td><td class=\"mono\">", out);
 		for (unsigned k = 0; k < l->n_ranges; k++) {
 			fputs(k ? ", " : "", out);
-			esc(out, l->ranges[k].member ? l->ranges[k].member : "?");
+			html_esc(out, l->ranges[k].member ? l->ranges[k].member : "?");
 		}
 		fprintf(out, "</td><td class=\"num\">%.4f</td><td class=\"num\">%" PRIu64
 			"</td><td class=\"num\">%u</td><td>%s</td><td class=\"mono dim\">0x%"
 			PRIx64 " pid %" PRIu32 "</td></tr>\n", l->score, l->samples, l->n_threads,
-			!l->confirmed_checked ? "not watched" : l->confirmed ? "confirmed" :
+			!l->confirmed_checked ? "not counted" : l->confirmed ? "confirmed" :
 			"not confirmed", l->addr, l->pid);
 	}
 	fputs("</tbody></table>\n", out);
@@ -246,10 +251,10 @@ static void print_latent_side(const struct report_latent_side *s, FILE *out)
 	char *site = latent_site_text(&s->site);
 
 	fputs("<td class=\"mono\">", out);
-	esc(out, s->member ? s->member : "?");
+	html_esc(out, s->member ? s->member : "?");
 	fprintf(out, " <span class=\"dim\">+%" PRIu64 ", %u bytes, thread %" PRIu32 " %s, "
 		"in</span> ", s->offset, s->size, s->tid, s->writes ? "writes" : "reads");
-	esc(out, site);
+	html_esc(out, site);
 	fputs("</td>", out);
 	free(site);
 }
@@ -263,7 +268,7 @@ static void print_latent_alloc(const struct report_alloc *a, FILE *out)
 		return;
 	sentence = alloc_sentence(a);
 	fputs("<br><span class=\"dim\">" ALLOC_SENTENCE_TITLE, out);
-	esc(out, sentence);
+	html_esc(out, sentence);
 	fputs("</span>", out);
 	free(sentence);
 }
@@ -284,304 +289,19 @@ static void print_latent(const struct report *r, FILE *out)
 		char *placements = latent_placements_text(lt);
 
 		fprintf(out, "<tr><td>latent #%u</td><td>", i + 1);
-		esc(out, lt->object ? lt->object : "?");
+		html_esc(out, lt->object ? lt->object : "?");
 		print_latent_alloc(lt->alloc, out);
 		fputs("</td>", out);
 		print_latent_side(&lt->a, out);
 		print_latent_side(&lt->b, out);
 		fprintf(out, "<td class=\"num\">%" PRIu64 " bytes</td><td>", lt->gap);
-		esc(out, placements);
+		html_esc(out, placements);
 		fputs("</td><td class=\"advice\">", out);
-		esc(out, lt->advice ? lt->advice : "");
+		html_esc(out, lt->advice ? lt->advice : "");
 		fputs("</td></tr>\n", out);
 		free(placements);
 	}
 	fputs("</tbody></table>\n", out);
-}
-
-/* ------------------------------------------------------------------ */
-/* the picture of a line: bytes x threads */
-
-struct picture {
-	unsigned size;                 /* bytes in the line */
-	unsigned rows;                 /* threads drawn */
-	uint64_t *reads, *writes;      /* [row * size + byte] */
-	uint64_t max;                  /* of reads + writes over the cells */
-	double cell;                   /* width of a byte */
-	int top;                       /* y of the first row */
-};
-
-static int thread_row(const struct report_line *l, unsigned rows, uint32_t tid)
-{
-	for (unsigned i = 0; i < rows; i++)
-		if (l->threads[i].tid == tid)
-			return i;
-	return -1;
-}
-
-static void picture_fill(struct picture *p, const struct report_line *l)
-{
-	p->size = l->line_size ? l->line_size : 64;
-	p->rows = l->n_threads < PIC_MAX_ROWS ? l->n_threads : PIC_MAX_ROWS;
-	p->reads = xcalloc((size_t)p->size * (p->rows ? p->rows : 1), sizeof(*p->reads));
-	p->writes = xcalloc((size_t)p->size * (p->rows ? p->rows : 1), sizeof(*p->writes));
-	p->cell = (double)PIC_WIDTH / p->size;
-	p->top = PIC_BAND + 6;
-	p->max = 0;
-	for (unsigned g = 0; g < l->n_ranges; g++) {
-		const struct report_range *rr = &l->ranges[g];
-
-		for (unsigned k = 0; k < rr->n_threads; k++) {
-			int row = thread_row(l, p->rows, rr->threads[k].tid);
-
-			for (unsigned b = rr->offset; row >= 0 && b < rr->offset + rr->size &&
-			     b < p->size; b++) {
-				size_t i = (size_t)row * p->size + b;
-
-				p->reads[i] += rr->threads[k].reads;
-				p->writes[i] += rr->threads[k].writes;
-				if (p->reads[i] + p->writes[i] > p->max)
-					p->max = p->reads[i] + p->writes[i];
-			}
-		}
-	}
-}
-
-static void picture_release(struct picture *p)
-{
-	free(p->reads);
-	free(p->writes);
-}
-
-static double byte_x(const struct picture *p, unsigned byte)
-{
-	return PIC_LABEL + byte * p->cell;
-}
-
-/* text cut to fit width units, with an ellipsis; "" if hardly anything fits */
-static char *fit(const char *text, double width)
-{
-	int room = (int)((width - 4) / PIC_CHAR);
-	int len = strlen(text), keep;
-
-	if (len <= room)
-		return xstrdup(text);
-	if (room < 3)
-		return xstrdup("");
-	/* not in the middle of a UTF-8 sequence */
-	for (keep = room - 1; keep > 0 && ((unsigned char)text[keep] & 0xc0) == 0x80; keep--)
-		;
-	return xasprintf("%.*s\u2026", keep, text);
-}
-
-/* One named box along the top, over bytes [from, to). */
-static void band_box(FILE *out, const struct picture *p, long from, long to, const char *name,
-		     const char *title, uint64_t reads, uint64_t writes)
-{
-	double x, w;
-	const char *fill = writes ? "#ffd8d3" : reads ? "#dbe7ff" : "#eef0f3";
-	char *label;
-
-	if (to <= 0 || from >= (long)p->size)
-		return;
-	from = from < 0 ? 0 : from;
-	to = to > (long)p->size ? (long)p->size : to;
-	x = byte_x(p, from);
-	w = (to - from) * p->cell;
-	label = fit(name, w);
-	fputs("<g><title>", out);
-	esc(out, title);
-	fprintf(out, "</title><rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"%d\" rx=\"3\" "
-		"fill=\"%s\" stroke=\"#fff\" stroke-width=\"1.5\"/>", x, w, PIC_BAND - 4, fill);
-	if (*label) {
-		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\" "
-			"fill=\"#1f2328\">", x + w / 2, PIC_BAND / 2 + 5);
-		esc(out, label);
-		fputs("</text>", out);
-	}
-	fputs("</g>\n", out);
-	free(label);
-}
-
-/* rr's member path names member m: "m", "var.m", "[2].m". */
-static bool names_member(const char *path, const char *m)
-{
-	size_t lp = strlen(path), lm = strlen(m);
-
-	if (!strcmp(path, m))
-		return true;
-	return lp > lm && !strcmp(path + lp - lm, m) && path[lp - lm - 1] == '.';
-}
-
-/*
- * Where each accessed instance of the struct begins, relative to the
- * line: from the ranges whose member path names a member.  An array of
- * per-thread structs has one instance per thread on the line.
- */
-static unsigned instance_bases(const struct report_line *l, long *base, unsigned max)
-{
-	unsigned n = 0;
-
-	for (unsigned g = 0; g < l->n_ranges; g++) {
-		const struct report_range *rr = &l->ranges[g];
-
-		for (unsigned k = 0; rr->member && k < l->n_members; k++) {
-			const struct report_member *m = &l->members[k];
-			long b = (long)rr->offset - (long)m->offset;
-			unsigned i;
-
-			if (!m->name || !names_member(rr->member, m->name))
-				continue;
-			for (i = 0; i < n && base[i] != b; i++)
-				;
-			if (i == n && n < max)
-				base[n++] = b;
-			break;
-		}
-	}
-	/* nothing named: the struct starts where the object does */
-	if (!n && l->n_members && l->object_start <= l->addr + l->line_size &&
-	    l->addr <= l->object_start + l->struct_size)
-		base[n++] = (long)(l->object_start - l->addr);
-	return n;
-}
-
-static void picture_band(FILE *out, const struct picture *p, const struct report_line *l)
-{
-	long base[16];
-	unsigned n = instance_bases(l, base, ARRAY_SIZE(base));
-
-	for (unsigned i = 0; i < n; i++) {
-		for (unsigned k = 0; k < l->n_members; k++) {
-			const struct report_member *m = &l->members[k];
-			long from = base[i] + (long)m->offset;
-			char *title;
-
-			if (from + (long)m->size <= 0 || from >= (long)p->size)
-				continue;
-			title = xasprintf("%s %s: offset %" PRIu64 ", %" PRIu64 " bytes; "
-					  "%" PRIu64 " reads, %" PRIu64 " writes",
-					  m->type_name ? m->type_name : "?",
-					  m->name ? m->name : "?", m->offset, m->size,
-					  m->reads, m->writes);
-
-			band_box(out, p, from, from + (long)m->size, m->name ? m->name : "",
-				 title, m->reads, m->writes);
-			free(title);
-		}
-	}
-	if (n)
-		return;
-	/* untyped, or no member named: the accessed ranges stand for members */
-	for (unsigned g = 0; g < l->n_ranges; g++) {
-		const struct report_range *rr = &l->ranges[g];
-		char *name = rr->member ? xstrdup(rr->member) : xasprintf("+%u", rr->offset);
-		char *title = xasprintf("%s: bytes %u..%u; %" PRIu64 " reads, %" PRIu64 " writes",
-					name, rr->offset, rr->offset + rr->size - 1,
-					rr->reads, rr->writes);
-
-		band_box(out, p, rr->offset, rr->offset + rr->size, name, title,
-			 rr->reads, rr->writes);
-		free(title);
-		free(name);
-	}
-}
-
-static const char *cell_colour(uint64_t reads, uint64_t writes)
-{
-	if (reads && writes)
-		return "var(--both)";
-	return writes ? "var(--write)" : "var(--read)";
-}
-
-/* One thread: its name, its runs of equally used bytes, its totals. */
-static void picture_row(FILE *out, const struct picture *p, const struct report_thread *t,
-			unsigned row)
-{
-	int y = p->top + row * PIC_ROW;
-	char *name = t->comm ? fit(t->comm, PIC_LABEL - 56) : xstrdup("");
-
-	fprintf(out, "<text x=\"0\" y=\"%d\" font-size=\"11.5\"><tspan font-weight=\"bold\">"
-		"T%" PRIu32 "</tspan> <tspan fill=\"#656d76\">", y + PIC_ROW / 2 + 3, t->tid);
-	esc(out, name);
-	fputs("</tspan></text>\n", out);
-	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f0f2f5\"/>\n",
-		PIC_LABEL, y, PIC_WIDTH, PIC_ROW - 2);
-	for (unsigned b = 0; b < p->size;) {
-		size_t i = (size_t)row * p->size + b;
-		uint64_t r = p->reads[i], w = p->writes[i];
-		unsigned e = b + 1;
-		double shade;
-
-		while (e < p->size && p->reads[i + e - b] == r && p->writes[i + e - b] == w)
-			e++;
-		if (r + w) {
-			/* square root: a tenth of the samples still shows */
-			shade = 0.22 + 0.78 * sqrt((double)(r + w) / (double)p->max);
-			fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-				"fill=\"%s\" fill-opacity=\"%.2f\"><title>T%" PRIu32
-				" bytes %u..%u: %" PRIu64 " reads, %" PRIu64 " writes</title></rect>\n",
-				byte_x(p, b), y, (e - b) * p->cell, PIC_ROW - 2,
-				cell_colour(r, w), shade, t->tid, b, e - 1, r, w);
-		}
-		b = e;
-	}
-	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#656d76\">R %" PRIu64
-		" W %" PRIu64 "</text>\n", PIC_LABEL + PIC_WIDTH + 10, y + PIC_ROW / 2 + 3, t->reads, t->writes);
-	free(name);
-}
-
-/* Byte boundaries, a stronger one every 8 bytes, and their offsets below. */
-static void picture_grid(FILE *out, const struct picture *p)
-{
-	int y0 = p->top, y1 = p->top + p->rows * PIC_ROW - 2;
-	unsigned step = p->size > 64 ? 16 : 8;
-
-	fprintf(out, "<g stroke=\"#fff\" stroke-width=\"1\">");
-	for (unsigned b = 1; b < p->size; b++)
-		if (b % 8)
-			fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
-				byte_x(p, b), y0, byte_x(p, b), y1);
-	fputs("</g>\n<g stroke=\"#8c959f\" stroke-width=\"1\">", out);
-	for (unsigned b = 0; b <= p->size; b += 8)
-		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>",
-			byte_x(p, b), y0 - 3, byte_x(p, b), y1 + 3);
-	fputs("</g>\n<g font-size=\"10.5\" fill=\"#656d76\">", out);
-	for (unsigned b = 0; b < p->size; b += step)
-		fprintf(out, "<text x=\"%.1f\" y=\"%d\">%u</text>", byte_x(p, b) + 2,
-			y1 + PIC_AXIS - 3, b);
-	fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"end\">%u</text>",
-		byte_x(p, p->size) - 2, y1 + PIC_AXIS - 3, p->size - 1);
-	fputs("</g>\n", out);
-}
-
-static void print_picture(const struct report_line *l, unsigned rank, FILE *out)
-{
-	struct picture p;
-	int width = PIC_LABEL + PIC_WIDTH + PIC_RIGHT, height;
-
-	picture_fill(&p, l);
-	height = p.top + p.rows * PIC_ROW + PIC_AXIS + 2;
-	fprintf(out, "<svg class=\"pic\" id=\"line-%u\" xmlns=\"http://www.w3.org/2000/svg\" "
-		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		"aria-label=\"cache line 0x%" PRIx64 ": bytes by thread\">\n",
-		rank, width, height, width, height, l->addr);
-	fprintf(out, "<text x=\"0\" y=\"%d\" font-size=\"11\" fill=\"#656d76\">"
-		"bytes &#8594;</text>\n", PIC_BAND / 2 + 5);
-	picture_band(out, &p, l);
-	for (unsigned row = 0; row < p.rows; row++)
-		picture_row(out, &p, &l->threads[row], row);
-	picture_grid(out, &p);
-	fputs("</svg>\n", out);
-	fputs("<p class=\"legend\">"
-	      "<span class=\"sw\" style=\"background:var(--read);margin-left:0\"></span>read"
-	      "<span class=\"sw\" style=\"background:var(--write)\"></span>write"
-	      "<span class=\"sw\" style=\"background:var(--both)\"></span>read and write"
-	      " &nbsp;&middot; darker: more samples &middot; offsets within the line", out);
-	if (l->n_threads > p.rows)
-		fprintf(out, " &middot; %u more threads not drawn", l->n_threads - p.rows);
-	fputs("</p>\n", out);
-	picture_release(&p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -605,7 +325,7 @@ static void print_role(const struct report_range *rr, FILE *out)
 static void print_code(const struct report_site *s, FILE *out)
 {
 	if (s->function)
-		esc(out, s->function);
+		html_esc(out, s->function);
 	else if (s->module)
 		escf(out, "%s+0x%" PRIx64, s->module, s->module_off);
 	else
@@ -627,12 +347,12 @@ static void print_site(const struct site_group *g, FILE *out)
 	print_code(s, out);
 	if (s->via) {
 		fputs(" <span class=\"dim\">(via ", out);
-		esc(out, s->via);
+		html_esc(out, s->via);
 		fputs(")</span>", out);
 	}
 	if (s->inlined_into) {
 		fputs(" <span class=\"dim\">(inlined into ", out);
-		esc(out, s->inlined_into);
+		html_esc(out, s->inlined_into);
 		fputs(")</span>", out);
 	}
 	fputs("</div>", out);
@@ -661,7 +381,7 @@ static void print_range(const struct report_range *rr, bool with_pid, FILE *out)
 
 	fprintf(out, "<tr><td class=\"num mono\">%u</td><td class=\"num mono\">%u</td>"
 		"<td class=\"mono\">", rr->offset, rr->size);
-	esc(out, rr->member ? rr->member : "?");
+	html_esc(out, rr->member ? rr->member : "?");
 	fputs("</td><td>", out);
 	print_role(rr, out);
 	fputs("</td><td class=\"mono\">", out);
@@ -738,9 +458,9 @@ static void print_layout(const char *title, const struct report_layout *lay,
 	if (!text)
 		return;
 	fputs("<div><h4>", out);
-	esc(out, title);
+	html_esc(out, title);
 	fputs("</h4><pre>", out);
-	esc(out, text);
+	html_esc(out, text);
 	fputs("</pre></div>\n", out);
 	free(text);
 }
@@ -752,7 +472,7 @@ static void print_advice(const struct report_line *l, FILE *out)
 	if (!a->summary)
 		return;
 	fputs("<h3>Advice</h3>\n<p class=\"advice\">", out);
-	esc(out, a->summary);
+	html_esc(out, a->summary);
 	fputs("</p>\n", out);
 	if (a->current.title || a->proposed.title) {
 		fputs("<div class=\"layouts\">\n", out);
@@ -786,12 +506,12 @@ static void src_file_begin(void *ctx, const struct annotate_file *f, const char 
 	struct html_src *h = ctx;
 
 	fputs("<div class=\"file\"><div class=\"path\">", h->out);
-	esc(h->out, f->path);
+	html_esc(h->out, f->path);
 	fprintf(h->out, " <span class=\"dim\">%.1f%% of samples</span></div>\n",
 		percent(f->samples, h->a->total_samples));
 	if (error) {
 		fputs("<p class=\"note\" style=\"padding:0 10px\">cannot read it: ", h->out);
-		esc(h->out, error);
+		html_esc(h->out, error);
 		fputs("</p>\n", h->out);
 	}
 	fputs("<table class=\"src\">\n", h->out);
@@ -808,11 +528,11 @@ static void src_margin(struct html_src *h, const struct annotate_mark *m)
 		"#ffcecb %.1f%%,transparent %.1f%%)\">%.1f%%</td>", pct, pct, pct);
 	fprintf(h->out, "<td>R %" PRIu64 " W %" PRIu64 "</td><td class=\"mem\">",
 		m->reads, m->writes);
-	esc(h->out, member);
+	html_esc(h->out, member);
 	fputs("</td><td>", h->out);
-	esc(h->out, threads);
+	html_esc(h->out, threads);
 	fputs("</td><td class=\"ptr\">", h->out);
-	esc(h->out, partner);
+	html_esc(h->out, partner);
 	fputs("</td>", h->out);
 	free(member);
 	free(threads);
@@ -833,7 +553,7 @@ static void src_line(void *ctx, const struct annotate_file *f, int lineno,
 	if (n_marks > 1)
 		fprintf(h->out, " rowspan=\"%u\"", n_marks);
 	fputc('>', h->out);
-	esc(h->out, text ? text : "");
+	html_esc(h->out, text ? text : "");
 	fputs("</td></tr>\n", h->out);
 	for (unsigned i = 1; i < n_marks; i++) {
 		fputs("<tr class=\"hot\">", h->out);
@@ -904,9 +624,34 @@ static void print_alloc(const struct report_line *l, FILE *out)
 		return;
 	sentence = alloc_sentence(l->alloc);
 	fputs("<p class=\"alloc\">" ALLOC_SENTENCE_TITLE "<span class=\"mono\">", out);
-	esc(out, sentence);
+	html_esc(out, sentence);
 	fputs("</span></p>\n", out);
 	free(sentence);
+}
+
+/* What the exact counts said of the line, or that none were taken. */
+static void print_confirmation(const struct report_line *l, FILE *out)
+{
+	char *why;
+
+	fputs("<p class=\"stats\">", out);
+	if (!l->confirmed_checked) {
+		fputs("<span class=\"dim\">not confirmed: its words were not counted "
+		      "(see the confirmation row above)</span></p>\n", out);
+		return;
+	}
+	if (l->confirmed) {
+		escf(out, "confirmed: %s by exact counts%s", sharing_kind_name(l->watch_kind),
+		     l->watch_by_code ? " of uprobes on its code" : " of watchpoints");
+	} else {
+		why = watch_not_confirmed_why(l);
+		escf(out, "not confirmed by %s: %s",
+		     l->watch_by_code ? "uprobes on its code" : "watchpoints", why);
+		free(why);
+	}
+	escf(out, " (%u word%s, %.3f s)", l->n_words, l->n_words == 1 ? "" : "s",
+	     l->watch_window_s);
+	fputs("</p>\n", out);
 }
 
 static void print_line(const struct report *r, const struct report_line *l, unsigned rank,
@@ -932,20 +677,21 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 		fprintf(out, " (%.1f&ndash;%.1f&times;)", l->gain_low, l->gain_high);
 	if (l->predicted_gain > 0 && l->gain_note) {
 		fputs(" (", out);
-		esc(out, l->gain_note);
+		html_esc(out, l->gain_note);
 		fputc(')', out);
 	}
 	if (l->kind == SHARING_MIXED && l->gain_all_note &&
 	    l->predicted_gain_all > l->predicted_gain + 0.05) {
 		fprintf(out, " &middot; with the true sharing removed too: at least %.1f&times; (",
 			l->predicted_gain_all);
-		esc(out, l->gain_all_note);
+		html_esc(out, l->gain_all_note);
 		fputc(')', out);
 	}
-	fix_print_line_html(l, out, esc);
+	fix_print_line_html(l, out, html_esc);
 	fputs("</p>\n", out);
+	print_confirmation(l, out);
 	print_alloc(l, out);
-	print_picture(l, rank, out);
+	html_print_picture(l, rank, out);
 	print_accesses(l, out);
 	print_pairs(l, out);
 	print_advice(l, out);
@@ -960,7 +706,7 @@ void report_print_html(const struct report *r, FILE *out)
 	      "<title>contend", out);
 	if (r->command) {
 		fputs(": ", out);
-		esc(out, r->command);
+		html_esc(out, r->command);
 	}
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header>\n"
 		"<h1>contend report</h1>\n", html_style);

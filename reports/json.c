@@ -550,6 +550,7 @@ static void confirmation_json(struct json *j, const struct report_line *l)
 		return;
 	}
 	json_object(j, "confirmation", false);
+	json_str(j, "instrument", l->watch_by_code ? "uprobes" : "watchpoints");
 	json_bool(j, "confirmed", l->confirmed);
 	json_str(j, "kind", sharing_kind_id(l->watch_kind));
 	json_addr(j, "line", l->watched_line);
@@ -838,6 +839,31 @@ static void json_price(struct json *j, const struct report *r)
 	json_close(j);
 }
 
+/* The run's self-test of its instruments (instruments.h): each one's
+ * state and what it counted against what happened; [] when untested. */
+static void instruments_json(struct json *j, const struct report *r)
+{
+	json_array(j, "instruments", false);
+	for (int i = 0; i < INSTRUMENT__COUNT; i++) {
+		const struct instrument_test *t = &r->instruments.t[i];
+		char *text;
+
+		if (t->state == INSTRUMENT_UNTESTED)
+			continue;
+		text = instrument_result_text(&r->instruments, (enum instrument)i);
+		json_object(j, NULL, true);
+		json_str(j, "name", instrument_name((enum instrument)i));
+		json_str(j, "state", instrument_state_name(t->state));
+		json_bool(j, "works", t->state == INSTRUMENT_WORKS);
+		json_u64(j, "expected", t->expected);
+		json_u64(j, "counted", t->counted);
+		json_str(j, "result", text);
+		json_close(j);
+		free(text);
+	}
+	json_close(j);
+}
+
 void report_print_json(const struct report *r, FILE *out)
 {
 	struct json j = { .out = out, .mem_info = r->mem_info };
@@ -870,12 +896,14 @@ void report_print_json(const struct report *r, FILE *out)
 	json_u64(&j, "candidates", r->n_candidates);
 	if (r->watch_windows) {
 		json_object(&j, "watch", true);
+		json_str(&j, "instrument", r->watch_by_code ? "uprobes" : "watchpoints");
 		json_u64(&j, "windows", r->watch_windows);
 		json_double(&j, "armed_s", r->watch_armed_s);
 		json_close(&j);
 	} else {
 		json_null(&j, "watch");
 	}
+	instruments_json(&j, r);
 	fix_run_json(&j, r->fix_run);
 	json_array(&j, "lines", false);
 	for (unsigned i = 0; i < r->n_lines; i++)

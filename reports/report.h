@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "detector/classify.h"
+#include "detector/instruments.h"
 #include "detector/line_table.h"
 #include "detector/run_facts.h"
 
@@ -291,6 +292,7 @@ struct report_line {
 	struct report_pair *pairs;   /* who contends with whom */
 	unsigned n_pairs;
 	bool confirmed_checked;      /* its words were watched (watch backend) */
+	bool watch_by_code;          /* counted by uprobes on its code sites */
 	bool confirmed;              /* exact counts: >= 2 threads, one writing */
 	enum sharing_kind watch_kind;    /* the kind by the exact counts */
 	double watch_window_s;       /* armed time of its longest-watched word */
@@ -370,6 +372,9 @@ struct report {
 	char *backend_note;          /* why this backend, or NULL */
 	char *jit_note;              /* a JVM: where its JIT code's names came from, or NULL */
 	char *watch_note;            /* why watchpoints did not confirm, or NULL */
+	/* the instruments' self-test of the run (instruments.h); untested
+	 * (a data file from before it): every state INSTRUMENT_UNTESTED */
+	struct instruments instruments;
 	struct transfer_price price; /* the machine's, priced by (run_facts.h) */
 	char *price_note;            /* why it was not measured, or NULL */
 	bool mem_info;               /* the backend reports data sources and latency */
@@ -397,6 +402,8 @@ struct report {
 	unsigned n_latent;
 	unsigned watch_windows;      /* watchpoint windows run, 0 if none */
 	double watch_armed_s;        /* their armed time, all together */
+	bool watch_by_code;          /* the windows were uprobes on the lines'
+	                                code, not watchpoints (watch.h) */
 	/* Whose read permission a source file needs before --annotate or
 	 * HTML shows it (the target's credentials; set by the caller after
 	 * report_build, not owned).  NULL: any regular file, no symlink. */

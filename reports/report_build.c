@@ -118,6 +118,8 @@ static void copy_header(struct report *r, const struct run_facts *hdr)
 	r->backend_note = strdup_or_null(hdr->backend_note);
 	r->jit_note = strdup_or_null(hdr->jit_note);
 	r->watch_note = strdup_or_null(hdr->watch_note);
+	if (hdr->instruments)
+		r->instruments = *hdr->instruments;
 	r->price = hdr->price;
 	r->price_note = strdup_or_null(hdr->price_note);
 	r->mem_info = hdr->mem_info;

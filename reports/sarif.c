@@ -258,6 +258,47 @@ static void driver(struct sarif *s)
 	fputs("\n        ]\n      } },\n", s->out);
 }
 
+/* The run's instruments (instruments.h): one notification per instrument
+ * that failed its self-test, so that a reviewer sees what the results
+ * could not rest on, and every state as the run's properties. */
+static void invocation(struct sarif *s, const struct report *r)
+{
+	bool any = false;
+
+	fputs("      \"invocations\": [ { \"executionSuccessful\": true, "
+	      "\"toolExecutionNotifications\": [", s->out);
+	for (int i = 0; i < INSTRUMENT__COUNT; i++) {
+		enum instrument_state st = r->instruments.t[i].state;
+		char *text, *message;
+
+		if (st == INSTRUMENT_UNTESTED || st == INSTRUMENT_WORKS)
+			continue;
+		text = instrument_result_text(&r->instruments, (enum instrument)i);
+		message = xasprintf("%s %s", instrument_name((enum instrument)i), text);
+		fprintf(s->out, "%s\n        { \"level\": \"warning\", \"message\": { ",
+			any ? "," : "");
+		key_str(s->out, "text", message);
+		fputs(" } }", s->out);
+		free(message);
+		free(text);
+		any = true;
+	}
+	fputs(any ? "\n      ] } ],\n" : " ] } ],\n", s->out);
+	fputs("      \"properties\": { \"instruments\": {", s->out);
+	any = false;
+	for (int i = 0; i < INSTRUMENT__COUNT; i++) {
+		if (r->instruments.t[i].state == INSTRUMENT_UNTESTED)
+			continue;
+		fprintf(s->out, "%s \"%s\": \"%s\"", any ? "," : "",
+			instrument_name((enum instrument)i),
+			instrument_state_name(r->instruments.t[i].state));
+		any = true;
+	}
+	fputs(any ? " }, " : "}, ", s->out);
+	fprintf(s->out, "\"confirmation\": \"%s\" },\n",
+		!r->watch_windows ? "none" : r->watch_by_code ? "uprobes" : "watchpoints");
+}
+
 static char *source_root(void)
 {
 	char *cwd = getcwd(NULL, 0);
@@ -279,6 +320,7 @@ void report_print_sarif(const struct report *r, FILE *out, const struct format_f
 	fprintf(out, "{\n  \"$schema\": \"%s\",\n  \"version\": \"2.1.0\",\n"
 		"  \"runs\": [\n    {\n", SARIF_SCHEMA);
 	driver(&s);
+	invocation(&s, r);
 	if (s.root) {
 		struct strbuf uri = STRBUF_INIT;
 		strbuf_addf(&uri, "file://");

@@ -151,6 +151,8 @@ static void print_note(FILE *out, const char *label, const char *text)
 
 static void print_measured(const struct report *r, FILE *out)
 {
+	char *instruments;
+
 	fprintf(out, "# contend report: %s backend", r->backend ? r->backend : "unknown");
 	if (r->freq)
 		fprintf(out, ", %u Hz", r->freq);
@@ -165,7 +167,10 @@ static void print_measured(const struct report *r, FILE *out)
 		free(status);
 	}
 	print_note(out, "# JIT code: ", r->jit_note);
-	print_note(out, "# watchpoints: ", r->watch_note);
+	instruments = report_instruments_note(r);
+	print_note(out, "# instruments: ", instruments);
+	free(instruments);
+	print_note(out, "# confirmation: ", r->watch_note);
 	if (r->n_lines || r->n_minor) {      /* their gains */
 		char *price = gain_price_text(r);
 
@@ -179,7 +184,10 @@ static void print_counts(const struct report *r, FILE *out)
 	uint64_t dropped = 0;
 	int col;
 
-	if (r->watch_windows)
+	if (r->watch_windows && r->watch_by_code)
+		fprintf(out, "# confirmation: %s, %u windows, %.3f s in all; exact counts of that "
+			"code\n", report_watch_instrument(r), r->watch_windows, r->watch_armed_s);
+	else if (r->watch_windows)
 		fprintf(out, "# watchpoints: %u windows, %.3f s armed in all; exact counts\n",
 			r->watch_windows, r->watch_armed_s);
 	if (!r->samples && r->watch_windows) {
@@ -761,14 +769,16 @@ static void print_watch(const struct report_line *l, FILE *out)
 	if (!l->confirmed_checked)
 		return;
 	if (l->confirmed) {
-		fprintf(out, INDENT "confirmed: %s by exact counts", sharing_kind_name(l->watch_kind));
+		fprintf(out, INDENT "confirmed: %s by exact counts%s", sharing_kind_name(l->watch_kind),
+			l->watch_by_code ? " of uprobes on its code" : "");
 	} else {
 		char *why = watch_not_confirmed_why(l);
 
 		fprintf(out, INDENT "not confirmed: %s", why);
 		free(why);
 	}
-	fprintf(out, " (%u word%s watched", l->n_words, l->n_words == 1 ? "" : "s");
+	fprintf(out, " (%u word%s %s", l->n_words, l->n_words == 1 ? "" : "s",
+		l->watch_by_code ? "counted" : "watched");
 	if (l->watched_line != l->addr)
 		fprintf(out, " on the instance at line 0x%" PRIx64, l->watched_line);
 	fprintf(out, ", %.3f s)\n", l->watch_window_s);

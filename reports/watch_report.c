@@ -157,6 +157,7 @@ static void fill_line(struct watch *w, struct report_line *rl, struct symbolizer
 		return;
 	watch_classify(&evidence, &v);
 	rl->confirmed_checked = true;
+	rl->watch_by_code = res[0]->by_code;
 	rl->confirmed = v.contended;
 	rl->watch_kind = v.kind;
 	rl->words = xcalloc(n, sizeof(*rl->words));
@@ -181,6 +182,7 @@ static void fill_lines(struct watch *w, struct report *r, struct symbolizer *sym
 		fill_line(w, &r->lines[i], sym, dt, dec);
 	for (unsigned i = 0; i < r->n_minor; i++)
 		fill_line(w, &r->minor[i], sym, dt, dec);
+	r->watch_by_code = watch_counts_by_code(w);
 	decoder_free(dec);
 	data_types_free(dt);
 }
@@ -305,14 +307,43 @@ char *watch_not_confirmed_why(const struct report_line *l)
 		writers += writes > 0;
 		one = tids[j];
 	}
+	/* by code, what was seen is the probed code's accesses, not all */
+	if (!all && l->watch_by_code)
+		return xstrdup("the probed code did not touch the words in the window");
 	if (!all)
 		return xstrdup("no thread accessed the watched words");
 	if (players == 1 && !others)
-		return xasprintf("only thread %" PRIu32 " accessed the watched words", one);
+		return xasprintf("only thread %" PRIu32 " accessed the %s words", one,
+				 l->watch_by_code ? "probed" : "watched");
 	if (players == 1)
-		return xasprintf("only thread %" PRIu32 " accessed the watched words often (the "
-				 "others %" PRIu64 " times)", one, others);
+		return xasprintf("only thread %" PRIu32 " accessed the %s words often (the "
+				 "others %" PRIu64 " times)", one,
+				 l->watch_by_code ? "probed" : "watched", others);
 	if (!writers)
-		return xasprintf("no thread wrote the watched words (%u threads read them)", players);
+		return xasprintf("no thread wrote the %s words (%u threads read them)",
+				 l->watch_by_code ? "probed" : "watched", players);
 	return xstrdup("the threads did not touch them in the same windows");
+}
+
+const char *report_watch_instrument(const struct report *r)
+{
+	return r->watch_by_code ? "uprobes on the lines' code" : "watchpoints";
+}
+
+char *report_instruments_note(const struct report *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int i = 0; i < INSTRUMENT__COUNT; i++) {
+		enum instrument_state st = r->instruments.t[i].state;
+		char *text;
+
+		if (st == INSTRUMENT_UNTESTED || st == INSTRUMENT_WORKS)
+			continue;
+		text = instrument_result_text(&r->instruments, (enum instrument)i);
+		strbuf_addf(&sb, "%s%s %s", sb.len ? "; " : "", instrument_name((enum instrument)i),
+			    text);
+		free(text);
+	}
+	return sb.len ? strbuf_detach(&sb) : (strbuf_release(&sb), NULL);
 }

@@ -34,4 +34,14 @@ char *watch_word_member(const struct report_line *rl, uint64_t addr,
  * has it.  Caller frees. */
 char *watch_not_confirmed_why(const struct report_line *l);
 
+/* What counted the watched words: "watchpoints", or "uprobes on the
+ * lines' code" (watch.h, "By code"). */
+const char *report_watch_instrument(const struct report *r);
+
+/* The instruments the run's self-test found not working, in words, for
+ * every format's header: "watchpoints unavailable on this machine:
+ * armed, never fired on self-test stores and loads (0 of 200)";
+ * NULL when all work or none was tested.  Caller frees. */
+char *report_instruments_note(const struct report *r);
+
 #endif

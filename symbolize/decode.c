@@ -37,6 +37,11 @@ const struct decode_arch *decode_arch_for_machine(unsigned elf_machine)
 	return NULL;
 }
 
+bool decode_uprobe_refuses(const struct decode_arch *arch, const uint8_t *code, size_t len)
+{
+	return arch->uprobe_refuses && arch->uprobe_refuses(code, len);
+}
+
 bool decode_user_address(const struct decode_arch *arch, uint64_t addr)
 {
 	return addr >= 4096 && addr < arch->user_end;

@@ -87,9 +87,15 @@ struct decode_arch {
 	unsigned n_dwarf_regs;                 /* ... for n below this (<= DECODE_MAX_REGS) */
 	int perf_ip, perf_sp, perf_fp;         /* what frame-pointer unwinding reads */
 	int dwarf_sp, dwarf_fp;                /* the same, DWARF-numbered */
+	/* Would the kernel's uprobes refuse the instruction at code[0..len)
+	 * (x86: a LOCK or segment prefix; AArch64: an exclusive load or
+	 * store)?  Raw bytes: no decoder needed. */
+	bool (*uprobe_refuses)(const uint8_t *code, size_t len);
 };
 /* NULL for an architecture without a decoder. */
 const struct decode_arch *decode_arch_for_machine(unsigned elf_machine);
+/* arch->uprobe_refuses(), false where the row has none. */
+bool decode_uprobe_refuses(const struct decode_arch *arch, const uint8_t *code, size_t len);
 /* Could a user-space access of arch touch addr?  Not the null page, not
  * at or above user_end. */
 bool decode_user_address(const struct decode_arch *arch, uint64_t addr);

@@ -777,6 +777,21 @@ static const struct decode_ops arm64_ops = {
 	.regs_touched = a64_decode_regs_touched,
 };
 
+/* The kernel's arm64 probes refuse exclusive loads and stores (a trap
+ * between them would clear the exclusive monitor): the load/store
+ * exclusive class, bits 29-24 = 001000, which holds LDAR and STLR too:
+ * they are probed after they ran, as the exclusives are. */
+static bool arm64_uprobe_refuses(const uint8_t *code, size_t len)
+{
+	uint32_t insn;
+
+	if (len < 4)
+		return false;
+	insn = (uint32_t)code[0] | (uint32_t)code[1] << 8 | (uint32_t)code[2] << 16 |
+	       (uint32_t)code[3] << 24;
+	return (insn & 0x3f000000u) == 0x08000000u;
+}
+
 const struct decode_arch decode_arch_aarch64 = {
 	.elf_machine = EM_AARCH64,
 	.name = "AArch64",
@@ -792,4 +807,5 @@ const struct decode_arch decode_arch_aarch64 = {
 	.perf_fp = A64_PERF_FP,
 	.dwarf_sp = 31,
 	.dwarf_fp = 29,
+	.uprobe_refuses = arm64_uprobe_refuses,
 };

@@ -597,6 +597,24 @@ static const struct decode_ops x86_ops = {
 	.regs_touched = x86_decode_regs_touched,
 };
 
+/* The kernel's x86 uprobes refuse an instruction with a LOCK prefix or
+ * an ES, CS, SS or DS segment override among its legacy prefixes
+ * (arch/x86/kernel/uprobes.c, is_prefix_bad()). */
+static bool x86_uprobe_refuses(const uint8_t *code, size_t len)
+{
+	for (size_t i = 0; i < len && i < 15; i++) {
+		switch (code[i]) {
+		case 0xf0: case 0x26: case 0x2e: case 0x36: case 0x3e:
+			return true;
+		case 0x66: case 0x67: case 0xf2: case 0xf3: case 0x64: case 0x65:
+			continue;        /* other legacy prefixes */
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
 const struct decode_arch decode_arch_x86_64 = {
 	.elf_machine = EM_X86_64,
 	.name = "x86-64",
@@ -612,4 +630,5 @@ const struct decode_arch decode_arch_x86_64 = {
 	.perf_fp = PERF_REG_X86_BP,
 	.dwarf_sp = 7,
 	.dwarf_fp = 6,
+	.uprobe_refuses = x86_uprobe_refuses,
 };

@@ -45,7 +45,7 @@ if [ $vm = yes ]; then
 	else
 		ok "attach on a VM: no watchpoints by default, watch_note says why"
 	fi
-	grep -q "^# watchpoints: $note" "$tmp/a.txt" && grep -q -- "--confirm to watch anyway" "$tmp/a.txt" &&
+	grep -q "^# confirmation: $note" "$tmp/a.txt" && grep -q -- "--confirm to watch anyway" "$tmp/a.txt" &&
 		ok "attach on a VM: the text header says why and how" ||
 		{ fail "attach on a VM: no header line"; head -12 "$tmp/a.txt"; }
 else
@@ -91,7 +91,7 @@ sys.exit(0 if not (r.get("watch") or {}).get("windows") and n.startswith("none a
 	ok "short run: no window, and the note says why" ||
 	fail "short run: $(fields "$tmp/s.json")"
 "$contend" run -q -o "$tmp/s.txt" -- "$fsc" --seconds 0.05 >/dev/null 2>&1
-grep -q '^# watchpoints: none armed: sampling lasted' "$tmp/s.txt" &&
+grep -q "^# confirmation: none armed: sampling lasted" "$tmp/s.txt" &&
 	ok "short run: the text header too" || { fail "short run: no header line"; head -12 "$tmp/s.txt"; }
 
 [ $fails -eq 0 ]

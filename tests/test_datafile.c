@@ -14,6 +14,7 @@
 #include "tap.h"
 #include "common/util.h"
 #include "detector/datafile.h"
+#include "detector/instruments.h"
 #include "reports/report.h"
 
 /* --- what the reader handed out ---------------------------------------- */
@@ -114,6 +115,14 @@ static const struct named_count drops[] = {
 	{ (char *)"stack", 80 },
 };
 
+/* an AMD guest's: breakpoints dead, uprobes refused to a user */
+static const struct instruments instruments1 = { .t = {
+	[INSTRUMENT_WATCHPOINTS] = { .state = INSTRUMENT_DEAD, .expected = 200 },
+	[INSTRUMENT_EXEC_BREAKPOINTS] = { .state = INSTRUMENT_DEAD, .expected = 100 },
+	[INSTRUMENT_UPROBES] = { .state = INSTRUMENT_REFUSED, .err = 13 },
+	[INSTRUMENT_TIMER] = { .state = INSTRUMENT_WORKS, .expected = 1000, .counted = 997 },
+} };
+
 static const struct run_facts summary1 = {
 	.command = "testcases/false_sharing_counters -t 2",
 	.backend = "soft",
@@ -126,6 +135,7 @@ static const struct run_facts summary1 = {
 	.dropped = drops, .n_dropped = 2,
 	.mem_info = true,
 	.price = { .locked = 2.875, .store = 2.5, .runs = 5 },
+	.instruments = &instruments1,
 };
 
 /* Writes the small file; *len gets its size.  Caller frees. */
@@ -265,6 +275,14 @@ static void test_round_trip(void)
 		CHECK(s.price.locked == 2.875 && s.price.store == 2.5 && s.price.runs == 5 &&
 		      !s.price_note, "transfer prices %g %g from %u runs", s.price.locked,
 		      s.price.store, s.price.runs);
+		for (int i = 0; i < INSTRUMENT__COUNT; i++) {
+			const struct instrument_test *a = s.instruments ? &s.instruments->t[i] : NULL;
+			const struct instrument_test *b = &instruments1.t[i];
+
+			CHECK(a && a->state == b->state && a->expected == b->expected &&
+			      a->counted == b->counted && a->err == b->err,
+			      "%s's self-test as recorded", instrument_name((enum instrument)i));
+		}
 		CHECK_EQ_U64(s.n_dropped, 2, "drop reasons");
 		if (s.n_dropped == 2) {
 			CHECK_STR(s.dropped[0].what, "no memory operand", "drop reason");
@@ -579,7 +597,7 @@ static void test_minimal_and_header(void)
 
 	header(&f, DATAFILE_VERSION + 1, 24, 1000);
 	summary_record(&f);
-	expect_refused(&f, "data file version 6; this contend reads versions 1..5", "version");
+	expect_refused(&f, "data file version 7; this contend reads versions 1..6", "version");
 
 	header(&f, 0x01000000, 24, 1000);
 	summary_record(&f);

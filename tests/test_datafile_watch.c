@@ -270,8 +270,8 @@ static void test_hostile(void)
 	buf[8] = 3;                             /* version 3 knew no watch records */
 	expect_refused(buf, len, "watch word record in a version 3 file", "version 3");
 	buf[8] = DATAFILE_VERSION;
-	buf[FIRST_PAYLOAD + 48] = 2;            /* flags */
-	expect_refused(buf, len, "unknown flags 0x2", "flags");
+	buf[FIRST_PAYLOAD + 48] = 4;            /* flags: 1 and 2 are known */
+	expect_refused(buf, len, "unknown flags 0x4", "flags");
 	buf[FIRST_PAYLOAD + 48] = 1;
 	buf[FIRST_PAYLOAD + 8] |= 4;            /* addr not 8-byte aligned */
 	expect_refused(buf, len, "8-byte aligned", "unaligned word");

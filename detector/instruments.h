@@ -1,0 +1,85 @@
+/* instruments.h - the instruments contend measures with, tested on this
+ * machine before they are trusted.
+ *
+ * An instrument that opens is not one that works: on an AMD EPYC guest
+ * (family 26, kernel 6.18) a hardware breakpoint opens, enables and never
+ * fires, and a report built on it said "exact counts" and "no thread
+ * accessed the watched words" of lines written 10^8 times a second.  So
+ * each session tests every instrument once, on contend's own thread, in
+ * a few milliseconds, and the rest of contend asks the result:
+ *   watchpoints          a W breakpoint on a word contend stores to, and a
+ *                        RW one on a word it loads: the watch (watch.h);
+ *   execute breakpoints  an X breakpoint on a function contend calls: the
+ *                        census (census.h);
+ *   uprobes              a uprobe on that function, in contend's own
+ *                        executable: confirmation and census where the
+ *                        breakpoints fail (code_probe.h);
+ *   timer samples        cpu-clock samples at the requested rate over a
+ *                        spin of contend's own: the soft backend.
+ * Each test counts what the instrument saw against what happened: all of
+ * it (works), none (dead: armed, never fired), part (short), or the
+ * kernel refused to open it (refused, with its errno).
+ */
+#ifndef CONTEND_INSTRUMENTS_H
+#define CONTEND_INSTRUMENTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/util.h"
+
+enum instrument {
+	INSTRUMENT_WATCHPOINTS,
+	INSTRUMENT_EXEC_BREAKPOINTS,
+	INSTRUMENT_UPROBES,
+	INSTRUMENT_TIMER,
+	INSTRUMENT__COUNT
+};
+
+enum instrument_state {
+	INSTRUMENT_UNTESTED = 0,
+	INSTRUMENT_WORKS,
+	INSTRUMENT_DEAD,             /* opened and enabled, counted nothing */
+	INSTRUMENT_SHORT,            /* counted less than happened */
+	INSTRUMENT_REFUSED,          /* the kernel would not open it */
+};
+
+struct instrument_test {
+	enum instrument_state state;
+	uint64_t expected, counted;  /* events that happened, events seen */
+	int err;                     /* refused: the errno */
+	double ms;                   /* the test's own time */
+};
+
+struct instruments {
+	struct instrument_test t[INSTRUMENT__COUNT];
+};
+
+/* Test every instrument (timer samples at freq Hz).  A few ms in all. */
+void instruments_test(struct instruments *in, unsigned freq);
+
+bool instrument_works(const struct instruments *in, enum instrument which);
+/* "watchpoints", "execute breakpoints", "uprobes", "timer samples" */
+const char *instrument_name(enum instrument which);
+/* "works", "dead", "short", "refused", "untested": for JSON */
+const char *instrument_state_name(enum instrument_state state);
+/* What the test saw, for people: "works (100 of 100 stores counted)",
+ * "unavailable: armed, never fired on a self-test store (0 of 100)",
+ * "refused: permission denied: ...".  Caller frees. */
+char *instrument_result_text(const struct instruments *in, enum instrument which);
+
+/*
+ * Which instrument does a job here: the first that works of
+ *   confirmation (the watch):  watchpoints, then uprobes on the lines' code;
+ *   the census of stores:      execute breakpoints, then uprobes.
+ * False when none works (in NULL: nothing was tested, none is trusted).
+ */
+bool instruments_for_confirmation(const struct instruments *in, enum instrument *out);
+bool instruments_for_census(const struct instruments *in, enum instrument *out);
+
+/* A state name back (JSON, data files); false if unknown. */
+bool instrument_state_parse(const char *name, enum instrument_state *out);
+/* An instrument's name back; false if unknown. */
+bool instrument_parse(const char *name, enum instrument *out);
+
+#endif
