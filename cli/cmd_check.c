@@ -503,6 +503,10 @@ static int verdict(const struct checker *c, const struct report *r, FILE *log)
 			fprintf(log, "contend: check passed: %u contended line%s, %u allowed, "
 				"%u as in the baseline\n", r->n_lines, r->n_lines == 1 ? "" : "s",
 				c->allowed, c->unchanged);
+		/* a pass that proves nothing must not look like one that does */
+		if (r->inconclusive)
+			fprintf(log, "contend: warning: inconclusive: %s (%u line%s undecided)\n",
+				r->inconclusive, r->n_undecided, r->n_undecided == 1 ? "" : "s");
 		if (r->n_latent && !c->opt->fail_on_latent)
 			fprintf(log, "contend: note: %u latent false-sharing pair%s (on one line "
 				"in other placements); --fail-on latent fails on them\n",

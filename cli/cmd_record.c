@@ -294,6 +294,7 @@ static int on_report(void *ctx, const struct report *r, const struct options *op
 		.mem_info = r->mem_info,
 		.price = r->price, .price_note = r->price_note,
 		.instruments = &r->instruments,
+		.overlap = r->overlap, .cpu_pressure = r->cpu_pressure, .load = r->load,
 	};
 	uint64_t samples = datafile_writer_samples(rec->w);
 	int failed;

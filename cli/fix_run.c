@@ -1,6 +1,7 @@
 /* fix_run.c - run the command again as is and with a fix, and time both
  * (fix_run.h). */
 #include "cli/fix_run.h"
+#include "common/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -149,19 +150,6 @@ static double median(double *v, unsigned n)
 {
 	sort_items(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static double load_average(void)
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-	double load = 0;
-
-	if (f) {
-		if (fscanf(f, "%lf", &load) != 1)
-			load = 0;
-		fclose(f);
-	}
-	return load;
 }
 
 /* What may make the numbers mislead, in fr->noise. */

@@ -24,6 +24,7 @@
 #include "cli/target_access.h"
 #include "detector/census.h"
 #include "detector/instruments.h"
+#include "detector/overlap.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
 #include "detector/shared_mem.h"
@@ -72,6 +73,10 @@ struct session {
 	const char *watch_note;    /* why confirmation was left off, or NULL */
 	char *instrument_note;     /* no instrument to confirm with: why */
 	struct instruments instruments;   /* the self-test's, at the start */
+	struct overlap overlap;    /* did the target's threads run at once */
+	uint64_t pressure_from;    /* cpu_pressure_us() at the start */
+	double pressure_t0;        /* and when: monotonic_s() */
+	bool has_pressure;
 	struct transfer_price price;   /* the machine's (0: not measured) */
 	char *price_note;          /* why not, or NULL */
 };
@@ -150,6 +155,8 @@ static void on_sample(void *ctx, const struct perf_sample *ps)
 		name_task(s, (pid_t)ps->pid, (pid_t)ps->pid, (pid_t)ps->tid);
 	if (s->census)
 		census_note_sample(s->census, ps->pid, ps->ip);
+	if (!s->sw)
+		overlap_note(&s->overlap, ps->time, ps->tid);
 	if (!backend_access(&s->backend, ps, &a))
 		return;
 	if (s->unwinder)
@@ -489,6 +496,9 @@ static void session_init(struct session *s, const struct options *opt,
 	symbolizer_set_map_owner(s->sym, s->creds.uid);
 	choose_backend(s, opt);
 	s->lines = line_table_new(opt->line_size, session_window_ns(opt, opt->freq));
+	overlap_init(&s->overlap, 1000000000ull / opt->freq);   /* a sample period */
+	s->has_pressure = cpu_pressure_us(&s->pressure_from);
+	s->pressure_t0 = monotonic_s();
 	if (opt->callchain) {
 		s->unwinder = unwinder_new(s->sym);
 		s->chains = callchains_new();
@@ -496,6 +506,22 @@ static void session_init(struct session *s, const struct options *opt,
 	instruments_test(&s->instruments, opt->freq);
 	if (opt->confirm && !opt->system_wide)   /* -a: never arm other users' tasks */
 		start_confirmation(s, opt, hooks);
+}
+
+/* How busy the machine was while sampling (run_facts.h). */
+static void machine_facts(struct session *s, struct run_facts *hdr)
+{
+	double t = monotonic_s() - s->pressure_t0;
+	uint64_t now;
+
+	hdr->overlap = s->sw ? -1 : overlap_share(&s->overlap);
+	hdr->cpu_pressure = -1;
+	if (s->has_pressure && t > 0 && cpu_pressure_us(&now) && now >= s->pressure_from) {
+		hdr->cpu_pressure = (double)(now - s->pressure_from) / 1e6 / t;
+		if (hdr->cpu_pressure > 1)
+			hdr->cpu_pressure = 1;
+	}
+	hdr->load = load_average();
 }
 
 /* Header, report, output; returns 0 or 2 (cannot write the report). */
@@ -510,6 +536,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	char *jit_note = jvm_map_note(&s->jvm, pid), *missed = NULL;
 	int ret;
 
+	machine_facts(s, &hdr);       /* before the price probe loads the CPUs */
 	measure_price(s);
 	n_dropped = row->drop_counts(s->backend.state, &dropped);
 	hdr.samples = row->samples_seen(s->backend.state);

@@ -235,8 +235,9 @@ static char *finish(struct top_watch *tw, const struct session_view *v)
 	if (!rl->confirmed_checked) {
 		set_note(tw, tw->pid, tw->addr, xstrdup("not watched: its process is gone?"));
 		msg = confirm_failed(v->confirm) ?
-			xasprintf("w: %s (line 0x%" PRIx64 "): watchpoints could not be armed "
-				  "(contend said why on stderr)", tw->object, tw->addr) :
+			xasprintf("w: %s (line 0x%" PRIx64 "): %s could not be armed "
+				  "(contend said why on stderr)", tw->object, tw->addr,
+				  confirm_by_code(v->confirm) ? "uprobes" : "watchpoints") :
 			xasprintf("w: %s (line 0x%" PRIx64 "): no window ran: process %" PRIu32
 				  " gone?", tw->object, tw->addr, tw->pid);
 		report_free(r);

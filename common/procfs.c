@@ -223,3 +223,34 @@ int open_fd_count(void)
 	closedir(d);
 	return n;
 }
+
+double load_average(void)
+{
+	FILE *f = fopen("/proc/loadavg", "re");
+	double load = 0;
+
+	if (f) {
+		if (fscanf(f, "%lf", &load) != 1)
+			load = 0;
+		fclose(f);
+	}
+	return load;
+}
+
+bool cpu_pressure_us(uint64_t *total)
+{
+	FILE *f = fopen("/proc/pressure/cpu", "re");
+	char line[256];
+	bool ok = false;
+
+	if (!f)
+		return false;
+	while (!ok && fgets(line, sizeof(line), f)) {
+		const char *t = strstr(line, " total=");
+
+		if (!strncmp(line, "some ", 5) && t)
+			ok = sscanf(t + 7, "%" SCNu64, total) == 1;
+	}
+	fclose(f);
+	return ok;
+}

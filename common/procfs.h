@@ -40,6 +40,12 @@ bool process_has_capability(pid_t pid, unsigned cap);
  * unreadable. */
 int open_fd_count(void);
 
+/* The 1-minute load average (/proc/loadavg), 0 if unreadable. */
+double load_average(void);
+/* CPU pressure (/proc/pressure/cpu): microseconds in which some task
+ * waited for a CPU, since boot.  False where the kernel has no PSI. */
+bool cpu_pressure_us(uint64_t *total);
+
 /* One line of /proc/PID/maps,
  * "7f0c1a2b3000-7f0c1a2d5000 r-xp 00022000 08:01 1835 /usr/lib/libc.so.6":
  * its range, file offset, PROT_* bits and name ("" for anonymous memory).

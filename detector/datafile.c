@@ -7,7 +7,6 @@
  * as bytes actually arrive, so a hostile size costs nothing.
  */
 #include "detector/datafile.h"
-#include "detector/instruments.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,13 +42,6 @@ enum {
 	CHAIN_FIXED_SIZE = 8,
 	ALLOC_SIZE = 80,
 	HEAP_BLOCK_SIZE = 24,
-	SUMMARY_FIXED_SIZE = 36,
-	SUMMARY_MEM_INFO = 1,           /* summary flag: hardware data sources */
-	SUMMARY_ATTACHED = 2,           /* attached to a process, not launched */
-	SUMMARY_EXITED = 4,             /* ... which exited while sampled */
-	DROPPED_MAX = 64,
-	COMMAND_MAX = 65535,
-	TEXT_MAX = 1024,                /* backend, note, drop reasons */
 };
 
 enum record_type {
@@ -259,17 +251,6 @@ uint64_t datafile_writer_samples(const struct datafile_writer *w)
 	return w->samples;
 }
 
-static uint32_t summary_flags(const struct run_facts *s)
-{
-	uint32_t flags = s->mem_info ? SUMMARY_MEM_INFO : 0;
-
-	if (s->target != TARGET_LAUNCHED)
-		flags |= SUMMARY_ATTACHED;
-	if (s->target == TARGET_ATTACHED_EXITED)
-		flags |= SUMMARY_EXITED;
-	return flags;
-}
-
 void datafile_writer_set_target(struct datafile_writer *w, const struct proc_creds *c)
 {
 	unsigned n = c->ngroups < TARGET_GROUPS_MAX ? c->ngroups : TARGET_GROUPS_MAX;
@@ -297,44 +278,10 @@ static void write_target(struct datafile_writer *w)
 
 int datafile_writer_finish(struct datafile_writer *w, const struct run_facts *s)
 {
-	struct bytes *b = &w->rec;
-	unsigned n_dropped = s->n_dropped < DROPPED_MAX ? s->n_dropped : DROPPED_MAX;
 	int ret = 0;
 
 	begin_record(w);
-	put_f64(b, s->duration);
-	put_u32(b, (uint32_t)s->target_status);
-	put_u32(b, n_dropped);
-	put_u64(b, s->samples);
-	put_u64(b, s->decoded);
-	put_u32(b, summary_flags(s));
-	put_str(b, s->command, COMMAND_MAX);
-	put_str(b, s->backend, TEXT_MAX);
-	put_str(b, s->backend_note, TEXT_MAX);
-	for (unsigned i = 0; i < n_dropped; i++) {
-		put_u64(b, s->dropped[i].n);
-		put_str(b, s->dropped[i].what, TEXT_MAX);
-	}
-	if (transfer_price_holds(&s->price)) {
-		put_f64(b, s->price.locked);
-		put_f64(b, s->price.store);
-		put_u32(b, s->price.runs);
-	} else {
-		put_f64(b, 0);
-		put_f64(b, 0);
-		put_u32(b, 0);
-	}
-	put_str(b, s->price_note, TEXT_MAX);
-	/* version 6: the instruments' self-test, every one in order */
-	put_u32(b, INSTRUMENT__COUNT);
-	for (int i = 0; i < INSTRUMENT__COUNT; i++) {
-		const struct instrument_test *t = s->instruments ? &s->instruments->t[i] : NULL;
-
-		put_u32(b, t ? (uint32_t)t->state : INSTRUMENT_UNTESTED);
-		put_u64(b, t ? t->expected : 0);
-		put_u64(b, t ? t->counted : 0);
-		put_u32(b, t ? (uint32_t)t->err : 0);
-	}
+	datafile_summary_encode(&w->rec, s);
 	end_record(w, REC_SUMMARY);
 	write_target(w);
 
@@ -372,12 +319,7 @@ struct datafile_reader {
 	struct proc_creds target;       /* as recorded, if has_target */
 	gid_t target_groups[TARGET_GROUPS_MAX];
 	bool has_target;
-	/* the summary, owned */
-	struct run_facts summary;
-	struct named_count *dropped;
-	unsigned n_dropped;
-	char *command, *backend, *backend_note, *price_note;
-	struct instruments instruments;
+	struct datafile_summary summary;   /* owned */
 	char name[DATAFILE_PATH_MAX + 1];   /* NUL-terminated copies for callbacks */
 };
 
@@ -505,7 +447,7 @@ unsigned datafile_reader_freq(const struct datafile_reader *r)
 }
 
 __attribute__((format(printf, 2, 3)))
-static int fail(struct strbuf *err, const char *fmt, ...)
+int datafile_fail(struct strbuf *err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -522,7 +464,7 @@ static int parse_sample(struct cursor *c, struct access_sample *a, struct strbuf
 	unsigned flags;
 
 	if (c->len != SAMPLE_SIZE && c->len != SAMPLE_SHARED_SIZE)
-		return fail(err, "size %zu, want %d or %d", c->len, SAMPLE_SIZE,
+		return datafile_fail(err, "size %zu, want %d or %d", c->len, SAMPLE_SIZE,
 			    SAMPLE_SHARED_SIZE);
 	a->time = get_u64(c);
 	a->pid = get_u32(c);
@@ -540,21 +482,21 @@ static int parse_sample(struct cursor *c, struct access_sample *a, struct strbuf
 	a->pad_ = 0;
 	flags = get_u8(c);
 	if (flags & ~SAMPLE_SHARED)
-		return fail(err, "flags 0x%x (want 0 or 0x%x)", flags, SAMPLE_SHARED);
+		return datafile_fail(err, "flags 0x%x (want 0 or 0x%x)", flags, SAMPLE_SHARED);
 	if ((flags & SAMPLE_SHARED) != (c->len == SAMPLE_SHARED_SIZE))
-		return fail(err, "size %zu does not match its flags 0x%x", c->len, flags);
+		return datafile_fail(err, "size %zu does not match its flags 0x%x", c->len, flags);
 	a->obj_dev = a->obj_ino = a->obj_off = 0;
 	if (flags & SAMPLE_SHARED) {
 		a->obj_dev = get_u64(c);
 		a->obj_ino = get_u64(c);
 		a->obj_off = get_u64(c);
 		if (!a->obj_ino)
-			return fail(err, "shared memory of inode 0");
+			return datafile_fail(err, "shared memory of inode 0");
 	}
 	if (a->size < 1 || a->size > 64)
-		return fail(err, "access size %u (want 1..64)", a->size);
+		return datafile_fail(err, "access size %u (want 1..64)", a->size);
 	if (a->kind > ACCESS_ATOMIC)
-		return fail(err, "access kind %u (want 0..3)", a->kind);
+		return datafile_fail(err, "access kind %u (want 0..3)", a->kind);
 	return 0;
 }
 
@@ -562,25 +504,25 @@ static int copy_text(char *out, const unsigned char *p, size_t n, const char *wh
 		     struct strbuf *err)
 {
 	if (memchr(p, '\0', n))
-		return fail(err, "its %s contains a NUL byte", what);
+		return datafile_fail(err, "its %s contains a NUL byte", what);
 	copy_bytes(out, p, n);
 	out[n] = '\0';
 	return 0;
 }
 
 /* A u16-length string of at most max bytes; NULL with err if bad. */
-static char *get_text(struct cursor *c, size_t max, const char *what, struct strbuf *err)
+char *datafile_get_text(struct cursor *c, size_t max, const char *what, struct strbuf *err)
 {
 	uint16_t n = get_u16(c);
 	const unsigned char *p = get_bytes(c, n);
 	char *s;
 
 	if (!p) {
-		fail(err, "the record ends inside its %s", what);
+		datafile_fail(err, "the record ends inside its %s", what);
 		return NULL;
 	}
 	if (n > max) {
-		fail(err, "its %s is %u bytes long (at most %zu)", what, n, max);
+		datafile_fail(err, "its %s is %u bytes long (at most %zu)", what, n, max);
 		return NULL;
 	}
 	s = xmalloc((size_t)n + 1);
@@ -606,20 +548,20 @@ static int parse_mmap(struct cursor *c, char *name, struct datafile_mmap *m,
 	get_u8(c);
 	name_len = get_u16(c);
 	if (c->over)
-		return fail(err, "size %zu, less than its %d fixed bytes", c->len, MMAP_FIXED_SIZE);
+		return datafile_fail(err, "size %zu, less than its %d fixed bytes", c->len, MMAP_FIXED_SIZE);
 	if (m->flags & ~DATAFILE_MMAP_RESET)
-		return fail(err, "unknown flags 0x%x", m->flags);
+		return datafile_fail(err, "unknown flags 0x%x", m->flags);
 	if (m->prot & ~7u)
-		return fail(err, "protection 0x%x is not a set of PROT_READ|WRITE|EXEC", m->prot);
+		return datafile_fail(err, "protection 0x%x is not a set of PROT_READ|WRITE|EXEC", m->prot);
 	if (id_len > DATAFILE_BUILD_ID_MAX)
-		return fail(err, "build-id of %u bytes (at most %d)", id_len, DATAFILE_BUILD_ID_MAX);
+		return datafile_fail(err, "build-id of %u bytes (at most %d)", id_len, DATAFILE_BUILD_ID_MAX);
 	if (name_len > DATAFILE_PATH_MAX)
-		return fail(err, "file name of %u bytes (at most %d)", name_len, DATAFILE_PATH_MAX);
+		return datafile_fail(err, "file name of %u bytes (at most %d)", name_len, DATAFILE_PATH_MAX);
 	if (c->len != (size_t)MMAP_FIXED_SIZE + id_len + name_len)
-		return fail(err, "size %zu, but its build-id and file name make %u",
+		return datafile_fail(err, "size %zu, but its build-id and file name make %u",
 			    c->len, MMAP_FIXED_SIZE + id_len + name_len);
 	if (!m->len || m->start + m->len < m->start)
-		return fail(err, "mapping 0x%llx+0x%llx is empty or wraps around",
+		return datafile_fail(err, "mapping 0x%llx+0x%llx is empty or wraps around",
 			    (unsigned long long)m->start, (unsigned long long)m->len);
 	copy_bytes(m->build_id, get_bytes(c, id_len), id_len);
 	m->build_id_len = id_len;
@@ -637,13 +579,13 @@ static int parse_comm(struct cursor *c, uint32_t *pid, uint32_t *tid, bool *exec
 	flags = get_u8(c);
 	n = get_u8(c);
 	if (c->over)
-		return fail(err, "size %zu, less than its %d fixed bytes", c->len, COMM_FIXED_SIZE);
+		return datafile_fail(err, "size %zu, less than its %d fixed bytes", c->len, COMM_FIXED_SIZE);
 	if (flags & ~1u)
-		return fail(err, "unknown flags 0x%x", flags);
+		return datafile_fail(err, "unknown flags 0x%x", flags);
 	if (n > DATAFILE_COMM_MAX)
-		return fail(err, "name of %u bytes (at most %d)", n, DATAFILE_COMM_MAX);
+		return datafile_fail(err, "name of %u bytes (at most %d)", n, DATAFILE_COMM_MAX);
 	if (c->len != (size_t)COMM_FIXED_SIZE + n)
-		return fail(err, "size %zu, but its name makes %u", c->len, COMM_FIXED_SIZE + n);
+		return datafile_fail(err, "size %zu, but its name makes %u", c->len, COMM_FIXED_SIZE + n);
 	*exec = flags & 1;
 	return copy_text(comm, get_bytes(c, n), n, "name", err);
 }
@@ -654,13 +596,13 @@ static int parse_chain(struct cursor *c, uint32_t expect_id, uint32_t *id, uint6
 	*id = get_u32(c);
 	*n = get_u32(c);
 	if (c->over)
-		return fail(err, "size %zu, less than its %d fixed bytes", c->len, CHAIN_FIXED_SIZE);
+		return datafile_fail(err, "size %zu, less than its %d fixed bytes", c->len, CHAIN_FIXED_SIZE);
 	if (*id != expect_id)
-		return fail(err, "chain id %u out of sequence (want %u)", *id, expect_id);
+		return datafile_fail(err, "chain id %u out of sequence (want %u)", *id, expect_id);
 	if (*n < 1 || *n > DATAFILE_CHAIN_MAX)
-		return fail(err, "%u frames (want 1..%d)", *n, DATAFILE_CHAIN_MAX);
+		return datafile_fail(err, "%u frames (want 1..%d)", *n, DATAFILE_CHAIN_MAX);
 	if (c->len != CHAIN_FIXED_SIZE + 8 * (size_t)*n)
-		return fail(err, "size %zu, but %u frames make %zu", c->len, *n,
+		return datafile_fail(err, "size %zu, but %u frames make %zu", c->len, *n,
 			    CHAIN_FIXED_SIZE + 8 * (size_t)*n);
 	for (unsigned i = 0; i < *n; i++)
 		pcs[i] = get_u64(c);
@@ -670,7 +612,7 @@ static int parse_chain(struct cursor *c, uint32_t expect_id, uint32_t *id, uint6
 static int parse_alloc(struct cursor *c, struct alloc_record *a, struct strbuf *err)
 {
 	if (c->len != ALLOC_SIZE)
-		return fail(err, "size %zu (want %d)", c->len, ALLOC_SIZE);
+		return datafile_fail(err, "size %zu (want %d)", c->len, ALLOC_SIZE);
 	memset(a, 0, sizeof(*a));
 	a->time = get_u64(c);
 	a->addr = get_u64(c);
@@ -683,12 +625,12 @@ static int parse_alloc(struct cursor *c, struct alloc_record *a, struct strbuf *
 	a->call = get_u32(c);
 	a->flags = get_u32(c);
 	if (a->flags & ~ALLOC_FLAG_FREED)
-		return fail(err, "unknown flags 0x%x", a->flags);
+		return datafile_fail(err, "unknown flags 0x%x", a->flags);
 	if (!a->call || a->call >= ALLOC__COUNT || a->call == ALLOC_FREE)
-		return fail(err, "allocation call %u (want 1..%d, not %d)", a->call,
+		return datafile_fail(err, "allocation call %u (want 1..%d, not %d)", a->call,
 			    ALLOC__COUNT - 1, ALLOC_FREE);
 	if (!a->addr || a->addr + a->size < a->addr)
-		return fail(err, "block 0x%llx of %llu bytes", (unsigned long long)a->addr,
+		return datafile_fail(err, "block 0x%llx of %llu bytes", (unsigned long long)a->addr,
 			    (unsigned long long)a->size);
 	return 0;
 }
@@ -699,112 +641,18 @@ static int parse_heap_block(struct cursor *c, uint32_t *pid, struct glibc_heap_b
 	uint32_t arena;
 
 	if (c->len != HEAP_BLOCK_SIZE)
-		return fail(err, "size %zu (want %d)", c->len, HEAP_BLOCK_SIZE);
+		return datafile_fail(err, "size %zu (want %d)", c->len, HEAP_BLOCK_SIZE);
 	*pid = get_u32(c);
 	arena = get_u32(c);
 	b->start = get_u64(c);
 	b->usable = get_u64(c);
 	if (arena != GLIBC_HEAP_MAIN && arena != GLIBC_HEAP_THREAD && arena != GLIBC_HEAP_MMAPPED)
-		return fail(err, "arena %u (want %d..%d)", arena, GLIBC_HEAP_MAIN,
+		return datafile_fail(err, "arena %u (want %d..%d)", arena, GLIBC_HEAP_MAIN,
 			    GLIBC_HEAP_MMAPPED);
 	b->arena = (enum glibc_heap_arena)arena;
 	if (!*pid || !b->start || !b->usable || b->start + b->usable < b->start)
-		return fail(err, "block 0x%llx of %llu bytes in pid %u",
+		return datafile_fail(err, "block 0x%llx of %llu bytes in pid %u",
 			    (unsigned long long)b->start, (unsigned long long)b->usable, *pid);
-	return 0;
-}
-
-/* The instruments' self-test of the recording run (version 6): as many
- * as that contend knew, the ones this one knows kept. */
-static int parse_instruments(struct datafile_reader *r, struct cursor *c, struct strbuf *err)
-{
-	uint32_t n = get_u32(c);
-
-	if (c->over || n > 64)
-		return fail(err, "%u instruments", n);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t state = get_u32(c), e;
-		uint64_t expected = get_u64(c), counted = get_u64(c);
-
-		e = get_u32(c);
-		if (c->over)
-			return fail(err, "cut short in its instruments");
-		if (state > INSTRUMENT_REFUSED || e > 4095)
-			return fail(err, "instrument %u: state %u, error %u", i, state, e);
-		if (i >= INSTRUMENT__COUNT)
-			continue;
-		r->instruments.t[i] = (struct instrument_test){
-			.state = (enum instrument_state)state, .expected = expected,
-			.counted = counted, .err = (int)e,
-		};
-	}
-	r->summary.instruments = &r->instruments;
-	return 0;
-}
-
-static int parse_summary(struct datafile_reader *r, struct cursor *c, struct strbuf *err)
-{
-	struct run_facts *s = &r->summary;
-	uint32_t n_dropped, flags;
-
-	s->duration = get_f64(c);
-	s->target_status = (int32_t)get_u32(c);
-	n_dropped = get_u32(c);
-	s->samples = get_u64(c);
-	s->decoded = get_u64(c);
-	flags = get_u32(c);
-	if (c->over)
-		return fail(err, "size %zu, less than its %d fixed bytes", c->len, SUMMARY_FIXED_SIZE);
-	if (flags & ~(uint32_t)(SUMMARY_MEM_INFO | SUMMARY_ATTACHED | SUMMARY_EXITED))
-		return fail(err, "unknown flags 0x%x", flags);
-	if ((flags & SUMMARY_EXITED) && !(flags & SUMMARY_ATTACHED))
-		return fail(err, "flags 0x%x: exited without attached", flags);
-	s->mem_info = flags & SUMMARY_MEM_INFO;
-	s->target = !(flags & SUMMARY_ATTACHED) ? TARGET_LAUNCHED :
-		    (flags & SUMMARY_EXITED) ? TARGET_ATTACHED_EXITED : TARGET_ATTACHED_RUNNING;
-	if (!isfinite(s->duration) || s->duration < 0)
-		return fail(err, "duration %g s", s->duration);
-	if (s->decoded > s->samples)
-		return fail(err, "%llu decoded accesses of %llu samples",
-			    (unsigned long long)s->decoded, (unsigned long long)s->samples);
-	if (n_dropped > DROPPED_MAX)
-		return fail(err, "%u drop reasons (at most %d)", n_dropped, DROPPED_MAX);
-	if (!(r->command = get_text(c, COMMAND_MAX, "command", err)) ||
-	    !(r->backend = get_text(c, TEXT_MAX, "backend name", err)) ||
-	    !(r->backend_note = get_text(c, TEXT_MAX, "backend note", err)))
-		return -1;
-	r->dropped = xcalloc(n_dropped ? n_dropped : 1, sizeof(*r->dropped));
-	for (; r->n_dropped < n_dropped; r->n_dropped++) {
-		struct named_count *d = &r->dropped[r->n_dropped];
-		d->n = get_u64(c);
-		if (!(d->what = get_text(c, TEXT_MAX, "drop reason", err)))
-			return -1;
-	}
-	if (r->version >= 5) {
-		struct transfer_price *p = &s->price;
-
-		p->locked = get_f64(c);
-		p->store = get_f64(c);
-		p->runs = get_u32(c);
-		if (c->over)
-			return fail(err, "cut short in its transfer price");
-		if (!transfer_price_holds(p))
-			return fail(err, "transfer prices %g and %g from %u runs", p->locked,
-				    p->store, p->runs);
-		if (!(r->price_note = get_text(c, TEXT_MAX, "price note", err)))
-			return -1;
-		s->price_note = *r->price_note ? r->price_note : NULL;
-	}
-	if (r->version >= 6 && parse_instruments(r, c, err) < 0)
-		return -1;
-	if (c->pos != c->len)
-		return fail(err, "%zu bytes left over after its fields", c->len - c->pos);
-	s->command = r->command;
-	s->backend = *r->backend ? r->backend : "?";
-	s->backend_note = *r->backend_note ? r->backend_note : NULL;
-	s->freq = r->freq;
-	s->dropped = r->dropped;
-	s->n_dropped = r->n_dropped;
 	return 0;
 }
 
@@ -816,10 +664,10 @@ static int parse_watch(struct datafile_reader *r, uint32_t type, struct cursor *
 	int ret;
 
 	if (r->version < 4)
-		return fail(err, "%s record in a version %u file", record_name(type), r->version);
+		return datafile_fail(err, "%s record in a version %u file", record_name(type), r->version);
 	if (type == REC_WATCH_SESSION) {
 		if (r->watch_session)
-			return fail(err, "a second one");
+			return datafile_fail(err, "a second one");
 		r->watch_session = true;
 		if (datafile_watch_session_parse(c, &session, r->name, err))
 			return -1;
@@ -852,7 +700,7 @@ static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor 
 		if (parse_sample(c, &a, err))
 			return -1;
 		if (a.chain_id > r->chains)
-			return fail(err, "call chain %u before its chain record", a.chain_id);
+			return datafile_fail(err, "call chain %u before its chain record", a.chain_id);
 		if (cb->access)
 			cb->access(cb->ctx, &a);
 		return 0;
@@ -877,7 +725,7 @@ static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor 
 		return 0;
 	case REC_ALLOC:
 		if (r->version < 2)
-			return fail(err, "alloc record in a version %u file", r->version);
+			return datafile_fail(err, "alloc record in a version %u file", r->version);
 		if (parse_alloc(c, &alloc, err))
 			return -1;
 		if (cb->alloc)
@@ -885,7 +733,7 @@ static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor 
 		return 0;
 	case REC_HEAP_BLOCK:
 		if (r->version < 3)
-			return fail(err, "heap block record in a version %u file", r->version);
+			return datafile_fail(err, "heap block record in a version %u file", r->version);
 		if (parse_heap_block(c, &pid, &block, err))
 			return -1;
 		if (cb->heap_block)
@@ -895,9 +743,12 @@ static int parse_record(struct datafile_reader *r, uint32_t type, struct cursor 
 	case REC_WATCH_SESSION:
 		return parse_watch(r, type, c, cb, err);
 	case REC_SUMMARY:
-		return parse_summary(r, c, err);
+		if (datafile_summary_parse(c, r->version, &r->summary, err) < 0)
+			return -1;
+		r->summary.facts.freq = r->freq;
+		return 0;
 	}
-	return fail(err, "unknown record type %u", type);
+	return datafile_fail(err, "unknown record type %u", type);
 }
 
 int datafile_reader_run(struct datafile_reader *r, const struct datafile_callbacks *cb,
@@ -914,35 +765,35 @@ int datafile_reader_run(struct datafile_reader *r, const struct datafile_callbac
 
 		if (!read_exact(r, h, sizeof(h), &got)) {
 			if (ferror(r->f))
-				return fail(err, "read error at byte %llu: %s",
+				return datafile_fail(err, "read error at byte %llu: %s",
 					    (unsigned long long)r->pos, strerror(errno));
 			if (got)
-				return fail(err, "truncated at byte %llu: the file ends inside "
+				return datafile_fail(err, "truncated at byte %llu: the file ends inside "
 					    "a record header", (unsigned long long)at);
-			return fail(err, "truncated at byte %llu: no summary record after %llu "
+			return datafile_fail(err, "truncated at byte %llu: no summary record after %llu "
 				    "records (was contend record interrupted?)",
 				    (unsigned long long)at, (unsigned long long)r->records);
 		}
 		type = get_u32(&c);
 		size = get_u32(&c);
 		if (type < REC_SAMPLE || type > REC_LAST)
-			return fail(err, "corrupt at byte %llu: unknown record type %u",
+			return datafile_fail(err, "corrupt at byte %llu: unknown record type %u",
 				    (unsigned long long)at, type);
 		if (size > RECORD_MAX)
-			return fail(err, "corrupt at byte %llu: %s record of %u bytes (at most %d)",
+			return datafile_fail(err, "corrupt at byte %llu: %s record of %u bytes (at most %d)",
 				    (unsigned long long)at, record_name(type), size, RECORD_MAX);
 		if (!read_payload(r, size)) {
 			if (ferror(r->f))
-				return fail(err, "read error at byte %llu: %s",
+				return datafile_fail(err, "read error at byte %llu: %s",
 					    (unsigned long long)r->pos, strerror(errno));
-			return fail(err, "truncated at byte %llu: the file ends inside a %s "
+			return datafile_fail(err, "truncated at byte %llu: the file ends inside a %s "
 				    "record of %u bytes", (unsigned long long)at,
 				    record_name(type), size);
 		}
 		r->records++;
 		c = (struct cursor){ .p = r->buf, .len = size };
 		if (parse_record(r, type, &c, cb, &why)) {
-			fail(err, "corrupt %s record at byte %llu: %s", record_name(type),
+			datafile_fail(err, "corrupt %s record at byte %llu: %s", record_name(type),
 			     (unsigned long long)at, strbuf_str(&why));
 			strbuf_release(&why);
 			return -1;
@@ -950,27 +801,21 @@ int datafile_reader_run(struct datafile_reader *r, const struct datafile_callbac
 	} while (type != REC_SUMMARY);
 
 	if (fgetc(r->f) != EOF)
-		return fail(err, "corrupt at byte %llu: data after the summary record",
+		return datafile_fail(err, "corrupt at byte %llu: data after the summary record",
 			    (unsigned long long)r->pos);
 	return 0;
 }
 
 const struct run_facts *datafile_reader_summary(const struct datafile_reader *r)
 {
-	return r->command ? &r->summary : NULL;
+	return r->summary.command ? &r->summary.facts : NULL;
 }
 
 void datafile_reader_free(struct datafile_reader *r)
 {
 	if (!r)
 		return;
-	for (unsigned i = 0; i < r->n_dropped; i++)
-		free(r->dropped[i].what);
-	free(r->dropped);
-	free(r->command);
-	free(r->backend);
-	free(r->backend_note);
-	free(r->price_note);
+	datafile_summary_release(&r->summary);
 	free(r->buf);
 	free(r);
 }

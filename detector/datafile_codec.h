@@ -110,10 +110,40 @@ static inline const unsigned char *get_bytes(struct cursor *c, size_t n)
 	return p;
 }
 
+/* --- errors and text (datafile.c) ------------------------------------------ */
+
+struct strbuf;
+
+/* What is wrong, appended to err; returns -1. */
+int datafile_fail(struct strbuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A u16-length string of at most max bytes, as text (no NUL, no bytes a
+ * name may not hold); NULL with err if bad.  Caller frees. */
+char *datafile_get_text(struct cursor *c, size_t max, const char *what, struct strbuf *err);
+
+/* --- the summary record (datafile_summary.c) -------------------------------- */
+
+#include "detector/instruments.h"
+#include "detector/run_facts.h"
+
+/* A parsed summary: the facts, and the strings and arrays they point to. */
+struct datafile_summary {
+	struct run_facts facts;
+	struct named_count *dropped;
+	unsigned n_dropped;
+	char *command, *backend, *backend_note, *price_note;
+	struct instruments instruments;
+};
+
+void datafile_summary_encode(struct bytes *b, const struct run_facts *s);
+/* 0, or -1 with what is wrong in err; the strings it read are s's either
+ * way (datafile_summary_release()).  The facts' freq is left 0. */
+int datafile_summary_parse(struct cursor *c, uint32_t version, struct datafile_summary *s,
+			   struct strbuf *err);
+void datafile_summary_release(struct datafile_summary *s);
+
 /* --- watch records (datafile_watch.c) ------------------------------------ */
 
 struct datafile_watch_session;
-struct strbuf;
 struct watch_word_result;
 
 enum {

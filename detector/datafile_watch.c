@@ -93,16 +93,6 @@ void datafile_watch_session_encode(struct bytes *b, const struct datafile_watch_
 	put_str(b, s->note, DATAFILE_WATCH_NOTE_MAX);
 }
 
-__attribute__((format(printf, 2, 3)))
-static int bad(struct strbuf *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	strbuf_vaddf(err, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* Counts of parts may not add up to more than the word's own. */
 static bool add_within(uint64_t *sum, uint64_t v, uint64_t total)
@@ -125,13 +115,13 @@ static int parse_threads(struct cursor *c, struct watch_word_result *r, struct s
 		t->writes = get_u64(c);
 		t->concurrent = get_u64(c);
 		if (i && t->tid <= r->threads[i - 1].tid)
-			return bad(err, "thread %" PRIu32 " out of order (tids ascend, once each)",
+			return datafile_fail(err, "thread %" PRIu32 " out of order (tids ascend, once each)",
 				   t->tid);
 		if (!add_within(&reads, t->reads, r->reads) ||
 		    !add_within(&writes, t->writes, r->writes))
-			return bad(err, "its threads have more hits than the word");
+			return datafile_fail(err, "its threads have more hits than the word");
 		if (t->concurrent > t->reads + t->writes)
-			return bad(err, "thread %" PRIu32 ": %" PRIu64 " concurrent of %" PRIu64
+			return datafile_fail(err, "thread %" PRIu32 ": %" PRIu64 " concurrent of %" PRIu64
 				   " hits", t->tid, t->concurrent, t->reads + t->writes);
 	}
 	return 0;
@@ -149,7 +139,7 @@ static int parse_sites(struct cursor *c, struct watch_word_result *r, struct str
 		s->writes = get_u64(c);
 		if (!add_within(&reads, s->reads, r->reads) ||
 		    !add_within(&writes, s->writes, r->writes))
-			return bad(err, "its code sites have more hits than the word");
+			return datafile_fail(err, "its code sites have more hits than the word");
 	}
 	return 0;
 }
@@ -172,25 +162,25 @@ int datafile_watch_word_parse(struct cursor *c, struct watch_word_result *r, str
 	r->n_threads = get_u16(c);
 	r->n_sites = get_u16(c);
 	if (c->over)
-		return bad(err, "size %zu, less than its %d fixed bytes", c->len,
+		return datafile_fail(err, "size %zu, less than its %d fixed bytes", c->len,
 			   DATAFILE_WATCH_WORD_FIXED);
 	if (flags & ~(WORD_CUT_SHORT | WORD_BY_CODE))
-		return bad(err, "unknown flags 0x%x", flags);
+		return datafile_fail(err, "unknown flags 0x%x", flags);
 	r->cut_short = flags & WORD_CUT_SHORT;
 	r->by_code = flags & WORD_BY_CODE;
 	if (!r->pid || !r->windows || r->addr % WATCH_WORD)
-		return bad(err, "word 0x%" PRIx64 " of pid %" PRIu32 " in %u windows (want a "
+		return datafile_fail(err, "word 0x%" PRIx64 " of pid %" PRIu32 " in %u windows (want a "
 			   "pid, an 8-byte aligned address and at least one window)",
 			   r->addr, r->pid, r->windows);
 	if (!isfinite(r->window_s) || r->window_s < 0)
-		return bad(err, "armed %g s", r->window_s);
+		return datafile_fail(err, "armed %g s", r->window_s);
 	if (r->n_threads > DATAFILE_WATCH_THREADS_MAX || r->n_sites > DATAFILE_WATCH_SITES_MAX)
-		return bad(err, "%u threads and %u code sites (at most %d and %d)", r->n_threads,
+		return datafile_fail(err, "%u threads and %u code sites (at most %d and %d)", r->n_threads,
 			   r->n_sites, DATAFILE_WATCH_THREADS_MAX, DATAFILE_WATCH_SITES_MAX);
 	want = DATAFILE_WATCH_WORD_FIXED + (size_t)r->n_threads * DATAFILE_WATCH_THREAD_SIZE +
 	       (size_t)r->n_sites * DATAFILE_WATCH_SITE_SIZE;
 	if (c->len != want)
-		return bad(err, "size %zu, but %u threads and %u code sites make %zu", c->len,
+		return datafile_fail(err, "size %zu, but %u threads and %u code sites make %zu", c->len,
 			   r->n_threads, r->n_sites, want);
 	r->threads = xcalloc(r->n_threads ? r->n_threads : 1, sizeof(*r->threads));
 	r->alloc_threads = r->n_threads;
@@ -221,21 +211,21 @@ int datafile_watch_session_parse(struct cursor *c, struct datafile_watch_session
 	s->armed_s = get_f64(c);
 	n = get_u16(c);
 	if (c->over)
-		return bad(err, "size %zu, less than its %d fixed bytes", c->len,
+		return datafile_fail(err, "size %zu, less than its %d fixed bytes", c->len,
 			   DATAFILE_WATCH_SESSION_FIXED);
 	if (flags)
-		return bad(err, "unknown flags 0x%x", flags);
+		return datafile_fail(err, "unknown flags 0x%x", flags);
 	if (!isfinite(s->armed_s) || s->armed_s < 0)
-		return bad(err, "armed %g s", s->armed_s);
+		return datafile_fail(err, "armed %g s", s->armed_s);
 	if (n > DATAFILE_WATCH_NOTE_MAX)
-		return bad(err, "its note is %u bytes long (at most %d)", n,
+		return datafile_fail(err, "its note is %u bytes long (at most %d)", n,
 			   DATAFILE_WATCH_NOTE_MAX);
 	if (c->len != (size_t)DATAFILE_WATCH_SESSION_FIXED + n)
-		return bad(err, "size %zu, but its note makes %d", c->len,
+		return datafile_fail(err, "size %zu, but its note makes %d", c->len,
 			   DATAFILE_WATCH_SESSION_FIXED + n);
 	p = get_bytes(c, n);
 	if (memchr(p, '\0', n))
-		return bad(err, "its note contains a NUL byte");
+		return datafile_fail(err, "its note contains a NUL byte");
 	copy_bytes(note, p, n);
 	note[n] = '\0';
 	s->note = n ? note : NULL;

@@ -37,6 +37,12 @@ struct run_facts {
 	struct transfer_price price;
 	const char *price_note;
 	bool mem_info;               /* hardware data sources: print HITM, latency */
+	/* Was the machine busy (overlap.h)?  The share of sampled time two
+	 * of the target's threads ran at once; the share of the session some
+	 * task waited for a CPU (/proc/pressure/cpu); the load average at
+	 * the end.  Each -1 where unknown (a file from before version 6,
+	 * attach -a, a kernel without PSI). */
+	double overlap, cpu_pressure, load;
 	unsigned freq;
 	double duration;
 	enum target_state target;

@@ -279,6 +279,7 @@ int transfer_price_measure(struct transfer_price *p, struct strbuf *why)
 		if (n[k] < TRANSFER_PRICE_NEEDED) {
 			strbuf_addf(why, "not measured: in %u of %u tries the probe's two threads "
 				    "did not run at once (a busy machine)", tries - n[k], tries);
+			p->busy = true;
 			return -1;
 		}
 	p->locked = bounded(median(ratios[TRANSFER_LOCKED], n[TRANSFER_LOCKED]));

@@ -17,8 +17,8 @@
  * (the loops overlapping by four fifths), on two CPUs of different cores
  * where sysfs tells.  On a busy
  * machine (an attach to a target that keeps every CPU busy) too few
- * count: the price stays unmeasured, with the reason, and the model keeps
- * its reference.  About 0.3 s of two CPUs, and no try starts after
+ * count: the price stays unmeasured, with the reason and busy set, and
+ * the gains are unknown.  About 0.3 s of two CPUs, and no try starts after
  * TRANSFER_PRICE_BUDGET_S; never run while the target is sampled.
  */
 #ifndef CONTEND_TRANSFER_PRICE_H
@@ -42,6 +42,10 @@ struct transfer_price {
 	/* contended / private time; both 0: not measured */
 	double locked, store;
 	unsigned runs;                 /* tries that counted, the fewer of the two */
+	/* not measured because the machine was busy: the probe's threads
+	 * never ran at once.  The gains are then unknown, not the
+	 * reference's (reports/gain.h). */
+	bool busy;
 };
 
 /* The loops, by shape: bench/store-queue times each of them (its table

@@ -311,6 +311,9 @@ char *gain_price_text(const struct report *r)
 				 "(the model's reference: %.2fx and %.2fx)", r->price.locked,
 				 r->price.store, r->price.runs, GAIN_REFERENCE_LOCKED,
 				 GAIN_REFERENCE_STORE);
+	if (r->price.busy)
+		return xasprintf("%s: gains unknown (a price from another machine would not "
+				 "hold here)", r->price_note ? r->price_note : "not measured");
 	return xasprintf("%s: gains priced at the model's reference, contended locked and "
 			 "plain adds at %.2fx and %.2fx their private time (an Intel Icelake VM)",
 			 r->price_note ? r->price_note : "not recorded", GAIN_REFERENCE_LOCKED,

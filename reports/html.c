@@ -669,6 +669,10 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 		"%.1f%% concurrent", l->score, 100.0 * l->share, 100.0 * l->concurrent_frac);
 	if (l->typed + l->untyped)
 		fprintf(out, " &middot; typed %.0f%%", percent(l->typed, l->typed + l->untyped));
+	if (l->gain_unknown) {
+		fputs(" &middot; fixing it: gain ", out);
+		html_esc(out, l->gain_unknown);
+	}
 	if (l->predicted_gain > 0)
 		fprintf(out, " &middot; fixing it: %s %.1f&times; faster",
 			l->gain_note ? "at least" : "about", l->predicted_gain);

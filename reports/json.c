@@ -704,6 +704,8 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_u64(j, "typed", l->typed);
 	json_u64(j, "untyped", l->untyped);
 	json_double(j, "predicted_gain", l->predicted_gain);
+	if (l->gain_unknown)
+		json_str(j, "predicted_gain_unknown", l->gain_unknown);
 	json_double(j, "predicted_gain_all", l->predicted_gain_all);
 	gain_range_json(j, "predicted_gain_low", "predicted_gain_high", l->gain_low, l->gain_high);
 	gain_range_json(j, "predicted_gain_all_low", "predicted_gain_all_high",
@@ -864,6 +866,27 @@ static void instruments_json(struct json *j, const struct report *r)
 	json_close(j);
 }
 
+/* How busy the machine was (run_facts.h): null where unknown. */
+static void machine_json(struct json *j, const struct report *r)
+{
+	json_object(j, "machine", true);
+	if (r->overlap >= 0)
+		json_double(j, "overlap", r->overlap);
+	else
+		json_null(j, "overlap");
+	if (r->cpu_pressure >= 0)
+		json_double(j, "cpu_pressure", r->cpu_pressure);
+	else
+		json_null(j, "cpu_pressure");
+	if (r->load >= 0)
+		json_double(j, "load", r->load);
+	else
+		json_null(j, "load");
+	json_bool(j, "busy", r->busy);
+	json_double(j, "threshold_scale", r->busy_scale);
+	json_close(j);
+}
+
 void report_print_json(const struct report *r, FILE *out)
 {
 	struct json j = { .out = out, .mem_info = r->mem_info };
@@ -894,6 +917,10 @@ void report_print_json(const struct report *r, FILE *out)
 	counts_json(&j, "dropped", r->dropped, r->n_dropped);
 	type_attribution_json(&j, r);
 	json_u64(&j, "candidates", r->n_candidates);
+	machine_json(&j, r);
+	json_str(&j, "verdict", r->n_lines ? "contended" : r->inconclusive ? "inconclusive" : "none");
+	if (r->inconclusive)
+		json_str(&j, "inconclusive", r->inconclusive);
 	if (r->watch_windows) {
 		json_object(&j, "watch", true);
 		json_str(&j, "instrument", r->watch_by_code ? "uprobes" : "watchpoints");
@@ -916,6 +943,10 @@ void report_print_json(const struct report *r, FILE *out)
 	json_array(&j, "latent", false);
 	for (unsigned i = 0; i < r->n_latent; i++)
 		latent_json(&j, &r->latent[i], i + 1);
+	json_close(&j);
+	json_array(&j, "undecided_lines", false);
+	for (unsigned i = 0; i < r->n_undecided; i++)
+		line_json(&j, &r->undecided[i], i + 1);
 	json_close(&j);
 	json_close(&j);
 	fputc('\n', out);

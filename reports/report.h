@@ -257,6 +257,7 @@ struct report_line {
 	uint64_t *instance_lines;    /* their line addresses, hottest first
 	                                (n_instances of them; NULL when 1) */
 	bool minor;                  /* real sharing below the thresholds (r->minor) */
+	bool undecided;              /* shared, and nothing decided it (r->undecided) */
 	struct report_mem mem;
 	char *object;                /* "counters+8", "[heap]+0x2a0", ... */
 	char *variable;              /* DWARF variable or pointer name, NULL */
@@ -289,6 +290,9 @@ struct report_line {
 	                                gain_high 0: no upper bound stated */
 	double gain_all_low, gain_all_high;   /* ... of predicted_gain_all */
 	const char *gain_all_note;   /* static: gain_note for predicted_gain_all */
+	/* static: why no gain is predicted at all (a busy machine left the
+	 * price unmeasured), or NULL; the gains above are then 0 */
+	const char *gain_unknown;
 	struct report_pair *pairs;   /* who contends with whom */
 	unsigned n_pairs;
 	bool confirmed_checked;      /* its words were watched (watch backend) */
@@ -375,6 +379,7 @@ struct report {
 	/* the instruments' self-test of the run (instruments.h); untested
 	 * (a data file from before it): every state INSTRUMENT_UNTESTED */
 	struct instruments instruments;
+	double overlap, cpu_pressure, load;   /* how busy the machine was (run_facts.h) */
 	struct transfer_price price; /* the machine's, priced by (run_facts.h) */
 	char *price_note;            /* why it was not measured, or NULL */
 	bool mem_info;               /* the backend reports data sources and latency */
@@ -400,6 +405,19 @@ struct report {
 	unsigned n_minor;
 	struct report_latent *latent;
 	unsigned n_latent;
+	/* The machine was busy (overlap.h: machine_busy()): the target's
+	 * threads ran at once only r->overlap of the time, and the
+	 * concurrency thresholds were scaled by busy_scale to that. */
+	bool busy;
+	double busy_scale;
+	/* No line is contended, and that proves nothing: why, in words (a
+	 * busy machine; no instrument to count the stores the timer misses),
+	 * and the lines two threads used that no threshold decided, at most
+	 * REPORT_MAX_UNDECIDED, most sampled first.  NULL: the verdict
+	 * stands. */
+	char *inconclusive;
+	struct report_line *undecided;
+	unsigned n_undecided;
 	unsigned watch_windows;      /* watchpoint windows run, 0 if none */
 	double watch_armed_s;        /* their armed time, all together */
 	bool watch_by_code;          /* the windows were uprobes on the lines'
@@ -413,6 +431,8 @@ struct report {
 	const struct report_fix_run *fix_run;
 };
 
+
+#define REPORT_MAX_UNDECIDED 3
 
 struct report *report_build(const struct run_facts *hdr,
 			    struct line_table *lines,

@@ -7,6 +7,7 @@
  * It also frees the model.
  */
 #include "reports/report_build.h"
+#include "detector/overlap.h"
 
 #include "reports/advice.h"
 #include "reports/cxx_library.h"
@@ -120,6 +121,9 @@ static void copy_header(struct report *r, const struct run_facts *hdr)
 	r->watch_note = strdup_or_null(hdr->watch_note);
 	if (hdr->instruments)
 		r->instruments = *hdr->instruments;
+	r->overlap = hdr->overlap;
+	r->cpu_pressure = hdr->cpu_pressure;
+	r->load = hdr->load;
 	r->price = hdr->price;
 	r->price_note = strdup_or_null(hdr->price_note);
 	r->mem_info = hdr->mem_info;
@@ -539,14 +543,53 @@ static int cmp_candidate(const void *a, const void *b)
 	return (x->line->addr > y->line->addr) - (x->line->addr < y->line->addr);
 }
 
+/* Undecided lines: the most sampled first. */
+static int cmp_by_samples(const void *a, const void *b)
+{
+	const struct candidate *x = a, *y = b;
+
+	if (x->line->count != y->line->count)
+		return x->line->count > y->line->count ? -1 : 1;
+	return cmp_candidate(a, b);
+}
+
 /* Contended lines, ranked; counts the candidates on the way.  Instances
  * of one structure used the same way are pooled first (instances.h).
  * Lines with real sharing below the thresholds (line_verdict_minor) go to
  * *minor, ranked alike. */
+/* Two threads used the line, each for UNDECIDED_THREAD_SHARE of its
+ * samples, and it holds min_score of them: worth naming when nothing
+ * else could be decided (report.inconclusive). */
+#define UNDECIDED_THREAD_SHARE 0.1
+static bool undecided_candidate(const struct line *l, uint64_t total,
+				const struct classify_config *cfg)
+{
+	unsigned heavy = 0;
+
+	if ((double)l->count < cfg->min_score * (double)total || l->count < cfg->min_concurrent)
+		return false;
+	for (unsigned i = 0; i < l->n_threads; i++)
+		heavy += l->threads[i].count >= UNDECIDED_THREAD_SHARE * (double)l->count;
+	return heavy >= 2;
+}
+
+struct sorted_candidates {
+	struct candidate *c;
+	size_t n, alloc;
+};
+
+static void keep_candidate(struct sorted_candidates *s, const struct candidate *c)
+{
+	ALLOC_GROW(s->c, s->n + 1, s->alloc);
+	s->c[s->n++] = *c;
+}
+
 static struct candidate *contended_lines(struct line_table *lines, uint64_t total,
 					 const struct classify_config *cfg,
+					 const struct classify_config *unscaled,
 					 struct report *r, size_t *n_out,
-					 struct candidate **minor, size_t *n_minor)
+					 struct candidate **minor, size_t *n_minor,
+					 struct sorted_candidates *undecided)
 {
 	struct candidate *c = NULL, *m = NULL;
 	struct line **shared = NULL;
@@ -585,6 +628,10 @@ static struct candidate *contended_lines(struct line_table *lines, uint64_t tota
 			m[nm++] = c[n];
 			continue;
 		}
+		if (undecided_candidate(c[n].line, total, unscaled)) {
+			keep_candidate(undecided, &c[n]);
+			continue;
+		}
 		line_verdict_release(&c[n].v);
 		if (c[n].owned)
 			instance_line_free(c[n].line);
@@ -594,15 +641,17 @@ static struct candidate *contended_lines(struct line_table *lines, uint64_t tota
 	free(shared);
 	sort(c, n, sizeof(*c), cmp_candidate);
 	sort(m, nm, sizeof(*m), cmp_candidate);
+	sort(undecided->c, undecided->n, sizeof(*undecided->c), cmp_by_samples);
 	*n_out = n;
 	*minor = m;
 	*n_minor = nm;
 	return c;
 }
 
-/* The minor lines, built as contended ones are; the header's type
- * attribution stays that of the contended lines alone. */
-static void build_minor(struct build *b, const struct candidate *minor, unsigned line_size)
+/* The minor (or undecided) lines, built as contended ones are; the
+ * header's type attribution stays that of the contended lines alone. */
+static void build_minor(struct build *b, const struct candidate *minor, unsigned line_size,
+			struct report_line *out, unsigned n, bool undecided)
 {
 	struct report *r = b->r;
 	uint64_t typed = r->typed, untyped = r->untyped;
@@ -611,9 +660,10 @@ static void build_minor(struct build *b, const struct candidate *minor, unsigned
 
 	for (unsigned i = 0; i < n_why; i++)
 		why[i] = r->untyped_why[i].n;
-	for (unsigned i = 0; i < r->n_minor; i++) {
-		build_line(b, &minor[i], line_size, &r->minor[i]);
-		r->minor[i].minor = true;
+	for (unsigned i = 0; i < n; i++) {
+		build_line(b, &minor[i], line_size, &out[i]);
+		out[i].minor = !undecided;
+		out[i].undecided = undecided;
 	}
 	r->typed = typed;
 	r->untyped = untyped;
@@ -636,12 +686,77 @@ static void candidates_free(struct candidate *c, size_t n)
 	free(c);
 }
 
+/* A busy machine kept the target's threads apart (overlap.h): a shared
+ * line's accesses fall in one interleaving window as much less often as
+ * the threads ran at once less, so the thresholds on concurrency are
+ * scaled to that share.  Elsewhere cfg as it is. */
+static struct classify_config machine_config(struct report *r, const struct classify_config *cfg)
+{
+	struct classify_config c = *cfg;
+
+	r->busy_scale = 1;
+	if (!machine_busy(r->overlap, r->cpu_pressure))
+		return c;
+	r->busy = true;
+	r->busy_scale = overlap_scale(r->overlap);
+	c.min_concurrent_frac *= r->busy_scale;
+	c.min_score *= r->busy_scale;
+	return c;
+}
+
+/* Nothing contended, and that proves nothing: why, or NULL.  A busy
+ * machine kept the threads apart; or no instrument here could count the
+ * stores the timer rarely samples, and lines two threads use heavily
+ * were left to the samples alone. */
+static char *inconclusive_why(const struct report *r)
+{
+	enum instrument by;
+	bool tested = r->instruments.t[INSTRUMENT_WATCHPOINTS].state != INSTRUMENT_UNTESTED;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (r->busy)
+		strbuf_addf(&sb, "the target's threads ran at the same time only %.0f%% of the "
+			    "sampled time (CPU pressure %.0f%%: this machine was busy), too little "
+			    "to tell sharing from taking turns", 100 * r->overlap,
+			    100 * r->cpu_pressure);
+	if (tested && !instruments_for_confirmation(&r->instruments, &by))
+		strbuf_addf(&sb, "%sthe timer rarely samples stores, and no instrument here can "
+			    "count them (the instruments line says why): a line two threads read "
+			    "may be written by them too", sb.len ? "; " : "");
+	return sb.len ? strbuf_detach(&sb) : NULL;
+}
+
+/* A busy machine left the price unmeasured (transfer_price.h): the gains
+ * would be the reference machine's, not this one's, so none is given. */
+static void unknown_gains(struct report *r)
+{
+	static const char why[] = "unknown: the price probe's threads never ran at once on this "
+				  "busy machine, so there is no price to scale the gain by";
+	struct report_line *sets[] = { r->lines, r->minor, r->undecided };
+	unsigned ns[] = { r->n_lines, r->n_minor, r->n_undecided };
+
+	if (r->price.locked || !r->price.busy)
+		return;
+	for (unsigned k = 0; k < ARRAY_SIZE(sets); k++) {
+		for (unsigned i = 0; i < ns[k]; i++) {
+			struct report_line *l = &sets[k][i];
+
+			l->gain_unknown = why;
+			l->predicted_gain = l->predicted_gain_all = 0;
+			l->gain_low = l->gain_high = l->gain_all_low = l->gain_all_high = 0;
+			l->gain_note = l->gain_all_note = NULL;
+		}
+	}
+}
+
 struct report *report_build(const struct run_facts *hdr,
 			    struct line_table *lines,
-			    const struct classify_config *cfg, unsigned top,
+			    const struct classify_config *unscaled, unsigned top,
 			    struct symbolizer *sym, struct data_types *dt)
 {
 	struct report *r = xcalloc(1, sizeof(*r));
+	struct classify_config mcfg;
+	const struct classify_config *cfg = &mcfg;
 	struct build b = {
 		.r = r, .sym = sym, .dt = dt, .chains = hdr->chains, .cfg = cfg,
 		.lines = lines,
@@ -649,9 +764,11 @@ struct report *report_build(const struct run_facts *hdr,
 	struct code_view *cv = NULL;
 	uint64_t total = line_table_samples(lines);
 	struct candidate *cand, *minor;
-	size_t n_contended, n, n_minor, nm;
+	struct sorted_candidates undecided = { NULL, 0, 0 };
+	size_t n_contended, n, n_minor, nm, nu = 0;
 
 	copy_header(r, hdr);
+	mcfg = machine_config(r, unscaled);
 	r->line_size = line_table_line_size(lines);
 	/* score is a share of everything sampled, undecodable samples included */
 	if (hdr->samples > total)
@@ -659,25 +776,31 @@ struct report *report_build(const struct run_facts *hdr,
 
 	b.total = total;
 	gain_prices_at(&b.prices, &hdr->price);
-	cand = contended_lines(lines, total, cfg, r, &n_contended, &minor, &n_minor);
+	cand = contended_lines(lines, total, cfg, unscaled, r, &n_contended, &minor, &n_minor,
+			       &undecided);
 	n = top && n_contended > top ? top : n_contended;
 	nm = top && n_minor > top ? top : n_minor;
 	r->lines = xcalloc(n, sizeof(*r->lines));
 	r->n_lines = n;
 	r->minor = xcalloc(nm, sizeof(*r->minor));
 	r->n_minor = nm;
-	if (n + nm && sym) {
+	if (!n && undecided.n && (r->inconclusive = inconclusive_why(r)))
+		nu = undecided.n < REPORT_MAX_UNDECIDED ? undecided.n : REPORT_MAX_UNDECIDED;
+	r->undecided = xcalloc(nu ? nu : 1, sizeof(*r->undecided));
+	r->n_undecided = (unsigned)nu;
+	if (n + nm + nu && sym) {
 		cv = code_view_new(sym, r->line_size);
 		b.queue = code_view_gain_queue(cv, lines);
 	}
 	if (sym && dt)
 		b.origins = pointer_origins_new(sym, dt);
-	if (n + nm && sym)
+	if (n + nm + nu && sym)
 		b.jvm = jvm_names_new(sym);
 	alloc_build_begin(&b, hdr->allocs, hdr->heap);
 	for (size_t i = 0; i < n; i++)
 		build_line(&b, &cand[i], r->line_size, &r->lines[i]);
-	build_minor(&b, minor, r->line_size);
+	build_minor(&b, minor, r->line_size, r->minor, r->n_minor, false);
+	build_minor(&b, undecided.c, r->line_size, r->undecided, r->n_undecided, true);
 	report_latent_build(&b, lines);
 	gain_queue_free(b.queue);
 	code_view_free(cv);
@@ -685,8 +808,10 @@ struct report *report_build(const struct run_facts *hdr,
 	jvm_names_free(b.jvm);
 	alloc_build_end(&b);
 
+	unknown_gains(r);
 	candidates_free(cand, n_contended);
 	candidates_free(minor, n_minor);
+	candidates_free(undecided.c, undecided.n);
 	sort(r->untyped_why, r->n_untyped_why, sizeof(*r->untyped_why), cmp_count);
 	/* reasons whose accesses were all named another way (the JVM's) */
 	while (r->n_untyped_why && !r->untyped_why[r->n_untyped_why - 1].n)
@@ -818,6 +943,10 @@ void report_free(struct report *r)
 	for (unsigned i = 0; i < r->n_minor; i++)
 		free_line(&r->minor[i]);
 	free(r->minor);
+	for (unsigned i = 0; i < r->n_undecided; i++)
+		free_line(&r->undecided[i]);
+	free(r->undecided);
+	free(r->inconclusive);
 	report_latent_free(r->latent, r->n_latent);
 	free(r);
 }

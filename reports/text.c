@@ -184,6 +184,15 @@ static void print_counts(const struct report *r, FILE *out)
 	uint64_t dropped = 0;
 	int col;
 
+	if (r->busy) {
+		char *busy = xasprintf("the target's threads ran at once %.0f%% of the sampled "
+				       "time (CPU pressure %.0f%%, load %.1f); concurrency is judged "
+				       "against that", 100 * r->overlap, 100 * r->cpu_pressure,
+				       r->load);
+
+		print_note(out, "# busy machine: ", busy);
+		free(busy);
+	}
 	if (r->watch_windows && r->watch_by_code)
 		fprintf(out, "# confirmation: %s, %u windows, %.3f s in all; exact counts of that "
 			"code\n", report_watch_instrument(r), r->watch_windows, r->watch_armed_s);
@@ -291,11 +300,14 @@ static void print_shared_memory(const struct report_line *l, FILE *out)
 
 static void print_title(const struct report_line *l, unsigned rank, FILE *out)
 {
-	const char *kind = sharing_kind_name(l->kind);
+	/* an undecided line may have no kind: its samples never showed a writer */
+	const char *kind = l->undecided && l->kind == SHARING_NONE ? "shared" :
+			   sharing_kind_name(l->kind);
 	char *who = process_list(l, "pid", "pids");
 	char *where = xasprintf("  line 0x%" PRIx64 "  %s", l->addr, who);
 	char *object = object_title(l);
-	int col = fprintf(out, "== %s#%u  ", l->minor ? "minor " : "", rank);
+	int col = fprintf(out, "== %s#%u  ", l->minor ? "minor " : l->undecided ? "undecided " : "",
+			  rank);
 
 	for (; *kind; kind++, col++)
 		fputc(toupper((unsigned char)*kind), out);
@@ -858,6 +870,13 @@ static void print_advice(const struct report_line *l, FILE *out)
 	print_layout_block("proposed:", &a->proposed, out);
 	if (a->cost_bytes)
 		fprintf(out, INDENT "cost: %+ld bytes\n", a->cost_bytes);
+	if (l->gain_unknown) {
+		w.started = false;
+		w.cont = INDENT "    ";
+		w.col = fprintf(out, INDENT "fixing this line: gain");
+		wrap_words(&w, l->gain_unknown);
+		fputc('\n', out);
+	}
 	if (l->predicted_gain > 1.005) {
 		w.started = false;
 		w.cont = INDENT "    ";
@@ -926,6 +945,19 @@ void report_print_text_line(const struct report *r, unsigned i, FILE *out)
 	print_line(&r->lines[i], i + 1, r->mem_info, out);
 }
 
+/* "inconclusive: why; the lines two threads used, undecided:", wrapped. */
+static void print_inconclusive(const struct report *r, FILE *out)
+{
+	char *text = xasprintf("%s; %u line%s two threads used, undecided:", r->inconclusive,
+			       r->n_undecided, r->n_undecided == 1 ? "" : "s");
+	struct wrap w = { out, 0, " ", "  " };
+
+	w.col = fprintf(out, "inconclusive: ");
+	wrap_words(&w, text);
+	fputc('\n', out);
+	free(text);
+}
+
 void report_print_text(const struct report *r, FILE *out)
 {
 	print_measured(r, out);
@@ -933,9 +965,15 @@ void report_print_text(const struct report *r, FILE *out)
 	print_type_rate(r, out);
 	fix_print_header_text(r, out);
 	fputc('\n', out);
-	if (!r->n_lines)
+	if (!r->n_lines && r->inconclusive)
+		print_inconclusive(r, out);
+	else if (!r->n_lines)
 		fprintf(out, "no contended cache lines found (%u line%s touched by >= 2 threads)\n",
 			r->n_candidates, r->n_candidates == 1 ? "" : "s");
+	for (unsigned i = 0; i < r->n_undecided; i++) {
+		fputc('\n', out);
+		print_line(&r->undecided[i], i + 1, r->mem_info, out);
+	}
 	for (unsigned i = 0; i < r->n_lines; i++) {
 		if (i)
 			fputc('\n', out);

@@ -51,3 +51,24 @@ stop_target() {
 	[ -n "$target" ] && wait "$target" 2>/dev/null
 	target=
 }
+
+# instrument_state NAME: the self-test's state of an instrument here
+# ("works", "dead", "short", "refused"; detector/instruments.h), from
+# `contend backends --format json`.  Needs $contend.
+instrument_state() {
+	"$contend" backends --format json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(next((i["state"] for i in d["instruments"] if i["name"] == sys.argv[1]), "unknown"))
+' "$1"
+}
+
+# need_instrument NAME: skip the test (77), saying why in the words of the
+# self-test, unless the instrument works on this machine.
+need_instrument() {
+	_state=$(instrument_state "$1")
+	[ "$_state" = works ] && return 0
+	echo "SKIP: $1 do not work on this machine ($_state): $("$contend" backends 2>/dev/null |
+		sed -n "s/^  $1 *//p")"
+	exit 77
+}

@@ -168,13 +168,13 @@ if [ -n "$have_tmux" ]; then
 	row=$(grep -E '^ +1  FALSE SHARING .* counters ' "$tmp/screen")
 	msg=$(tail -1 "$tmp/screen")
 	if echo "$row" | grep -qE '\[confirmed: false sharing, [0-9.]+[KMG]? writes, threads [0-9]+ [0-9]+\]  increment ' &&
-	   echo "$msg" | grep -qE '^w: counters \(line 0x[0-9a-f]+\): confirmed: false sharing by exact counts \([0-9]+ words? watched, [0-9.]+ s\); '; then
+	   echo "$msg" | grep -qE '^w: counters \(line 0x[0-9a-f]+\): confirmed: false sharing by exact counts( of uprobes on its code)? \([0-9]+ words? (watched|counted), [0-9.]+ s\); '; then
 		ok "top --confirm: w confirms counters (try $try): $(echo "$row" | grep -oE '\[confirmed[^]]*\]')"
 	else
 		fail "top --confirm: w did not confirm counters as false sharing:"; cat "$tmp/screen"
 	fi
 	tmux -L "$sock" send-keys -t top Enter
-	if wait_screen 5 '^ +confirmed: false sharing by exact counts \([0-9]+ words? watched' &&
+	if wait_screen 5 '^ +confirmed: false sharing by exact counts( of uprobes on its code)? \([0-9]+ words? (watched|counted)' &&
 	   grep -qE '^ +offset +member +thread +reads +writes' "$tmp/screen"; then
 		ok "top --confirm: Enter shows the exact counts as the report prints them"
 	else
@@ -183,7 +183,7 @@ if [ -n "$have_tmux" ]; then
 	tmux -L "$sock" send-keys -t top q
 	for _ in $(seq 50); do [ -s "$tmp/top.exit" ] && break; sleep 0.1; done
 	if [ "$(cat "$tmp/top.exit" 2>/dev/null)" = 0 ] &&
-	   grep -qE '^# watchpoints: [1-9][0-9]* windows' "$tmp/w-final.txt" &&
+	   grep -qE "^# (watchpoints|confirmation: uprobes on the lines' code,) [1-9][0-9]* windows" "$tmp/w-final.txt" &&
 	   grep -qE '^ +confirmed: false sharing by exact counts' "$tmp/w-final.txt" &&
 	   kill -0 "$target" 2>/dev/null; then
 		ok "top --confirm --report: q exits 0, the report has w's exact counts"

@@ -136,6 +136,7 @@ static const struct run_facts summary1 = {
 	.mem_info = true,
 	.price = { .locked = 2.875, .store = 2.5, .runs = 5 },
 	.instruments = &instruments1,
+	.overlap = 0.375, .cpu_pressure = 0.75, .load = 6.5,   /* a busy machine */
 };
 
 /* Writes the small file; *len gets its size.  Caller frees. */
@@ -283,6 +284,9 @@ static void test_round_trip(void)
 			      a->counted == b->counted && a->err == b->err,
 			      "%s's self-test as recorded", instrument_name((enum instrument)i));
 		}
+		CHECK(s.overlap == 0.375 && s.cpu_pressure == 0.75 && s.load == 6.5,
+		      "the machine's business: overlap %g, pressure %g, load %g", s.overlap,
+		      s.cpu_pressure, s.load);
 		CHECK_EQ_U64(s.n_dropped, 2, "drop reasons");
 		if (s.n_dropped == 2) {
 			CHECK_STR(s.dropped[0].what, "no memory operand", "drop reason");

@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1484,6 +1485,115 @@ static void test_watch_pooled_instance(void)
 	confirm_free(c);
 }
 
+/* Two threads writing their own longs on one line in turns, meeting in
+ * 16 of 216 samples: 7% concurrent, under the 30% a contended line needs
+ * on a machine where the threads could run at once. */
+static void add_turns(struct line_table *t)
+{
+	for (int block = 0; block < 10; block++) {
+		for (int i = 0; i < 20; i++)
+			add(t, block % 2 ? T2 : T1, block % 2 ? IP2 : IP1, FS_LINE + 8 * (block % 2),
+			    ACCESS_RMW);
+		now += 1000000;          /* past the interleaving window */
+	}
+	for (int i = 0; i < 8; i++) {
+		add(t, T1, IP1, FS_LINE, ACCESS_RMW);
+		add(t, T2, IP2, FS_LINE + 8, ACCESS_RMW);
+	}
+}
+
+/* Two threads loading one line heavily: the timer saw no store. */
+static void add_loads(struct line_table *t)
+{
+	for (int i = 0; i < 60; i++) {
+		add(t, T1, IP1, FS_LINE, ACCESS_LOAD);
+		add(t, T2, IP2, FS_LINE + 8, ACCESS_LOAD);
+	}
+}
+
+/*
+ * A busy machine (overlap.h): the same turns are false sharing when the
+ * threads ran at once only 20% of the time, and nothing on an idle one;
+ * a line two threads only loaded is undecided, and the verdict is
+ * "inconclusive" there, or where no instrument could count stores;
+ * elsewhere "no contended cache lines found".
+ */
+static void test_busy_machine(void)
+{
+	struct run_facts busy = header, idle = header, blind = header;
+	struct instruments dead = { .t = {
+		[INSTRUMENT_WATCHPOINTS] = { .state = INSTRUMENT_DEAD, .expected = 200 },
+		[INSTRUMENT_EXEC_BREAKPOINTS] = { .state = INSTRUMENT_DEAD, .expected = 100 },
+		[INSTRUMENT_UPROBES] = { .state = INSTRUMENT_REFUSED, .err = EACCES },
+		[INSTRUMENT_TIMER] = { .state = INSTRUMENT_WORKS, .expected = 1000, .counted = 1000 },
+	} };
+	struct classify_config cfg;
+	struct line_table *t;
+	struct report *r;
+	char *text, *json;
+
+	classify_config_default(&cfg);
+	busy.overlap = 0.2;
+	busy.cpu_pressure = 0.9;
+	busy.load = 6.5;
+	idle.overlap = 0.2;          /* threads taking turns by themselves */
+	idle.cpu_pressure = 0.01;
+	blind.instruments = &dead;
+
+	t = line_table_new(64, 100000);
+	add_turns(t);
+	r = report_build(&idle, t, &cfg, 0, NULL, NULL);
+	CHECK(!r->busy && r->n_lines == 0 && !r->inconclusive,
+	      "idle: the threads took turns by themselves: not contended, not inconclusive");
+	report_free(r);
+	r = report_build(&busy, t, &cfg, 0, NULL, NULL);
+	CHECK(r->busy && r->busy_scale > 0.2 && r->busy_scale < 0.25, "busy, scale %g",
+	      r->busy_scale);
+	CHECK(r->n_lines == 1 && r->lines[0].kind == SHARING_FALSE,
+	      "busy: the turns judged against the time the threads could meet: false sharing");
+	text = render(r, false);
+	CHECK(strstr(text, "# busy machine: the target's threads ran at once 20% of the sampled"),
+	      "the header says so:\n%s", text);
+	free(text);
+	report_free(r);
+	line_table_free(t);
+
+	now = 0;
+	t = line_table_new(64, 100000);
+	add_loads(t);
+	r = report_build(&busy, t, &cfg, 0, NULL, NULL);
+	text = render(r, false);
+	json = render(r, true);
+	CHECK(r->n_lines == 0 && r->inconclusive && r->n_undecided == 1,
+	      "busy, nothing decided: inconclusive, with the line");
+	CHECK(strstr(text, "inconclusive: the target's threads ran at the same time only 20% of"),
+	      "inconclusive in words:\n%s", text);
+	CHECK(strstr(text, "== undecided #1  SHARED") && !strstr(text, "no contended cache lines"),
+	      "the undecided line, no plain verdict:\n%s", text);
+	CHECK(json_parses(json) && strstr(json, "\"verdict\": \"inconclusive\"") &&
+	      strstr(json, "\"undecided_lines\": [") && strstr(json, "\"busy\": true"),
+	      "JSON: the verdict, the line, the machine:\n%s", json);
+	free(text);
+	free(json);
+	report_free(r);
+
+	r = report_build(&blind, t, &cfg, 0, NULL, NULL);
+	text = render(r, false);
+	CHECK(r->inconclusive && strstr(r->inconclusive, "no instrument here can count them"),
+	      "no instrument to count stores: inconclusive (%s)", r->inconclusive);
+	free(text);
+	report_free(r);
+
+	r = report_build(&idle, t, &cfg, 0, NULL, NULL);
+	text = render(r, false);
+	CHECK(!r->inconclusive && !r->n_undecided &&
+	      strstr(text, "no contended cache lines found (1 line touched by >= 2 threads)"),
+	      "working instruments, an idle machine: the verdict stands:\n%s", text);
+	free(text);
+	report_free(r);
+	line_table_free(t);
+}
+
 int main(int argc, char **argv)
 {
 	const char *top = getenv("top_builddir");
@@ -1499,6 +1609,7 @@ int main(int argc, char **argv)
 	test_co_written_pairs();
 	test_wide();
 	test_no_contention();
+	test_busy_machine();
 	test_json_escaping();
 	test_pairs_and_chains();
 	test_pairs_merge();
