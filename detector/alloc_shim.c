@@ -36,7 +36,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +52,7 @@
 
 #include "detector/alloc_fix.h"
 #include "detector/alloc_record.h"
+#include "detector/alloc_shim_pipe.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
@@ -84,9 +87,6 @@ static aligned_nothrow_new_fn *real_new_aligned_nothrow, *real_new_array_aligned
 static aligned_delete_fn *real_delete_aligned, *real_delete_array_aligned;
 static sized_aligned_delete_fn *real_delete_sized_aligned, *real_delete_array_sized_aligned;
 
-static int channel = -1;           /* the pipe's write end; -1: report nothing */
-static dev_t channel_dev;          /* ... and which pipe it is: a target that */
-static ino_t channel_ino;          /* closed it and reused the number gets nothing */
 static uint32_t my_pid;
 static pthread_key_t exit_key;
 extern void *__libc_stack_end;
@@ -192,20 +192,6 @@ static void flush(void);
 static void clock_init(void);
 static void tick_init(void);
 
-/* first: remember the pipe; later: is the descriptor still that pipe? */
-static int still_ours(int first)
-{
-	struct stat st;
-
-	if (fstat(channel, &st) < 0 || !S_ISFIFO(st.st_mode))
-		return 0;
-	if (first) {
-		channel_dev = st.st_dev;
-		channel_ino = st.st_ino;
-	}
-	return st.st_dev == channel_dev && st.st_ino == channel_ino;
-}
-
 static void thread_exit(void *unused)
 {
 	(void)unused;
@@ -302,9 +288,8 @@ static void fix_report(void)
 {
 	uint64_t n = __atomic_load_n(&fixed_blocks, __ATOMIC_RELAXED);
 
-	if (fix.align && fix_fd_ours(0) && write(fix.report_fd, &n, sizeof(n)) < 0) {
-		/* contend went away: nothing to tell */
-	}
+	if (fix.align && fix_fd_ours(0))
+		shim_write_quietly(fix.report_fd, &n, sizeof(n));
 }
 
 /* Is this call's block one to place on lines of its own? */
@@ -345,10 +330,8 @@ __attribute__((constructor)) static void shim_init(void)
 	my_pid = (uint32_t)getpid();
 	clock_init();
 	if (fd && *fd)
-		channel = atoi(fd);
-	if (channel >= 0 && !still_ours(1))
-		channel = -1;
-	if (channel >= 0) {
+		shim_pipe_open(atoi(fd));
+	if (shim_channel >= 0) {
 		tick_init();
 		pthread_key_create(&exit_key, thread_exit);
 		pthread_atfork(NULL, NULL, reset_after_fork);
@@ -440,27 +423,6 @@ static int young(const struct alloc_record *r, uint64_t t)
 	return t - r->time < young_ns;
 }
 
-static void write_out(const struct alloc_record *rec, size_t n)
-{
-	size_t len = n * sizeof(*rec);
-	const char *p = (const char *)rec;
-	int saved = errno;
-
-	if (channel >= 0 && len && !still_ours(0))
-		channel = -1;
-	while (channel >= 0 && len) {
-		ssize_t w = write(channel, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;        /* contend went away: nothing to do about it */
-		p += w;
-		len -= (size_t)w;
-	}
-	errno = saved;
-}
-
 static int is_alloc(const struct alloc_record *r)
 {
 	return r->call - 1u < ALLOC_FREE - 1u;      /* not 0 (cancelled), not a free */
@@ -509,7 +471,7 @@ static void send_batch(struct pending *p, uint64_t t, int all)
 		}
 		tb.tail++;
 	}
-	write_out(batch, n);
+	shim_pipe_send(batch, n * sizeof(*batch));
 }
 
 /* Everything pending goes out: at the thread's and the process's end. */
@@ -661,7 +623,7 @@ static __attribute__((noinline)) void note_unbuffered(enum alloc_call call, cons
 	fill(&one, call, ptr, size, arg, t, ret, fp);
 	one.pid = my_pid;
 	one.tid = tb.tid;
-	write_out(&one, 1);
+	shim_pipe_send(&one, sizeof(one));
 }
 
 /* Whether this call is reported: a pipe to report to, and not a call
@@ -669,8 +631,8 @@ static __attribute__((noinline)) void note_unbuffered(enum alloc_call call, cons
 static inline int reporting(void)
 {
 	if (__builtin_expect(tb.gate == 1, 1))
-		return channel >= 0;
-	if (channel < 0 || tb.gate >= DEPTH)
+		return shim_channel >= 0;
+	if (shim_channel < 0 || tb.gate >= DEPTH)
 		return 0;
 	thread_start();
 	return 1;

@@ -874,6 +874,7 @@ static void print_advice(const struct report_line *l, FILE *out)
 		w.started = false;
 		w.cont = INDENT "    ";
 		w.col = fprintf(out, INDENT "fixing this line: gain");
+		w.started = true;
 		wrap_words(&w, l->gain_unknown);
 		fputc('\n', out);
 	}

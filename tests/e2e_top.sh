@@ -183,7 +183,7 @@ if [ -n "$have_tmux" ]; then
 	tmux -L "$sock" send-keys -t top q
 	for _ in $(seq 50); do [ -s "$tmp/top.exit" ] && break; sleep 0.1; done
 	if [ "$(cat "$tmp/top.exit" 2>/dev/null)" = 0 ] &&
-	   grep -qE "^# (watchpoints|confirmation: uprobes on the lines' code,) [1-9][0-9]* windows" "$tmp/w-final.txt" &&
+	   grep -qE "^# (watchpoints:|confirmation: uprobes on the lines' code,) [1-9][0-9]* windows" "$tmp/w-final.txt" &&
 	   grep -qE '^ +confirmed: false sharing by exact counts' "$tmp/w-final.txt" &&
 	   kill -0 "$target" 2>/dev/null; then
 		ok "top --confirm --report: q exits 0, the report has w's exact counts"
