@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "cli/session.h"
 #include "cli/target_access.h"
 #include "detector/thread_names.h"
@@ -124,7 +125,8 @@ static void parse(struct watch_opts *o, int argc, char **argv)
 	watch_config_default(&o->cfg);
 	o->cfg.stop = &stop_requested;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:w:d:o:qh", longopts, NULL)) != -1) {
+	opterr = 0;      /* options_refuse() says it, in one line */
+	while ((c = getopt_long(argc, argv, ":p:w:d:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			o->pid = (pid_t)number("-p", optarg, 1, 0x3fffffff);
@@ -155,7 +157,7 @@ static void parse(struct watch_opts *o, int argc, char **argv)
 		case 'h':
 			usage(0);
 		default:
-			usage(2);
+			options_refuse("watch", c, longopts, argv);
 		}
 	}
 	o->what = argv + optind;

@@ -79,6 +79,12 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(cmd, commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (edit_distance(cmd, commands[i].name) <= 2) {
+			error("'%s' is not a contend command (did you mean '%s'?); see "
+			      "'contend --help'", cmd, commands[i].name);
+			return 2;
+		}
 	error("'%s' is not a contend command; see 'contend --help'", cmd);
 	return 2;
 }

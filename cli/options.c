@@ -30,7 +30,8 @@ static const char usage_run[] =
 	"      --line-size N      cache line size: 64 (default) or 128\n"
 	"      --min-score X      report lines whose score is at least X (default 0.005)\n"
 	"      --window-ms MS     interleaving window (default 10 sample periods, >= 10 ms)\n"
-	"  -D, --delay SECONDS    do not count the first SECONDS (a JVM's warm-up)\n"
+	"  -D, --delay MS         do not count the first MS milliseconds, as perf's -D\n"
+	"                         (a JVM's warm-up); 500ms and 5s say the unit\n"
 	"  -g, --call-graph       unwind sampled stacks: call chains of each code site\n"
 	"      --no-confirm       do not confirm with watchpoints.  By default, after\n"
 	"                         0.2 s, the top lines' hottest words (and lines several\n"
@@ -276,6 +277,42 @@ void options_usage(const char *command, int status)
 	exit(status);
 }
 
+void options_refuse(const char *command, int c, const struct option *longopts, char **argv)
+{
+	const char *word = argv[optind - 1];
+	const char *best = NULL;
+	unsigned best_d = 3;          /* a hint only for a near miss */
+
+	if (c == ':') {
+		error("option '%s' needs a value; see 'contend %s --help'", word, command);
+		exit(2);
+	}
+	if (optopt) {
+		error("unknown option '-%c'; see 'contend %s --help'", optopt, command);
+		exit(2);
+	}
+	if (!strncmp(word, "--", 2)) {
+		size_t len = strcspn(word + 2, "=");
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), word + 2);
+		for (const struct option *o = longopts; o->name; o++) {
+			unsigned d = edit_distance(name, o->name);
+
+			if (d < best_d) {
+				best_d = d;
+				best = o->name;
+			}
+		}
+	}
+	if (best)
+		error("unknown option '%s' (did you mean '--%s'?); see 'contend %s --help'", word,
+		      best, command);
+	else
+		error("unknown option '%s'; see 'contend %s --help'", word, command);
+	exit(2);
+}
+
 const struct report_format *options_format(const char *name, unsigned use)
 {
 	const struct report_format *f = report_format_find(name, use);
@@ -302,6 +339,22 @@ static double parse_double(const char *opt, const char *s, double lo, double hi)
 	if (!*s || *end || !(v >= lo && v <= hi))
 		die("%s: '%s' is not a number in %g..%g", opt, s, lo, hi);
 	return v;
+}
+
+/* -D/--delay: milliseconds, as perf record's -D, or with a unit ("500ms",
+ * "2s"); seconds back. */
+static double parse_delay(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end), scale = 1e-3;
+
+	if (!strcmp(end, "s"))
+		scale = 1;
+	else if (*end && strcmp(end, "ms"))
+		end = NULL;
+	if (!*s || !end || !(v >= 0 && v * scale <= 1e7))
+		die("--delay: '%s' is not a delay: milliseconds (500), or 500ms or 2s", s);
+	return v * scale;
 }
 
 static void parse_tids(struct options *o, const char *list)
@@ -451,7 +504,8 @@ void options_parse(struct options *o, int argc, char **argv)
 	classify_config_default(&o->classify);
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+F:o:b:qhp:ad:D:t:i:gn:", longopts, NULL)) != -1) {
+	opterr = 0;      /* options_refuse() says it, in one line */
+	while ((c = getopt_long(argc, argv, "+:F:o:b:qhp:ad:D:t:i:gn:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			o->freq = parse_uint("-F", optarg, 1, 100000);
@@ -502,7 +556,7 @@ void options_parse(struct options *o, int argc, char **argv)
 			o->duration = parse_double("-d", optarg, 0.001, 1e7);
 			break;
 		case 'D':
-			o->delay = parse_double("--delay", optarg, 0, 1e7);
+			o->delay = parse_delay(optarg);
 			break;
 		case 't':
 			parse_tids(o, optarg);
@@ -594,7 +648,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		case 'h':
 			options_usage(o->command, 0);
 		default:
-			options_usage(o->command, 2);
+			options_refuse(o->command, c, longopts, argv);
 		}
 	}
 	if (!line_size_set)

@@ -72,6 +72,13 @@ struct options {
 void options_parse(struct options *o, int argc, char **argv);
 void options_usage(const char *command, int status) __attribute__((noreturn));
 
+/* getopt_long refused an option (it returned c, '?' or ':', with opterr
+ * 0 and argv[optind - 1] the word): one line, "unknown option '--freqq'
+ * (did you mean '--freq'?)" or "option '-p' needs a value", and the
+ * command's --help; exits 2. */
+struct option;
+void options_refuse(const char *command, int c, const struct option *longopts, char **argv);
+
 /* The format --format NAME asks for where use (format.h) says; dies
  * naming the formats there are when there is none. */
 const struct report_format *options_format(const char *name, unsigned use);

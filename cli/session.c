@@ -724,6 +724,9 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	command = join_command(opt->argv);
 	/* the handlers stay while the report or data file is written: a
 	 * second stop signal must not cut it short */
+	if (s.sample_from && t1 < s.sample_from && !opt->quiet)
+		warning("--delay %.3f s outlasted the run (%.2f s): nothing was sampled",
+			opt->delay, t1 - t0);
 	if (s.sample_from)
 		t0 = t1 < s.sample_from ? t1 : s.sample_from;
 	ret = finish_session(&s, command, child.pid, t1 - t0, TARGET_LAUNCHED,
@@ -958,6 +961,9 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 	}
 	t1 = monotonic_s();
 	progress_clear(&s.progress);
+	if (s.sample_from && t1 < s.sample_from && !opt->quiet)
+		warning("--delay %.3f s outlasted the sampling (%.2f s): nothing was sampled",
+			opt->delay, t1 - t0);
 	/* Detach: closing the events removes them from the target; it never
 	 * stopped and receives no signal. */
 	event_set_drain(es, &cb);

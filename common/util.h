@@ -30,6 +30,9 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* Levenshtein distance of a and b (each at most 63 bytes counted), for
+ * "did you mean" hints. */
+unsigned edit_distance(const char *a, const char *b);
 __attribute__((format(printf, 1, 2))) char *xasprintf(const char *fmt, ...);
 
 /* Grow *arr (of element size elsz) so that it can hold at least need elements. */

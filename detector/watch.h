@@ -213,6 +213,10 @@ struct watch *watch_new(const struct watch_config *cfg);
 void watch_free(struct watch *w);     /* disarms first */
 
 /*
+ * By code (watch.h), watch_run_window() returns -ENOENT for a window none
+ * of whose sites a uprobe can take (code in no file: JIT), and says
+ * nothing.
+ *
  * Arm the window's words in every thread of its pid; then watch_poll()
  * until it returns false, and watch_disarm().  Returns 0; -ESRCH if the
  * process is gone (nothing printed); other -errno after printing a

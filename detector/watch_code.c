@@ -184,8 +184,10 @@ int watch_code_window(struct watch *w, const struct watch_window *win)
 	double t0;
 	int hits;
 
-	if (!cfg->sym || !win->n_sites)
+	if (!cfg->sym)
 		return -EINVAL;
+	if (!win->n_sites)
+		return -ENOENT;          /* no code to probe: this line is left alone */
 	cw.n_words = (win->line_size ? win->line_size : 64) / WATCH_WORD;
 	if (cw.n_words > WATCH_MAX_LINE_WORDS)
 		cw.n_words = WATCH_MAX_LINE_WORDS;
@@ -194,7 +196,7 @@ int watch_code_window(struct watch *w, const struct watch_window *win)
 	hits = code_probe_run(&pw);
 	if (hits >= 0)
 		take_counts(&cw, monotonic_s() - t0, (unsigned)hits >= pw.max_hits);
-	else if (hits != -ESRCH)
+	else if (hits != -ESRCH && hits != -ENOENT)   /* ENOENT: JIT code, no file */
 		error("cannot probe the code of process %u: %s", (unsigned)win->pid,
 		      uprobe_event_hint(-hits));
 	decoder_set_release(&cw.decs);

@@ -221,7 +221,9 @@ void confirm_tick(struct confirm *c, struct line_table *lines, double elapsed)
 	win = &c->plan[c->next++];
 	armed = watch_armed_s(c->w);
 	err = watch_run_window(c->w, win);
-	if (err < 0 && err != -ESRCH)
+	/* -ENOENT: by code, a line whose sites no uprobe can take (JIT
+	 * code): the others are still watched */
+	if (err < 0 && err != -ESRCH && err != -ENOENT)
 		c->failed = true;     /* said why; the sampling goes on */
 	armed = watch_armed_s(c->w) - armed;
 	c->next_at = elapsed + armed + watch_rest_s(armed, &c->wcfg);

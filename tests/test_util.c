@@ -114,8 +114,18 @@ static void test_path_normalize(void)
 	check_normalize(long_in, long_want);
 }
 
+static void test_edit_distance(void)
+{
+	CHECK(edit_distance("freq", "freq") == 0, "same: 0");
+	CHECK(edit_distance("freqq", "freq") == 1, "one more: 1");
+	CHECK(edit_distance("confrim", "confirm") == 2, "swapped: 2");
+	CHECK(edit_distance("", "top") == 3, "from nothing: its length");
+	CHECK(edit_distance("run", "report") == 5, "run/report: 5");
+}
+
 int main(void)
 {
+	test_edit_distance();
 	test_path_normalize();
 	test_basename_of();
 	test_strbuf();
