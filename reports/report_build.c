@@ -584,9 +584,35 @@ static void keep_candidate(struct sorted_candidates *s, const struct candidate *
 	s->c[s->n++] = *c;
 }
 
+/*
+ * The verdict on a line.  On a busy machine (report.busy) a line that
+ * the thresholds scaled to the threads' overlap call contended is taken
+ * as such only where the watch saw two threads share it in one window
+ * (line.watch_shared): threads a busy machine kept apart and threads
+ * that take turns by design look alike in the samples (testcases/phased
+ * under a load: overlap 0, 3% concurrent), and only exact counts in a
+ * short window tell them apart.
+ */
+static void judge_line(const struct line *l, uint64_t total, const struct classify_config *cfg,
+		       const struct classify_config *busy, struct line_verdict *v)
+{
+	struct line_verdict scaled;
+
+	classify_line(l, total, cfg, v);
+	if (v->contended || !busy || !l->watch_shared)
+		return;
+	classify_line(l, total, busy, &scaled);
+	if (!scaled.contended) {
+		line_verdict_release(&scaled);
+		return;
+	}
+	line_verdict_release(v);
+	*v = scaled;
+}
+
 static struct candidate *contended_lines(struct line_table *lines, uint64_t total,
 					 const struct classify_config *cfg,
-					 const struct classify_config *unscaled,
+					 const struct classify_config *busy,
 					 struct report *r, size_t *n_out,
 					 struct candidate **minor, size_t *n_minor,
 					 struct sorted_candidates *undecided)
@@ -618,7 +644,7 @@ static struct candidate *contended_lines(struct line_table *lines, uint64_t tota
 			for (unsigned k = 0; k < groups[i].n; k++)
 				c[n].instance_lines[k] = groups[i].lines[k]->addr;
 		}
-		classify_line(c[n].line, total, cfg, &c[n].v);
+		judge_line(c[n].line, total, cfg, busy, &c[n].v);
 		if (c[n].v.contended) {
 			n++;
 			continue;
@@ -628,7 +654,7 @@ static struct candidate *contended_lines(struct line_table *lines, uint64_t tota
 			m[nm++] = c[n];
 			continue;
 		}
-		if (undecided_candidate(c[n].line, total, unscaled)) {
+		if (undecided_candidate(c[n].line, total, cfg)) {
 			keep_candidate(undecided, &c[n]);
 			continue;
 		}
@@ -689,7 +715,8 @@ static void candidates_free(struct candidate *c, size_t n)
 /* A busy machine kept the target's threads apart (overlap.h): a shared
  * line's accesses fall in one interleaving window as much less often as
  * the threads ran at once less, so the thresholds on concurrency are
- * scaled to that share.  Elsewhere cfg as it is. */
+ * scaled to that share, for the lines the watch saw shared (judge_line).
+ * Elsewhere cfg as it is. */
 static struct classify_config machine_config(struct report *r, const struct classify_config *cfg)
 {
 	struct classify_config c = *cfg;
@@ -756,7 +783,7 @@ struct report *report_build(const struct run_facts *hdr,
 {
 	struct report *r = xcalloc(1, sizeof(*r));
 	struct classify_config mcfg;
-	const struct classify_config *cfg = &mcfg;
+	const struct classify_config *cfg = unscaled;
 	struct build b = {
 		.r = r, .sym = sym, .dt = dt, .chains = hdr->chains, .cfg = cfg,
 		.lines = lines,
@@ -776,8 +803,8 @@ struct report *report_build(const struct run_facts *hdr,
 
 	b.total = total;
 	gain_prices_at(&b.prices, &hdr->price);
-	cand = contended_lines(lines, total, cfg, unscaled, r, &n_contended, &minor, &n_minor,
-			       &undecided);
+	cand = contended_lines(lines, total, cfg, r->busy ? &mcfg : NULL, r, &n_contended, &minor,
+			       &n_minor, &undecided);
 	n = top && n_contended > top ? top : n_contended;
 	nm = top && n_minor > top ? top : n_minor;
 	r->lines = xcalloc(n, sizeof(*r->lines));

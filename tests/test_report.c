@@ -1513,7 +1513,8 @@ static void add_loads(struct line_table *t)
 
 /*
  * A busy machine (overlap.h): the same turns are false sharing when the
- * threads ran at once only 20% of the time, and nothing on an idle one;
+ * threads ran at once only 20% of the time and the watch saw them share
+ * the line, undecided without the watch, and nothing on an idle one;
  * a line two threads only loaded is undecided, and the verdict is
  * "inconclusive" there, or where no instrument could count stores;
  * elsewhere "no contended cache lines found".
@@ -1549,8 +1550,15 @@ static void test_busy_machine(void)
 	r = report_build(&busy, t, &cfg, 0, NULL, NULL);
 	CHECK(r->busy && r->busy_scale > 0.2 && r->busy_scale < 0.25, "busy, scale %g",
 	      r->busy_scale);
+	CHECK(r->n_lines == 0 && r->inconclusive && r->n_undecided == 1,
+	      "busy, the watch did not see them share: taking turns by design looks the same, "
+	      "undecided");
+	report_free(r);
+	line_table_find(t, PID, FS_LINE)->watch_shared = true;
+	r = report_build(&busy, t, &cfg, 0, NULL, NULL);
 	CHECK(r->n_lines == 1 && r->lines[0].kind == SHARING_FALSE,
-	      "busy: the turns judged against the time the threads could meet: false sharing");
+	      "busy, and the watch saw them share: judged against the time the threads could "
+	      "meet, false sharing");
 	text = render(r, false);
 	CHECK(strstr(text, "# busy machine: the target's threads ran at once 20% of the sampled"),
 	      "the header says so:\n%s", text);
