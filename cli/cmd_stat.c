@@ -259,7 +259,8 @@ static void fill_threads(struct stat_session *s, struct stat_report *sr)
 static int write_stat(const struct stat_report *sr, const struct options *opt)
 {
 	char *why = NULL;
-	struct out_file *of = out_file_open(opt->output ? opt->output : "-", &why);
+	struct out_file *of = opt->output ? out_file_open(opt->output, &why) :
+			      out_file_open_fd(opt->report_fd, &why);
 
 	if (of) {
 		if (!strcmp(opt->format->name, "json"))

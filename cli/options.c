@@ -191,7 +191,9 @@ static const char usage_stat[] =
 	"\n"
 	"  -p, --pid PID          attach to this process instead of running CMD\n"
 	"  -d, --duration SECONDS with -p: how long (default: until Ctrl-C)\n"
-	"  -o, --output FILE      write the result to FILE\n"
+	"  -o, --output FILE      write the result to FILE; without -o it goes to\n"
+	"                         standard error with a command (its output is\n"
+	"                         standard output's), to standard output with -p\n"
 	"      --format FMT       text (default) or json\n"
 	"  -F, -b, --line-size, --no-confirm, -q: as for run\n"
 	"\n"
@@ -430,15 +432,18 @@ static int parse_log_fd(const char *s)
 	return fd;
 }
 
-/* run and check share stdout with the program they launch: their report
- * (check: the violations and verdict) goes to stderr unless -o or
- * --log-fd says otherwise; the other commands print on stdout. */
+/* A command that launches a program shares stdout with it: its report
+ * (check: the violations and verdict; stat: the counts and verdict) goes
+ * to stderr unless -o or --log-fd says otherwise, as perf stat and time
+ * do; the other commands print on stdout. */
 static void choose_report_fd(struct options *o, int log_fd)
 {
-	bool launches = !strcmp(o->command, "run") || !strcmp(o->command, "check");
+	bool launches = !strcmp(o->command, "run") || !strcmp(o->command, "check") ||
+			(!strcmp(o->command, "stat") && !o->pid);
 
 	if (log_fd >= 0 && !launches)
-		die("--log-fd: only run and check take it, not %s", o->command);
+		die("--log-fd: only commands that launch a program take it (run, check, stat "
+		    "-- CMD), not %s", o->command);
 	if (log_fd >= 0 && o->output && !strcmp(o->command, "run"))
 		die("run: give -o FILE or --log-fd N, not both");
 	o->report_fd = log_fd >= 0 ? log_fd : launches ? STDERR_FILENO : STDOUT_FILENO;

@@ -15,6 +15,8 @@
 #include "common/util.h"
 #include "detector/line_table.h"
 #include "reports/naming.h"
+#include "symbolize/data_types.h"
+#include "symbolize/symbolizer.h"
 
 /* The status line on the screen now, erased before any message. */
 static struct progress *active;
@@ -47,6 +49,8 @@ void progress_release(struct progress *p)
 	progress_clear(p);
 	free(p->top_name);
 	p->top_name = NULL;
+	data_types_free(p->dt);
+	p->dt = NULL;
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->done_cond);
 }
@@ -128,6 +132,23 @@ static const struct line *hottest_shared(struct line_table *t, unsigned *shared)
 	return best && best->concurrent ? best : NULL;
 }
 
+/* A global's name as the report gives it ("counters[1]", from DWARF),
+ * else object_name()'s ("counters+8", the heap, a mapping). */
+static char *address_name(struct progress *p, const struct session_view *v, uint32_t pid,
+			  uint64_t addr)
+{
+	struct data_attribution a;
+	struct Dwfl_Module *mod;
+	uint64_t bias;
+
+	if (!p->dt)
+		p->dt = data_types_new();
+	if (p->dt && (mod = symbolizer_module(v->sym, (pid_t)pid, addr, &bias)) &&
+	    data_types_global(p->dt, mod, bias, addr, &a) == DT_HIT && a.variable)
+		return xasprintf("%s%s", a.variable, a.path ? a.path : "");
+	return object_name(v->sym, pid, addr, NULL);
+}
+
 /* The line's name, by the address of its most sampled cell; cached. */
 static const char *line_name(struct progress *p, const struct session_view *v,
 			     const struct line *l)
@@ -141,7 +162,7 @@ static const char *line_name(struct progress *p, const struct session_view *v,
 	for (unsigned i = 0; i < l->n_cells; i++)
 		if (!hot || l->cells[i].count > hot->count)
 			hot = &l->cells[i];
-	raw = object_name(v->sym, l->pid, l->addr + (hot ? hot->offset : 0), NULL);
+	raw = address_name(p, v, l->pid, l->addr + (hot ? hot->offset : 0));
 	free(p->top_name);
 	p->top_name = xstrdup(escape_text(&esc, raw));
 	p->top_pid = l->pid;

@@ -25,6 +25,8 @@ struct session_view;
 #define PROGRESS_PERIOD_S 0.25
 #define PROGRESS_PHASE_DELAY_S 1.0
 
+struct data_types;
+
 struct progress {
 	bool on;                      /* stderr is a terminal, not -q */
 	bool shown;                   /* a status line is on the screen */
@@ -32,6 +34,7 @@ struct progress {
 	uint32_t top_pid;             /* the named top line, cached */
 	uint64_t top_addr;
 	char *top_name;
+	struct data_types *dt;        /* globals' DWARF types, opened on first use */
 	/* a phase being announced */
 	pthread_t thread;
 	pthread_mutex_t lock;

@@ -32,7 +32,14 @@ likely_run() {   # stdout file, file holding the verdict, command...
 }
 
 # --- a run, text ---------------------------------------------------------
-likely_run "$tmp/fsc.txt" "$tmp/fsc.txt" "$contend" stat -q -- "$fsc"
+# the result on stderr, as run's report (the program's output is stdout's)
+likely_run "$tmp/fsc.out" "$tmp/err" "$contend" stat -q -- "$fsc"
+cp "$tmp/err" "$tmp/fsc.txt"
+if grep -q '^# contend stat: ' "$tmp/fsc.txt" && ! grep -q '^# contend stat: \|^contention ' "$tmp/fsc.out"; then
+	ok "stat -- CMD: the result on stderr, nothing of it on stdout"
+else
+	fail "stat -- CMD: the result is not on stderr alone"; cat "$tmp/fsc.out"
+fi
 st=$?
 [ $st -eq 0 ] && ok "stat run: exit 0" || { fail "stat run: exit $st"; cat "$tmp/err"; }
 has "header names the command" "$tmp/fsc.txt" '^# contend stat: .*false_sharing_counters +\(exit 0, [0-9.]+ s\)'
@@ -68,7 +75,7 @@ else
 fi
 
 # --- no sharing ---------------------------------------------------------------
-"$contend" stat -q -- "$nosh" >"$tmp/nosh.txt" 2>"$tmp/err"
+"$contend" stat -q -o "$tmp/nosh.txt" -- "$nosh" >/dev/null 2>"$tmp/err"
 st=$?
 [ $st -eq 0 ] && ok "stat no_sharing: exit 0" || { fail "stat no_sharing: exit $st"; cat "$tmp/err"; }
 has "no_sharing: unlikely" "$tmp/nosh.txt" '^contention unlikely: '
