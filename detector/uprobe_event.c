@@ -215,7 +215,8 @@ void uprobe_event_release(const struct uprobe_event *ev, const int *fds, unsigne
 
 	r->ev = *ev;
 	r->n = n;
-	memcpy(r->fds, fds, n * sizeof(int));
+	if (n)
+		memcpy(r->fds, fds, n * sizeof(int));
 	pthread_once(&at_exit, register_settle);
 	pthread_mutex_lock(&pending_lock);
 	pending++;

@@ -634,9 +634,10 @@ static void test_live(const struct instruments *in)
 	watch_free(w);
 }
 
-/* The instructions of worker() that touch words[]: the store and the load
- * of the loops (RIP-relative, or through a register: then every
- * load/store of worker(), which holds no other). */
+/* The instructions of worker() that may touch words[]: its 8-byte loads
+ * and stores, RIP-relative to words[] or through a register (a sanitizer
+ * build's shadow checks are 1-byte: left out, or they would take the
+ * sites' room). */
 static unsigned worker_sites(struct symbolizer *sym, struct code_site *out, unsigned max)
 {
 	struct func_info fi;
@@ -658,7 +659,8 @@ static unsigned worker_sites(struct symbolizer *sym, struct code_site *out, unsi
 		if (!decoder_insn(dec, code + off, len - off, fi.start + off, &ii) || !ii.length)
 			break;
 		if (decoder_memory(dec, code + off, len - off, fi.start + off, &m) && m.access &&
-		    !m.stack && (!m.rip_relative || ((uint64_t)m.disp >= (uintptr_t)words &&
+		    !m.stack && m.size == 8 &&
+		    (!m.rip_relative || ((uint64_t)m.disp >= (uintptr_t)words &&
 						     (uint64_t)m.disp < (uintptr_t)(words + 8))))
 			out[n++] = (struct code_site){ .ip = fi.start + off };
 		off += ii.length;
