@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "common/cache_line.h"
+#include "detector/backend.h"
+#include "symbolize/unwind.h"
 #include "common/util.h"
 
 static const char usage_run[] =
@@ -32,7 +34,8 @@ static const char usage_run[] =
 	"      --window-ms MS     interleaving window (default 10 sample periods, >= 10 ms)\n"
 	"  -D, --delay MS         do not count the first MS milliseconds, as perf's -D\n"
 	"                         (a JVM's warm-up); 500ms and 5s say the unit\n"
-	"  -g, --call-graph       unwind sampled stacks: call chains of each code site\n"
+	"  -g, --call-graph[=M]   unwind sampled stacks: call chains of each code site.\n"
+	"                         M: dwarf (libdw's unwinder, the default) or libunwind\n"
 	"      --no-confirm       do not confirm with watchpoints.  By default, after\n"
 	"                         0.2 s, the top lines' hottest words (and lines several\n"
 	"                         threads load heavily: timer samples rarely see stores)\n"
@@ -52,8 +55,9 @@ static const char usage_run[] =
 	"                         allocation site, run CMD again N times (default 1)\n"
 	"                         as is and N times with that site's blocks aligned\n"
 	"                         to the line, unsampled, and report the measured gain\n"
-	"  -b, --backend NAME     auto (default: the CPU's hardware backend if it can run,\n"
-	"                         else soft), pebs, ibs, spe or soft; see 'contend backends'\n"
+	"  -b, --backend NAME     the sampling backend: %s\n"
+	"                         (auto, the default: the CPU's hardware backend if it\n"
+	"                         can run, else soft); see 'contend backends'\n"
 	"      --ldlat CYCLES     pebs/spe: sample loads slower than this (default 30)\n"
 	"  -q, --quiet            no progress messages\n"
 	"\n"
@@ -255,11 +259,26 @@ static const char usage_backends[] =
 	"  contend backends\n"
 	"  contend backends --format json | jq '.instruments[] | {name, state}'\n";
 
+/* "auto" and the backend table's names, in auto's order: "auto, pebs, ..." */
+static const char *backend_names(void)
+{
+	static char list[128];
+	size_t len = 0;
+
+	if (!*list) {
+		len = (size_t)snprintf(list, sizeof(list), "auto");
+		for (int i = 0; i < BACKEND__COUNT && len < sizeof(list); i++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, ", %s",
+						backend_rows[i]->name);
+	}
+	return list;
+}
+
 void options_usage(const char *command, int status)
 {
 	FILE *f = status ? stderr : stdout;
 	if (command && !strcmp(command, "run"))
-		fprintf(f, usage_run, DEFAULT_FREQ);
+		fprintf(f, usage_run, DEFAULT_FREQ, backend_names());
 	else if (command && !strcmp(command, "attach"))
 		fprintf(f, usage_attach, CONTINUOUS_FREQ, CONTINUOUS_KEEP);
 	else if (command && !strcmp(command, "record"))
@@ -341,6 +360,30 @@ static double parse_double(const char *opt, const char *s, double lo, double hi)
 	if (!*s || *end || !(v >= lo && v <= hi))
 		die("%s: '%s' is not a number in %g..%g", opt, s, lo, hi);
 	return v;
+}
+
+/* --backend NAME: auto, or a row of the backend table (backend.h). */
+static const char *parse_backend(const char *s)
+{
+	enum backend_id id;
+
+	if (strcmp(s, "auto") && !backend_from_name(s, &id))
+		die("--backend: '%s' is not one of: %s", s, backend_names());
+	return s;
+}
+
+/* --call-graph=METHOD: a row of the unwinders' table (unwind.h). */
+static unsigned parse_unwind_method(const char *s)
+{
+	int i = unwind_method_find(s);
+	char list[128] = "";
+
+	if (i >= 0)
+		return (unsigned)i;
+	for (unsigned k = 0; unwind_method_name(k); k++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 k ? ", " : "", unwind_method_name(k));
+	die("--call-graph: '%s' is not one of: %s", s, list);
 }
 
 /* -D/--delay: milliseconds, as perf record's -D, or with a unit ("500ms",
@@ -467,7 +510,7 @@ void options_parse(struct options *o, int argc, char **argv)
 		{ "delay", required_argument, NULL, 'D' },
 		{ "tid", required_argument, NULL, 't' },
 		{ "input", required_argument, NULL, 'i' },
-		{ "call-graph", no_argument, NULL, 'g' },
+		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
 		{ "full", no_argument, NULL, OPT_FULL },
 		{ "confirm", no_argument, NULL, OPT_CONFIRM },
@@ -540,10 +583,7 @@ void options_parse(struct options *o, int argc, char **argv)
 			o->window_ms = parse_double("--window-ms", optarg, 0.001, 10000);
 			break;
 		case 'b':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "pebs") && strcmp(optarg, "ibs") &&
-			    strcmp(optarg, "spe") && strcmp(optarg, "soft"))
-				die("--backend: '%s' is not one of: auto, pebs, ibs, spe, soft", optarg);
-			o->backend = optarg;
+			o->backend = parse_backend(optarg);
 			break;
 		case 'q':
 			o->quiet = true;
@@ -604,6 +644,8 @@ void options_parse(struct options *o, int argc, char **argv)
 			break;
 		case 'g':
 			o->callchain = true;
+			if (optarg)
+				o->unwind_method = parse_unwind_method(optarg);
 			break;
 		case OPT_ANNOTATE:
 			o->annotate = true;

@@ -35,6 +35,7 @@ struct options {
 	const char *backend;         /* auto, pebs, ibs, spe, soft */
 	unsigned ldlat;              /* --ldlat: PEBS/SPE load latency threshold, cycles */
 	bool callchain;
+	unsigned unwind_method;      /* --call-graph=METHOD: unwind_method_find() */
 	pid_t pid;                   /* attach -p */
 	bool system_wide;            /* attach/record -a: every process */
 	pid_t *tids;                 /* attach -t TID,... (owned) */

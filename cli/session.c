@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,7 +501,7 @@ static void session_init(struct session *s, const struct options *opt,
 	s->has_pressure = cpu_pressure_us(&s->pressure_from);
 	s->pressure_t0 = monotonic_s();
 	if (opt->callchain) {
-		s->unwinder = unwinder_new(s->sym);
+		s->unwinder = unwinder_new(s->sym, opt->unwind_method);
 		s->chains = callchains_new();
 	}
 	instruments_test(&s->instruments, opt->freq);
@@ -522,6 +523,23 @@ static void machine_facts(struct session *s, struct run_facts *hdr)
 			hdr->cpu_pressure = 1;
 	}
 	hdr->load = load_average();
+}
+
+/* -g: what unwinding gave, and cost (bench/unwinders.sh reads it). */
+static void note_unwinding(const struct session *s)
+{
+	struct unwind_stats st;
+
+	if (!s->unwinder || s->opt->quiet)
+		return;
+	unwinder_stats(s->unwinder, &st);
+	if (!st.samples)
+		return;
+	fprintf(stderr, "contend: call graph (%s): %" PRIu64 " of %" PRIu64 " samples unwound"
+		" (%" PRIu64 " by frame pointers), %.2f frames per sample, %.1f us per sample\n",
+		unwinder_describe(s->unwinder), st.by_cfi + st.by_frame_pointers, st.samples,
+		st.by_frame_pointers, (double)st.frames / (double)st.samples,
+		(double)st.ns / 1e3 / (double)st.samples);
 }
 
 /* Header, report, output; returns 0 or 2 (cannot write the report). */
@@ -571,6 +589,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
+	note_unwinding(s);
 	symbolizer_sampling_done(s->sym);
 	ret = session_output_progress(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm,
 			    &s->creds, &s->progress);

@@ -6,7 +6,9 @@
  * long after the process may have exited: code and CFI come from the files
  * the symbolizer's mapping table names, never from the live process.
  * Where CFI yields no caller (JIT code, hand-written assembly) it walks the
- * frame-pointer chain instead.  x86-64 only, like the decoder.
+ * frame-pointer chain instead.  Two methods replay the CFI, libdw's and
+ * libunwind's (--call-graph=dwarf|libunwind); x86-64 and AArch64, the
+ * decoder's architectures.
  */
 #ifndef CONTEND_UNWIND_H
 #define CONTEND_UNWIND_H
@@ -20,7 +22,12 @@
 struct symbolizer;
 struct unwinder;
 
-struct unwinder *unwinder_new(struct symbolizer *sym);
+/* The methods, by index: 0 is the default.  NULL past the last. */
+const char *unwind_method_name(unsigned i);
+/* The index of the method called name, -1 if none is. */
+int unwind_method_find(const char *name);
+
+struct unwinder *unwinder_new(struct symbolizer *sym, unsigned method);
 void unwinder_free(struct unwinder *u);
 
 /*
@@ -38,7 +45,16 @@ unsigned unwind_callers(struct unwinder *u, pid_t pid, const struct regs *regs,
 unsigned unwind_frame_pointers(const struct regs *regs, const uint8_t *stack,
 			       size_t stack_size, uint64_t *pcs, unsigned max);
 
-/* Samples unwound with CFI, and with the frame-pointer fallback. */
-void unwinder_stats(const struct unwinder *u, uint64_t *cfi, uint64_t *frame_pointers);
+/* The library doing the CFI walk ("libdw", "libunwind"), for messages. */
+const char *unwinder_describe(const struct unwinder *u);
+
+struct unwind_stats {
+	uint64_t samples;             /* unwind_callers() calls with a stack */
+	uint64_t by_cfi;              /* ... that got callers from the CFI, */
+	uint64_t by_frame_pointers;   /* ... from the frame-pointer fallback */
+	uint64_t frames;              /* callers found, all samples together */
+	uint64_t ns;                  /* time spent, all samples together */
+};
+void unwinder_stats(const struct unwinder *u, struct unwind_stats *out);
 
 #endif

@@ -141,13 +141,15 @@ static const char *function_at(uint64_t pc)
 	return symbolizer_function(sym, getpid(), pc, &fi) ? fi.name : NULL;
 }
 
-static FRAME void test_cfi(void)
+static FRAME void test_cfi(unsigned method)
 {
 	static struct captured c;
-	struct unwinder *u = unwinder_new(sym);
-	uint64_t pcs[64], again[64], cfi, fp;
+	struct unwinder *u = unwinder_new(sym, method);
+	uint64_t pcs[64], again[64];
+	struct unwind_stats st;
 	unsigned n, n2;
 
+	printf("# method %s\n", unwind_method_name(method));
 	level1(&c);
 	n = unwind_callers(u, getpid(), &c.regs, c.stack, c.size, pcs, 64);
 	CHECK(n >= 3, "callers: %u", n);
@@ -161,18 +163,21 @@ static FRAME void test_cfi(void)
 	CHECK(n2 == n && !memcmp(pcs, again, n * sizeof(*pcs)), "same chain again");
 	CHECK_EQ_U64(unwind_callers(u, getpid(), &c.regs, c.stack, c.size, pcs, 2), 2,
 		     "max frames");
-	unwinder_stats(u, &cfi, &fp);
-	CHECK_EQ_U64(cfi, 3, "unwound by CFI");
-	CHECK_EQ_U64(fp, 0, "no frame-pointer fallback");
+	unwinder_stats(u, &st);
+	CHECK_EQ_U64(st.by_cfi, 3, "unwound by CFI");
+	CHECK_EQ_U64(st.by_frame_pointers, 0, "no frame-pointer fallback");
+	CHECK_EQ_U64(st.samples, 3, "samples counted");
+	CHECK(st.frames >= 2 * 3 + 2, "frames counted: %" PRIu64, st.frames);
 	unwinder_free(u);
 }
 
 /* Code without a module (JIT) falls back to frame pointers, cut at the
  * first address that is not code. */
-static void test_fallback(void)
+static void test_fallback(unsigned method)
 {
-	struct unwinder *u = unwinder_new(sym);
-	uint64_t pcs[8], cfi, fp;
+	struct unwinder *u = unwinder_new(sym, method);
+	struct unwind_stats st;
+	uint64_t pcs[8];
 	struct fake f;
 	unsigned n;
 
@@ -186,8 +191,8 @@ static void test_fallback(void)
 			   sizeof(f.words), pcs, 8);
 	CHECK_EQ_U64(n, 2, "frames up to the first non-code address");
 	CHECK_EQ_U64(pcs[0], (uintptr_t)level1, "first caller");
-	unwinder_stats(u, &cfi, &fp);
-	CHECK_EQ_U64(fp, 1, "frame-pointer fallback used");
+	unwinder_stats(u, &st);
+	CHECK_EQ_U64(st.by_frame_pointers, 1, "frame-pointer fallback used");
 	CHECK_EQ_U64(unwind_callers(u, getpid(), &f.regs, NULL, 0, pcs, 8), 0, "no stack");
 	unwinder_free(u);
 }
@@ -198,8 +203,13 @@ int main(void)
 	if (symbolizer_load_proc_maps(sym, getpid()) < 0)
 		return test_skip("cannot read /proc/self/maps");
 	test_frame_pointers();
-	test_cfi();
-	test_fallback();
+	CHECK_EQ_U64(unwind_method_find("dwarf"), 0, "dwarf is the default");
+	CHECK(unwind_method_find("libunwind") > 0, "libunwind is a method");
+	CHECK(unwind_method_find("fp") < 0, "no such method");
+	for (unsigned m = 0; unwind_method_name(m); m++) {
+		test_cfi(m);
+		test_fallback(m);
+	}
 	symbolizer_free(sym);
 	return test_done();
 }
