@@ -22,6 +22,7 @@
 #include "detector/alloc_table.h"
 #include "detector/glibc_heap.h"
 #include "detector/callchain.h"
+#include "detector/ingest.h"
 #include "cli/commands.h"
 #include "detector/datafile.h"
 #include "detector/line_table.h"
@@ -125,8 +126,7 @@ static void on_access(void *ctx, const struct access_sample *a)
 	struct replay *rp = ctx;
 	struct access_sample v = *a;
 
-	v.ip = symbolizer_versioned(rp->sym, (pid_t)a->pid, a->ip);
-	line_table_add(rp->lines, &v);
+	ingest_access(rp->lines, rp->sym, &v);
 }
 
 static void on_mmap(void *ctx, const struct datafile_mmap *m)

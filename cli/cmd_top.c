@@ -32,6 +32,7 @@
 #include "detector/glibc_heap.h"
 #include "detector/watch.h"
 #include "reports/live_window.h"
+#include "reports/report_finish.h"
 #include "reports/report.h"
 #include "reports/watch_report.h"
 #include "symbolize/data_types.h"
@@ -272,25 +273,21 @@ static void rebuild(struct top *t, const struct session_view *v, bool note)
 		.target = t->opt->pid ? TARGET_ATTACHED_RUNNING : TARGET_LAUNCHED,
 		.price = v->price, .price_note = v->price_note,
 	};
-	/* fresh each time: its cache points into the symbolizer's modules,
-	 * which an exec of the target replaces */
-	struct data_types *dt = data_types_new();
 	/* attached: the blocks of the lines shown, read from the heap as it
 	 * is now (heap_walk.h), as attach's final report reads them */
 	struct glibc_heap *heap = heap_walk_open(t->opt, t->opt->pid);
 
 	f.heap = heap;
 	report_free(t->r);
-	t->r = live_window_report(t->win, &f, &t->cfg, t->opt->top, v->sym, dt);
-	data_types_free(dt);
-	glibc_heap_free(heap);
 	/* the exact counts of w's watches, once over, as the final report
 	 * shows them (Enter); not a watch's partial ones */
-	if (confirm_windows_run(v->confirm) && !top_watch_running(t->watch)) {
-		confirm_fill_report(v->confirm, t->r, v->sym);
-		report_confirm_locks(t->r);
-	}
-	session_name_threads(t->r, v->names);
+	t->r = live_window_report(t->win, &(struct report_inputs){
+		.facts = &f, .cfg = &t->cfg, .top = t->opt->top, .sym = v->sym,
+		.confirm = v->confirm,
+		.fill_watch = confirm_windows_run(v->confirm) && !top_watch_running(t->watch),
+		.names = v->names,
+	});
+	glibc_heap_free(heap);
 	if (note)
 		live_window_note(t->win, t->r);
 	order_lines(t);

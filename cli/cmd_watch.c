@@ -31,6 +31,7 @@
 #include "detector/watch.h"
 #include "reports/format.h"
 #include "reports/report.h"
+#include "reports/report_finish.h"
 #include "reports/watch_report.h"
 #include "symbolize/symbolizer.h"
 
@@ -333,7 +334,7 @@ static int output(const struct watch_opts *o, struct watch *w, struct symbolizer
 				  "access to the watched words while armed");
 	r->duration = elapsed;
 	watch_report_lines(w, o->line_size, r, sym);
-	session_name_threads(r, names);
+	report_name_threads(r, names);
 	of = out_file_open(o->output ? o->output : "-", &why);
 	if (of) {
 		o->format->print(r, out_file_stream(of), NULL);

@@ -15,6 +15,7 @@
 #include "common/safe_file.h"
 #include "common/util.h"
 #include "reports/live_window.h"
+#include "reports/report_finish.h"
 #include "reports/report.h"
 #include "symbolize/data_types.h"
 
@@ -104,17 +105,14 @@ static void close_interval(struct continuous *c, const struct session_view *v)
 		.target = TARGET_ATTACHED_RUNNING,
 		.price = v->price, .price_note = v->price_note,
 	};
-	struct data_types *dt;
 	struct report *r;
 
 	live_window_close(c->win, v->elapsed, v->samples, v->decoded);
 	c->last_close = v->elapsed;
-	/* fresh each time: its cache points into the symbolizer's modules,
-	 * which an exec of the target replaces */
-	dt = data_types_new();
-	r = live_window_report(c->win, &f, &c->cfg, c->opt->top, v->sym, dt);
-	data_types_free(dt);
-	session_name_threads(r, v->names);
+	r = live_window_report(c->win, &(struct report_inputs){
+		.facts = &f, .cfg = &c->cfg, .top = c->opt->top, .sym = v->sym,
+		.names = v->names,
+	});
 	write_profile(c, r);
 	report_free(r);
 }

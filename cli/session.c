@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "detector/alloc_table.h"
 #include "detector/backend.h"
 #include "detector/callchain.h"
+#include "detector/ingest.h"
 #include "cli/heap_walk.h"
 #include "cli/jvm_target.h"
 #include "cli/launch.h"
@@ -179,9 +179,7 @@ static void take_access(struct session *s, struct access_sample *a)
 	shared_mem_locate(s->sym, a);   /* shared memory: one line for all */
 	if (s->hooks && s->hooks->access)
 		s->hooks->access(s->hooks->ctx, a);   /* a data file: as sampled */
-	/* named later by what was mapped now (dlclose + dlopen, exec) */
-	a->ip = symbolizer_versioned(s->sym, (pid_t)a->pid, a->ip);
-	line_table_add(s->lines, a);
+	ingest_access(s->lines, s->sym, a);
 }
 
 static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
@@ -525,23 +523,6 @@ static void machine_facts(struct session *s, struct run_facts *hdr)
 	hdr->load = load_average();
 }
 
-/* -g: what unwinding gave, and cost (bench/unwinders.sh reads it). */
-static void note_unwinding(const struct session *s)
-{
-	struct unwind_stats st;
-
-	if (!s->unwinder || s->opt->quiet)
-		return;
-	unwinder_stats(s->unwinder, &st);
-	if (!st.samples)
-		return;
-	fprintf(stderr, "contend: call graph (%s): %" PRIu64 " of %" PRIu64 " samples unwound"
-		" (%" PRIu64 " by frame pointers), %.2f frames per sample, %.1f us per sample\n",
-		unwinder_describe(s->unwinder), st.by_cfi + st.by_frame_pointers, st.samples,
-		st.by_frame_pointers, (double)st.frames / (double)st.samples,
-		(double)st.ns / 1e3 / (double)st.samples);
-}
-
 /* Header, report, output; returns 0 or 2 (cannot write the report). */
 static int finish_session(struct session *s, const char *command, pid_t pid,
 			  double duration, enum target_state target, int target_status)
@@ -551,7 +532,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	unsigned n_dropped;
 	const struct backend_row *row = s->backend.row;
 	char *note = backend_note(&s->choice);
-	char *jit_note = jvm_map_note(&s->jvm, pid), *missed = NULL;
+	char *jit_note = jvm_map_note(&s->jvm, pid), *missed = NULL, *unwound = NULL;
 	int ret;
 
 	machine_facts(s, &hdr);       /* before the price probe loads the CPUs */
@@ -589,7 +570,9 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
-	note_unwinding(s);
+	if (s->unwinder && !s->opt->quiet && (unwound = unwinder_summary(s->unwinder)))
+		fprintf(stderr, "contend: %s\n", unwound);   /* bench/unwinders.sh reads it */
+	free(unwound);
 	symbolizer_sampling_done(s->sym);
 	ret = session_output_progress(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm,
 			    &s->creds, &s->progress);

@@ -132,8 +132,4 @@ int session_output_progress(const struct options *opt, const struct run_facts *h
  * Returns 0, or 2 after saying why it could not be written. */
 int session_print_report(const struct report *r, const struct options *opt);
 
-/* Give the report's threads (per line, range and word) the names known in
- * names, where they have none yet.  names may be NULL. */
-void session_name_threads(struct report *r, const struct thread_names *names);
-
 #endif

@@ -6,35 +6,9 @@
 #include "cli/progress.h"
 #include "common/safe_file.h"
 #include "common/util.h"
-#include "detector/thread_names.h"
-#include "detector/watch.h"
 #include "reports/format.h"
 #include "reports/report.h"
-#include "reports/watch_report.h"
-#include "symbolize/data_types.h"
-
-static void name_threads(struct report_thread *t, unsigned n, const struct thread_names *names)
-{
-	for (unsigned i = 0; i < n; i++) {
-		const char *c = thread_names_get(names, t[i].tid);
-		if (c && !t[i].comm)
-			t[i].comm = xstrdup(c);
-	}
-}
-
-void session_name_threads(struct report *r, const struct thread_names *names)
-{
-	if (!names)
-		return;
-	for (unsigned i = 0; i < r->n_lines; i++) {
-		struct report_line *l = &r->lines[i];
-		name_threads(l->threads, l->n_threads, names);
-		for (unsigned g = 0; g < l->n_ranges; g++)
-			name_threads(l->ranges[g].threads, l->ranges[g].n_threads, names);
-		for (unsigned k = 0; k < l->n_words; k++)
-			name_threads(l->words[k].threads, l->words[k].n_threads, names);
-	}
-}
+#include "reports/report_finish.h"
 
 int session_print_report(const struct report *r, const struct options *opt)
 {
@@ -65,21 +39,17 @@ int session_output_progress(const struct options *opt, const struct run_facts *h
 			 struct confirm *confirm, const struct proc_creds *reader,
 			 struct progress *prog)
 {
-	struct data_types *dt = data_types_new();
 	struct report *r;
 	int ret;
 
 	if (prog)
 		progress_phase(prog, "building the report: classifying lines, naming data "
 			       "and code, advice");
-	if (confirm)
-		confirm_merge_evidence(confirm, lines);
-	r = report_build(hdr, lines, &opt->classify, opt->top, sym, dt);
-	if (confirm) {
-		confirm_fill_report(confirm, r, sym);
-		report_confirm_locks(r);
-	}
-	session_name_threads(r, names);
+	r = report_finish(&(struct report_inputs){
+		.facts = hdr, .lines = lines, .cfg = &opt->classify, .top = opt->top,
+		.sym = sym, .confirm = confirm, .merge_watch = true, .fill_watch = true,
+		.names = names,
+	});
 	r->source_reader = reader;
 	if (prog)
 		progress_phase_end(prog);
@@ -88,7 +58,6 @@ int session_output_progress(const struct options *opt, const struct run_facts *h
 	else
 		ret = session_print_report(r, opt);
 	report_free(r);
-	data_types_free(dt);
 	return ret;
 }
 

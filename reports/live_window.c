@@ -5,8 +5,10 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "detector/ingest.h"
 #include "detector/line_table.h"
 #include "reports/report.h"
+#include "reports/report_finish.h"
 
 /* Where an interval ended: the first sample after it, and the backend's
  * counts then. */
@@ -162,23 +164,26 @@ uint64_t live_window_clipped(const struct live_window *w)
 	return (w->base < last ? w->base : last) - first;
 }
 
-struct report *live_window_report(const struct live_window *w, const struct run_facts *facts,
-				  const struct classify_config *cfg, unsigned top,
-				  struct symbolizer *sym, struct data_types *dt)
+struct report *live_window_report(const struct live_window *w, const struct report_inputs *in)
 {
-	struct line_table *t = line_table_new(w->line_size, w->window_ns);
-	struct run_facts f = *facts;
+	struct report_inputs mine = *in;
+	struct run_facts f = *in->facts;
 	struct report *r;
 	size_t from, to;
 
+	mine.lines = line_table_new(w->line_size, w->window_ns);
+	mine.facts = &f;
 	window_span(w, &from, &to);
-	for (size_t i = from; i < to; i++)
-		line_table_add(t, &w->buf[i]);
+	for (size_t i = from; i < to; i++) {
+		struct access_sample a = w->buf[i];
+
+		ingest_access(mine.lines, in->sym, &a);
+	}
 	f.samples = live_window_taken(w);
 	f.decoded = last_mark(w)->decoded - first_mark(w)->decoded;
 	f.duration = live_window_seconds(w);
-	r = report_build(&f, t, cfg, top, sym, dt);
-	line_table_free(t);
+	r = report_finish(&mine);
+	line_table_free(mine.lines);
 	return r;
 }
 

@@ -7,8 +7,8 @@
  * the last n_intervals closed intervals.
  *
  * live_window_report() builds a line table from exactly the samples in
- * the window -- the line_table_add() calls the session made for them, in
- * the same order -- and hands it to report_build(), with the samples taken
+ * the window -- the ingest_access() calls the session made for them, in
+ * the same order -- and hands it to report_finish(), with the samples taken
  * in the window as the scores' denominator: the live view prints the final
  * report's numbers, over a window instead of the whole session, from the
  * same code.  (Merging per-interval line tables would need a second
@@ -64,12 +64,12 @@ double live_window_seconds(const struct live_window *w);
 uint64_t live_window_taken(const struct live_window *w);      /* backend samples */
 uint64_t live_window_clipped(const struct live_window *w);    /* lost to max_samples */
 
-/* The report of the window: facts gives command, backend, rate and target
- * (its samples, decoded and duration are replaced by the window's);
- * cfg, top, sym and dt as report_build().  Caller frees with report_free(). */
-struct report *live_window_report(const struct live_window *w, const struct run_facts *facts,
-				  const struct classify_config *cfg, unsigned top,
-				  struct symbolizer *sym, struct data_types *dt);
+/* The report of the window, finished as in (report_finish.h) says, with
+ * the window's samples for in->lines: in->facts gives command, backend,
+ * rate and target (its samples, decoded and duration are replaced by the
+ * window's).  Caller frees with report_free(). */
+struct report_inputs;
+struct report *live_window_report(const struct live_window *w, const struct report_inputs *in);
 
 /* Record the scores of r's lines for the interval just closed. */
 void live_window_note(struct live_window *w, const struct report *r);

@@ -9,6 +9,7 @@
  */
 #include "symbolize/unwind.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,20 @@ const char *unwinder_describe(const struct unwinder *u)
 void unwinder_stats(const struct unwinder *u, struct unwind_stats *out)
 {
 	*out = u->stats;
+}
+
+char *unwinder_summary(const struct unwinder *u)
+{
+	const struct unwind_stats *st = &u->stats;
+
+	if (!st->samples)
+		return NULL;
+	return xasprintf("call graph (%s): %" PRIu64 " of %" PRIu64 " samples unwound "
+			 "(%" PRIu64 " by frame pointers), %.2f frames per sample, "
+			 "%.1f us per sample", u->method->library,
+			 st->by_cfi + st->by_frame_pointers, st->samples, st->by_frame_pointers,
+			 (double)st->frames / (double)st->samples,
+			 (double)st->ns / 1e3 / (double)st->samples);
 }
 
 /* ------------------------------------------------------------------ */

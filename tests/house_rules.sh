@@ -1,8 +1,9 @@
 #!/bin/bash
 # The house (docs/DESIGN.md), checked: includes point down only, every
 # project include names its floor, no production file grows past
-# MAX_LINES, no bare qsort/bsearch, no hash table but common/hashmap.h's, and no
-# run output is tracked at the top of the tree.
+# MAX_LINES, no bare qsort/bsearch, no hash table but common/hashmap.h's, the
+# folder map of docs/DESIGN.md matches the tree, one perf_event_open call site
+# and one ring reader, and no run output is tracked at the top of the tree.
 # Prints one line per violation; exit 1 if any.
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 cd "$top_srcdir" || exit 99
@@ -57,6 +58,23 @@ for f in $(grep -lE '= \(\w+ \+ 1\) & |0xcbf29ce484222325|0x100000001b3' \
 	# call malloc): its pending-record index is its own
 	case "$f" in common/hashmap.[ch]|detector/alloc_shim.c) continue ;; esac
 	echo "$f: probes or hashes a table of its own: use common/hashmap.h"; bad=1
+done
+
+# docs/DESIGN.md's folder map names every source file and nothing else
+if ! python3 tests/folder_map.py; then
+	bad=1
+fi
+
+# one perf_event_open(2) call site, in detector/perf_event.c; one reader
+# of perf ring buffers, detector/perf_ring.c
+for f in $(grep -lE 'SYS_perf_event_open|__NR_perf_event_open' \
+		$(for d in $floors; do echo "$d"/*.c; done)); do
+	[ "$f" = detector/perf_event.c ] && continue
+	echo "$f: calls perf_event_open itself: use perf_event_open_fd() (detector/perf_event.h)"; bad=1
+done
+for f in $(grep -lE '\bdata_tail\b' $(for d in $floors; do echo "$d"/*.c; done)); do
+	[ "$f" = detector/perf_ring.c ] && continue
+	echo "$f: reads a perf ring buffer itself: use detector/perf_ring.h"; bad=1
 done
 
 # run outputs (reports, data files, transcripts) never go into git

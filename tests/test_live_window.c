@@ -2,6 +2,7 @@
  * which samples it holds, that its report is the report of a line table
  * fed those samples, trends, and the bound on memory. */
 #include "reports/live_window.h"
+#include "reports/report_finish.h"
 #include "reports/report.h"
 #include "detector/line_table.h"
 #include "common/util.h"
@@ -52,7 +53,8 @@ static struct report *window_report(struct feed *f)
 	struct run_facts facts = { .command = "test", .backend = "soft", .freq = 1000 };
 
 	classify_config_default(&cfg);
-	return live_window_report(f->w, &facts, &cfg, 10, NULL, NULL);
+	return live_window_report(f->w, &(struct report_inputs){
+		.facts = &facts, .cfg = &cfg, .top = 10 });
 }
 
 static const struct report_line *line_at(const struct report *r, uint64_t addr)

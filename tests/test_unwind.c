@@ -147,6 +147,7 @@ static FRAME void test_cfi(unsigned method)
 	struct unwinder *u = unwinder_new(sym, method);
 	uint64_t pcs[64], again[64];
 	struct unwind_stats st;
+	char *summary;
 	unsigned n, n2;
 
 	printf("# method %s\n", unwind_method_name(method));
@@ -168,6 +169,10 @@ static FRAME void test_cfi(unsigned method)
 	CHECK_EQ_U64(st.by_frame_pointers, 0, "no frame-pointer fallback");
 	CHECK_EQ_U64(st.samples, 3, "samples counted");
 	CHECK(st.frames >= 2 * 3 + 2, "frames counted: %" PRIu64, st.frames);
+	summary = unwinder_summary(u);
+	CHECK(summary && strstr(summary, "3 of 3 samples unwound (0 by frame pointers)"),
+	      "summary: %s", summary ? summary : "(none)");
+	free(summary);
 	unwinder_free(u);
 }
 
@@ -178,6 +183,8 @@ static void test_fallback(unsigned method)
 	struct unwinder *u = unwinder_new(sym, method);
 	struct unwind_stats st;
 	uint64_t pcs[8];
+
+	CHECK(!unwinder_summary(u), "no summary before a sample");
 	struct fake f;
 	unsigned n;
 
