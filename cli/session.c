@@ -15,7 +15,6 @@
 #include "detector/alloc_table.h"
 #include "detector/backend.h"
 #include "detector/callchain.h"
-#include "detector/ingest.h"
 #include "cli/heap_walk.h"
 #include "cli/jvm_target.h"
 #include "cli/launch.h"
@@ -28,7 +27,7 @@
 #include "detector/overlap.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
-#include "detector/shared_mem.h"
+#include "detector/sampler.h"
 #include "common/escape.h"
 #include "common/procfs.h"
 #include "common/safe_file.h"
@@ -48,22 +47,20 @@ struct session {
 	struct symbolizer *sym;
 	struct backend_choice choice;  /* which backend, and why not the others */
 	struct backend backend;        /* the chosen one, running */
-	struct line_table *lines;
-	struct unwinder *unwinder; /* -g; else NULL */
-	struct callchains *chains;
+	/* a sample's way to the line table: the table, the census, -g's
+	 * unwinder and chains, --delay (detector/sampler.h) */
+	struct sampler sampler;
 	struct thread_names names;
 	pid_t *pids;               /* processes seen (target and its children) */
 	size_t n_pids, alloc_pids;
 	uint64_t lost;
 	double last_maps;          /* monotonic_s() of the last /proc/PID/maps read */
 	struct confirm *confirm;   /* --confirm: watchpoints on the top lines */
-	struct census *census;     /* with confirm: the stores near the hot code */
 	struct proc_creds creds;   /* the target's, last seen (note_target_creds) */
 	unsigned target_execs;     /* exec records of the target's main thread */
 	bool note_forks;           /* attaching: collect the tasks that inherit events */
 	pid_t *forked;
 	size_t n_forked, alloc_forked;
-	double sample_from;        /* --delay: samples before this monotonic_s() are dropped */
 	struct triage *triage;     /* run/attach: counters for the one-line triage */
 	struct jvm_target jvm;     /* a HotSpot target: its perf map, its exit held */
 	struct progress progress;  /* the status line on a terminal */
@@ -126,60 +123,17 @@ static unsigned ring_pages(const struct options *opt)
 	return opt->callchain ? 512 : 0;
 }
 
-/* -g: the id of the sample's call chain, 0 if it has none. */
-static uint32_t sample_chain(struct session *s, const struct perf_sample *ps)
-{
-	uint64_t pcs[CALLCHAIN_MAX_DEPTH];
-	unsigned n = unwind_callers(s->unwinder, ps->pid, &ps->regs, ps->stack,
-				    ps->stack_size, pcs, CALLCHAIN_MAX_DEPTH);
-	size_t known = callchains_count(s->chains);
-	uint32_t id = callchain_intern(s->chains, pcs, n);
-
-	if (callchains_count(s->chains) > known && s->hooks && s->hooks->chain)
-		s->hooks->chain(s->hooks->ctx, id, pcs, n);
-	return id;
-}
-
-static void take_access(struct session *s, struct access_sample *a);
-
-static void on_sample(void *ctx, const struct perf_sample *ps)
+/* attach -a: samples of the processes it samples; a new thread named. */
+static bool keep_system_wide(void *ctx, const struct perf_sample *ps)
 {
 	struct session *s = ctx;
-	struct access_sample a;
 	bool new_thread = false;
 
-	if (s->sample_from && monotonic_s() < s->sample_from)
-		return;
-	if (s->sw && !system_wide_sample(s->sw, s->sym, ps->pid, ps->tid, &new_thread))
-		return;
+	if (!system_wide_sample(s->sw, s->sym, ps->pid, ps->tid, &new_thread))
+		return false;
 	if (new_thread)
 		name_task(s, (pid_t)ps->pid, (pid_t)ps->pid, (pid_t)ps->tid);
-	if (s->census)
-		census_note_sample(s->census, ps->pid, ps->ip);
-	if (!s->sw)
-		overlap_note(&s->overlap, ps->time, ps->tid);
-	if (!backend_access(&s->backend, ps, &a))
-		return;
-	if (s->unwinder)
-		a.chain_id = sample_chain(s, ps);
-	take_access(s, &a);
-}
-
-/* A census hit's access (census.h): into the table and the data file as
- * a sample is. */
-static void on_census_access(void *ctx, const struct access_sample *sampled)
-{
-	struct access_sample a = *sampled;
-
-	take_access(ctx, &a);
-}
-
-static void take_access(struct session *s, struct access_sample *a)
-{
-	shared_mem_locate(s->sym, a);   /* shared memory: one line for all */
-	if (s->hooks && s->hooks->access)
-		s->hooks->access(s->hooks->ctx, a);   /* a data file: as sampled */
-	ingest_access(s->lines, s->sym, a);
+	return true;
 }
 
 static void on_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
@@ -280,8 +234,8 @@ static void refresh_maps(struct session *s, bool force)
 static struct perf_callbacks session_callbacks(struct session *s)
 {
 	return (struct perf_callbacks){
-		.ctx = s, .sample = on_sample, .mmap = on_mmap, .comm = on_comm,
-		.fork = on_fork, .lost = on_lost,
+		.ctx = s, .mmap = on_mmap, .comm = on_comm, .fork = on_fork, .lost = on_lost,
+		.sample = sampler_sample, .sample_ctx = &s->sampler,
 	};
 }
 
@@ -323,7 +277,7 @@ static struct session_view session_view(struct session *s, pid_t pid, double t0)
 	const struct backend_row *row = s->backend.row;
 
 	return (struct session_view){
-		.lines = s->lines, .sym = s->sym, .names = &s->names,
+		.lines = s->sampler.lines, .sym = s->sym, .names = &s->names,
 		.backend = row->name, .freq = s->opt->freq,
 		.samples = row->samples_seen(s->backend.state),
 		.decoded = row->samples_decoded(s->backend.state),
@@ -345,13 +299,13 @@ static void session_beat(struct session *s, struct event_set *es,
 	 * a malloc-heavy target sends (its temporaries never leave it), and a
 	 * faster beat would run the watch windows more often too; a target
 	 * that only allocates is kept up with inside the beat */
-	if (!alloc_channel_keep_up(s->alloc_pipe, s->allocs, s->lines, 0.1))
+	if (!alloc_channel_keep_up(s->alloc_pipe, s->allocs, s->sampler.lines, 0.1))
 		event_set_poll(es, 100);
 	event_set_drain(es, cb);
 	refresh_maps(s, false);
-	alloc_channel_drain(s->alloc_pipe, s->allocs, s->lines);
+	alloc_channel_drain(s->alloc_pipe, s->allocs, s->sampler.lines);
 	if (s->hooks && s->hooks->tick)
-		s->hooks->tick(s->hooks->ctx, s->lines, pid, monotonic_s() - t0);
+		s->hooks->tick(s->hooks->ctx, s->sampler.lines, pid, monotonic_s() - t0);
 	view = session_view(s, pid, t0);
 	if (s->hooks && s->hooks->live && s->hooks->live(s->hooks->ctx, &view) &&
 	    !stop_requested) {
@@ -363,12 +317,13 @@ static void session_beat(struct session *s, struct event_set *es,
 	 * window per beat, the census's first.  By code, the watch probes
 	 * the sites sampling saw, and the census adds the stores it did
 	 * not: confirmation waits for it */
-	if (s->census && !confirm_busy(s->confirm) &&
-	    census_tick(s->census, pid, monotonic_s() - t0, on_census_access, s))
+	if (s->sampler.census && !confirm_busy(s->confirm) &&
+	    census_tick(s->sampler.census, pid, monotonic_s() - t0, sampler_census_access,
+			&s->sampler))
 		return;
-	if (s->confirm && (!confirm_by_code(s->confirm) || !s->census ||
-			   census_done(s->census, monotonic_s() - t0)))
-		confirm_tick(s->confirm, s->lines, monotonic_s() - t0);
+	if (s->confirm && (!confirm_by_code(s->confirm) || !s->sampler.census ||
+			   census_done(s->sampler.census, monotonic_s() - t0)))
+		confirm_tick(s->confirm, s->sampler.lines, monotonic_s() - t0);
 }
 
 static char *join_command(char **argv)
@@ -392,19 +347,19 @@ static bool wants_triage(const struct options *opt)
 
 static void session_release(struct session *s)
 {
-	line_table_free(s->lines);
+	line_table_free(s->sampler.lines);
 	free(s->price_note);
 	free(s->instrument_note);
 	backend_close(&s->backend);
 	backend_choice_release(&s->choice);
-	unwinder_free(s->unwinder);
-	callchains_free(s->chains);
+	unwinder_free(s->sampler.unwinder);
+	callchains_free(s->sampler.chains);
 	symbolizer_free(s->sym);
 	thread_names_release(&s->names);
 	proc_creds_release(&s->creds);
 	free(s->pids);
 	confirm_free(s->confirm);
-	census_free(s->census);
+	census_free(s->sampler.census);
 	jvm_target_release(&s->jvm);
 	progress_release(&s->progress);
 	alloc_channel_close(s->alloc_pipe);
@@ -479,7 +434,7 @@ static void start_confirmation(struct session *s, const struct options *opt,
 	if (hooks && hooks->confirm_on_demand)
 		confirm_on_demand(s->confirm);
 	else if (instruments_for_census(&s->instruments, &census_by))
-		s->census = census_new(s->sym, census_by == INSTRUMENT_UPROBES ?
+		s->sampler.census = census_new(s->sym, census_by == INSTRUMENT_UPROBES ?
 				       CODE_PROBE_UPROBE : CODE_PROBE_BREAKPOINT);
 }
 
@@ -494,13 +449,20 @@ static void session_init(struct session *s, const struct options *opt,
 	s->creds = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
 	symbolizer_set_map_owner(s->sym, s->creds.uid);
 	choose_backend(s, opt);
-	s->lines = line_table_new(opt->line_size, session_window_ns(opt, opt->freq));
+	s->sampler.lines = line_table_new(opt->line_size, session_window_ns(opt, opt->freq));
 	overlap_init(&s->overlap, 1000000000ull / opt->freq);   /* a sample period */
+	s->sampler.sym = s->sym;
+	s->sampler.backend = &s->backend;
+	s->sampler.overlap = &s->overlap;
+	if (hooks)
+		s->sampler.hooks = (struct sampler_hooks){
+			.ctx = hooks->ctx, .access = hooks->access, .chain = hooks->chain,
+		};
 	s->has_pressure = cpu_pressure_us(&s->pressure_from);
 	s->pressure_t0 = monotonic_s();
 	if (opt->callchain) {
-		s->unwinder = unwinder_new(s->sym, opt->unwind_method);
-		s->chains = callchains_new();
+		s->sampler.unwinder = unwinder_new(s->sym, opt->unwind_method);
+		s->sampler.chains = callchains_new();
 	}
 	instruments_test(&s->instruments, opt->freq);
 	if (opt->confirm && !opt->system_wide)   /* -a: never arm other users' tasks */
@@ -556,11 +518,11 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	hdr.n_dropped = n_dropped;
 	hdr.target = target;
 	hdr.target_status = target_status;
-	hdr.chains = s->chains;
+	hdr.chains = s->sampler.chains;
 	progress_clear(&s->progress);
 	hdr.allocs = s->allocs;
 	if (s->allocs && s->hooks && s->hooks->allocs)
-		s->hooks->allocs(s->hooks->ctx, s->allocs, s->lines);
+		s->hooks->allocs(s->hooks->ctx, s->allocs, s->sampler.lines);
 	if (s->confirm && s->hooks && s->hooks->confirmed)
 		s->hooks->confirmed(s->hooks->ctx, s->confirm);
 	if (!s->allocs && target == TARGET_ATTACHED_RUNNING)
@@ -570,11 +532,11 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	if (s->lost)
 		warning("%llu records lost: the ring buffers overflowed (lower -F)",
 			(unsigned long long)s->lost);
-	if (s->unwinder && !s->opt->quiet && (unwound = unwinder_summary(s->unwinder)))
+	if (s->sampler.unwinder && !s->opt->quiet && (unwound = unwinder_summary(s->sampler.unwinder)))
 		fprintf(stderr, "contend: %s\n", unwound);   /* bench/unwinders.sh reads it */
 	free(unwound);
 	symbolizer_sampling_done(s->sym);
-	ret = session_output_progress(s->opt, &hdr, s->lines, s->sym, &s->names, s->hooks, s->confirm,
+	ret = session_output_progress(s->opt, &hdr, s->sampler.lines, s->sym, &s->names, s->hooks, s->confirm,
 			    &s->creds, &s->progress);
 	heap_walk_done(hdr.heap, s->opt->quiet);
 	named_counts_free(dropped, n_dropped);
@@ -678,7 +640,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		s.triage = triage_start(child.pid, true);
 	t0 = monotonic_s();
 	if (opt->delay > 0)
-		s.sample_from = t0 + opt->delay;
+		s.sampler.sample_from = t0 + opt->delay;
 	if (launch_go(&child) < 0) {
 		int e = errno;
 		event_set_close(es);
@@ -691,7 +653,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	for (;;) {
 		pid_t w;
 		session_beat(&s, es, &cb, child.pid, t0);
-		jvm_run_tick(&s.jvm, child.pid, s.sample_from);
+		jvm_run_tick(&s.jvm, child.pid, s.sampler.sample_from);
 		if (exit_hold_poll(&s.jvm.hold)) {
 			status = s.jvm.hold.exit_status;
 			break;
@@ -718,7 +680,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	if (hooks && hooks->stop)
 		hooks->stop(hooks->ctx);
 	triage_finish(s.triage, opt->quiet);
-	alloc_channel_drain(s.alloc_pipe, s.allocs, s.lines);   /* after the samples */
+	alloc_channel_drain(s.alloc_pipe, s.allocs, s.sampler.lines);   /* after the samples */
 	if (left_running)
 		error("target (pid %d) did not exit within %.0f s of SIGTERM: left running; "
 		      "the report covers %.2f s", (int)child.pid, 2 * RUN_STOP_GRACE_S, t1 - t0);
@@ -726,11 +688,11 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	command = join_command(opt->argv);
 	/* the handlers stay while the report or data file is written: a
 	 * second stop signal must not cut it short */
-	if (s.sample_from && t1 < s.sample_from && !opt->quiet)
+	if (s.sampler.sample_from && t1 < s.sampler.sample_from && !opt->quiet)
 		warning("--delay %.3f s outlasted the run (%.2f s): nothing was sampled",
 			opt->delay, t1 - t0);
-	if (s.sample_from)
-		t0 = t1 < s.sample_from ? t1 : s.sample_from;
+	if (s.sampler.sample_from)
+		t0 = t1 < s.sampler.sample_from ? t1 : s.sampler.sample_from;
 	ret = finish_session(&s, command, child.pid, t1 - t0, TARGET_LAUNCHED,
 			     WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status));
 	if (s.jvm.hold.at_exit) {
@@ -811,6 +773,10 @@ static int session_attach_all(const struct options *opt, const struct session_ho
 	session_init(&s, opt, hooks);
 	system_wide_init(&sw);
 	s.sw = &sw;
+	/* other processes' threads: no overlap of the target's to measure */
+	s.sampler.overlap = NULL;
+	s.sampler.keep = keep_system_wide;
+	s.sampler.keep_ctx = &s;
 	es = event_set_open(&s.choice, &pc, false);
 	if (!es) {
 		session_release(&s);
@@ -951,7 +917,7 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 		s.triage = triage_start(opt->pid, false);
 	t0 = monotonic_s();
 	if (opt->delay > 0)
-		s.sample_from = t0 + opt->delay;
+		s.sampler.sample_from = t0 + opt->delay;
 	while (!stop_requested) {
 		session_beat(&s, es, &cb, opt->pid, t0);
 		if (opt->duration > 0 && monotonic_s() - t0 >= opt->duration)
@@ -963,7 +929,7 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 	}
 	t1 = monotonic_s();
 	progress_clear(&s.progress);
-	if (s.sample_from && t1 < s.sample_from && !opt->quiet)
+	if (s.sampler.sample_from && t1 < s.sampler.sample_from && !opt->quiet)
 		warning("--delay %.3f s outlasted the sampling (%.2f s): nothing was sampled",
 			opt->delay, t1 - t0);
 	/* Detach: closing the events removes them from the target; it never

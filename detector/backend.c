@@ -60,7 +60,7 @@ static void *spe_row_open(struct symbolizer *sym)
 
 static void spe_row_feed(void *state, const struct perf_aux *a, const struct perf_callbacks *cb)
 {
-	spe_aux_feed(spe_backend_aux(state), a, cb->sample, cb->ctx);
+	spe_aux_feed(spe_backend_aux(state), a, cb->sample, cb->sample_ctx);
 }
 
 static void spe_row_itrace(void *state, uint32_t cpu, uint32_t pid, uint32_t tid)

@@ -581,7 +581,7 @@ static void dispatch(struct perf_session *ps, const struct rec_ref *ref,
 	case PERF_RECORD_SAMPLE: {
 		struct perf_sample s;
 		if (perf_parse_sample(&ps->attr, rec, len, &s) && cb->sample)
-			cb->sample(cb->ctx, &s);
+			cb->sample(cb->sample_ctx, &s);
 		break;
 	}
 	case PERF_RECORD_MMAP2: {

@@ -78,8 +78,11 @@ struct perf_aux {
 };
 
 struct perf_callbacks {
+	/* Samples have a context of their own: the sampler (sampler.h), a
+	 * floor below the session that takes the side-band records on ctx. */
+	void *sample_ctx;
+	void (*sample)(void *sample_ctx, const struct perf_sample *s);
 	void *ctx;
-	void (*sample)(void *ctx, const struct perf_sample *s);
 	/* obj: MMAP2's device, inode and MAP_SHARED */
 	void (*mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
 		     uint64_t pgoff, uint32_t prot, const char *filename,

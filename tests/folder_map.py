@@ -86,6 +86,32 @@ def named_files(block):
     return files
 
 
+def check_way(top, text):
+    """The picture of a sample's way: every file it names exists, and
+    every 'function:' it names is defined in the file on its line."""
+    m = re.search(r"### A sample's way.*?```\n(.*?)```", text, re.S)
+    if not m:
+        return ["docs/DESIGN.md: no picture of a sample's way"]
+    bad, floor = [], None
+    for line in m.group(1).splitlines():
+        first = line.split()[0] if line.split() else ""
+        if first.endswith("/") and first[:-1] in FLOORS:
+            floor = first[:-1]
+            line = line[len(first):]
+        f = re.match(r"\s*([a-z_0-9]+\.[ch])\s+(?:([a-z_0-9]+):)?", line)
+        if not f or not floor:
+            continue
+        path = os.path.join(top, floor, f.group(1))
+        if not os.path.isfile(path):
+            bad.append("docs/DESIGN.md: the sample's way names %s/%s, which does not exist"
+                       % (floor, f.group(1)))
+        elif f.group(2) and not re.search(r"^\w[^;(]*\b%s\(" % f.group(2),
+                                          open(path, errors="replace").read(), re.M):
+            bad.append("docs/DESIGN.md: the sample's way names %s() in %s/%s, which "
+                       "does not define it" % (f.group(2), floor, f.group(1)))
+    return bad
+
+
 def main():
     top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..")
     design = os.path.join(top, "docs", "DESIGN.md")
@@ -96,11 +122,14 @@ def main():
     head, rest = text.split(BEGIN, 1)
     old, tail = rest.split(END, 1)
     new = render(top)
+    way = check_way(top, text)
+    for line in way:
+        print(line)
     if "--write" in sys.argv:
         open(design, "w").write(head + new + tail)
         return 0
     if BEGIN + old + END == new:
-        return 0
+        return 1 if way else 0
     said, tree = named_files(old), named_files(new)
     for f in sorted(said - tree):
         print("docs/DESIGN.md: the folder map names %s, which does not exist" % f)

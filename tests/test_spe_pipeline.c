@@ -490,7 +490,7 @@ static void test_spe_row(const struct perf_event_attr *attr)
 	const struct op load = { T1, 0x401100, 0x601040, 250, 0x00, SPE_NV_PEER_CORE, 0 };
 	const struct op store = { T1, 0x401108, 0x601048, 0, 0x01, 0, 0 };
 	struct row_sink sink = { row, NULL, { { 0 } }, 0 };
-	struct perf_callbacks cb = { .ctx = &sink, .sample = row_sample };
+	struct perf_callbacks cb = { .sample_ctx = &sink, .sample = row_sample };
 	struct bytes chunk = { 0 };
 	struct named_count *drops;
 	struct perf_aux a;
