@@ -492,49 +492,225 @@ static void choose_report_fd(struct options *o, int log_fd)
 	o->report_fd = log_fd >= 0 ? log_fd : launches ? STDERR_FILENO : STDOUT_FILENO;
 }
 
+static const struct option longopts[] = {
+	{ "freq", required_argument, NULL, 'F' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "line-size", required_argument, NULL, OPT_LINE_SIZE },
+	{ "min-score", required_argument, NULL, OPT_MIN_SCORE },
+	{ "window-ms", required_argument, NULL, OPT_WINDOW },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "delay", required_argument, NULL, 'D' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "call-graph", optional_argument, NULL, 'g' },
+	{ "annotate", no_argument, NULL, OPT_ANNOTATE },
+	{ "full", no_argument, NULL, OPT_FULL },
+	{ "confirm", no_argument, NULL, OPT_CONFIRM },
+	{ "no-confirm", no_argument, NULL, OPT_NO_CONFIRM },
+	{ "no-alloc-sites", no_argument, NULL, OPT_NO_ALLOC_SITES },
+	{ "no-price-probe", no_argument, NULL, OPT_NO_PRICE_PROBE },
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "allow", required_argument, NULL, OPT_ALLOW },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "ldlat", required_argument, NULL, OPT_LDLAT },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "span", required_argument, NULL, OPT_SPAN },
+	{ "iterations", required_argument, NULL, 'n' },
+	{ "batch", no_argument, NULL, OPT_BATCH },
+	{ "report", no_argument, NULL, OPT_REPORT },
+	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
+	{ "measure-fix", optional_argument, NULL, OPT_MEASURE_FIX },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What options_parse() keeps while it reads: set by an option, used once
+ * all are read. */
+struct parse_state {
+	bool line_size_set;
+	int log_fd;          /* --log-fd, -1 if none */
+};
+
+/* The report's options: where it goes, its format, what it lists, check's
+ * verdict.  False: not one of them. */
+static bool parse_output_option(struct options *o, struct parse_state *st, int c)
+{
+	switch (c) {
+	case 'o':
+		o->output = optarg;
+		return true;
+	case OPT_FORMAT:
+		o->format = options_format(optarg, FORMAT_FOR_REPORT);
+		o->format_set = true;
+		return true;
+	case OPT_TOP:
+		o->top = parse_uint("--top", optarg, 0, 1000000);
+		return true;
+	case OPT_LINE_SIZE:
+		o->line_size = parse_uint("--line-size", optarg, 64, 128);
+		if (o->line_size != 64 && o->line_size != 128)
+			die("--line-size: must be 64 or 128");
+		st->line_size_set = true;
+		return true;
+	case OPT_MIN_SCORE:
+		o->classify.min_score = parse_double("--min-score", optarg, 0, 1);
+		o->min_score_set = true;
+		return true;
+	case OPT_WINDOW:
+		o->window_ms = parse_double("--window-ms", optarg, 0.001, 10000);
+		return true;
+	case 'q':
+		o->quiet = true;
+		return true;
+	case OPT_ANNOTATE:
+		o->annotate = true;
+		return true;
+	case OPT_FULL:
+		o->annotate_full = true;
+		return true;
+	case OPT_FAIL_ON:
+		parse_fail_on(o, optarg);
+		return true;
+	case OPT_ALLOW:
+		o->allow = xrealloc(o->allow, (o->n_allow + 1) * sizeof(*o->allow));
+		o->allow[o->n_allow++] = optarg;
+		return true;
+	case OPT_BASELINE:
+		o->baseline = optarg;
+		return true;
+	case OPT_SYMFS:
+		o->symfs = optarg;
+		return true;
+	case OPT_LOG_FD:
+		st->log_fd = parse_log_fd(optarg);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* How to sample and what else to measure.  False: not one of them. */
+static bool parse_sampling_option(struct options *o, struct parse_state *st, int c)
+{
+	(void)st;
+	switch (c) {
+	case 'F':
+		o->freq = parse_uint("-F", optarg, 1, 100000);
+		o->freq_set = true;
+		return true;
+	case 'b':
+		o->backend = parse_backend(optarg);
+		return true;
+	case 'D':
+		o->delay = parse_delay(optarg);
+		return true;
+	case 'g':
+		o->callchain = true;
+		if (optarg)
+			o->unwind_method = parse_unwind_method(optarg);
+		return true;
+	case OPT_NO_CONFIRM:
+		o->confirm = false;
+		o->confirm_set = true;
+		return true;
+	case OPT_CONFIRM:
+		o->confirm = true;
+		o->confirm_set = true;
+		return true;
+	case OPT_NO_ALLOC_SITES:
+		o->alloc_sites = false;
+		return true;
+	case OPT_NO_PRICE_PROBE:
+		o->price_probe = false;
+		return true;
+	case OPT_LDLAT:
+		/* the load-latency threshold register holds 16 bits */
+		o->ldlat = parse_uint("--ldlat", optarg, 1, 65535);
+		return true;
+	case OPT_MEASURE_FIX:
+		if (strcmp(o->command, "run"))
+			die("--measure-fix: an option of 'contend run' only");
+		o->measure_fix = optarg ? parse_uint("--measure-fix", optarg, 1, 100) : 1;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Which process, for how long; top's and attach --interval's timing.
+ * False: not one of them. */
+static bool parse_target_option(struct options *o, struct parse_state *st, int c)
+{
+	(void)st;
+	switch (c) {
+	case 'p':
+		o->pid = (pid_t)parse_uint("-p", optarg, 1, 0x3fffffff);
+		return true;
+	case 'a':
+		if (!strcmp(o->command, "top"))
+			die("-a: system-wide sampling is not available in contend top: "
+			    "use 'contend attach -a -d SECONDS'");
+		o->system_wide = true;
+		return true;
+	case 'd':
+		o->duration = parse_double("-d", optarg, 0.001, 1e7);
+		return true;
+	case 't':
+		parse_tids(o, optarg);
+		return true;
+	case 'i':   /* top: the refresh interval; elsewhere the input */
+		if (!strcmp(o->command, "top"))
+			o->interval = parse_double("-i", optarg, 0.1, 3600);
+		else
+			o->input = optarg;
+		return true;
+	case OPT_INTERVAL:
+		if (!strcmp(o->command, "attach")) {
+			o->continuous = true;
+			o->interval = parse_double("--interval", optarg, 1, 86400);
+			return true;
+		}
+		top_only(o, "--interval");
+		o->interval = parse_double("--interval", optarg, 0.1, 3600);
+		return true;
+	case OPT_KEEP:
+		if (strcmp(o->command, "attach"))
+			die("--keep: an option of 'contend attach --interval' only");
+		o->keep = parse_uint("--keep", optarg, 1, 1000000);
+		return true;
+	case OPT_SPAN:
+		top_only(o, "--span");
+		o->span = parse_double("--span", optarg, 0.1, 3600);
+		return true;
+	case 'n':
+		top_only(o, "-n");
+		o->iterations = parse_uint("-n", optarg, 1, 10000000);
+		return true;
+	case OPT_BATCH:
+		top_only(o, "--batch");
+		o->batch = true;
+		return true;
+	case OPT_REPORT:
+		top_only(o, "--report");
+		o->report_on_quit = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
 void options_parse(struct options *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "freq", required_argument, NULL, 'F' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "line-size", required_argument, NULL, OPT_LINE_SIZE },
-		{ "min-score", required_argument, NULL, OPT_MIN_SCORE },
-		{ "window-ms", required_argument, NULL, OPT_WINDOW },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "delay", required_argument, NULL, 'D' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "call-graph", optional_argument, NULL, 'g' },
-		{ "annotate", no_argument, NULL, OPT_ANNOTATE },
-		{ "full", no_argument, NULL, OPT_FULL },
-		{ "confirm", no_argument, NULL, OPT_CONFIRM },
-		{ "no-confirm", no_argument, NULL, OPT_NO_CONFIRM },
-		{ "no-alloc-sites", no_argument, NULL, OPT_NO_ALLOC_SITES },
-		{ "no-price-probe", no_argument, NULL, OPT_NO_PRICE_PROBE },
-		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-		{ "allow", required_argument, NULL, OPT_ALLOW },
-		{ "baseline", required_argument, NULL, OPT_BASELINE },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "ldlat", required_argument, NULL, OPT_LDLAT },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "keep", required_argument, NULL, OPT_KEEP },
-		{ "span", required_argument, NULL, OPT_SPAN },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "batch", no_argument, NULL, OPT_BATCH },
-		{ "report", no_argument, NULL, OPT_REPORT },
-		{ "log-fd", required_argument, NULL, OPT_LOG_FD },
-		{ "measure-fix", optional_argument, NULL, OPT_MEASURE_FIX },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool line_size_set = false;
-	int c, log_fd = -1;
+	struct parse_state st = { .log_fd = -1 };
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->command = argv[0];
@@ -554,151 +730,14 @@ void options_parse(struct options *o, int argc, char **argv)
 	optind = 1;
 	opterr = 0;      /* options_refuse() says it, in one line */
 	while ((c = getopt_long(argc, argv, "+:F:o:b:qhp:ad:D:t:i:gn:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'F':
-			o->freq = parse_uint("-F", optarg, 1, 100000);
-			o->freq_set = true;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_FORMAT:
-			o->format = options_format(optarg, FORMAT_FOR_REPORT);
-			o->format_set = true;
-			break;
-		case OPT_TOP:
-			o->top = parse_uint("--top", optarg, 0, 1000000);
-			break;
-		case OPT_LINE_SIZE:
-			o->line_size = parse_uint("--line-size", optarg, 64, 128);
-			if (o->line_size != 64 && o->line_size != 128)
-				die("--line-size: must be 64 or 128");
-			line_size_set = true;
-			break;
-		case OPT_MIN_SCORE:
-			o->classify.min_score = parse_double("--min-score", optarg, 0, 1);
-			o->min_score_set = true;
-			break;
-		case OPT_WINDOW:
-			o->window_ms = parse_double("--window-ms", optarg, 0.001, 10000);
-			break;
-		case 'b':
-			o->backend = parse_backend(optarg);
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'p':
-			o->pid = (pid_t)parse_uint("-p", optarg, 1, 0x3fffffff);
-			break;
-		case 'a':
-			if (!strcmp(o->command, "top"))
-				die("-a: system-wide sampling is not available in contend top: "
-				    "use 'contend attach -a -d SECONDS'");
-			o->system_wide = true;
-			break;
-		case 'd':
-			o->duration = parse_double("-d", optarg, 0.001, 1e7);
-			break;
-		case 'D':
-			o->delay = parse_delay(optarg);
-			break;
-		case 't':
-			parse_tids(o, optarg);
-			break;
-		case 'i':   /* top: the refresh interval; elsewhere the input */
-			if (!strcmp(o->command, "top"))
-				o->interval = parse_double("-i", optarg, 0.1, 3600);
-			else
-				o->input = optarg;
-			break;
-		case OPT_INTERVAL:
-			if (!strcmp(o->command, "attach")) {
-				o->continuous = true;
-				o->interval = parse_double("--interval", optarg, 1, 86400);
-				break;
-			}
-			top_only(o, "--interval");
-			o->interval = parse_double("--interval", optarg, 0.1, 3600);
-			break;
-		case OPT_KEEP:
-			if (strcmp(o->command, "attach"))
-				die("--keep: an option of 'contend attach --interval' only");
-			o->keep = parse_uint("--keep", optarg, 1, 1000000);
-			break;
-		case OPT_SPAN:
-			top_only(o, "--span");
-			o->span = parse_double("--span", optarg, 0.1, 3600);
-			break;
-		case 'n':
-			top_only(o, "-n");
-			o->iterations = parse_uint("-n", optarg, 1, 10000000);
-			break;
-		case OPT_BATCH:
-			top_only(o, "--batch");
-			o->batch = true;
-			break;
-		case OPT_REPORT:
-			top_only(o, "--report");
-			o->report_on_quit = true;
-			break;
-		case 'g':
-			o->callchain = true;
-			if (optarg)
-				o->unwind_method = parse_unwind_method(optarg);
-			break;
-		case OPT_ANNOTATE:
-			o->annotate = true;
-			break;
-		case OPT_FULL:
-			o->annotate_full = true;
-			break;
-		case OPT_NO_CONFIRM:
-			o->confirm = false;
-			o->confirm_set = true;
-			break;
-		case OPT_CONFIRM:
-			o->confirm = true;
-			o->confirm_set = true;
-			break;
-		case OPT_NO_ALLOC_SITES:
-			o->alloc_sites = false;
-			break;
-		case OPT_NO_PRICE_PROBE:
-			o->price_probe = false;
-			break;
-		case OPT_FAIL_ON:
-			parse_fail_on(o, optarg);
-			break;
-		case OPT_ALLOW:
-			o->allow = xrealloc(o->allow, (o->n_allow + 1) * sizeof(*o->allow));
-			o->allow[o->n_allow++] = optarg;
-			break;
-		case OPT_BASELINE:
-			o->baseline = optarg;
-			break;
-		case OPT_LDLAT:
-			/* the load-latency threshold register holds 16 bits */
-			o->ldlat = parse_uint("--ldlat", optarg, 1, 65535);
-			break;
-		case OPT_SYMFS:
-			o->symfs = optarg;
-			break;
-		case OPT_LOG_FD:
-			log_fd = parse_log_fd(optarg);
-			break;
-		case OPT_MEASURE_FIX:
-			if (strcmp(o->command, "run"))
-				die("--measure-fix: an option of 'contend run' only");
-			o->measure_fix = optarg ? parse_uint("--measure-fix", optarg, 1, 100) : 1;
-			break;
-		case 'h':
+		if (parse_output_option(o, &st, c) || parse_sampling_option(o, &st, c) ||
+		    parse_target_option(o, &st, c))
+			continue;
+		if (c == 'h')
 			options_usage(o->command, 0);
-		default:
-			options_refuse(o->command, c, longopts, argv);
-		}
+		options_refuse(o->command, c, longopts, argv);
 	}
-	if (!line_size_set)
+	if (!st.line_size_set)
 		o->line_size = default_line_size(o->command);
 	if (o->keep && !o->continuous)
 		die("--keep: keeps the profiles of --interval; give --interval SECONDS too");
@@ -714,7 +753,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	}
 	if (o->measure_fix && !o->alloc_sites)
 		die("--measure-fix: the fix acts on allocation sites: drop --no-alloc-sites");
-	choose_report_fd(o, log_fd);
+	choose_report_fd(o, st.log_fd);
 	/* --annotate shapes the text report; --format json or html wins */
 	if (o->annotate && !strcmp(o->format->name, "text"))
 		o->format = report_format_find("annotate", 0);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -583,17 +582,131 @@ static bool stop_run(struct run_stop *st, pid_t target, bool quiet)
 	return !st->sent || now - st->since < RUN_STOP_GRACE_S;
 }
 
-int session_run(const struct options *opt, const struct session_hooks *hooks)
+/* Sampling starts on pid (start hook, triage, --delay): its start time. */
+static double sampling_start(struct session *s, pid_t pid, bool launched)
+{
+	double t0;
+
+	if (s->hooks && s->hooks->start)
+		s->hooks->start(s->hooks->ctx, pid, launched);
+	if (wants_triage(s->opt))
+		s->triage = triage_start(pid, launched);
+	t0 = monotonic_s();
+	if (s->opt->delay > 0)
+		s->sampler.sample_from = t0 + s->opt->delay;
+	return t0;
+}
+
+/* Sampling is over: the last records drained, the events closed (an attached
+ * process never stopped, gets no signal), stop hook, triage; the stop time. */
+static double sampling_stop(struct session *s, struct event_set *es,
+			    const struct perf_callbacks *cb, double t0, const char *what)
+{
+	double t1 = monotonic_s();
+
+	progress_clear(&s->progress);
+	if (s->sampler.sample_from && t1 < s->sampler.sample_from && !s->opt->quiet)
+		warning("--delay %.3f s outlasted the %s (%.2f s): nothing was sampled",
+			s->opt->delay, what, t1 - t0);
+	event_set_drain(es, cb);
+	event_set_close(es);
+	if (s->hooks && s->hooks->stop)
+		s->hooks->stop(s->hooks->ctx);
+	triage_finish(s->triage, s->opt->quiet);
+	return t1;
+}
+
+/* run: opt's command started stopped before its exec, the allocation shim
+ * offered to it, and the events opened on it; NULL if they would not open
+ * (the command is then never run). */
+static struct event_set *run_launch(struct session *s, struct launched *child)
+{
+	const struct options *opt = s->opt;
+	struct perf_session_config pc = { 0 };
+	struct event_set *es;
+	int ret;
+
+	if (opt->alloc_sites && (s->alloc_pipe = alloc_channel_open()))
+		s->allocs = alloc_table_new();
+	alloc_channel_export(s->alloc_pipe);
+	ret = launch_prepare(opt->argv, child);
+	alloc_channel_unexport(s->alloc_pipe);
+	if (ret < 0)
+		die("cannot start '%s': %s", opt->argv[0], strerror(errno));
+	note_pid(s, child->pid);
+	note_target_creds(s, child->pid);   /* ours, until it execs */
+
+	pc.pid = child->pid;
+	pc.buffer_pages = ring_pages(opt);
+	es = event_set_open(&s->choice, &pc, true);
+	event_set_attach(es, &s->backend);
+	if (!es)
+		launch_abort(child);
+	return es;
+}
+
+/* run: sample until the target exits (or its JVM's exit hold ends), or
+ * a stop signal's grace runs out: then *left_running.  Its wait status. */
+static int run_until_exit(struct session *s, struct event_set *es,
+			  const struct perf_callbacks *cb, pid_t pid, double t0,
+			  bool *left_running)
 {
 	struct run_stop stop = { 0 };
+	int status = 0;
+
+	for (;;) {
+		pid_t w;
+		session_beat(s, es, cb, pid, t0);
+		jvm_run_tick(&s->jvm, pid, s->sampler.sample_from);
+		if (exit_hold_poll(&s->jvm.hold))
+			return s->jvm.hold.exit_status;
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			return status;
+		if (w < 0 && errno != EINTR)
+			return 0;
+		if (stop_requested)
+			progress_clear(&s->progress);
+		if (stop_requested && !stop_run(&stop, pid, s->opt->quiet)) {
+			*left_running = true;
+			return 0;
+		}
+	}
+}
+
+/* run's exit status from the target's wait status: 1 when the target
+ * failed (and the report, ret 0, was written), else ret. */
+static int run_target_verdict(const struct session *s, int status, double seconds, int ret)
+{
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP &&
+	    confirm_windows_run(s->confirm)) {
+		/* bench/watch-safety.sh: si_code TRAP_BRKPT, an empty DR6 */
+		error("target was killed by SIGTRAP after %.2f s, with watchpoints armed: unless "
+		      "it raises SIGTRAP itself, the CPU sent a spurious debug trap (seen on "
+		      "virtual machines, about once in 10^7 watched accesses); --no-confirm "
+		      "samples without watchpoints", seconds);
+	} else if (WIFSIGNALED(status) && stopped_by_hook && WTERMSIG(status) == SIGTERM) {
+		return ret;     /* as asked: not a failure of the target */
+	} else if (WIFSIGNALED(status)) {
+		error("target was killed by signal %d (%s); the report covers its %.2f s",
+		      WTERMSIG(status), strsignal(WTERMSIG(status)), seconds);
+	} else if (WEXITSTATUS(status) != 0) {
+		error("target exited with status %d", WEXITSTATUS(status));
+	} else {
+		return ret;
+	}
+	return ret ? ret : 1;
+}
+
+int session_run(const struct options *opt, const struct session_hooks *hooks)
+{
 	bool left_running = false;
 	struct session s;
-	struct perf_session_config pc = { 0 };
 	struct perf_callbacks cb = session_callbacks(&s);
 	struct event_set *es;
 	struct launched child;
 	double t0, t1;
-	int status = 0, ret;
+	int status, ret;
 	char *command;
 
 	if (!opt->argv || !opt->argv[0])
@@ -603,23 +716,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	session_check_output(opt);
 
 	session_init(&s, opt, hooks);
-
-	if (opt->alloc_sites && (s.alloc_pipe = alloc_channel_open()))
-		s.allocs = alloc_table_new();
-	alloc_channel_export(s.alloc_pipe);
-	ret = launch_prepare(opt->argv, &child);
-	alloc_channel_unexport(s.alloc_pipe);
-	if (ret < 0)
-		die("cannot start '%s': %s", opt->argv[0], strerror(errno));
-	note_pid(&s, child.pid);
-	note_target_creds(&s, child.pid);   /* ours, until it execs */
-
-	pc.pid = child.pid;
-	pc.buffer_pages = ring_pages(opt);
-	es = event_set_open(&s.choice, &pc, true);
-	event_set_attach(es, &s.backend);
-	if (!es) {
-		launch_abort(&child);
+	if (!(es = run_launch(&s, &child))) {
 		session_release(&s);
 		return 2;
 	}
@@ -634,13 +731,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	catch_stop_signals(true);
 	signal(SIGQUIT, SIG_IGN);
 
-	if (hooks && hooks->start)
-		hooks->start(hooks->ctx, child.pid, true);
-	if (wants_triage(opt))
-		s.triage = triage_start(child.pid, true);
-	t0 = monotonic_s();
-	if (opt->delay > 0)
-		s.sampler.sample_from = t0 + opt->delay;
+	t0 = sampling_start(&s, child.pid, true);
 	if (launch_go(&child) < 0) {
 		int e = errno;
 		event_set_close(es);
@@ -650,36 +741,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		die("cannot run '%s': %s", opt->argv[0], strerror(e));
 	}
 
-	for (;;) {
-		pid_t w;
-		session_beat(&s, es, &cb, child.pid, t0);
-		jvm_run_tick(&s.jvm, child.pid, s.sampler.sample_from);
-		if (exit_hold_poll(&s.jvm.hold)) {
-			status = s.jvm.hold.exit_status;
-			break;
-		}
-		w = waitpid(child.pid, &status, WNOHANG);
-		if (w == child.pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			status = 0;
-			break;
-		}
-		if (stop_requested)
-			progress_clear(&s.progress);
-		if (stop_requested && !stop_run(&stop, child.pid, opt->quiet)) {
-			left_running = true;
-			status = 0;
-			break;
-		}
-	}
-	t1 = monotonic_s();
-	progress_clear(&s.progress);
-	event_set_drain(es, &cb);
-	event_set_close(es);
-	if (hooks && hooks->stop)
-		hooks->stop(hooks->ctx);
-	triage_finish(s.triage, opt->quiet);
+	status = run_until_exit(&s, es, &cb, child.pid, t0, &left_running);
+	t1 = sampling_stop(&s, es, &cb, t0, "run");
 	alloc_channel_drain(s.alloc_pipe, s.allocs, s.sampler.lines);   /* after the samples */
 	if (left_running)
 		error("target (pid %d) did not exit within %.0f s of SIGTERM: left running; "
@@ -688,9 +751,6 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	command = join_command(opt->argv);
 	/* the handlers stay while the report or data file is written: a
 	 * second stop signal must not cut it short */
-	if (s.sampler.sample_from && t1 < s.sampler.sample_from && !opt->quiet)
-		warning("--delay %.3f s outlasted the run (%.2f s): nothing was sampled",
-			opt->delay, t1 - t0);
 	if (s.sampler.sample_from)
 		t0 = t1 < s.sampler.sample_from ? t1 : s.sampler.sample_from;
 	ret = finish_session(&s, command, child.pid, t1 - t0, TARGET_LAUNCHED,
@@ -703,27 +763,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	}
 	exit_hold_release(&s.jvm.hold);
 	catch_stop_signals(false);
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGTRAP &&
-	    confirm_windows_run(s.confirm)) {
-		/* bench/watch-safety.sh: si_code TRAP_BRKPT, an empty DR6 */
-		error("target was killed by SIGTRAP after %.2f s, with watchpoints armed: unless "
-		      "it raises SIGTRAP itself, the CPU sent a spurious debug trap (seen on "
-		      "virtual machines, about once in 10^7 watched accesses); --no-confirm "
-		      "samples without watchpoints", t1 - t0);
-		if (!ret)
-			ret = 1;
-	} else if (WIFSIGNALED(status) && stopped_by_hook && WTERMSIG(status) == SIGTERM) {
-		/* as asked: not a failure of the target */
-	} else if (WIFSIGNALED(status)) {
-		error("target was killed by signal %d (%s); the report covers its %.2f s",
-		      WTERMSIG(status), strsignal(WTERMSIG(status)), t1 - t0);
-		if (!ret)
-			ret = 1;
-	} else if (WEXITSTATUS(status) != 0) {
-		error("target exited with status %d", WEXITSTATUS(status));
-		if (!ret)
-			ret = 1;
-	}
+	ret = run_target_verdict(&s, status, t1 - t0, ret);
 	free(command);
 	session_release(&s);
 	return ret;
@@ -737,15 +777,6 @@ static bool tid_in(const pid_t *a, unsigned n, pid_t t)
 		if (a[i] == t)
 			return true;
 	return false;
-}
-
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
 }
 
 /* CONTEND_DEBUG_FDS=1: count our open descriptors, for the test that
@@ -801,17 +832,106 @@ static int session_attach_all(const struct options *opt, const struct session_ho
 	return ret;
 }
 
+/* attach: the threads to open, -t's or all of the process's; dies if the
+ * process has none.  Caller frees. */
+static pid_t *attach_tids(const struct options *opt, unsigned *n)
+{
+	pid_t *tids;
+
+	if (opt->n_tids) {
+		tids = xmalloc(opt->n_tids * sizeof(*tids));
+		copy_bytes(tids, opt->tids, opt->n_tids * sizeof(*tids));
+		*n = opt->n_tids;
+	} else {
+		tids = process_tasks(opt->pid, n);
+	}
+	if (!*n)
+		die("no such process: %d", (int)opt->pid);
+	return tids;
+}
+
+/*
+ * attach: the events opened on every thread of opt->pid, and the threads
+ * named; NULL if they would not open.  Threads created between listing
+ * and opening were not inherited from a followed thread: pick them up
+ * until the list is stable.  Those created by a followed thread since
+ * carry inherited events (their FORK records say so): a second event
+ * would count their samples twice.
+ */
+static struct event_set *attach_events(struct session *s, const struct perf_callbacks *cb)
+{
+	const struct options *opt = s->opt;
+	struct perf_session_config pc = { .pid = opt->pid, .buffer_pages = ring_pages(opt) };
+	unsigned n_tids;
+	pid_t *tids = attach_tids(opt, &n_tids);
+	struct event_set *es;
+
+	/* before the events: samples drained while attaching need them */
+	if (symbolizer_load_proc_maps(s->sym, opt->pid) < 0)
+		warning("cannot read /proc/%d/maps: code and data will not be named", (int)opt->pid);
+	pc.tids = tids;
+	pc.n_tids = n_tids;
+	errno = 0;
+	s->note_forks = true;
+	es = event_set_open(&s->choice, &pc, false);
+	event_set_attach(es, &s->backend);
+	for (int round = 0; es && !opt->n_tids && round < 10; round++) {
+		unsigned n_now, added = 0;
+		pid_t *now = process_tasks(opt->pid, &n_now);
+		event_set_drain(es, cb);
+		for (unsigned i = 0; i < n_now; i++) {
+			if (tid_in(tids, n_tids, now[i]) ||
+			    tid_in(s->forked, (unsigned)s->n_forked, now[i]))
+				continue;
+			if (event_set_add_task(es, now[i]) == 0)
+				added++;
+		}
+		free(tids);
+		tids = now;
+		n_tids = n_now;
+		if (!added)
+			break;
+	}
+	s->note_forks = false;
+	free(s->forked);
+	s->forked = NULL;
+	for (unsigned i = 0; es && i < n_tids; i++)
+		name_task(s, opt->pid, opt->pid, tids[i]);
+	free(tids);
+	return es;
+}
+
+/* attach: the session set up for opt->pid, a JVM's perf map asked for
+ * before the events, so that the JVM's work on it is not sampled. */
+static void attach_init(struct session *s, const struct options *opt,
+			const struct session_hooks *hooks, const char *watch_note)
+{
+	raise_fd_limit();
+	session_init(s, opt, hooks);
+	s->duration = opt->duration;
+	if (watch_note)
+		s->watch_note = watch_note;
+	note_pid(s, opt->pid);
+	note_target_creds(s, opt->pid);
+	s->jvm.is_jvm = jvm_is_hotspot(opt->pid);
+	if (s->jvm.is_jvm)
+		jvm_ask_perf_map(&s->jvm, opt->pid);
+	if (s->jvm.is_jvm && !s->jvm.written && !opt->quiet) {
+		char *note = jvm_map_note(&s->jvm, opt->pid);
+
+		warning("JIT code %s", note);
+		free(note);
+	}
+}
+
 int session_attach(const struct options *opt_in, const struct session_hooks *hooks)
 {
 	struct options o = *opt_in;
 	const struct options *opt = &o;
 	const char *watch_note;
 	struct session s;
-	struct perf_session_config pc = { 0 };
 	struct perf_callbacks cb = session_callbacks(&s);
 	struct event_set *es;
-	pid_t *tids;
-	unsigned n_tids;
 	double t0, t1;
 	int ret;
 	bool exited = false;
@@ -828,81 +948,13 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 	target_check_access(opt->pid, "sample");
 	watch_note = target_watch_default(&o);
 
-	raise_fd_limit();
-	session_init(&s, opt, hooks);
-	s.duration = opt->duration;
-	if (watch_note)
-		s.watch_note = watch_note;
-	note_pid(&s, opt->pid);
-	note_target_creds(&s, opt->pid);
-	/* before the events, so that the JVM's work on it is not sampled */
-	s.jvm.is_jvm = jvm_is_hotspot(opt->pid);
-	if (s.jvm.is_jvm)
-		jvm_ask_perf_map(&s.jvm, opt->pid);
-	if (s.jvm.is_jvm && !s.jvm.written && !opt->quiet) {
-		char *note = jvm_map_note(&s.jvm, opt->pid);
-
-		warning("JIT code %s", note);
-		free(note);
-	}
+	attach_init(&s, opt, hooks, watch_note);
 	command = process_cmdline(opt->pid);
-
-	if (opt->n_tids) {
-		tids = xmalloc(opt->n_tids * sizeof(*tids));
-		copy_bytes(tids, opt->tids, opt->n_tids * sizeof(*tids));
-		n_tids = opt->n_tids;
-	} else {
-		tids = process_tasks(opt->pid, &n_tids);
-	}
-	if (!n_tids)
-		die("no such process: %d", (int)opt->pid);
-
-	/* before the events: samples drained while attaching need them */
-	if (symbolizer_load_proc_maps(s.sym, opt->pid) < 0)
-		warning("cannot read /proc/%d/maps: code and data will not be named", (int)opt->pid);
-
-	pc.pid = opt->pid;
-	pc.buffer_pages = ring_pages(opt);
-	pc.tids = tids;
-	pc.n_tids = n_tids;
-	errno = 0;
-	s.note_forks = true;
-	es = event_set_open(&s.choice, &pc, false);
-	event_set_attach(es, &s.backend);
-	if (!es) {
-		free(tids);
+	if (!(es = attach_events(&s, &cb))) {
 		free(command);
 		session_release(&s);
 		return 2;
 	}
-	/* Threads created between listing and opening were not inherited
-	 * from a followed thread: pick them up until the list is stable.
-	 * Those created by a followed thread since carry inherited events
-	 * (their FORK records say so): a second event would count their
-	 * samples twice. */
-	for (int round = 0; !opt->n_tids && round < 10; round++) {
-		unsigned n_now, added = 0;
-		pid_t *now = process_tasks(opt->pid, &n_now);
-		event_set_drain(es, &cb);
-		for (unsigned i = 0; i < n_now; i++) {
-			if (tid_in(tids, n_tids, now[i]) ||
-			    tid_in(s.forked, (unsigned)s.n_forked, now[i]))
-				continue;
-			if (event_set_add_task(es, now[i]) == 0)
-				added++;
-		}
-		free(tids);
-		tids = now;
-		n_tids = n_now;
-		if (!added)
-			break;
-	}
-	s.note_forks = false;
-	free(s.forked);
-	s.forked = NULL;
-	for (unsigned i = 0; i < n_tids; i++)
-		name_task(&s, opt->pid, opt->pid, tids[i]);
-	free(tids);
 
 	stop_requested = 0;
 	catch_stop_signals(true);
@@ -911,13 +963,7 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 			escape_text(&esc, command), opt->duration > 0 ? "" : "; Ctrl-C to stop");
 	strbuf_release(&esc);
 
-	if (hooks && hooks->start)
-		hooks->start(hooks->ctx, opt->pid, false);
-	if (wants_triage(opt))
-		s.triage = triage_start(opt->pid, false);
-	t0 = monotonic_s();
-	if (opt->delay > 0)
-		s.sampler.sample_from = t0 + opt->delay;
+	t0 = sampling_start(&s, opt->pid, false);
 	while (!stop_requested) {
 		session_beat(&s, es, &cb, opt->pid, t0);
 		if (opt->duration > 0 && monotonic_s() - t0 >= opt->duration)
@@ -927,18 +973,7 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 			break;
 		}
 	}
-	t1 = monotonic_s();
-	progress_clear(&s.progress);
-	if (s.sampler.sample_from && t1 < s.sampler.sample_from && !opt->quiet)
-		warning("--delay %.3f s outlasted the sampling (%.2f s): nothing was sampled",
-			opt->delay, t1 - t0);
-	/* Detach: closing the events removes them from the target; it never
-	 * stopped and receives no signal. */
-	event_set_drain(es, &cb);
-	event_set_close(es);
-	if (hooks && hooks->stop)
-		hooks->stop(hooks->ctx);
-	triage_finish(s.triage, opt->quiet);
+	t1 = sampling_stop(&s, es, &cb, t0, "sampling");   /* detached */
 	/* methods compiled while sampled: the map is read at report time */
 	if (s.jvm.is_jvm && !exited)
 		jvm_ask_perf_map(&s.jvm, opt->pid);

@@ -39,6 +39,9 @@ bool process_has_capability(pid_t pid, unsigned cap);
 /* How many descriptors this process has open (/proc/self/fd), -1 if
  * unreadable. */
 int open_fd_count(void);
+/* Raise this process's soft limit of open descriptors to the hard one:
+ * attaching opens an event, and a ring, per thread of the target. */
+void raise_fd_limit(void);
 
 /* The 1-minute load average (/proc/loadavg), 0 if unreadable. */
 double load_average(void);

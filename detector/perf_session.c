@@ -558,6 +558,52 @@ static void dispatch_aux(struct perf_session *ps, const struct rec_ref *ref,
 	cb->aux(cb->aux_ctx, &a);
 }
 
+static void dispatch_mmap2(const uint8_t *body, size_t blen, const struct perf_callbacks *cb)
+{
+	/* u32 pid, tid; u64 addr, len, pgoff; u32 maj, min; u64 ino,
+	 * ino_generation (or build id); u32 prot, flags; char filename[] */
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_gen;
+		uint32_t prot, flags;
+	} m;
+	char name[4096];
+	size_t n;
+	struct map_object obj;
+
+	if (blen <= sizeof(m))
+		return;
+	memcpy(&m, body, sizeof(m));
+	n = blen - sizeof(m);
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	copy_bytes(name, body + sizeof(m), n);
+	name[n] = '\0';
+	obj = (struct map_object){
+		.dev = makedev(m.maj, m.min), .ino = m.ino,
+		.shared = (m.flags & MAP_SHARED) != 0,
+	};
+	cb->mmap(cb->ctx, m.pid, m.addr, m.len, m.pgoff, m.prot, name, &obj);
+}
+
+static void dispatch_comm(const uint8_t *body, size_t blen, uint16_t misc,
+			  const struct perf_callbacks *cb)
+{
+	uint32_t ids[2];
+	char comm[32];
+	size_t n;
+
+	if (blen <= 8)
+		return;
+	memcpy(ids, body, 8);
+	n = blen - 8 < sizeof(comm) - 1 ? blen - 8 : sizeof(comm) - 1;
+	copy_bytes(comm, body + 8, n);
+	comm[n] = '\0';
+	cb->comm(cb->ctx, ids[0], ids[1], comm, !!(misc & PERF_RECORD_MISC_COMM_EXEC));
+}
+
 static void dispatch(struct perf_session *ps, const struct rec_ref *ref,
 		     const struct perf_callbacks *cb)
 {
@@ -584,48 +630,14 @@ static void dispatch(struct perf_session *ps, const struct rec_ref *ref,
 			cb->sample(cb->sample_ctx, &s);
 		break;
 	}
-	case PERF_RECORD_MMAP2: {
-		/* u32 pid, tid; u64 addr, len, pgoff; u32 maj, min; u64 ino,
-		 * ino_generation (or build id); u32 prot, flags; char filename[] */
-		struct {
-			uint32_t pid, tid;
-			uint64_t addr, len, pgoff;
-			uint32_t maj, min;
-			uint64_t ino, ino_gen;
-			uint32_t prot, flags;
-		} m;
-		if (blen <= sizeof(m) || !cb->mmap)
-			break;
-		memcpy(&m, body, sizeof(m));
-		{
-			char name[4096];
-			size_t n = blen - sizeof(m);
-			if (n >= sizeof(name))
-				n = sizeof(name) - 1;
-			copy_bytes(name, body + sizeof(m), n);
-			name[n] = '\0';
-			struct map_object obj = {
-				.dev = makedev(m.maj, m.min), .ino = m.ino,
-				.shared = (m.flags & MAP_SHARED) != 0,
-			};
-
-			cb->mmap(cb->ctx, m.pid, m.addr, m.len, m.pgoff, m.prot, name, &obj);
-		}
+	case PERF_RECORD_MMAP2:
+		if (cb->mmap)
+			dispatch_mmap2(body, blen, cb);
 		break;
-	}
-	case PERF_RECORD_COMM: {
-		uint32_t ids[2];
-		char comm[32];
-		size_t n;
-		if (blen <= 8 || !cb->comm)
-			break;
-		memcpy(ids, body, 8);
-		n = blen - 8 < sizeof(comm) - 1 ? blen - 8 : sizeof(comm) - 1;
-		copy_bytes(comm, body + 8, n);
-		comm[n] = '\0';
-		cb->comm(cb->ctx, ids[0], ids[1], comm, !!(h->misc & PERF_RECORD_MISC_COMM_EXEC));
+	case PERF_RECORD_COMM:
+		if (cb->comm)
+			dispatch_comm(body, blen, h->misc, cb);
 		break;
-	}
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT: {
 		uint32_t ids[4];   /* pid, ppid, tid, ptid */

@@ -261,6 +261,59 @@ static char *class_head(const struct report_layout *lay, uint8_t default_access)
 }
 
 /* pahole's view: members with offset and size, holes, line boundaries. */
+/* The struct's first line, pahole's size and align comment after it;
+ * widens *tw and *nw for Rust's padding fields. */
+static void print_layout_head(struct strbuf *sb, const struct report_layout *lay,
+			      const char *head, int *tw, int *nw)
+{
+	if (lay->rust) {
+		rust_repr(sb, lay);
+		/* room for the padding fields' "_pad1:" and "[u8; 56]," */
+		*tw = *tw < 7 ? 7 : *tw;
+		*nw = *nw < 10 ? 10 : *nw;
+	}
+	strbuf_addf(sb, "%-*s /* size %" PRIu64 ", align %" PRIu64,
+		    8 + *tw + 1 + *nw, head, lay->size, lay->align);
+	if (!lay->placed)
+		strbuf_addf(sb, " (where it starts in a line is unknown)");
+	else if (lay->line_offset)
+		strbuf_addf(sb, " (this instance starts at line offset %"
+			    PRIu64 ")", lay->line_offset);
+	strbuf_addf(sb, " */\n");
+}
+
+/* The hole before row: a comment, or in Rust a field (none aligns itself). */
+static void print_hole(struct strbuf *sb, const struct report_layout *lay,
+		       const struct report_layout_row *row, int tw, int nw, unsigned *n_pads)
+{
+	if (lay->rust && row->line_aligned) {
+		char *name = xasprintf("_pad%u:", ++*n_pads);
+		char *type = xasprintf("[u8; %" PRIu64 "],", row->padding_before);
+
+		strbuf_addf(sb, "\t%-*s %-*s /* %5" PRIu64 " %5" PRIu64 " */\n", tw, name,
+			    nw, type, row->offset - row->padding_before, row->padding_before);
+		free(name);
+		free(type);
+	} else {
+		strbuf_addf(sb, "\t/* XXX %" PRIu64 " bytes hole */\n", row->padding_before);
+	}
+}
+
+/* The last cache-line boundary at or before off, pahole's way; the number
+ * of the next boundary to print. */
+static uint64_t print_boundary(struct strbuf *sb, const struct report_layout *lay, uint64_t off)
+{
+	unsigned L = lay->line_size;
+	uint64_t k = last_boundary(off, L, lay->line_offset);
+	uint64_t b = k * L - lay->line_offset;
+
+	strbuf_addf(sb, "\t/* --- cacheline %" PRIu64 " boundary (%" PRIu64 " bytes)", k, b);
+	if (b < off)
+		strbuf_addf(sb, " was %" PRIu64 " bytes ago", off - b);
+	strbuf_addf(sb, " --- */\n");
+	return k + 1;
+}
+
 static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 {
 	unsigned L = lay->line_size;
@@ -274,25 +327,12 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 	char *head = class_head(lay, access);
 	unsigned n_pads = 0;
 
-	if (lay->rust) {
-		rust_repr(sb, lay);
-		/* room for the padding fields' "_pad1:" and "[u8; 56]," */
-		tw = tw < 7 ? 7 : tw;
-		nw = nw < 10 ? 10 : nw;
-	}
-	strbuf_addf(sb, "%-*s /* size %" PRIu64 ", align %" PRIu64,
-		    8 + tw + 1 + nw, head, lay->size, lay->align);
-	if (!lay->placed)
-		strbuf_addf(sb, " (where it starts in a line is unknown)");
-	else if (lay->line_offset)
-		strbuf_addf(sb, " (this instance starts at line offset %"
-			    PRIu64 ")", lay->line_offset);
-	strbuf_addf(sb, " */\n");
+	print_layout_head(sb, lay, head, &tw, &nw);
 	free(head);
 
 	for (unsigned i = 0; i < lay->n_rows; i++) {
 		const struct report_layout_row *row = &lay->rows[i];
-		uint64_t off = row->offset, b;
+		uint64_t off = row->offset;
 
 		if (row->hidden) {
 			hidden++;
@@ -306,31 +346,11 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 			if (end && last_boundary(end - 1, L, lay->line_offset) >= k)
 				k = last_boundary(end - 1, L, lay->line_offset) + 1;
 		}
-		if (row->padding_before && lay->rust && row->line_aligned) {
-			/* no field aligns itself in Rust: the hole is a field */
-			char *name = xasprintf("_pad%u:", ++n_pads);
-			char *type = xasprintf("[u8; %" PRIu64 "],", row->padding_before);
-
-			strbuf_addf(sb, "\t%-*s %-*s /* %5" PRIu64 " %5" PRIu64 " */\n", tw, name,
-				    nw, type, off - row->padding_before, row->padding_before);
-			free(name);
-			free(type);
-		} else if (row->padding_before) {
-			strbuf_addf(sb, "\t/* XXX %" PRIu64 " bytes hole */\n",
-				    row->padding_before);
-		}
+		if (row->padding_before)
+			print_hole(sb, lay, row, tw, nw, &n_pads);
 		/* like pahole, only the last boundary crossed is shown */
-		if (lay->placed && last_boundary(off, L, lay->line_offset) >= k) {
-			k = last_boundary(off, L, lay->line_offset);
-			b = k * L - lay->line_offset;
-			strbuf_addf(sb, "\t/* --- cacheline %" PRIu64
-				    " boundary (%" PRIu64 " bytes)", k, b);
-			if (b < off)
-				strbuf_addf(sb, " was %" PRIu64 " bytes ago",
-					    off - b);
-			strbuf_addf(sb, " --- */\n");
-			k++;
-		}
+		if (lay->placed && last_boundary(off, L, lay->line_offset) >= k)
+			k = print_boundary(sb, lay, off);
 		if (lay->cxx && !lay->rust && !row->base && row->access && row->access != access) {
 			access = row->access;
 			strbuf_addf(sb, "%s:\n", member_access_name(access));

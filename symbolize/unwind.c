@@ -91,6 +91,24 @@ char *unwinder_summary(const struct unwinder *u)
 			 (double)st->ns / 1e3 / (double)st->samples);
 }
 
+void *unwind_proc_get(void *array_p, size_t *n, size_t *alloc, size_t size, pid_t pid)
+{
+	char **array = array_p;
+	char *e;
+
+	for (size_t i = 0; i < *n; i++)
+		if (*(pid_t *)(*array + i * size) == pid)
+			return *array + i * size;
+	if (*n == *alloc) {
+		*alloc = *alloc ? 2 * *alloc : 4;
+		*array = xrealloc(*array, *alloc * size);
+	}
+	e = *array + (*n)++ * size;
+	memset(e, 0, size);
+	*(pid_t *)e = pid;
+	return e;
+}
+
 /* ------------------------------------------------------------------ */
 /* frame pointers */
 

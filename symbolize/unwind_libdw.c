@@ -28,7 +28,7 @@
 #include "common/util.h"
 
 struct unwind_proc {
-	pid_t pid;
+	pid_t pid;              /* first: unwind_proc_get() */
 	Dwfl *dwfl;             /* NULL until needed */
 	bool attached;          /* dwfl_attach_state() done */
 	bool stale;             /* a module moved: build a new session */
@@ -87,19 +87,9 @@ static void libdw_free(void *state)
 	free(u);
 }
 
-/* Processes are few (the target and its children): a list will do. */
 static struct unwind_proc *proc_get(struct libdw_unwinder *u, pid_t pid)
 {
-	struct unwind_proc *p;
-
-	for (size_t i = 0; i < u->n_procs; i++)
-		if (u->procs[i].pid == pid)
-			return &u->procs[i];
-	ALLOC_GROW(u->procs, u->n_procs + 1, u->alloc_procs);
-	p = &u->procs[u->n_procs++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	return p;
+	return unwind_proc_get(&u->procs, &u->n_procs, &u->alloc_procs, sizeof(*u->procs), pid);
 }
 
 /*

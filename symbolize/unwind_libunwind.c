@@ -43,7 +43,7 @@ struct seen_module {
 };
 
 struct lu_proc {
-	pid_t pid;
+	pid_t pid;              /* first: unwind_proc_get() */
 	unw_addr_space_t as;
 	struct seen_module *modules;
 	size_t n_modules, alloc_modules;
@@ -320,17 +320,10 @@ static unw_accessors_t accessors = {
 
 static struct lu_proc *proc_get(struct lu_unwinder *u, pid_t pid)
 {
-	struct lu_proc *p;
+	struct lu_proc *p = unwind_proc_get(&u->procs, &u->n_procs, &u->alloc_procs,
+					    sizeof(*u->procs), pid);
 
-	for (size_t i = 0; i < u->n_procs; i++)
-		if (u->procs[i].pid == pid)
-			return &u->procs[i];
-	ALLOC_GROW(u->procs, u->n_procs + 1, u->alloc_procs);
-	p = &u->procs[u->n_procs++];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	p->as = unw_create_addr_space(&accessors, 0);
-	if (p->as)
+	if (!p->as && (p->as = unw_create_addr_space(&accessors, 0)))
 		unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
 	return p;
 }

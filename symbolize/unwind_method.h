@@ -40,4 +40,10 @@ bool unwind_read_word(struct symbolizer *sym, pid_t pid, uint64_t sp,
 		      const uint8_t *stack, size_t stack_size,
 		      uint64_t addr, uint64_t *word);
 
+/* A method's per-process state: the element of an array of size-byte
+ * elements, each starting with its pid_t, for pid; appended zeroed (pid
+ * set) when none is.  *array, *n, *alloc as ALLOC_GROW keeps them.
+ * Processes are few (the target and its children): a list will do. */
+void *unwind_proc_get(void *array_p, size_t *n, size_t *alloc, size_t size, pid_t pid);
+
 #endif

@@ -1,9 +1,10 @@
 #!/bin/bash
 # The house (docs/DESIGN.md), checked: includes point down only, every
 # project include names its floor, no production file grows past
-# MAX_LINES, no bare qsort/bsearch, no hash table but common/hashmap.h's, the
-# folder map of docs/DESIGN.md matches the tree, one perf_event_open call site
-# and one ring reader, and no run output is tracked at the top of the tree.
+# MAX_LINES nor function past MAX_FUNCTION, no bare qsort/bsearch, no hash
+# table but common/hashmap.h's, the folder map of docs/DESIGN.md matches the
+# tree, one perf_event_open call site and one ring reader, and no run output
+# is tracked at the top of the tree.
 # Prints one line per violation; exit 1 if any.
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 cd "$top_srcdir" || exit 99
@@ -59,6 +60,37 @@ for f in $(grep -lE '= \(\w+ \+ 1\) & |0xcbf29ce484222325|0x100000001b3' \
 	case "$f" in common/hashmap.[ch]|detector/alloc_shim.c) continue ;; esac
 	echo "$f: probes or hashes a table of its own: use common/hashmap.h"; bad=1
 done
+
+# no function over MAX_FUNCTION lines (protoc-c's generated code aside): a
+# function is the lines from its opening brace in column 0 to its closing one
+MAX_FUNCTION=80
+long=$(python3 - "$MAX_FUNCTION" $(for d in $floors; do echo "$d"/*.c; done) <<'EOP'
+import re, sys
+limit = int(sys.argv[1])
+for path in sys.argv[2:]:
+    if path.endswith(".pb-c.c"):
+        continue
+    lines = open(path, errors="replace").read().split("\n")
+    i = 0
+    while i < len(lines):
+        if lines[i] == "{":
+            j = i - 1
+            while j > 0 and "(" not in lines[j]:
+                j -= 1
+            k = i + 1
+            while k < len(lines) and lines[k] != "}":
+                k += 1
+            m = re.search(r"(\w+)\s*\(", lines[j])
+            if k - i + 1 > limit:
+                print("%s:%d: %s() is %d lines, over %d: split it by step"
+                      % (path, j + 1, m.group(1) if m else "?", k - i + 1, limit))
+            i = k
+        i += 1
+EOP
+)
+if [ -n "$long" ]; then
+	echo "$long"; bad=1
+fi
 
 # docs/DESIGN.md's folder map names every source file and nothing else
 if ! python3 tests/folder_map.py; then
