@@ -540,9 +540,14 @@ static bool on_live(void *ctx, const struct session_view *v)
 static int on_report(void *ctx, const struct report *r, const struct options *opt)
 {
 	struct top *t = ctx;
+	bool had_screen = t->screen;
 
 	restore_terminal();
 	t->screen = NULL;
+	/* the last screen stays behind as a table, as perf top --stdio's and
+	 * htop's do: what top saw last, in the terminal's scrollback */
+	if (had_screen && t->r && !opt->report_on_quit)
+		print_table(t, stdout);
 	if (!t->quit && r->target == TARGET_ATTACHED_EXITED)
 		fprintf(stderr, "contend: process %d exited after %.1f s\n", (int)opt->pid,
 			r->duration);

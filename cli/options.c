@@ -36,7 +36,8 @@ static const char usage_run[] =
 	"                         (a JVM's warm-up); 500ms and 5s say the unit\n"
 	"  -g, --call-graph[=M]   unwind sampled stacks: call chains of each code site.\n"
 	"                         M: dwarf (libdw's unwinder, the default) or libunwind\n"
-	"      --no-confirm       do not confirm with watchpoints.  By default, after\n"
+	"      --no-confirm       do not confirm with watchpoints (--confirm: do, the\n"
+	"                         default).  By default, after\n"
 	"                         0.2 s, the top lines' hottest words (and lines several\n"
 	"                         threads load heavily: timer samples rarely see stores)\n"
 	"                         are watched for short windows with hardware\n"
@@ -89,8 +90,9 @@ static const char usage_attach[] =
 	"                         watched accesses; the report's header says so)\n"
 	"      --no-alloc-sites   do not read the process's glibc heap, after\n"
 	"                         sampling, for the blocks its lines lie in\n"
-	"  -F, -g, -o, --format, --top, --line-size, --min-score, --window-ms,\n"
-	"  --no-confirm, --no-price-probe, -b, --ldlat: as for run (the probe\n"
+	"  -F, -g, -o, --format, --top, --line-size, --min-score, --window-ms, -D,\n"
+	"  --annotate, --full, -q, --no-confirm, --no-price-probe, -b, --ldlat: as\n"
+	"  for run (the probe\n"
 	"  runs beside the process: where it keeps both CPUs busy, it says so\n"
 	"  and the gains are priced at the reference)\n"
 	"\n"
@@ -122,6 +124,8 @@ static const char usage_record[] =
 	"      --no-alloc-sites   as for run (with a command: its heap blocks are\n"
 	"                         stored for report to name)\n"
 	"      --no-price-probe   as for run (the prices are stored for report)\n"
+	"  -g, -D, -b, --ldlat, --confirm: as for run (-g: the call chains are\n"
+	"                         stored for report)\n"
 	"  -q, --quiet            no progress messages\n"
 	"\n"
 	"Exit status: as for run (1: the target failed; the file is still written).\n"
@@ -142,6 +146,7 @@ static const char usage_report[] =
 	"      --symfs DIR        where to look for the recorded binaries\n"
 	"  -o, --format, --top, --line-size, --min-score, --window-ms, --annotate,\n"
 	"  --full, -q: as for run\n"
+	"  -g, --call-graph       say so when the file holds no call chains (record -g)\n"
 	"\n"
 	"Exit status: 0 report written; 2 unreadable or corrupt file.\n"
 	"\n"
@@ -169,8 +174,8 @@ static const char usage_check[] =
 	"      --format FMT       -o in this format instead: sarif (the violations,\n"
 	"                         for code scanning), html, pprof\n"
 	"  -i, --input FILE       judge a data file of 'contend record'\n"
-	"  --symfs DIR, -F, --line-size, --window-ms, --no-alloc-sites, -q: as for run\n"
-	"  and report\n"
+	"  --symfs DIR, -F, --line-size, --window-ms, --no-alloc-sites, --no-confirm,\n"
+	"  --no-price-probe, -q: as for run and report\n"
 	"\n"
 	"Exit status: 0 pass; 1 some line breaks the rules; 2 usage or\n"
 	"environment error, or the target failed.\n"
@@ -199,7 +204,8 @@ static const char usage_stat[] =
 	"                         standard error with a command (its output is\n"
 	"                         standard output's), to standard output with -p\n"
 	"      --format FMT       text (default) or json\n"
-	"  -F, -b, --line-size, --no-confirm, -q: as for run\n"
+	"      --log-fd N         with a command: the result to file descriptor N\n"
+	"  -F, -b, --ldlat, --line-size, --no-confirm, -q: as for run\n"
 	"\n"
 	"Exit status: as for run (1: the target failed; the result is still written).\n"
 	"\n"
@@ -225,7 +231,7 @@ static const char usage_top[] =
 	"                         (-o, --format as for run)\n"
 	"  -a                     system-wide: not available; contend samples one\n"
 	"                         process, its threads and children\n"
-	"  -F, -b, --top (lines per refresh, default 10), --line-size, --min-score,\n"
+	"  -F, -b, --ldlat, --top (lines per refresh, default 10), --line-size, --min-score,\n"
 	"  --window-ms: as for run.  --confirm: w may arm watchpoints when\n"
 	"  attached on a virtual machine; --no-confirm: w never does.\n"
 	"\n"
@@ -274,9 +280,8 @@ static const char *backend_names(void)
 	return list;
 }
 
-void options_usage(const char *command, int status)
+void options_usage_write(FILE *f, const char *command)
 {
-	FILE *f = status ? stderr : stdout;
 	if (command && !strcmp(command, "run"))
 		fprintf(f, usage_run, DEFAULT_FREQ, backend_names());
 	else if (command && !strcmp(command, "attach"))
@@ -295,44 +300,14 @@ void options_usage(const char *command, int status)
 		fprintf(f, usage_backends, DEFAULT_FREQ);
 	else
 		fprintf(f, "see 'contend --help'\n");
+}
+
+void options_usage(const char *command, int status)
+{
+	options_usage_write(status ? stderr : stdout, command);
 	exit(status);
 }
 
-void options_refuse(const char *command, int c, const struct option *longopts, char **argv)
-{
-	const char *word = argv[optind - 1];
-	const char *best = NULL;
-	unsigned best_d = 3;          /* a hint only for a near miss */
-
-	if (c == ':') {
-		error("option '%s' needs a value; see 'contend %s --help'", word, command);
-		exit(2);
-	}
-	if (optopt) {
-		error("unknown option '-%c'; see 'contend %s --help'", optopt, command);
-		exit(2);
-	}
-	if (!strncmp(word, "--", 2)) {
-		size_t len = strcspn(word + 2, "=");
-		char name[64];
-
-		snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), word + 2);
-		for (const struct option *o = longopts; o->name; o++) {
-			unsigned d = edit_distance(name, o->name);
-
-			if (d < best_d) {
-				best_d = d;
-				best = o->name;
-			}
-		}
-	}
-	if (best)
-		error("unknown option '%s' (did you mean '--%s'?); see 'contend %s --help'", word,
-		      best, command);
-	else
-		error("unknown option '%s'; see 'contend %s --help'", word, command);
-	exit(2);
-}
 
 const struct report_format *options_format(const char *name, unsigned use)
 {
@@ -413,14 +388,6 @@ static void parse_tids(struct options *o, const char *list)
 	free(copy);
 }
 
-/* Options of top alone: elsewhere they would be silently ignored. */
-static void top_only(const struct options *o, const char *name)
-{
-	if (strcmp(o->command, "top"))
-		die("%s: an option of 'contend top' only; see 'contend %s --help'", name,
-		    o->command);
-}
-
 enum {
 	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
 	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_NO_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
@@ -492,45 +459,196 @@ static void choose_report_fd(struct options *o, int log_fd)
 	o->report_fd = log_fd >= 0 ? log_fd : launches ? STDERR_FILENO : STDOUT_FILENO;
 }
 
-static const struct option longopts[] = {
-	{ "freq", required_argument, NULL, 'F' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "line-size", required_argument, NULL, OPT_LINE_SIZE },
-	{ "min-score", required_argument, NULL, OPT_MIN_SCORE },
-	{ "window-ms", required_argument, NULL, OPT_WINDOW },
-	{ "backend", required_argument, NULL, 'b' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "delay", required_argument, NULL, 'D' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "input", required_argument, NULL, 'i' },
-	{ "call-graph", optional_argument, NULL, 'g' },
-	{ "annotate", no_argument, NULL, OPT_ANNOTATE },
-	{ "full", no_argument, NULL, OPT_FULL },
-	{ "confirm", no_argument, NULL, OPT_CONFIRM },
-	{ "no-confirm", no_argument, NULL, OPT_NO_CONFIRM },
-	{ "no-alloc-sites", no_argument, NULL, OPT_NO_ALLOC_SITES },
-	{ "no-price-probe", no_argument, NULL, OPT_NO_PRICE_PROBE },
-	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-	{ "allow", required_argument, NULL, OPT_ALLOW },
-	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "symfs", required_argument, NULL, OPT_SYMFS },
-	{ "ldlat", required_argument, NULL, OPT_LDLAT },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "keep", required_argument, NULL, OPT_KEEP },
-	{ "span", required_argument, NULL, OPT_SPAN },
-	{ "iterations", required_argument, NULL, 'n' },
-	{ "batch", no_argument, NULL, OPT_BATCH },
-	{ "report", no_argument, NULL, OPT_REPORT },
-	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
-	{ "measure-fix", optional_argument, NULL, OPT_MEASURE_FIX },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/*
+ * Every option, and the commands that take it: a command parses its own
+ * options and nothing else (another command's option is refused, saying
+ * whose it is).  Its --help lists them all; tests/test_options.c checks
+ * that it does, and that contend.1 names each.
+ */
+enum {
+	RUN = 1 << 0, ATTACH = 1 << 1, RECORD = 1 << 2, REPORT = 1 << 3,
+	CHECK = 1 << 4, STAT = 1 << 5, TOP = 1 << 6, BACKENDS = 1 << 7,
+	ALL = (1 << 8) - 1,
+	SAMPLE = RUN | ATTACH | RECORD,         /* sampling, to report or to record */
+	PRINT = RUN | ATTACH | REPORT,          /* reporting, from samples or a file */
 };
+
+static const char *const command_names[] = {
+	"run", "attach", "record", "report", "check", "stat", "top", "backends",
+};
+
+struct option_row {
+	struct option opt;
+	unsigned commands;
+};
+
+static const struct option_row option_rows[] = {
+	{ { "freq", required_argument, NULL, 'F' }, ALL & ~REPORT },
+	{ { "output", required_argument, NULL, 'o' }, SAMPLE | REPORT | CHECK | STAT | TOP },
+	{ { "format", required_argument, NULL, OPT_FORMAT }, PRINT | CHECK | STAT | TOP | BACKENDS },
+	{ { "top", required_argument, NULL, OPT_TOP }, PRINT | TOP },
+	{ { "line-size", required_argument, NULL, OPT_LINE_SIZE }, PRINT | CHECK | STAT | TOP },
+	{ { "min-score", required_argument, NULL, OPT_MIN_SCORE }, PRINT | CHECK | TOP },
+	{ { "window-ms", required_argument, NULL, OPT_WINDOW }, PRINT | CHECK | TOP },
+	{ { "backend", required_argument, NULL, 'b' }, SAMPLE | STAT | TOP },
+	{ { "ldlat", required_argument, NULL, OPT_LDLAT }, SAMPLE | STAT | TOP },
+	{ { "quiet", no_argument, NULL, 'q' }, SAMPLE | REPORT | CHECK | STAT },
+	{ { "pid", required_argument, NULL, 'p' }, ATTACH | RECORD | STAT | TOP },
+	{ { "all-cpus", no_argument, NULL, 'a' }, ATTACH | RECORD | TOP },
+	{ { "duration", required_argument, NULL, 'd' }, ATTACH | RECORD | STAT | TOP },
+	{ { "delay", required_argument, NULL, 'D' }, SAMPLE },
+	{ { "tid", required_argument, NULL, 't' }, ATTACH | RECORD },
+	{ { "input", required_argument, NULL, 'i' }, REPORT | CHECK },
+	{ { "call-graph", optional_argument, NULL, 'g' }, SAMPLE | REPORT },
+	{ { "annotate", no_argument, NULL, OPT_ANNOTATE }, PRINT },
+	{ { "full", no_argument, NULL, OPT_FULL }, PRINT },
+	{ { "confirm", no_argument, NULL, OPT_CONFIRM }, SAMPLE | TOP },
+	{ { "no-confirm", no_argument, NULL, OPT_NO_CONFIRM }, SAMPLE | CHECK | STAT | TOP },
+	{ { "no-alloc-sites", no_argument, NULL, OPT_NO_ALLOC_SITES }, SAMPLE | CHECK },
+	{ { "no-price-probe", no_argument, NULL, OPT_NO_PRICE_PROBE }, SAMPLE | CHECK },
+	{ { "fail-on", required_argument, NULL, OPT_FAIL_ON }, CHECK },
+	{ { "allow", required_argument, NULL, OPT_ALLOW }, CHECK },
+	{ { "baseline", required_argument, NULL, OPT_BASELINE }, CHECK },
+	{ { "symfs", required_argument, NULL, OPT_SYMFS }, REPORT | CHECK },
+	{ { "interval", required_argument, NULL, OPT_INTERVAL }, ATTACH | TOP },
+	{ { "keep", required_argument, NULL, OPT_KEEP }, ATTACH },
+	{ { "span", required_argument, NULL, OPT_SPAN }, TOP },
+	{ { "iterations", required_argument, NULL, 'n' }, TOP },
+	{ { "batch", no_argument, NULL, OPT_BATCH }, TOP },
+	{ { "report", no_argument, NULL, OPT_REPORT }, TOP },
+	{ { "log-fd", required_argument, NULL, OPT_LOG_FD }, RUN | CHECK | STAT },
+	{ { "measure-fix", optional_argument, NULL, OPT_MEASURE_FIX }, RUN },
+	{ { "help", no_argument, NULL, 'h' }, ALL },
+};
+
+/* The command's bit; every bit for a name not in the table. */
+static unsigned command_bit(const char *command)
+{
+	for (unsigned i = 0; i < ARRAY_SIZE(command_names); i++)
+		if (command && !strcmp(command, command_names[i]))
+			return 1u << i;
+	return ALL;
+}
+
+static bool row_takes(const struct option_row *r, unsigned bit)
+{
+	return r->commands & bit;
+}
+
+/* The getopt_long() table and short options of command's options. */
+struct command_options {
+	struct option longopts[ARRAY_SIZE(option_rows) + 1];
+	char shortopts[2 * ARRAY_SIZE(option_rows) + 3];
+};
+
+static void command_options(const char *command, struct command_options *co)
+{
+	unsigned bit = command_bit(command), n = 0;
+	char *sp = co->shortopts;
+
+	*sp++ = '+';    /* stop at the command's own arguments */
+	*sp++ = ':';    /* a missing value: ':', for options_refuse() */
+	for (unsigned i = 0; i < ARRAY_SIZE(option_rows); i++) {
+		const struct option_row *r = &option_rows[i];
+
+		if (!row_takes(r, bit))
+			continue;
+		co->longopts[n++] = r->opt;
+		if (r->opt.val < 0x80) {
+			*sp++ = (char)r->opt.val;
+			/* -g takes no value: --call-graph=M does */
+			if (r->opt.has_arg == required_argument)
+				*sp++ = ':';
+		}
+	}
+	if (bit == TOP) {       /* top's -i: --interval, as top(1)'s -d is */
+		*sp++ = 'i';
+		*sp++ = ':';
+	}
+	co->longopts[n] = (struct option){ 0 };
+	*sp = '\0';
+}
+
+const char *options_of_command(const char *command, unsigned i)
+{
+	unsigned bit = command_bit(command);
+
+	for (unsigned k = 0; k < ARRAY_SIZE(option_rows); k++)
+		if (row_takes(&option_rows[k], bit) && !i--)
+			return option_rows[k].opt.name;
+	return NULL;
+}
+
+/* The commands taking the long option name ("run, attach"); "" if none. */
+static void commands_taking(const char *name, char *out, size_t size)
+{
+	size_t len = 0;
+
+	*out = '\0';
+	for (unsigned i = 0; i < ARRAY_SIZE(option_rows); i++) {
+		if (strcmp(option_rows[i].opt.name, name))
+			continue;
+		for (unsigned k = 0; k < ARRAY_SIZE(command_names) && len < size; k++)
+			if (option_rows[i].commands & 1u << k)
+				len += (size_t)snprintf(out + len, size - len, "%s%s",
+							len ? ", " : "", command_names[k]);
+	}
+}
+
+void options_refuse(const char *command, int c, const struct option *longopts, char **argv)
+{
+	const char *word = argv[optind - 1];
+	const char *best = NULL;
+	unsigned best_d = 3;          /* a hint only for a near miss */
+
+	if (c == ':') {
+		error("option '%s' needs a value; see 'contend %s --help'", word, command);
+		exit(2);
+	}
+	if (optopt) {
+		const char *name = NULL;
+		char whose[128] = "";
+
+		for (unsigned i = 0; i < ARRAY_SIZE(option_rows) && !name; i++)
+			if (option_rows[i].opt.val == optopt)
+				name = option_rows[i].opt.name;
+		if (name)
+			commands_taking(name, whose, sizeof(whose));
+		if (*whose)
+			error("'-%c' is not an option of 'contend %s' (it is of: %s); see "
+			      "'contend %s --help'", optopt, command, whose, command);
+		else
+			error("unknown option '-%c'; see 'contend %s --help'", optopt, command);
+		exit(2);
+	}
+	if (!strncmp(word, "--", 2)) {
+		size_t len = strcspn(word + 2, "=");
+		char name[64], whose[128];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), word + 2);
+		commands_taking(name, whose, sizeof(whose));
+		if (*whose && strcmp(command, "watch")) {
+			error("'--%s' is not an option of 'contend %s' (it is of: %s); see "
+			      "'contend %s --help'", name, command, whose, command);
+			exit(2);
+		}
+		for (const struct option *o = longopts; o->name; o++) {
+			unsigned d = edit_distance(name, o->name);
+
+			if (d < best_d) {
+				best_d = d;
+				best = o->name;
+			}
+		}
+	}
+	if (best)
+		error("unknown option '%s' (did you mean '--%s'?); see 'contend %s --help'", word,
+		      best, command);
+	else
+		error("unknown option '%s'; see 'contend %s --help'", word, command);
+	exit(2);
+}
+
 
 /* What options_parse() keeps while it reads: set by an option, used once
  * all are read. */
@@ -636,8 +754,6 @@ static bool parse_sampling_option(struct options *o, struct parse_state *st, int
 		o->ldlat = parse_uint("--ldlat", optarg, 1, 65535);
 		return true;
 	case OPT_MEASURE_FIX:
-		if (strcmp(o->command, "run"))
-			die("--measure-fix: an option of 'contend run' only");
 		o->measure_fix = optarg ? parse_uint("--measure-fix", optarg, 1, 100) : 1;
 		return true;
 	default:
@@ -678,28 +794,21 @@ static bool parse_target_option(struct options *o, struct parse_state *st, int c
 			o->interval = parse_double("--interval", optarg, 1, 86400);
 			return true;
 		}
-		top_only(o, "--interval");
 		o->interval = parse_double("--interval", optarg, 0.1, 3600);
 		return true;
 	case OPT_KEEP:
-		if (strcmp(o->command, "attach"))
-			die("--keep: an option of 'contend attach --interval' only");
 		o->keep = parse_uint("--keep", optarg, 1, 1000000);
 		return true;
 	case OPT_SPAN:
-		top_only(o, "--span");
 		o->span = parse_double("--span", optarg, 0.1, 3600);
 		return true;
 	case 'n':
-		top_only(o, "-n");
 		o->iterations = parse_uint("-n", optarg, 1, 10000000);
 		return true;
 	case OPT_BATCH:
-		top_only(o, "--batch");
 		o->batch = true;
 		return true;
 	case OPT_REPORT:
-		top_only(o, "--report");
 		o->report_on_quit = true;
 		return true;
 	default:
@@ -710,6 +819,7 @@ static bool parse_target_option(struct options *o, struct parse_state *st, int c
 void options_parse(struct options *o, int argc, char **argv)
 {
 	struct parse_state st = { .log_fd = -1 };
+	struct command_options co;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -729,13 +839,14 @@ void options_parse(struct options *o, int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;      /* options_refuse() says it, in one line */
-	while ((c = getopt_long(argc, argv, "+:F:o:b:qhp:ad:D:t:i:gn:", longopts, NULL)) != -1) {
+	command_options(o->command, &co);
+	while ((c = getopt_long(argc, argv, co.shortopts, co.longopts, NULL)) != -1) {
 		if (parse_output_option(o, &st, c) || parse_sampling_option(o, &st, c) ||
 		    parse_target_option(o, &st, c))
 			continue;
 		if (c == 'h')
 			options_usage(o->command, 0);
-		options_refuse(o->command, c, longopts, argv);
+		options_refuse(o->command, c, co.longopts, argv);
 	}
 	if (!st.line_size_set)
 		o->line_size = default_line_size(o->command);

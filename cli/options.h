@@ -8,6 +8,7 @@
 #define CONTEND_OPTIONS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include "detector/classify.h"
 #include "reports/format.h"
@@ -72,12 +73,18 @@ struct options {
 
 void options_parse(struct options *o, int argc, char **argv);
 void options_usage(const char *command, int status) __attribute__((noreturn));
+/* The --help text of command, to f. */
+void options_usage_write(FILE *f, const char *command);
 
 /* getopt_long refused an option (it returned c, '?' or ':', with opterr
  * 0 and argv[optind - 1] the word): one line, "unknown option '--freqq'
  * (did you mean '--freq'?)" or "option '-p' needs a value", and the
  * command's --help; exits 2. */
 struct option;
+/* The i-th long option command takes ("freq", ...), NULL past the last:
+ * what the tests compare its --help and contend.1 with. */
+const char *options_of_command(const char *command, unsigned i);
+
 void options_refuse(const char *command, int c, const struct option *longopts, char **argv);
 
 /* The format --format NAME asks for where use (format.h) says; dies

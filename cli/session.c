@@ -711,8 +711,6 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	if (!opt->argv || !opt->argv[0])
 		die("run: no command given (usage: contend run [options] -- CMD [ARGS...])");
-	if (opt->system_wide)
-		die("run: -a is for attach and record (contend attach -a -d SECONDS)");
 	session_check_output(opt);
 
 	session_init(&s, opt, hooks);

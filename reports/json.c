@@ -893,6 +893,7 @@ void report_print_json(const struct report *r, FILE *out)
 
 	json_object(&j, NULL, false);
 	json_str(&j, "schema", "contend-report");
+	json_str(&j, "schema_id", "urn:contend:report:1");   /* docs/report-1.schema.json */
 	json_u64(&j, "version", 1);
 	json_str(&j, "command", r->command);
 	json_str(&j, "backend", r->backend);

@@ -22,6 +22,16 @@ void symbolize_site(struct symbolizer *sym, uint32_t pid, struct report_site *s)
 
 	if (!sym)
 		return;
+	m = symbolizer_find_mapping(sym, (pid_t)pid, s->ip);
+	if (m) {
+		char id[2 * SYMBOLIZER_BUILD_ID_MAX + 1];
+
+		s->map_start = m->start;
+		s->map_end = m->end;
+		s->map_pgoff = m->pgoff;
+		if (symbolizer_build_id(sym, (pid_t)pid, s->ip, id, sizeof(id)))
+			s->build_id = xstrdup(id);
+	}
 	if (symbolizer_source(sym, (pid_t)pid, s->ip, &loc)) {
 		s->function = strdup_or_null(loc.function);
 		s->file = strdup_or_null(loc.file);
@@ -34,7 +44,6 @@ void symbolize_site(struct symbolizer *sym, uint32_t pid, struct report_site *s)
 			return;
 	}
 	/* no module from libdwfl (JIT code, say): the mapping still locates it */
-	m = symbolizer_find_mapping(sym, (pid_t)pid, s->ip);
 	if (m && m->name) {
 		s->module = xstrdup(basename_of(m->name));
 		s->module_off = symbolizer_plain(s->ip) - m->start + m->pgoff;
@@ -99,4 +108,26 @@ char *shared_object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, ui
 		if (!strncmp(name, anon[i], strlen(anon[i])))
 			name = NULL;
 	return xasprintf("%s+0x%" PRIx64, name && *name ? name : "[shared anon]", off);
+}
+
+/* "counters (long[2])", "[heap]+0x2a0 (stats: struct stats)", or "". */
+char *report_line_title(const struct report_line *l)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *object = l->object ? l->object : "";
+
+	/* an unnamed object is an address, and the line's says as much */
+	if (strncmp(object, "0x", 2))
+		strbuf_addf(&sb, "%s", object);
+	/* the variable is worth naming when the object's name does not say it */
+	if (l->variable && strncmp(object, l->variable, strlen(l->variable)))
+		strbuf_addf(&sb, "%s(%s: %s)", sb.len ? " " : "", l->variable,
+			    l->type_name ? l->type_name : "?");
+	else if (l->type_name && strcmp(object, l->type_name) &&
+		 !(!strncmp(object, l->type_name, strlen(l->type_name)) &&
+		   object[strlen(l->type_name)] == ' '))
+		/* unless the object says it: "Klass TypeCheck$C0", a Java
+		 * object named by its class (a JVM's) */
+		strbuf_addf(&sb, "%s(%s)", sb.len ? " " : "", l->type_name);
+	return strbuf_detach(&sb);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct report_line;
 struct report_site;
 struct symbolizer;
 
@@ -33,5 +34,10 @@ char *object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, bool *hea
  * shm_open object or the file's path; off is the offset in the object,
  * the same in every process, unlike addr (pid's view, for the name). */
 char *shared_object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, uint64_t off);
+
+/* A line's data as its title names it: "counters (long[2])",
+ * "[heap]+0x2a0 (stats: struct stats)", or "".  Raw names (escape them to
+ * print); the caller frees. */
+char *report_line_title(const struct report_line *l);
 
 #endif

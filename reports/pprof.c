@@ -88,22 +88,28 @@ static uint64_t function_id(struct pprof *p, const char *name, const char *file)
 	return fn->id;
 }
 
-/* A binary, as a mapping whose code is already symbolized: pprof must not
- * look for it. */
-static uint64_t mapping_id(struct pprof *p, const char *module)
+/* The mapping of a site's code: the binary's range in memory, its file
+ * offset and build-id, as the process had it; its code is symbolized
+ * already, so pprof must not look for the binary. */
+static uint64_t mapping_id(struct pprof *p, const struct report_site *s)
 {
-	int64_t name = str_id(p, module);
+	int64_t name = str_id(p, s->module);
 	Mapping *m;
 
-	if (!module)
+	if (!s->module)
 		return 0;
 	for (size_t i = 0; i < p->n_mappings; i++)
-		if (p->mappings[i]->filename == name)
+		if (p->mappings[i]->filename == name &&
+		    p->mappings[i]->memory_start == s->map_start)
 			return p->mappings[i]->id;
 	m = xmalloc(sizeof(*m));
 	perftools__profiles__mapping__init(m);
 	m->id = p->n_mappings + 1;
 	m->filename = name;
+	m->memory_start = s->map_start;
+	m->memory_limit = s->map_end;
+	m->file_offset = s->map_pgoff;
+	m->build_id = str_id(p, s->build_id);
 	m->has_functions = m->has_filenames = m->has_line_numbers = true;
 	m->has_inline_frames = true;
 	ALLOC_GROW(p->mappings, p->n_mappings + 1, p->alloc_mappings);
@@ -173,7 +179,7 @@ static uint64_t site_location(struct pprof *p, const struct report_site *s)
 	fr[n++] = (struct frame){ s->function ? s->function : unknown, s->file, s->line };
 	if (s->inlined_into)
 		fr[n++] = (struct frame){ s->inlined_into, NULL, 0 };
-	id = location_id(p, fr, n, mapping_id(p, s->module), symbolizer_plain(s->ip));
+	id = location_id(p, fr, n, mapping_id(p, s), symbolizer_plain(s->ip));
 	free(unknown);
 	return id;
 }
@@ -211,7 +217,18 @@ static void add_label(struct pprof *p, Sample *s, const char *key, const char *v
 	s->label[s->n_label++] = l;
 }
 
-#define SAMPLE_LABELS 9
+/* A numeric label (pid, tid), as Parca and Pyroscope read them. */
+static void add_num_label(struct pprof *p, Sample *s, const char *key, int64_t value)
+{
+	Label *l = xmalloc(sizeof(*l));
+
+	perftools__profiles__label__init(l);
+	l->key = str_id(p, key);
+	l->num = value;
+	s->label[s->n_label++] = l;
+}
+
+#define SAMPLE_LABELS 11
 
 /* The exact count of site s's accesses (writes or reads) to range g where
  * the line's words were watched: the watched words' share of that site. */
@@ -288,6 +305,11 @@ static void add_sample(struct pprof *p, const struct report_line *l,
 	add_label(p, sm, "thread", threads);
 	add_label(p, sm, "process", pid);
 	add_label(p, sm, "access", writes ? "write" : "read");
+	/* numeric: the process, and the thread when one thread accessed the
+	 * range (the model does not split a site's count by thread) */
+	add_num_label(p, sm, "pid", g->n_threads && g->threads[0].pid ? g->threads[0].pid : l->pid);
+	if (g->n_threads == 1)
+		add_num_label(p, sm, "tid", g->threads[0].tid);
 	if (l->type_name)
 		add_label(p, sm, "type", l->type_name);
 	if (l->minor)
@@ -331,6 +353,8 @@ static void add_latent_sample(struct pprof *p, const struct report_latent *lt,
 	add_label(p, sm, "thread", thread);
 	add_label(p, sm, "process", pid);
 	add_label(p, sm, "access", writes ? "write" : "read");
+	add_num_label(p, sm, "pid", lt->pid);
+	add_num_label(p, sm, "tid", side->tid);
 	if (lt->type_name)
 		add_label(p, sm, "type", lt->type_name);
 	ALLOC_GROW(p->samples, p->n_samples + 1, p->alloc_samples);
@@ -374,6 +398,7 @@ static void write_gzip(const uint8_t *buf, size_t len, FILE *out)
 
 static void pprof_free(struct pprof *p, ValueType **types, int64_t *comments)
 {
+	free(types[N_VALUES]);          /* the period's type */
 	for (size_t i = 0; i < p->n_samples; i++) {
 		for (size_t k = 0; k < p->samples[i]->n_label; k++)
 			free(p->samples[i]->label[k]);
@@ -408,12 +433,13 @@ void report_print_pprof(const struct report *r, FILE *out, const struct format_f
 {
 	struct pprof p = { 0 };
 	Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	ValueType *types[N_VALUES];
+	ValueType *types[N_VALUES + 1];        /* the sample types, the period's */
 	int64_t *comments = xcalloc(2, sizeof(*comments));
 	struct timespec now;
 	char *note;
 	uint8_t *buf;
 	size_t len;
+	bool soft;
 
 	(void)f;
 	ALLOC_GROW(p.strings, 1, p.alloc_strings);
@@ -443,6 +469,13 @@ void report_print_pprof(const struct report *r, FILE *out, const struct format_f
 	prof.n_sample_type = N_VALUES;
 	prof.sample_type = types;
 	prof.default_sample_type = types[VALUE_SAMPLES]->type;
+	/* every sample stands for a period of the sampling timer (soft:
+	 * cpu-clock) or of the hardware event */
+	soft = r->backend && !strcmp(r->backend, "soft") && r->freq;
+	types[N_VALUES] = soft ? value_type(&p, "cpu", "nanoseconds") :
+				 value_type(&p, "samples", "count");
+	prof.period_type = types[N_VALUES];
+	prof.period = soft ? (int64_t)(1000000000u / r->freq) : 1;
 	prof.comment = comments;
 	prof.duration_nanos = (int64_t)(r->duration * 1e9);
 	/* the model has no start time: a profile written as the run ends

@@ -68,6 +68,11 @@ struct report_site {
 	char *via;                    /* library function inlined here (source_loc) */
 	char *module;
 	uint64_t module_off;
+	/* the mapping of ip's code, for pprof's Mapping: [map_start, map_end)
+	 * at offset map_pgoff of the module's file, and the file's GNU
+	 * build-id in hex (NULL if none); 0s where ip is in no mapping */
+	uint64_t map_start, map_end, map_pgoff;
+	char *build_id;
 	uint64_t reads, writes;
 	struct report_chain *chains; /* empty without -g */
 	unsigned n_chains;

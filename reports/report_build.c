@@ -862,6 +862,7 @@ static void free_site(struct report_site *s)
 	free(s->inlined_into);
 	free(s->via);
 	free(s->module);
+	free(s->build_id);
 	for (unsigned i = 0; i < s->n_chains; i++) {
 		for (unsigned k = 0; k < s->chains[i].n_frames; k++)
 			free(s->chains[i].frames[k]);

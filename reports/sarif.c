@@ -11,19 +11,30 @@
  * latent false sharing as notes of rule latent-false-sharing (under check,
  * only the pairs that break --fail-on latent, as errors).
  *
- * Source files under the current directory (a CI job runs in its checkout)
- * are URIs relative to the base id SRCROOT, which originalUriBaseIds sets
- * to that directory; others are absolute file:// URIs.  Code without a
- * source line is located in its binary by byte offset.
+ * Source files under the source root are URIs relative to the base id
+ * SRCROOT, which originalUriBaseIds sets to that root, as GitHub code
+ * scanning expects; others are absolute file:// URIs.  The root is the
+ * work tree (a directory holding .git) that holds the most of the report's
+ * source files, else the current directory if it holds one, else the
+ * directory all of them share: a run from outside the checkout still gives
+ * relative URIs.  Code without a source line is located in its binary by
+ * byte offset.
+ *
+ * Each result has a partialFingerprints entry that is the same on the
+ * next run of the same code: a hash of what names the finding (the type
+ * or variable, the members written, the function and relative file of its
+ * site), never of addresses, counts or line numbers.
  */
 #include "reports/format.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "common/hashmap.h"
 #include "common/util.h"
 #include "reports/json_string.h"
 #include "reports/latent.h"
@@ -74,7 +85,7 @@ static void uri_path(struct strbuf *sb, const char *path)
 
 struct sarif {
 	FILE *out;
-	char *root;                  /* the current directory, "/" ended; NULL */
+	char *root;                  /* the source root, "/" ended; NULL: none */
 };
 
 static void key_str(FILE *out, const char *key, const char *val)
@@ -180,6 +191,32 @@ static void properties(struct sarif *s, const struct report_line *l)
 		l->confirmed ? "true" : "false");
 }
 
+/* The path a URI names: relative to the root where it lies under it. */
+static const char *relative_path(const struct sarif *s, const char *path)
+{
+	size_t n = s->root ? strlen(s->root) : 0;
+
+	return path && n && !strncmp(path, s->root, n) && path[n] ? path + n : path;
+}
+
+/* partialFingerprints: what names the finding, hashed (top comment). */
+static void fingerprint(struct sarif *s, const struct report_line *l,
+			const struct report_site *site)
+{
+	struct strbuf key = STRBUF_INIT;
+
+	strbuf_addf(&key, "%s|", l->type_name ? l->type_name : l->variable ? l->variable : "");
+	for (unsigned i = 0; i < l->n_ranges; i++)
+		if (l->ranges[i].writes && l->ranges[i].member)
+			strbuf_addf(&key, "%s,", l->ranges[i].member);
+	if (site)
+		strbuf_addf(&key, "|%s|%s", site->function ? site->function : "",
+			    site->file ? relative_path(s, site->file) : site->module ? site->module : "");
+	fprintf(s->out, ",\n          \"partialFingerprints\": { \"contendFinding/v1\": "
+		"\"%016" PRIx64 "\" }", hash_str(strbuf_str(&key)));
+	strbuf_release(&key);
+}
+
 static void result(struct sarif *s, const struct report_line *l, const char *why,
 		   const char *level, bool first)
 {
@@ -200,6 +237,7 @@ static void result(struct sarif *s, const struct report_line *l, const char *why
 		fputs(" } ]", s->out);
 		related(s, l, site);
 	}
+	fingerprint(s, l, site);
 	properties(s, l);
 	fputs("\n        }", s->out);
 	free(message);
@@ -299,21 +337,114 @@ static void invocation(struct sarif *s, const struct report *r)
 		!r->watch_windows ? "none" : r->watch_by_code ? "uprobes" : "watchpoints");
 }
 
-static char *source_root(void)
+/* The n-th absolute source file the report names (repeats included),
+ * NULL past the last. */
+static const char *nth_source(const struct report *r, unsigned n)
 {
-	char *cwd = getcwd(NULL, 0);
-	char *root;
+	for (unsigned i = 0; i < r->n_lines + r->n_minor; i++) {
+		const struct report_line *l = i < r->n_lines ? &r->lines[i] :
+					      &r->minor[i - r->n_lines];
+		for (unsigned g = 0; g < l->n_ranges; g++)
+			for (unsigned k = 0; k < l->ranges[g].n_sites; k++) {
+				const char *f = l->ranges[g].sites[k].file;
 
-	if (!cwd || cwd[0] != '/')
-		return free(cwd), NULL;
-	root = xasprintf("%s%s", cwd, cwd[strlen(cwd) - 1] == '/' ? "" : "/");
-	free(cwd);
-	return root;
+				if (f && f[0] == '/' && !n--)
+					return f;
+			}
+	}
+	return NULL;
+}
+
+/* The deepest directory ("/"-ended) every absolute source file lies under;
+ * NULL if that is "/" alone. */
+static char *common_directory(const struct report *r)
+{
+	const char *f = nth_source(r, 0);
+	char *dir = xstrdup(f);
+	size_t len = (size_t)(strrchr(dir, '/') - dir) + 1;
+
+	for (unsigned i = 1; (f = nth_source(r, i)); i++)
+		while (len > 1 && strncmp(f, dir, len))
+			len = (size_t)((char *)memrchr(dir, '/', len - 1) - dir) + 1;
+	dir[len] = '\0';
+	if (len > 1)
+		return dir;
+	free(dir);
+	return NULL;
+}
+
+/* Is dir (a "/"-ended path) a work tree: does it hold .git? */
+static bool is_work_tree(const char *dir)
+{
+	char *git = xasprintf("%s.git", dir);
+	struct stat st;
+	bool yes = lstat(git, &st) == 0;
+
+	free(git);
+	return yes;
+}
+
+/* The work tree holding file ("/"-ended), NULL if none does. */
+static char *work_tree_of(const char *file)
+{
+	char *dir = xstrdup(file), *slash;
+
+	while ((slash = strrchr(dir, '/')) && slash != dir) {
+		slash[1] = '\0';
+		if (is_work_tree(dir))
+			return dir;
+		*slash = '\0';
+	}
+	free(dir);
+	return NULL;
+}
+
+/* The source root (top comment), "/" ended, NULL if none fits: the work
+ * tree holding the most of the report's source files, else the current
+ * directory if it holds one, else their common directory.  Looks only at
+ * names (lstat of .git): the files are the target's, never opened here. */
+static char *source_root(const struct report *r)
+{
+	char *best = NULL, *cwd;
+	unsigned best_n = 0;
+	const char *f;
+
+	for (unsigned i = 0; (f = nth_source(r, i)); i++) {
+		char *tree = work_tree_of(f);
+		unsigned n = 0;
+
+		for (unsigned k = 0; tree && (f = nth_source(r, k)); k++)
+			n += !strncmp(f, tree, strlen(tree));
+		if (n > best_n) {
+			free(best);
+			best = tree;
+			best_n = n;
+		} else {
+			free(tree);
+		}
+		if (best_n && i >= 16)
+			break;          /* enough to choose by */
+	}
+	if (best)
+		return best;
+	cwd = getcwd(NULL, 0);
+	if (cwd && cwd[0] == '/') {
+		char *root = xasprintf("%s%s", cwd, cwd[strlen(cwd) - 1] == '/' ? "" : "/");
+
+		free(cwd);
+		for (unsigned i = 0; (f = nth_source(r, i)); i++)
+			if (!strncmp(f, root, strlen(root)))
+				return root;
+		free(root);
+	} else {
+		free(cwd);
+	}
+	return nth_source(r, 0) ? common_directory(r) : NULL;
 }
 
 void report_print_sarif(const struct report *r, FILE *out, const struct format_flags *f)
 {
-	struct sarif s = { .out = out, .root = source_root() };
+	struct sarif s = { .out = out, .root = source_root(r) };
 	bool judged = f && f->judged;
 	unsigned n = judged ? f->n_violations : r->n_lines;
 

@@ -7,6 +7,7 @@
  * The JSON report has everything this one leaves out.
  */
 #include "reports/report.h"
+#include "reports/verdict_text.h"
 #include "reports/latent.h"
 
 #include <ctype.h>
@@ -19,6 +20,7 @@
 #include "reports/alloc_text.h"
 #include "reports/fix_report.h"
 #include "reports/gain.h"
+#include "reports/naming.h"
 #include "reports/site_group.h"
 #include "reports/watch_report.h"
 #include "common/util.h"
@@ -241,28 +243,6 @@ static void print_type_rate(const struct report *r, FILE *out)
 /* ------------------------------------------------------------------ */
 /* one line: title and summary */
 
-/* "counters (long[2])", "[heap]+0x2a0 (stats: struct stats)", or "". */
-static char *object_title(const struct report_line *l)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *object = l->object ? l->object : "";
-
-	/* an unnamed object is an address, and the line's says as much */
-	if (strncmp(object, "0x", 2))
-		strbuf_addf(&sb, "%s", object);
-	/* the variable is worth naming when the object's name does not say it */
-	if (l->variable && strncmp(object, l->variable, strlen(l->variable)))
-		strbuf_addf(&sb, "%s(%s: %s)", sb.len ? " " : "", l->variable,
-			    l->type_name ? l->type_name : "?");
-	else if (l->type_name && strcmp(object, l->type_name) &&
-		 !(!strncmp(object, l->type_name, strlen(l->type_name)) &&
-		   object[strlen(l->type_name)] == ' '))
-		/* unless the object says it: "Klass TypeCheck$C0", a Java
-		 * object named by its class (a JVM's) */
-		strbuf_addf(&sb, "%s(%s)", sb.len ? " " : "", l->type_name);
-	return strbuf_detach(&sb);
-}
-
 /* The processes of a line, for its title and shared memory row: "pid
  * 4242", "pids 4242,4243"; past two, "8 processes" (eight backends' pids
  * left the title no room for the object; the threads row and JSON list
@@ -305,7 +285,7 @@ static void print_title(const struct report_line *l, unsigned rank, FILE *out)
 			   sharing_kind_name(l->kind);
 	char *who = process_list(l, "pid", "pids");
 	char *where = xasprintf("  line 0x%" PRIx64 "  %s", l->addr, who);
-	char *object = object_title(l);
+	char *object = report_line_title(l);
 	int col = fprintf(out, "== %s#%u  ", l->minor ? "minor " : l->undecided ? "undecided " : "",
 			  rank);
 
@@ -961,6 +941,11 @@ static void print_inconclusive(const struct report *r, FILE *out)
 
 void report_print_text(const struct report *r, FILE *out)
 {
+	char *verdict;
+
+	verdict = report_verdict_line(r);
+	fprintf(out, "%s\n", verdict);
+	free(verdict);
 	print_measured(r, out);
 	print_counts(r, out);
 	print_type_rate(r, out);

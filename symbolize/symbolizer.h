@@ -161,4 +161,10 @@ struct Dwfl_Module;
 struct Dwfl_Module *symbolizer_module(struct symbolizer *s, pid_t pid,
 				      uint64_t addr, uint64_t *bias);
 
+/* The GNU build-id of the file mapped at addr, as lowercase hex into hex
+ * (at least 2 * SYMBOLIZER_BUILD_ID_MAX + 1 bytes); false if it has none. */
+#define SYMBOLIZER_BUILD_ID_MAX 64
+bool symbolizer_build_id(struct symbolizer *s, pid_t pid, uint64_t addr, char *hex,
+			 size_t size);
+
 #endif

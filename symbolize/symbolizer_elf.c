@@ -507,6 +507,21 @@ struct Dwfl_Module *symbolizer_module(struct symbolizer *s, pid_t pid,
 	return mod;
 }
 
+bool symbolizer_build_id(struct symbolizer *s, pid_t pid, uint64_t addr, char *hex,
+			 size_t size)
+{
+	Dwfl_Module *mod = symbolizer_module(s, pid, addr, NULL);
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = mod ? dwfl_module_build_id(mod, &bits, &vaddr) : -1;
+
+	if (n <= 0 || n > SYMBOLIZER_BUILD_ID_MAX || size < 2 * (size_t)n + 1)
+		return false;
+	for (int i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+	return true;
+}
+
 unsigned symbolizer_machine(struct symbolizer *s, pid_t pid, uint64_t addr)
 {
 	struct proc *p = proc_get(s, pid);

@@ -523,6 +523,32 @@ def check_report(report, run):
 SPURIOUS_TRAP = "the CPU sent a spurious debug trap"
 
 
+SCHEMA = None      # docs/report-1.schema.json's validator, once loaded
+
+
+def schema_failures(report):
+    """Where report breaks docs/report-1.schema.json (at most 3); [] when
+    it holds, or when python3-jsonschema is not installed (said once)."""
+    global SCHEMA
+    if SCHEMA is None:
+        try:
+            import jsonschema
+        except ImportError:
+            print("note: no python3-jsonschema: reports not validated against "
+                  "docs/report-1.schema.json")
+            SCHEMA = False
+            return []
+        top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..")
+        with open(os.path.join(top, "docs", "report-1.schema.json")) as f:
+            schema = json.load(f)
+        SCHEMA = jsonschema.Draft202012Validator(schema)
+    if not SCHEMA:
+        return []
+    errors = sorted(SCHEMA.iter_errors(report), key=lambda e: list(e.path))[:3]
+    return ["schema: %s at %s" % (e.message[:200], "/".join(str(p) for p in e.path))
+            for e in errors]
+
+
 def run_once(contend, binary, run):
     """Run the testcase under contend once: (report or None, failures, path)."""
     report, failures, path = run_attempt(contend, binary, run)
@@ -557,6 +583,10 @@ def run_attempt(contend, binary, run):
         return None, ["no readable JSON report in %s: %s" % (path, e)], path
     if not isinstance(report, dict) or not isinstance(report.get("lines"), list):
         return None, ["report in %s has no \"lines\" array" % path], path
+    invalid = schema_failures(report)
+    if invalid:
+        return None, ["report in %s breaks docs/report-1.schema.json:\n    %s"
+                      % (path, "\n    ".join(invalid))], path
     try:
         return report, check_report(report, run), path
     except (AttributeError, KeyError, TypeError) as e:

@@ -144,7 +144,7 @@ if not ok:
 EOF
 
 expect_max_lines=1
-expect "not for attach" 2 "an option of 'contend run' only" "$contend" attach --measure-fix -p 1
+expect "not for attach" 2 "'--measure-fix' is not an option of 'contend attach' \\(it is of: run\\)" "$contend" attach --measure-fix -p 1
 expect "needs allocation sites" 2 "drop --no-alloc-sites" \
 	"$contend" run --measure-fix --no-alloc-sites -- true
 expect "a count of runs" 2 "--measure-fix: '0' is not a number" "$contend" run --measure-fix=0 -- true

@@ -38,8 +38,15 @@ expect "--freqq" 2 "^contend: error: unknown option '--freqq' \(did you mean '--
 	"$contend" run --freqq 100 -- true
 expect "attach --confrim" 2 "did you mean '--confirm'\?\); see 'contend attach --help'" \
 	"$contend" attach --confrim -p 1
-expect "-p without a value" 2 "^contend: error: option '-p' needs a value; see 'contend run --help'" \
-	"$contend" run -p
+expect "-p without a value" 2 "^contend: error: option '-p' needs a value; see 'contend attach --help'" \
+	"$contend" attach -p
+# each command its own options: another's is refused, naming whose it is
+expect "run --symfs" 2 "^contend: error: '--symfs' is not an option of 'contend run' \(it is of: report, check\); see 'contend run --help'\$" \
+	"$contend" run --symfs /x -- true
+expect "run -p" 2 "^contend: error: '-p' is not an option of 'contend run' \(it is of: attach, record, stat, top\)" \
+	"$contend" run -p 1 -- true
+expect "report -F" 2 "'--freq' is not an option of 'contend report'|'-F' is not an option of 'contend report'" \
+	"$contend" report -F 99
 expect "-Z" 2 "^contend: error: unknown option '-Z'; see 'contend run --help'" \
 	"$contend" run -Z -- true
 expect "watch --duraton" 2 "did you mean '--duration'\?\); see 'contend watch --help'" \
@@ -47,5 +54,18 @@ expect "watch --duraton" 2 "did you mean '--duration'\?\); see 'contend watch --
 expect "command rnu" 2 "'rnu' is not a contend command \(did you mean 'run'\?\)" "$contend" rnu
 expect "no near name" 2 "^contend: error: unknown option '--xyzzyplugh'; see 'contend run --help'" \
 	"$contend" run --xyzzyplugh
+
+# the text report says its verdict first, in one line
+for attempt in 1 2 3; do
+	"$contend" run -q --no-price-probe -o "$tmp/fsc.txt" -- "$top_builddir/testcases/false_sharing_counters" \
+		>/dev/null 2>&1
+	head -1 "$tmp/fsc.txt" | grep -qE '^contend: 1 contended line: FALSE SHARING on counters \(volatile long\[64\]\)' &&
+		break
+done
+head -1 "$tmp/fsc.txt" | grep -qE '^contend: 1 contended line: FALSE SHARING on counters \(volatile long\[64\]\)' &&
+	ok "verdict first: $(head -1 "$tmp/fsc.txt")" || { fail "verdict line:"; head -3 "$tmp/fsc.txt"; }
+"$contend" run -q --no-price-probe -o "$tmp/ns.txt" -- "$top_builddir/testcases/no_sharing" >/dev/null 2>&1
+head -1 "$tmp/ns.txt" | grep -qE '^contend: (no contended cache lines \([0-9]+ lines? touched|inconclusive: )' &&
+	ok "verdict first: $(head -1 "$tmp/ns.txt")" || { fail "verdict line (no_sharing):"; head -3 "$tmp/ns.txt"; }
 
 [ $fails -eq 0 ]

@@ -1,7 +1,8 @@
 #!/bin/sh
 # --format pprof read by the real client: `go tool pprof -top` and `-tags`
 # on false_sharing_counters' profile list increment, kind false, members
-# counters[0] and counters[1], both threads and the process; on
+# counters[0] and counters[1], both threads and the process; `-raw` shows
+# the period, the binary's mapping (range, build-id) and numeric pid/tid; on
 # klass_secondary_supers', is_subtype_of and secondary_super_cache.
 # Skips (77) without Go (Debian's golang-go).
 set -u
@@ -54,6 +55,20 @@ else
 		fail "fsc process: $(tag process)"
 	[ "$(tag access | sort | tr '\n' ' ')" = "read write " ] && ok "fsc -tags: reads and writes" ||
 		fail "fsc access: $(tag access)"
+	# -raw: the period of a sample, the binary's real mapping, numeric labels
+	pprof -raw "$tmp/fsc.pb.gz" >"$tmp/raw"
+	grep -qx 'PeriodType: cpu nanoseconds' "$tmp/raw" && grep -qx 'Period: 1000000' "$tmp/raw" &&
+		ok "fsc -raw: period type cpu nanoseconds, period 1000000 (1000 Hz)" ||
+		{ fail "fsc -raw: no period"; head -8 "$tmp/raw"; }
+	if grep -qE '^1: 0x[0-9a-f]{4,}/0x[0-9a-f]+/0x[0-9a-f]+ false_sharing_counters [0-9a-f]{40} ' \
+		"$tmp/raw"; then
+		ok "fsc -raw: mapping $(grep -E '^1: ' "$tmp/raw" | cut -d' ' -f2-4)"
+	else
+		fail "fsc -raw: no mapping with a range and build-id"; sed -n '/^Mappings/,$p' "$tmp/raw"
+	fi
+	[ "$(grep -cE '^ +pid:\[[0-9]+\] tid:\[[0-9]+\]$' "$tmp/raw")" -ge 2 ] &&
+		ok "fsc -raw: numeric pid and tid labels" ||
+		{ fail "fsc -raw: no numeric pid/tid labels"; sed -n '/^Samples/,/^Locations/p' "$tmp/raw"; }
 	pprof -top -tagfocus kind=false "$tmp/fsc.pb.gz" | grep -qE 'increment$' &&
 		ok "-tagfocus kind=false keeps increment" || fail "-tagfocus kind=false"
 	pprof -top -tagfocus kind=true "$tmp/fsc.pb.gz" | grep -qE 'increment$' &&

@@ -95,7 +95,7 @@ expect "--log-fd of a read-only descriptor" 2 "file descriptor 4 is not open for
 	sh -c 'exec "$0" check --log-fd 4 -- true 4</dev/null' "$contend"
 expect "run -o and --log-fd" 2 "give -o FILE or --log-fd N, not both" \
 	"$contend" run -o "$tmp/x" --log-fd 2 -- true
-expect "attach --log-fd" 2 "--log-fd: only commands that launch a program take it .*, not attach" \
+expect "attach --log-fd" 2 "'--log-fd' is not an option of 'contend attach' \\(it is of: run, check, stat\\)" \
 	"$contend" attach --log-fd 2 -p $sleeper -d 0.1
 
 [ $fails -eq 0 ]

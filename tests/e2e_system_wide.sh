@@ -39,7 +39,7 @@ else
 	unset expect_max_lines
 fi
 expect "-a with -p" 2 "give no -p, -t or command" "$contend" attach -a -p 1 -d 1
-expect "run -a" 2 "-a is for attach and record" "$contend" run -a -- /bin/true
+expect "run -a" 2 "'-a' is not an option of 'contend run' \(it is of: attach, record, top\)" "$contend" run -a -- /bin/true
 
 # --- both processes' lines -------------------------------------------------
 if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt 0 ]; then

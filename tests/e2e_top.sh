@@ -144,6 +144,14 @@ if [ -n "$have_tmux" ]; then
 	else
 		fail "top: q: exit status '$(cat "$tmp/top.exit" 2>/dev/null)', want 0"
 	fi
+	# the last screen stays behind as a table
+	screen >"$tmp/after-q"
+	if grep -q '^# contend top  elapsed' "$tmp/after-q" &&
+	   grep -qE '^1[[:space:]]+(false|mixed)[[:space:]].*counters' "$tmp/after-q"; then
+		ok "top: q leaves the last window's table behind"
+	else
+		fail "top: nothing left after q:"; cat "$tmp/after-q"
+	fi
 	if kill -0 "$target" 2>/dev/null; then
 		ok "top: the target runs on after q"
 	else
@@ -309,7 +317,7 @@ fi
 expect_max_lines=1
 expect "top -a: no system-wide mode" 2 '^contend: -a: system-wide sampling is not available in contend top' \
 	"$contend" top -a -p "$target"
-expect "run --batch: top's option" 2 "^contend: --batch: an option of 'contend top' only" \
+expect "run --batch: top's option" 2 "^contend: error: '--batch' is not an option of 'contend run' \\(it is of: top\\)" \
 	"$contend" run --batch -- true
 expect "top -p and a command" 2 '^contend: top: give -p PID or a command after --, not both' \
 	"$contend" top -p "$target" -- true
