@@ -698,6 +698,9 @@ static bool parse_output_option(struct options *o, struct parse_state *st, int c
 		parse_fail_on(o, optarg);
 		return true;
 	case OPT_ALLOW:
+		if (!*optarg)
+			die("--allow: an empty name would accept nothing; give a variable, type "
+			    "or TYPE.member");
 		o->allow = xrealloc(o->allow, (o->n_allow + 1) * sizeof(*o->allow));
 		o->allow[o->n_allow++] = optarg;
 		return true;

@@ -6,7 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/vfs.h>
+#ifndef CONFIGFS_MAGIC
+#define CONFIGFS_MAGIC 0x62656570       /* not in every linux/magic.h */
+#endif
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,7 +26,44 @@ struct out_file {
 	char *tmp;              /* temporary name in dirfd */
 	FILE *f;
 	bool keep_open;         /* stderr: flushed at commit, never closed */
+	int fd;                 /* the temporary file's, under f; -1 if none */
+	int write_errno;        /* the first write(2) error under f, 0 if none */
 };
+
+/* A temporary file's stream writes through here: stdio forgets why a
+ * write failed (ferror only), and "no space left on device" is worth
+ * saying as such. */
+static ssize_t errno_keeping_write(void *cookie, const char *buf, size_t n)
+{
+	struct out_file *of = cookie;
+	ssize_t w;
+
+	do
+		w = write(of->fd, buf, n);
+	while (w < 0 && errno == EINTR);
+	if (w < 0 && !of->write_errno)
+		of->write_errno = errno;
+	return w;
+}
+
+static int errno_keeping_close(void *cookie)
+{
+	struct out_file *of = cookie;
+	int ret = close(of->fd);
+
+	of->fd = -1;
+	return ret;
+}
+
+static FILE *errno_keeping_stream(struct out_file *of, int fd)
+{
+	static const cookie_io_functions_t io = {
+		.write = errno_keeping_write, .close = errno_keeping_close,
+	};
+
+	of->fd = fd;
+	return fopencookie(of, "w", io);
+}
 
 __attribute__((format(printf, 2, 3)))
 static int fail(char **why, const char *fmt, ...)
@@ -183,6 +226,7 @@ struct out_file *out_file_open(const char *path, char **why)
 	mode_t mode = 0;
 	int fd;
 
+	of->fd = -1;
 	of->dirfd = -1;
 	of->path = xstrdup(path);
 	if (!strcmp(path, "-")) {
@@ -209,7 +253,7 @@ struct out_file *out_file_open(const char *path, char **why)
 		     strerror(errno));
 		goto fail;
 	}
-	if (fchmod(fd, mode) < 0 || !(of->f = fdopen(fd, "w"))) {
+	if (fchmod(fd, mode) < 0 || !(of->f = errno_keeping_stream(of, fd))) {
 		fail(why, "%s: %s", path, strerror(errno));
 		close(fd);
 		unlinkat(of->dirfd, of->tmp, 0);
@@ -238,6 +282,7 @@ struct out_file *out_file_open_fd(int fd, char **why)
 	if (fd == STDOUT_FILENO)
 		return out_file_open("-", why);
 	of = xcalloc(1, sizeof(*of));
+	of->fd = -1;
 	of->dirfd = -1;
 	if (fd == STDERR_FILENO) {
 		of->path = xstrdup("standard error");
@@ -258,16 +303,30 @@ struct out_file *out_file_open_fd(int fd, char **why)
 /* Flush and close f, reporting the first error: a write that failed
  * earlier (ferror), the flush, fsync (a full disk or NFS may only say so
  * now), the close (not of a stream kept open). */
-static int finish_stream(FILE *f, bool sync, bool keep_open, const char *path, char **why)
+/* Why an earlier write to f failed, where only ferror says it did: the
+ * errno kept under it, else a full file system seen now, else EIO. */
+static int earlier_write_errno(FILE *f, int kept)
+{
+	struct statvfs sv;
+
+	if (kept)
+		return kept;
+	if (fileno(f) >= 0 && fstatvfs(fileno(f), &sv) == 0 && sv.f_blocks && !sv.f_bfree)
+		return ENOSPC;
+	return EIO;
+}
+
+static int finish_stream(FILE *f, int sync_fd, bool keep_open, const char *path,
+			 int kept_errno, char **why)
 {
 	bool had_error = ferror(f);
 	int e = 0;
 
 	if (fflush(f) == EOF)
-		e = errno;
+		e = kept_errno ? kept_errno : errno;
 	if (!e && had_error)
-		e = EIO;
-	if (!e && sync && fsync(fileno(f)) < 0 && errno != EINVAL)
+		e = earlier_write_errno(f, kept_errno);
+	if (!e && sync_fd >= 0 && fsync(sync_fd) < 0 && errno != EINVAL)
 		e = errno;
 	if (keep_open)
 		clearerr(f);
@@ -287,12 +346,12 @@ int out_file_commit(struct out_file *of, char **why)
 	int ret = -1;
 
 	if (of->dirfd < 0) {
-		ret = finish_stream(of->f, false, of->keep_open, of->f == stdout ?
-				    "standard output" : of->path, why);
+		ret = finish_stream(of->f, -1, of->keep_open, of->f == stdout ?
+				    "standard output" : of->path, 0, why);
 		out_file_free(of);
 		return ret;
 	}
-	if (finish_stream(of->f, true, false, of->path, why))
+	if (finish_stream(of->f, of->fd, false, of->path, of->write_errno, why))
 		goto out;
 	/* PATH may have changed while we wrote: refuse if it turned into
 	 * something other than a regular file.  A symlink swapped in after
@@ -519,11 +578,37 @@ static int check_dirs_searchable(int fd, const struct proc_creds *c,
 	return 0;
 }
 
+/*
+ * Is fd on one of the kernel's own file systems?  Their "regular files"
+ * (/proc/kallsyms, /proc/PID/environ, /sys/..., debugfs, tracefs) show
+ * the reader's view of the kernel and of other processes: what a target
+ * names as a source file is never read there, whoever may read it.
+ */
+static bool on_kernel_fs(int fd)
+{
+	static const unsigned long kernel_fs[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC,
+		SECURITYFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC, BPF_FS_MAGIC,
+		DEVPTS_SUPER_MAGIC, PSTOREFS_MAGIC, EFIVARFS_MAGIC, CONFIGFS_MAGIC,
+	};
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) < 0)
+		return true;    /* cannot tell: not a source */
+	for (size_t i = 0; i < sizeof(kernel_fs) / sizeof(kernel_fs[0]); i++)
+		if ((unsigned long)sf.f_type == kernel_fs[i])
+			return true;
+	return false;
+}
+
 static int check_read_policy(int fd, const struct stat *st, const char *path,
 			     const struct read_policy *p, char **why)
 {
 	if (!p)
 		return 0;
+	if (p->reader && on_kernel_fs(fd))
+		return fail(why, "%s: on a kernel file system (proc, sysfs, debugfs, ...); "
+			    "never read as a source", path);
 	if (p->check_owner && st->st_uid != p->owner_uid && st->st_uid != 0)
 		return fail(why, "%s: owned by uid %u, not by uid %u or root; ignoring it",
 			    path, (unsigned)st->st_uid, (unsigned)p->owner_uid);

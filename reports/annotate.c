@@ -338,33 +338,71 @@ static FILE *open_source(const char *path, const struct proc_creds *reader, char
 	return fp;
 }
 
+/* A source file is the target's: however large (a sparse 100 GB file) or
+ * however long its lines, reading it is bounded. */
+#define ANNOTATE_MAX_LINE 4096                  /* bytes of a line shown */
+#define ANNOTATE_MAX_BYTES ((size_t)64 << 20)   /* bytes of a file read */
+
+/*
+ * The next line of fp into buf (at most ANNOTATE_MAX_LINE bytes of it,
+ * "..." marking the rest dropped), without its line end; *read counts
+ * the bytes consumed.  False at the end of the file, or past
+ * ANNOTATE_MAX_BYTES (then *cut).
+ */
+static bool next_line(FILE *fp, char *buf, size_t *read, bool *cut)
+{
+	size_t len = 0;
+	bool any = false, long_line = false;
+	int c;
+
+	while ((c = getc_unlocked(fp)) != EOF) {
+		any = true;
+		if (++*read > ANNOTATE_MAX_BYTES) {
+			*cut = true;
+			return false;
+		}
+		if (c == '\n')
+			break;
+		if (len < ANNOTATE_MAX_LINE)
+			buf[len++] = (char)c;
+		else
+			long_line = true;
+	}
+	while (len > 0 && buf[len - 1] == '\r')
+		len--;
+	buf[len] = '\0';
+	if (long_line)
+		strcpy(buf + len, " ...");
+	return any;
+}
+
 static void walk_file(const struct annotate_file *f, const struct proc_creds *reader,
 		      bool full, const struct annotate_ops *ops, void *ctx)
 {
 	char *error = NULL;
 	FILE *fp = open_source(f->path, reader, &error);
-	char *text = NULL;
-	size_t alloc = 0;
-	ssize_t len;
+	char *text = xmalloc(ANNOTATE_MAX_LINE + sizeof(" ..."));
+	char *cut_note = NULL;
+	size_t read = 0;
+	bool cut = false;
 	unsigned next = 0;
 	int n = 0, shown = 0;     /* the line read, the last one shown */
 
 	ops->file_begin(ctx, f, fp ? NULL : error);
 	free(error);
 	if (!fp) {
+		free(text);
 		walk_marks_only(f, 0, false, ops, ctx);
-		ops->file_end(ctx, f, 0);
+		ops->file_end(ctx, f, 0, NULL);
 		return;
 	}
-	while ((len = getline(&text, &alloc, fp)) >= 0) {
+	while (next_line(fp, text, &read, &cut)) {
 		unsigned here;
 
 		n++;
 		/* past the last hunk there is nothing left to show */
 		if (!full && next == f->n_marks && n > shown + 1)
 			break;
-		while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
-			text[--len] = '\0';
 		here = marks_at(f, next, n);
 		if (full || in_view(f, next, n)) {
 			if (shown && shown != n - 1)
@@ -376,8 +414,14 @@ static void walk_file(const struct annotate_file *f, const struct proc_creds *re
 	}
 	free(text);
 	fclose(fp);
-	walk_marks_only(f, next, shown > 0, ops, ctx);
-	ops->file_end(ctx, f, f->n_marks - next);
+	if (cut)
+		cut_note = xasprintf("read only its first %zu MiB (line %d): the rest is not shown, "
+				     "%u mark%s with it", ANNOTATE_MAX_BYTES >> 20, n,
+				     f->n_marks - next, f->n_marks - next == 1 ? "" : "s");
+	else
+		walk_marks_only(f, next, shown > 0, ops, ctx);
+	ops->file_end(ctx, f, cut ? 0 : f->n_marks - next, cut_note);
+	free(cut_note);
 }
 
 void annotate_walk(const struct annotation *a, bool full,
@@ -652,10 +696,13 @@ static void text_gap(void *ctx, const struct annotate_file *f)
 	fprintf(t->out, "%*s | %*s |\n", t->width, "", t->lineno, "...");
 }
 
-static void text_file_end(void *ctx, const struct annotate_file *f, unsigned n_beyond_eof)
+static void text_file_end(void *ctx, const struct annotate_file *f, unsigned n_beyond_eof,
+			  const char *cut)
 {
 	struct text *t = ctx;
 
+	if (cut)
+		fprintf(t->out, "   (file cut: %s)\n", cut);
 	if (n_beyond_eof)
 		fprintf(t->out, "   (%u mark%s past the end of the file: it changed since the build?)\n",
 			n_beyond_eof, n_beyond_eof == 1 ? " is" : "s are");

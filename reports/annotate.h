@@ -63,8 +63,10 @@ struct annotate_ops {
 	void (*line)(void *ctx, const struct annotate_file *f, int lineno,
 		     const char *text, const struct annotate_mark *marks, unsigned n_marks);
 	void (*gap)(void *ctx, const struct annotate_file *f);
-	/* marks past the end of the file (the source changed since the build) */
-	void (*file_end)(void *ctx, const struct annotate_file *f, unsigned n_beyond_eof);
+	/* marks past the end of the file (the source changed since the build);
+	 * cut: NULL, or why the rest of the file was not read (its size) */
+	void (*file_end)(void *ctx, const struct annotate_file *f, unsigned n_beyond_eof,
+			 const char *cut);
 };
 
 void annotate_walk(const struct annotation *a, bool full,

@@ -570,11 +570,17 @@ static void src_gap(void *ctx, const struct annotate_file *f)
 	      "<td></td></tr>\n", h->out);
 }
 
-static void src_file_end(void *ctx, const struct annotate_file *f, unsigned n_beyond_eof)
+static void src_file_end(void *ctx, const struct annotate_file *f, unsigned n_beyond_eof,
+			 const char *cut)
 {
 	struct html_src *h = ctx;
 
 	fputs("</table>\n", h->out);
+	if (cut) {
+		fputs("<p class=\"note\" style=\"padding:0 10px\">file cut: ", h->out);
+		html_esc(h->out, cut);
+		fputs("</p>\n", h->out);
+	}
 	if (n_beyond_eof)
 		fprintf(h->out, "<p class=\"note\" style=\"padding:0 10px\">%u marked line%s "
 			"past the end of the file: has it changed since the build?</p>\n",

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "common/escape.h"
 #include "common/util.h"
 #include "symbolize/symbolizer.h"
 #include "reports/profile.pb-c.h"
@@ -58,15 +59,24 @@ struct pprof {
 	size_t n_samples, alloc_samples;
 };
 
-static int64_t str_id(struct pprof *p, const char *s)
+/* Every string goes in escaped (common/escape.h): names, files and labels
+ * are the target's, and pprof prints them raw to a terminal. */
+static int64_t str_id(struct pprof *p, const char *raw)
 {
-	if (!s || !*s)
+	struct strbuf esc = STRBUF_INIT;
+	const char *s;
+
+	if (!raw || !*raw)
 		return 0;
+	s = escape_text(&esc, raw);
 	for (size_t i = 1; i < p->n_strings; i++)
-		if (!strcmp(p->strings[i], s))
+		if (!strcmp(p->strings[i], s)) {
+			strbuf_release(&esc);
 			return (int64_t)i;
+		}
 	ALLOC_GROW(p->strings, p->n_strings + 1, p->alloc_strings);
 	p->strings[p->n_strings] = xstrdup(s);
+	strbuf_release(&esc);
 	return (int64_t)p->n_strings++;
 }
 

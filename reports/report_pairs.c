@@ -157,15 +157,39 @@ static bool same_role(const struct pair_role *x, const struct pair_role *y)
 }
 
 /*
- * The pairs usage x takes part in, each once.  x conflicts with a
- * concurrent usage of another thread when one of the two wrote: any
- * sampled store counts, as in classification, for stores are sampled far
- * less than the loads they stall.  x's side is that of the lower site;
- * against its own site, that of the lower thread id.
+ * Did threads a and b of line l both live at some time they were sampled
+ * there?  Their first-to-last sample spans on the line meet.  Concurrent
+ * samples say a thread met some other thread, not which one: a thread
+ * that exited before another started met a third, not it.  An unknown
+ * span (watched, never sampled) meets anything.
  */
-static unsigned usage_roles(const struct line_verdict *v, const struct site_usage *u,
-			    unsigned n_usage, unsigned x, struct pair_role **roles,
-			    unsigned *alloc)
+static bool threads_met(const struct line *l, uint32_t a, uint32_t b)
+{
+	const struct line_thread *ta = NULL, *tb = NULL;
+
+	for (unsigned i = 0; i < l->n_threads; i++) {
+		if (l->threads[i].tid == a)
+			ta = &l->threads[i];
+		else if (l->threads[i].tid == b)
+			tb = &l->threads[i];
+	}
+	if (!ta || !tb || !(ta->first_time || ta->last_time) ||
+	    !(tb->first_time || tb->last_time))
+		return true;
+	return ta->first_time <= tb->last_time && tb->first_time <= ta->last_time;
+}
+
+/*
+ * The pairs usage x takes part in, each once.  x conflicts with a
+ * concurrent usage of another thread when one of the two wrote, and the
+ * two threads' sampled spans meet: any sampled store counts, as in
+ * classification, for stores are sampled far less than the loads they
+ * stall.  x's side is that of the lower site; against its own site, that
+ * of the lower thread id.
+ */
+static unsigned usage_roles(const struct line *l, const struct line_verdict *v,
+			    const struct site_usage *u, unsigned n_usage, unsigned x,
+			    struct pair_role **roles, unsigned *alloc)
 {
 	const struct site_usage *ux = &u[x];
 	unsigned n = 0;
@@ -176,7 +200,8 @@ static unsigned usage_roles(const struct line_verdict *v, const struct site_usag
 		bool x_first;
 		unsigned k;
 
-		if (!uy->concurrent || uy->tid == ux->tid || !(ux->writes || uy->writes))
+		if (!uy->concurrent || uy->tid == ux->tid || !(ux->writes || uy->writes) ||
+		    !threads_met(l, ux->tid, uy->tid))
 			continue;
 		x_first = ux->site < uy->site || (ux->site == uy->site && ux->tid < uy->tid);
 		r.site_a = x_first ? ux->site : uy->site;
@@ -360,7 +385,7 @@ void build_pairs(struct build *b, const struct line *l,
 
 		if (!u[x].concurrent)
 			continue;
-		n = usage_roles(v, u, n_usage, x, &roles, &alloc_roles);
+		n = usage_roles(l, v, u, n_usage, x, &roles, &alloc_roles);
 		for (unsigned k = 0; k < n; k++) {
 			struct pair_acc *p = pair_get(&pairs, &roles[k]);
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/procfs.h"
+#include "common/safe_file.h"
 #include "symbolize/hotspot.h"
 
 #define MAX_REPLY (1 << 20)   /* a perf map command answers a line or two */
@@ -98,38 +100,71 @@ static bool is_socket(const char *path)
 	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-/* Creates the .attach_pid file the JVM looks for on SIGQUIT: in its cwd,
- * else its /tmp.  *path set to the file created (NULL if it was already
- * there: someone else is attaching, and the file is theirs to remove).
- * False if neither place takes it. */
+/*
+ * Create path exclusively (never through a link) with the target's file
+ * system uid and gid when we are root: the kernel then lets us create it
+ * only where the target itself could, and it is the target's own file, as
+ * HotSpot wants it (owned by its euid; host root is not root in a user
+ * namespace).  A root contend never creates a file for a process in a
+ * directory that process could not write.
+ */
+static int create_as_target(const char *path, const struct proc_creds *c)
+{
+	int fd, e;
+
+	if (geteuid() != 0 || !c)
+		return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	setfsgid(c->gid);
+	setfsuid(c->uid);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	e = errno;
+	setfsuid(geteuid());
+	setfsgid(getegid());
+	errno = e;
+	return fd;
+}
+
+/* Does the target own its current directory?  Only then does the trigger
+ * file go there: the JVM also looks in its /tmp. */
+static bool owns_cwd(pid_t pid, const struct proc_creds *c)
+{
+	char *cwd = xasprintf("/proc/%d/cwd/", (int)pid);
+	struct stat st;
+	bool yes = c && stat(cwd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == c->uid;
+
+	free(cwd);
+	return yes;
+}
+
+/* Creates the .attach_pid file the JVM looks for on SIGQUIT: in its cwd
+ * when it owns it, else its /tmp, as the target (create_as_target).
+ * *path set to the file created (NULL if it was already there: someone
+ * else is attaching, and the file is theirs to remove).  False if neither
+ * place takes it. */
 static bool create_attach_file(pid_t pid, pid_t nspid, char **path)
 {
 	const char *dirs[] = { "cwd", "root/tmp" };
+	struct proc_creds creds;
+	const struct proc_creds *c = proc_creds(pid, &creds) == 0 ? &creds : NULL;
+	bool done = false;
 
 	*path = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+	for (size_t i = !owns_cwd(pid, c); i < ARRAY_SIZE(dirs) && !done; i++) {
 		char *p = xasprintf("/proc/%d/%s/.attach_pid%d", (int)pid, dirs[i], (int)nspid);
-		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		int fd = create_as_target(p, c);
 
 		if (fd >= 0) {
-			/* HotSpot takes the file only if owned by its euid or
-			 * root; host root is not root in a user namespace */
-			if (geteuid() == 0) {
-				uid_t uid = process_uid(pid);
-
-				/* on failure root-owned still works outside user namespaces */
-				if (uid != (uid_t)-1 && fchown(fd, uid, (gid_t)-1) < 0)
-					errno = 0;
-			}
 			close(fd);
 			*path = p;
-			return true;
+			done = true;
+		} else {
+			free(p);
+			done = errno == EEXIST;
 		}
-		free(p);
-		if (errno == EEXIST)
-			return true;
 	}
-	return false;
+	if (c)
+		proc_creds_release(&creds);
+	return done;
 }
 
 /* A handle on pid taken before it is checked, so that the SIGQUIT cannot
@@ -270,6 +305,18 @@ static int parse_reply(pid_t pid, const struct strbuf *reply, struct strbuf *out
 	return 0;
 }
 
+/* Does pid's libjvm hold HotSpot's tables (gHotSpotVMStructs resolved,
+ * read)?  What makes it a HotSpot JVM, not the name of a file it maps. */
+static bool hotspot_verified(pid_t pid)
+{
+	struct strbuf e = STRBUF_INIT;
+	struct hotspot *h = hotspot_open(pid, &e);
+
+	hotspot_close(h);
+	strbuf_release(&e);
+	return h != NULL;
+}
+
 /* -XX:+DisableAttachMechanism, as the JVM's own flag table says: then a
  * SIGQUIT would only print a thread dump on the JVM's stdout and leave us
  * waiting out the timeout.  False when the tables cannot be read (then
@@ -341,6 +388,13 @@ int jvm_attach_jcmd(pid_t pid, const char *command, int timeout_ms,
 		if (!catches_quit) {
 			strbuf_addf(err, "JVM %d does not handle SIGQUIT (still starting, or run "
 				    "with -Xrs); not signalled", (int)pid);
+			goto out;
+		}
+		if (!hotspot_verified(pid)) {
+			/* a file called libjvm.so and a SIGQUIT handler are a
+			 * claim: HotSpot's own tables are the proof */
+			strbuf_addf(err, "process %d maps a libjvm.so without HotSpot's vmStructs "
+				    "tables; not signalled", (int)pid);
 			goto out;
 		}
 		if (attach_disabled(pid)) {

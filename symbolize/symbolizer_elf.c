@@ -6,6 +6,7 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,17 +187,52 @@ static bool mapped_file_unchanged(const struct mapping *m)
 	return st.st_dev != m->obj.dev || st.st_ino == m->obj.ino;
 }
 
+static bool deleted_name(const char *name)
+{
+	static const char suffix[] = " (deleted)";
+	size_t n = strlen(name);
+
+	return n > sizeof(suffix) - 1 && !strcmp(name + n - (sizeof(suffix) - 1), suffix);
+}
+
+/*
+ * The file to read m's ELF headers, symbols and code from: its path while
+ * that is still the file the process mapped; else (deleted, or replaced
+ * by a package upgrade under a long-lived server) the process's own link
+ * to the mapped inode, /proc/PID/map_files/START-END (root, or
+ * CAP_SYS_ADMIN), while the process lives and it names that inode.  NULL
+ * if neither: then nothing is read from a file for m.  A file already
+ * open was checked when it was opened: its descriptor keeps that inode.
+ */
+static const char *mapping_path(struct symbolizer *s, pid_t pid, const struct mapping *m)
+{
+	char alt[96];
+	struct stat st;
+
+	if (file_get(s, m->name)->fd >= 0 ||
+	    (!deleted_name(m->name) && mapped_file_unchanged(m)))
+		return m->name;
+	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
+		 m->start, m->end);
+	/* the same inode, or it is not ours (a pid reused since a recording) */
+	if (!m->obj.ino || stat(alt, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_ino != m->obj.ino || st.st_dev != m->obj.dev)
+		return NULL;
+	return intern_str(s, alt);
+}
+
 static Dwfl_Module *report_mapping(struct symbolizer *s, struct proc *p,
 				   const struct mapping *m)
 {
+	const char *path = mapping_path(s, p->pid, m);
 	struct elf_file *f;
 	struct module_ref *r;
 	Dwfl_Module *mod;
 	uint64_t bias;
 
-	if (!mapped_file_unchanged(m))
+	if (!path)
 		return NULL;
-	f = file_get(s, m->name);
+	f = file_get(s, path);
 	if (!file_probe(s, f) || !mapping_bias(s, f, m, &bias))
 		return NULL;
 	for (size_t i = 0; i < p->nr_mods; i++)
@@ -211,7 +247,8 @@ static Dwfl_Module *report_mapping(struct symbolizer *s, struct proc *p,
 	/* base is the bias with add_p_vaddr: the module starts at the first
 	 * PT_LOAD's p_vaddr + bias (base is ignored for ET_EXEC). */
 	dwfl_report_begin_add(p->dwfl);
-	mod = dwfl_report_elf(p->dwfl, m->name, m->name, -1, bias, true);
+	/* named as mapped; read from where the mapped inode still is */
+	mod = dwfl_report_elf(p->dwfl, m->name, path, -1, bias, true);
 	dwfl_report_end(p->dwfl, NULL, NULL);
 
 	ALLOC_GROW(p->mods, p->nr_mods + 1, p->alloc_mods);
@@ -526,11 +563,12 @@ unsigned symbolizer_machine(struct symbolizer *s, pid_t pid, uint64_t addr)
 {
 	struct proc *p = proc_get(s, pid);
 	const struct mapping *m = p ? maps_find(&p->maps, addr) : NULL;
+	const char *path = m && m->kind == MAPPING_FILE ? mapping_path(s, pid, m) : NULL;
 	struct elf_file *f;
 
-	if (!m || m->kind != MAPPING_FILE)
+	if (!path)
 		return EM_NONE;
-	f = file_get(s, m->name);
+	f = file_get(s, path);
 	return file_probe(s, f) ? f->e_machine : EM_NONE;
 }
 
@@ -568,13 +606,15 @@ size_t symbolizer_read(struct symbolizer *s, pid_t pid, uint64_t addr,
 {
 	struct proc *p = proc_at(s, pid, &addr);
 	const struct mapping *m = p ? maps_find(&p->maps, addr) : NULL;
+	const char *path;
 
 	if (!m || !len)
 		return 0;
 	if (len > m->end - addr)
 		len = m->end - addr;
-	if (m->kind == MAPPING_FILE) {
-		int fd = file_fd(s, file_get(s, m->name));
+	path = m->kind == MAPPING_FILE ? mapping_path(s, pid, m) : NULL;
+	if (path) {
+		int fd = file_fd(s, file_get(s, path));
 		ssize_t n = fd < 0 ? -1 : pread(fd, buf, len, (off_t)(addr - m->start + m->pgoff));
 
 		if (n > 0)

@@ -111,6 +111,17 @@ else
 	echo "ok check"
 fi
 
+# pprof's strings are printed raw by pprof: escaped as the text report's
+for attempt in 1 2; do
+	"$contend" run -q --no-confirm --format pprof -o "$tmp/p.pb.gz" -- "$tmp/evil" >/dev/null 2>&1
+	gzip -dc "$tmp/p.pb.gz" >"$tmp/p.pb" 2>/dev/null && grep -qF 'evil.c' "$tmp/p.pb" && break
+done
+if grep -qaF 'evil.c:99: note: all good\nx.c' "$tmp/p.pb"; then
+	echo "ok pprof: the file name escaped"
+else
+	fail "pprof: file name not escaped" "$tmp/p.pb"
+fi
+
 # JSON keeps the names exactly (its own escaping), and stays valid
 if command -v python3 >/dev/null 2>&1; then
 	if ! run_until '"comm"' "$tmp/json" "$contend" run --no-confirm --format json -- "$tmp/evil" ||

@@ -55,6 +55,22 @@ expect "command rnu" 2 "'rnu' is not a contend command \(did you mean 'run'\?\)"
 expect "no near name" 2 "^contend: error: unknown option '--xyzzyplugh'; see 'contend run --help'" \
 	"$contend" run --xyzzyplugh
 
+expect "--allow ''" 2 "^contend: --allow: an empty name" "$contend" check --allow '' -- true
+
+# a full disk is said as such, with the file
+if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/full" && mount -t tmpfs -o size=16k tmpfs "$tmp/full" 2>/dev/null; then
+	dd if=/dev/zero of="$tmp/full/fill" bs=4k count=8 2>/dev/null
+	"$contend" run -q --no-confirm --no-price-probe -o "$tmp/full/r.txt" -- \
+		"$top_builddir/testcases/false_sharing_counters" --iters 1000000 >/dev/null 2>"$tmp/err"
+	st=$?
+	umount "$tmp/full"
+	[ $st -eq 2 ] && grep -q "full/r.txt: write failed: No space left on device" "$tmp/err" &&
+		ok "a full disk: 'No space left on device', and the file" ||
+		{ fail "a full disk: exit $st"; cat "$tmp/err"; }
+else
+	echo "note: not root, or no tmpfs: the full-disk case is not tried"
+fi
+
 # the text report says its verdict first, in one line
 for attempt in 1 2 3; do
 	"$contend" run -q --no-price-probe -o "$tmp/fsc.txt" -- "$top_builddir/testcases/false_sharing_counters" \
