@@ -46,6 +46,18 @@ static ssize_t errno_keeping_write(void *cookie, const char *buf, size_t n)
 	return w;
 }
 
+/* The data file's writer seeks back to fill in its header. */
+static int errno_keeping_seek(void *cookie, off64_t *offset, int whence)
+{
+	struct out_file *of = cookie;
+	off64_t at = lseek64(of->fd, *offset, whence);
+
+	if (at < 0)
+		return -1;
+	*offset = at;
+	return 0;
+}
+
 static int errno_keeping_close(void *cookie)
 {
 	struct out_file *of = cookie;
@@ -58,7 +70,8 @@ static int errno_keeping_close(void *cookie)
 static FILE *errno_keeping_stream(struct out_file *of, int fd)
 {
 	static const cookie_io_functions_t io = {
-		.write = errno_keeping_write, .close = errno_keeping_close,
+		.write = errno_keeping_write, .seek = errno_keeping_seek,
+		.close = errno_keeping_close,
 	};
 
 	of->fd = fd;

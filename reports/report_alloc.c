@@ -185,6 +185,7 @@ static void name_frame(struct build *b, uint32_t pid, uint64_t ret, struct repor
 	free(s.inlined_into);
 	free(s.via);
 	free(s.module);
+	free(s.build_id);
 }
 
 #define ALLOC_CALLERS_MAX 8     /* stack frames and inlined calls together */

@@ -10,9 +10,7 @@ contend="$top_builddir/contend"
 tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-ok() { echo "ok $*"; }
+. "${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}/tests/e2e_lib.sh"
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: /proc/PID/map_files needs root"; exit 77; }
 

@@ -11,9 +11,7 @@ contend="$top_builddir/contend"
 tmp=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill $pid 2>/dev/null; rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-ok() { echo "ok $*"; }
+. "${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}/tests/e2e_lib.sh"
 
 [ "$(id -u)" = 0 ] || { echo "SKIP: the attack is on a root contend"; exit 77; }
 command -v setpriv >/dev/null || { echo "SKIP: no setpriv"; exit 77; }

@@ -11,9 +11,7 @@ set -u
 contend="$top_builddir/contend"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-ok() { echo "ok $*"; }
+. "${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}/tests/e2e_lib.sh"
 
 # two threads writing neighbours, the loop's lines named by $1 (#line)
 program() {   # source-name output

@@ -185,6 +185,29 @@ out:
 	free(out);
 }
 
+/* The data file's writer goes back to fill its header in: an output
+ * stream seeks and tells, as a plain file's does. */
+static void test_seek_back(void)
+{
+	char *out = in_dir("seek.data"), *why = NULL, *got;
+	struct out_file *of = out_file_open(out, &why);
+	FILE *f;
+
+	CHECK(of != NULL, "open: %s", why ? why : "");
+	if (!of)
+		return;
+	f = out_file_stream(of);
+	fputs("xxxx body", f);
+	CHECK(ftell(f) == 9, "ftell after 9 bytes: %ld", ftell(f));
+	CHECK(fseek(f, 0, SEEK_SET) == 0, "seek back to the header");
+	fputs("HEAD", f);
+	CHECK(out_file_commit(of, &why) == 0, "commit: %s", why ? why : "");
+	got = read_all(out);
+	CHECK_STR(got, "HEAD body", "the header filled in after the body");
+	free(got);
+	free(out);
+}
+
 static void test_refuse_non_regular(void)
 {
 	char *fifo = in_dir("fifo"), *sub = in_dir("subdir"), *why = NULL;
@@ -700,6 +723,7 @@ int main(void)
 	chmod(dir, 01777);   /* like /tmp: anyone may plant, sticky */
 
 	test_write_and_modes();
+	test_seek_back();
 	test_refuse_non_regular();
 	test_check_early();
 	test_stdout_full();

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/json_read.h"
@@ -72,7 +73,11 @@ static struct json *print(const struct report *r, const struct format_flags *f)
 
 static void test_sarif(void)
 {
-	char *cwd = getcwd(NULL, 0);
+	/* a work tree of our own, entered: the source root is that work
+	 * tree and the current directory alike, wherever the build runs */
+	char tree[] = "/tmp/contend-sarif-XXXXXX";
+	char *cwd = mkdtemp(tree) ? xstrdup(tree) : getcwd(NULL, 0);
+	char *git = xasprintf("%s/.git", cwd), *back = getcwd(NULL, 0);
 	char *hot_file = xasprintf("%s/my dir/x\"y.c", cwd);
 	struct report_site hot = { .ip = 0x1000, .function = (char *)"bump\"it", .file = hot_file,
 				   .line = 12, .writes = 10, .reads = 2 };
@@ -94,6 +99,9 @@ static void test_sarif(void)
 	const struct json *res;
 	struct json *doc;
 	char *root;
+
+	if (mkdir(git, 0700) < 0 || chdir(cwd) < 0)
+		CHECK(false, "cannot make the work tree %s", cwd);
 
 	doc = print(&r, &(struct format_flags){ 0 });
 	CHECK_STR(json_string(path(doc, "version")), "2.1.0", "version");
@@ -136,6 +144,12 @@ static void test_sarif(void)
 	      "why it fails, in the message");
 	json_free(doc);
 	free(hot_file);
+	if (back && chdir(back) < 0)
+		CHECK(false, "cannot go back to %s", back);
+	rmdir(git);
+	rmdir(cwd);
+	free(git);
+	free(back);
 	free(cwd);
 }
 
