@@ -221,8 +221,8 @@ static bool insn_index(const struct func_code *f, uint32_t off, unsigned *idx)
 	return u32_find(f->insn, f->n_insn, off, idx);
 }
 
-/* The index of the first edge into off; n_edges if none. */
-static unsigned first_edge_to(const struct func_code *f, uint32_t off)
+/* The index of the first edge whose target is at or after off. */
+static unsigned first_edge_from(const struct func_code *f, uint32_t off)
 {
 	unsigned lo = 0, hi = f->n_edges;
 
@@ -233,7 +233,15 @@ static unsigned first_edge_to(const struct func_code *f, uint32_t off)
 		else
 			hi = mid;
 	}
-	return lo < f->n_edges && f->edges[lo].target == off ? lo : f->n_edges;
+	return lo;
+}
+
+/* The index of the first edge into off; n_edges if none. */
+static unsigned first_edge_to(const struct func_code *f, uint32_t off)
+{
+	unsigned e = first_edge_from(f, off);
+
+	return e < f->n_edges && f->edges[e].target == off ? e : f->n_edges;
 }
 
 static bool is_branch_target(const struct func_code *f, uint32_t off)
@@ -317,12 +325,46 @@ static bool join_is_fall_through(const struct func_code *f, uint32_t off)
 	return true;
 }
 
+/* Whether off, reached by falling from poff, is the test of a rotated
+ * loop -- gcc's -O2 shape "jmp test; body: ...; test: ...; jcc body" --
+ * entered once by unconditional jumps from before the body and on every
+ * pass by the fall-through from the body's last instruction at poff.  A
+ * sample there is the body's: "addq $1,cfg+8(%rip)" then the test's
+ * "mov stop(%rip),%eax" got 6118 of a writer's samples at the mov, none at
+ * the addq.  Jumps into off must all come from before it; some back edge
+ * from off or after must enter the body between the last such jump and
+ * poff. */
+static bool is_rotated_loop_test(const struct func_code *f, uint32_t off, uint32_t poff)
+{
+	uint32_t entry = 0;
+
+	for (unsigned e = first_edge_to(f, off); e < f->n_edges && f->edges[e].target == off; e++) {
+		const struct branch_edge *b = &f->edges[e];
+		struct insn_info ii;
+		unsigned src;
+
+		if (b->source >= off || !insn_index(f, b->source, &src))
+			return false;
+		if (!decoder_insn(f->dec, f->bytes + b->source, f->insn[src + 1] - b->source,
+				  f->start + b->source, &ii) || ii.falls_through)
+			return false;   /* a conditional jump: an if, both paths hot */
+		entry = b->source > entry ? b->source : entry;
+	}
+	for (unsigned e = first_edge_from(f, entry + 1);
+	     e < f->n_edges && f->edges[e].target <= poff; e++)
+		if (f->edges[e].source >= off)
+			return true;
+	return false;
+}
+
 /* The instruction that retired just before the one at insn[idx], when
  * that is certain: idx is not a branch target and its predecessor falls
  * through.  A conditional jump is looked through once: cmp/test + jcc
  * macro-fuse into one operation, so a stall on "cmp %rsi,(%rdi)" is
  * sampled after the jcc (measured: 88% of is_subtype_of's samples), and
- * the jcc changes no register. */
+ * the jcc changes no register.  A fence is looked through the same way:
+ * after a volatile store HotSpot emits "lock addl $0,(%rsp)", which waits
+ * for the store to drain, so the store's stall is sampled after the fence. */
 static enum decode_status predecessor_access(struct soft *s, struct func_code *f,
 					     unsigned idx, const struct regs *regs,
 					     struct decoded_access *acc, uint64_t *at)
@@ -334,10 +376,10 @@ static enum decode_status predecessor_access(struct soft *s, struct func_code *f
 
 	if (idx == 0)
 		return DECODE__COUNT;
-	join = is_branch_target(f, ioff);
+	poff = f->insn[idx - 1];
+	join = is_branch_target(f, ioff) && !is_rotated_loop_test(f, ioff, poff);
 	if (join && !join_is_fall_through(f, ioff))
 		return DECODE__COUNT;   /* ambiguous: reached by a jump */
-	poff = f->insn[idx - 1];
 	if (!decoder_insn(f->dec, f->bytes + poff, ioff - poff, f->start + poff, &ii) ||
 	    !ii.falls_through || ii.is_call)
 		return DECODE__COUNT;
@@ -345,7 +387,7 @@ static enum decode_status predecessor_access(struct soft *s, struct func_code *f
 	st = decoder_access(f->dec, f->bytes + poff, ioff - poff, *at, regs, true, acc);
 	if (join)   /* only a locked RMW outwaits the branches' paths */
 		return st == DECODE_OK && acc->kind == ACCESS_ATOMIC ? st : DECODE__COUNT;
-	if (st == DECODE_NO_MEMORY && ii.has_target && idx >= 2 &&
+	if (((st == DECODE_NO_MEMORY && ii.has_target) || ii.is_fence) && idx >= 2 &&
 	    !is_branch_target(f, poff)) {
 		uint32_t ppoff = f->insn[idx - 2];
 		enum decode_status st2;

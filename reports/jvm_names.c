@@ -428,10 +428,11 @@ static void object_layout(struct jvm_names *j, struct report_line *rl,
 	free(f);
 }
 
-/* "a and b": the contended ranges' members, as the advice names them;
- * NULL if none is named (a JDK whose field info the tables do not
- * describe). */
-static char *contended_fields(const struct report_line *rl, bool writers_only)
+/* "a and b": the contended ranges' members, as the advice names them,
+ * and how many in *count if count; NULL if none is named (a JDK whose
+ * field info the tables do not describe). */
+static char *contended_fields(const struct report_line *rl, bool writers_only,
+			      unsigned *count)
 {
 	struct strbuf sb = STRBUF_INIT;
 	unsigned k = 0, total = 0;
@@ -447,6 +448,8 @@ static char *contended_fields(const struct report_line *rl, bool writers_only)
 		strbuf_addf(&sb, "%s%s", k ? (k + 1 == total ? " and " : ", ") : "", rr->member);
 		k++;
 	}
+	if (count)
+		*count = k;
 	if (k)
 		return strbuf_detach(&sb);
 	strbuf_release(&sb);
@@ -455,17 +458,19 @@ static char *contended_fields(const struct report_line *rl, bool writers_only)
 
 static char *object_advice(const struct report_line *rl)
 {
-	char *named = contended_fields(rl, false), *s;
-	char *fields = named ? xasprintf("fields %s of %s", named, rl->type_name) :
+	unsigned n = 0;
+	char *named = contended_fields(rl, false, &n), *s;
+	char *fields = n == 1 ? xasprintf("%s.%s", rl->type_name, named) :
+		       named ? xasprintf("fields %s of %s", named, rl->type_name) :
 			       xasprintf("fields of %s (not named: this JDK's field info is not "
 					 "described by its tables)", rl->type_name);
 
 	if (rl->kind == SHARING_TRUE)
 		s = xasprintf(
-			"%s are written by several threads (true sharing): no padding "
+			"%s %s written by several threads (true sharing): no padding "
 			"helps; give each thread its own copy (java.util.concurrent.atomic."
 			"LongAdder for a counter, per-thread objects or ThreadLocal), or write "
-			"less often", fields);
+			"less often", fields, n == 1 ? "is" : "are");
 	else
 		s = xasprintf(
 			"%s, written by different threads, share a cache line: "

@@ -53,6 +53,7 @@ struct insn_info {
 	uint8_t length;
 	bool falls_through;   /* false for jmp, ret, ud2, hlt */
 	bool is_call;
+	bool is_fence;        /* orders memory, touches none of the program's */
 	bool has_target;      /* direct branch or call */
 	uint64_t target;
 };

@@ -449,6 +449,9 @@ static bool a64_decode_insn(struct decoder *d, const uint8_t *code, size_t len,
 		return true;
 	case ARM64_INS_CBZ: case ARM64_INS_CBNZ: case ARM64_INS_TBZ: case ARM64_INS_TBNZ:
 		break;
+	case ARM64_INS_DMB: case ARM64_INS_DSB:
+		out->is_fence = true;
+		return true;
 	default:
 		return true;
 	}

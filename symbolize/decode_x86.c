@@ -50,6 +50,39 @@ static bool is_call(unsigned int id)
 	return id == X86_INS_CALL || id == X86_INS_LCALL;
 }
 
+/* Capstone keeps one group-1 prefix: "f0 f3" (lock, rep) reads unlocked. */
+static bool has_lock_prefix(const cs_insn *insn)
+{
+	for (int i = 0; i < insn->size; i++) {
+		switch (insn->bytes[i]) {
+		case 0xf0:
+			return true;
+		case 0xf2: case 0xf3: case 0x2e: case 0x36: case 0x3e:
+		case 0x26: case 0x64: case 0x65: case 0x66: case 0x67:
+			continue;
+		}
+		break;
+	}
+	return false;
+}
+
+/* mfence, or a locked RMW of the stack: the fence JITs and compilers put
+ * after a volatile or seq_cst store ("lock addl $0,(%rsp)", HotSpot's). */
+static bool is_fence(const cs_insn *insn)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+
+	if (insn->id == X86_INS_MFENCE)
+		return true;
+	if (!has_lock_prefix(insn))
+		return false;
+	for (int i = 0; i < x86->op_count; i++)
+		if (x86->operands[i].type == X86_OP_MEM &&
+		    x86->operands[i].mem.base == X86_REG_RSP)
+			return true;
+	return false;
+}
+
 static bool x86_decode_insn(struct decoder *d, const uint8_t *code, size_t len,
 		  uint64_t ip, struct insn_info *out)
 {
@@ -62,6 +95,7 @@ static bool x86_decode_insn(struct decoder *d, const uint8_t *code, size_t len,
 	out->length = insn->size;
 	out->falls_through = !ends_flow(insn->id);
 	out->is_call = is_call(insn->id);
+	out->is_fence = is_fence(insn);
 	out->has_target = cs_insn_group(cs_handle(d), insn, X86_GRP_BRANCH_RELATIVE) &&
 			  x86->op_count > 0 && x86->operands[0].type == X86_OP_IMM;
 	out->target = out->has_target ? (uint64_t)x86->operands[0].imm : 0;
@@ -247,22 +281,6 @@ static uint8_t fixed_access(unsigned int id)
 		return CS_AC_READ | CS_AC_WRITE;
 	}
 	return 0;
-}
-
-/* Capstone keeps one group-1 prefix: "f0 f3" (lock, rep) reads unlocked. */
-static bool has_lock_prefix(const cs_insn *insn)
-{
-	for (int i = 0; i < insn->size; i++) {
-		switch (insn->bytes[i]) {
-		case 0xf0:
-			return true;
-		case 0xf2: case 0xf3: case 0x2e: case 0x36: case 0x3e:
-		case 0x26: case 0x64: case 0x65: case 0x66: case 0x67:
-			continue;
-		}
-		break;
-	}
-	return false;
 }
 
 static int access_kind(const cs_insn *insn, const cs_x86_op *op)

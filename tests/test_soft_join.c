@@ -3,7 +3,8 @@
  * A timer sample lands on the instruction after the one that stalled.
  * Where that instruction is also a branch target, soft_access() takes the
  * fall-through predecessor only when no branch into it can have stalled
- * and none is a loop's back edge (detector/soft.c, join_is_fall_through).
+ * and none is a loop's back edge (detector/soft.c, join_is_fall_through),
+ * or when it is a rotated loop's test (is_rotated_loop_test).
  * The functions below are written in assembly so that the layout the
  * rule reads (and the instruction before the join: only a locked RMW
  * outwaits the other paths) is exactly the one asserted on: each is sampled at its join
@@ -41,6 +42,19 @@ extern const char join_if_at[];
  * the join's samples may be anyone's */
 void join_after_store(void);
 extern const char join_after_store_at[];
+/* gcc -O2's rotated loop, "jmp test; body: addq; test: mov; jcc body":
+ * the test is entered once by the jump and every pass from the body */
+void join_rotated_loop(void);
+extern const char join_rotated_loop_at[];
+/* a volatile store as HotSpot emits it, the store then a fence on the
+ * stack: the store's stall is sampled after the fence */
+void store_then_fence(void);
+extern const char store_then_fence_at[];
+void store_then_mfence(void);
+extern const char store_then_mfence_at[];
+/* the same layout entered by a conditional jump: an if, both paths hot */
+void join_rotated_if(void);
+extern const char join_rotated_if_at[];
 
 __asm__(
 	".text\n"
@@ -95,7 +109,48 @@ __asm__(
 	".globl join_after_store_at\njoin_after_store_at:\n"
 	"6:	add $1,%r8\n"
 	"	ret\n"
-	".size join_after_store,.-join_after_store\n");
+	".size join_after_store,.-join_after_store\n"
+
+	".globl join_rotated_loop\n.type join_rotated_loop,@function\n"
+	"join_rotated_loop:\n"
+	"	jmp 7f\n"
+	"8:	addq $1,(%r9)\n"
+	".globl join_rotated_loop_at\njoin_rotated_loop_at:\n"
+	"7:	mov (%rsi),%eax\n"
+	"	test %eax,%eax\n"
+	"	je 8b\n"
+	"	ret\n"
+	".size join_rotated_loop,.-join_rotated_loop\n"
+
+	".globl store_then_fence\n.type store_then_fence,@function\n"
+	"store_then_fence:\n"
+	"	mov %rax,0x10(%r9)\n"
+	"	lock addl $0,(%rsp)\n"
+	".globl store_then_fence_at\nstore_then_fence_at:\n"
+	"	add $1,%r8\n"
+	"	ret\n"
+	".size store_then_fence,.-store_then_fence\n"
+
+	".globl store_then_mfence\n.type store_then_mfence,@function\n"
+	"store_then_mfence:\n"
+	"	mov %rax,0x18(%r9)\n"
+	"	mfence\n"
+	".globl store_then_mfence_at\nstore_then_mfence_at:\n"
+	"	add $1,%r8\n"
+	"	ret\n"
+	".size store_then_mfence,.-store_then_mfence\n"
+
+	".globl join_rotated_if\n.type join_rotated_if,@function\n"
+	"join_rotated_if:\n"
+	"	test %rdx,%rdx\n"
+	"	je 9f\n"
+	"10:	addq $1,(%r9)\n"
+	".globl join_rotated_if_at\njoin_rotated_if_at:\n"
+	"9:	mov (%rsi),%eax\n"
+	"	test %eax,%eax\n"
+	"	je 10b\n"
+	"	ret\n"
+	".size join_rotated_if,.-join_rotated_if\n");
 
 static unsigned long word[8];
 static unsigned long other[8];
@@ -142,6 +197,18 @@ int main(void)
 
 	CHECK(!sample_at(soft, join_after_store_at, &a),
 	      "a join after a plain store stays ambiguous (got 0x%" PRIx64 ")", a.addr);
+
+	CHECK(sample_at(soft, join_rotated_loop_at, &a), "a rotated loop's test: decoded");
+	CHECK_EQ_U64(a.addr, (uintptr_t)word, "the body's addq, not the test's load");
+	CHECK_EQ_U64(a.ip, (uintptr_t)join_rotated_loop + 2, "the addq's address");
+	CHECK(sample_at(soft, join_rotated_if_at, &a), "a conditional entry: decoded");
+	CHECK_EQ_U64(a.addr, (uintptr_t)other, "entered by a jcc: the sampled load's own word");
+
+	CHECK(sample_at(soft, store_then_fence_at, &a), "a store then a stack fence: decoded");
+	CHECK_EQ_U64(a.addr, (uintptr_t)word + 0x10, "the store's word, not the stack");
+	CHECK_EQ_U64(a.kind, ACCESS_STORE, "a plain store");
+	CHECK(sample_at(soft, store_then_mfence_at, &a), "a store then mfence: decoded");
+	CHECK_EQ_U64(a.addr, (uintptr_t)word + 0x18, "the store's word");
 
 	soft_free(soft);
 	symbolizer_free(sym);
