@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -823,6 +824,9 @@ static int session_attach_all(const struct options *opt, const struct session_ho
 	t1 = monotonic_s();
 	event_set_drain(es, &cb);
 	event_set_close(es);
+	if (sw.contend_processes && !opt->quiet)
+		fprintf(stderr, "contend: left out %" PRIu64 " other contend process%s (never reported)\n",
+			sw.contend_processes, sw.contend_processes == 1 ? "" : "es");
 	ret = finish_session(&s, "every process (-a)", -1, t1 - t0, TARGET_ATTACHED_RUNNING, 0);
 	catch_stop_signals(false);
 	session_release(&s);
@@ -895,6 +899,10 @@ static struct event_set *attach_events(struct session *s, const struct perf_call
 	s->forked = NULL;
 	for (unsigned i = 0; es && i < n_tids; i++)
 		name_task(s, opt->pid, opt->pid, tids[i]);
+	if (es && n_tids == 1 && !opt->n_tids && !opt->quiet)
+		fprintf(stderr, "contend: process %d has one thread: it cannot contend with itself "
+			"unless it starts more; sharing with other processes (shared memory) "
+			"needs -a\n", (int)opt->pid);
 	free(tids);
 	return es;
 }

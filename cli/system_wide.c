@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "common/procfs.h"
 #include "common/util.h"
@@ -16,6 +17,33 @@ void system_wide_init(struct system_wide *sw)
 	hashmap_init(&sw->seen, sizeof(uint32_t));
 	hashmap_init(&sw->named, sizeof(uint32_t));
 	sw->self = getpid();
+	if (stat("/proc/self/exe", &sw->self_exe) != 0)
+		memset(&sw->self_exe, 0, sizeof(sw->self_exe));
+}
+
+/* Another contend: this binary, or one named contend (another build, an
+ * installed copy).  Its price probe false-shares on purpose, and a tool
+ * that reports itself is not believed about anything else. */
+static bool is_contend_process(const struct system_wide *sw, pid_t pid)
+{
+	char path[64], exe[4096];
+	const char *base;
+	struct stat st;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st) == 0 && sw->self_exe.st_ino &&
+	    st.st_dev == sw->self_exe.st_dev && st.st_ino == sw->self_exe.st_ino)
+		return true;
+	n = readlink(path, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	if (n > 10 && !strcmp(exe + n - 10, " (deleted)"))
+		exe[n - 10] = 0;
+	base = strrchr(exe, '/');
+	base = base ? base + 1 : exe;
+	return !strcmp(base, "contend") || !strcmp(base, "lt-contend");
 }
 
 void system_wide_release(struct system_wide *sw)
@@ -48,6 +76,11 @@ bool system_wide_sample(struct system_wide *sw, struct symbolizer *sym,
 	if (!known || known == EXITED) {
 		if (process_is_kernel_thread((pid_t)pid)) {
 			hashmap_put(&sw->seen, &pid, DROPPED);
+			return false;
+		}
+		if (is_contend_process(sw, (pid_t)pid)) {
+			hashmap_put(&sw->seen, &pid, DROPPED);
+			sw->contend_processes++;
 			return false;
 		}
 		symbolizer_load_proc_maps(sym, (pid_t)pid);

@@ -6,9 +6,10 @@
  * its data); the session names each thread as it shows up.  The
  * maps of the processes seen are re-read now and then, and a process
  * that has exited is dropped from that list (the symbolizer keeps what it
- * knew, for the report).  contend's own samples, and those of kernel
- * threads (no user space: the events exclude the kernel, so they should
- * not come), are dropped.  Memory grows with the processes sampled, as
+ * knew, for the report).  contend's own samples, those of every other
+ * contend process (this binary, or any named contend: their price probes
+ * false-share on purpose), and those of kernel threads (no user space:
+ * the events exclude the kernel, so they should not come), are dropped.  Memory grows with the processes sampled, as
  * the line table's does with lines and sites.
  */
 #ifndef CONTEND_SYSTEM_WIDE_H
@@ -17,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/stat.h>
 
 #include "common/hashmap.h"
 
@@ -33,7 +35,9 @@ struct system_wide {
 	uint32_t last_pid, last_tid;   /* the last sample's: most repeat */
 	bool last_kept;                /*   and whether it was kept */
 	pid_t self;
+	struct stat self_exe;      /* to know other contend processes */
 	uint64_t processes;        /* distinct processes sampled */
+	uint64_t contend_processes;   /* other contends, left out */
 };
 
 void system_wide_init(struct system_wide *sw);

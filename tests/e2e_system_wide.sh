@@ -6,7 +6,9 @@
 # - with it (root here): false_sharing_counters and true_sharing_counter
 #   run while `attach -a -d 3` samples: the lines of both are reported,
 #   each with its process's pid and its threads' names; `record -a` and
-#   `report` give the same lines.
+#   `report` give the same lines;
+# - a process named contend (false_sharing_counters copied as .../contend)
+#   is never reported, and stderr says it was left out.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -15,8 +17,8 @@ fsc="$top_builddir/testcases/false_sharing_counters"
 tsc="$top_builddir/testcases/true_sharing_counter"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
-trap 'kill $fpid $tpid 2>/dev/null; rm -rf "$tmp"' EXIT
-fpid= tpid=
+trap 'kill $fpid $tpid $cpid 2>/dev/null; rm -rf "$tmp"' EXIT
+fpid= tpid= cpid=
 . "$top_srcdir/tests/e2e_lib.sh"
 
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
@@ -122,5 +124,26 @@ done
 	{ fail "attach -a (exit $st): $live"; cat "$tmp/err"; }
 [ $rst -eq 0 ] && [ "$rec" = ok ] && ok "record -a + report: both processes' lines" ||
 	{ fail "record -a + report (exit $rst): $rec"; cat "$tmp/err"; }
+
+# --- never another contend -----------------------------------------------
+mkdir "$tmp/own" && cp "$fsc" "$tmp/own/contend"
+"$tmp/own/contend" --seconds 30 >/dev/null 2>&1 & cpid=$!
+sleep 0.3
+"$contend" attach -a -d 2 --top 0 --format json -o "$tmp/own.json" 2>"$tmp/own.err"
+st=$?
+kill $cpid 2>/dev/null; wait $cpid 2>/dev/null
+if [ $st -ne 0 ]; then
+	fail "attach -a beside a process named contend: exit $st"; cat "$tmp/own.err"
+elif python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+sys.exit(1 if any(l["pid"] == int(sys.argv[2]) for l in r["lines"] + r.get("minor", [])) else 0)' \
+	"$tmp/own.json" "$cpid"; then
+	ok "attach -a: no line of a process named contend"
+else
+	fail "attach -a reported the process named contend (pid $cpid)"
+fi
+grep -q "left out 1 other contend process (never reported)" "$tmp/own.err" &&
+	ok "attach -a says it left a contend process out" ||
+	{ fail "attach -a: no note of the contend process left out:"; cat "$tmp/own.err"; }
 
 [ "$fails" -eq 0 ]
