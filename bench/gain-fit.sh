@@ -7,9 +7,10 @@
 # "Predicted vs measured gain", the pass of 2026-12-03 16:17 UTC,
 # work_index's of 19:19 UTC, bitmap_or's and neighbour_flag's of
 # 2026-12-03 23:30 UTC) or an AMD EPYC Zen 5 VM (the AMD column below).
-# Prints per case ln(measured / P), and this kind's smallest and largest
-# of them; GAIN_FIT_LOG_LOW / _HIGH (reports/gain.h) are the extremes
-# over both kinds' tables in bench/gain-set/FIT.md.  A case whose prediction states no upper bound (the Klass
+# Prints per case ln(measured / P), this kind's smallest and largest of
+# them, and the 2x-wide window (ln 2) that holds the most of them;
+# GAIN_LIKELY_LOG_LOW / _HIGH (reports/gain.h) are that window over both
+# kinds' tables in bench/gain-set/FIT.md.  A case whose prediction states no upper bound (the Klass
 # cache: "at least") counts for the low end only.  Held-out programs are
 # never recorded here.
 #   bench/gain-fit.sh [DIR]   (from the build tree; DIR keeps the data
@@ -109,3 +110,12 @@ awk -F'|' '$6 ~ /[0-9]/ {
 		n++; if (!open) nh++
 	}
 	END { printf "\nfit cases: %d (%d for the high end) on this kind (%s); lowest %.3f, highest %.3f\n", n, nh, kind, lo, hi }' kind="$kind" "$dir/table"
+python3 - "$dir/table" <<'PY'
+import math, re, sys
+vals = [float(m.group(1)) for m in (re.search(r"\| ([+-][0-9.]+)( \(open[^|]*)?\s*\|$", l)
+                                    for l in open(sys.argv[1])) if m and not m.group(2)]
+best = max(((sum(lo <= v <= lo + math.log(2) + 1e-9 for v in vals), lo) for lo in vals),
+           default=(0, 0))
+print("2x window holding the most: ln %+.3f to %+.3f, %d of %d" %
+      (best[1], best[1] + math.log(2), best[0], len(vals)))
+PY

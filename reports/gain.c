@@ -402,18 +402,29 @@ static double speedup(double saved, uint64_t total)
 	return (double)total / rest;
 }
 
-/* The range a prediction p stands by: the fit's spread of measured
- * against predicted around p (gain.h), widened to the speedups of the
- * saving's own ends (the queue charged nowhere or at the samples' share),
- * and no lower than any fit case's fix measured. */
-static void gain_range(double p, double low_end, double high_end, double *low, double *high)
-{
-	double lo = p * exp(GAIN_FIT_LOG_LOW), hi = p * exp(GAIN_FIT_LOG_HIGH);
+static const char queue_caveat[] =
+	"the samples cannot tell how long the stores queued behind the contended ones, or "
+	"the locked ops the fix leaves, will cost";
 
+/* The range a prediction p stands by: the 2x window around p where 3 in
+ * 4 fit cases fell (gain.h), widened to the speedups of the saving's own
+ * ends (the queue charged nowhere or at the samples' share, the locked
+ * ops left paid in full), no lower than any fit case's fix measured;
+ * none (*why set) where that is wider than 2x. */
+static void gain_range(double p, double low_end, double high_end, double *low, double *high,
+		       const char **why)
+{
+	double lo = p * exp(GAIN_LIKELY_LOG_LOW), hi = p * exp(GAIN_LIKELY_LOG_HIGH);
+
+	*why = NULL;
 	*low = low_end < lo ? low_end : lo;
 	if (*low < GAIN_FIT_MEASURED_MIN)
 		*low = GAIN_FIT_MEASURED_MIN;
 	*high = high_end > hi ? high_end : hi;
+	if (*high > *low * 2 * (1 + 1e-9)) {
+		*why = queue_caveat;
+		*low = *high = 0;
+	}
 }
 
 static void add_range_saving(struct gain_saving *to, const struct gain_saving *s)
@@ -464,10 +475,12 @@ void gain_predict(struct report_line *l, const struct gain_saving *saved,
 	hide_atomic_left(&all, total_samples);
 	l->predicted_gain = speedup(fix.point, total_samples);
 	gain_range(l->predicted_gain, speedup(fix.low, total_samples),
-		   speedup(fix.high, total_samples), &l->gain_low, &l->gain_high);
+		   speedup(fix.high, total_samples), &l->gain_low, &l->gain_high,
+		   &l->gain_range_unknown);
 	l->predicted_gain_all = speedup(all.point, total_samples);
 	gain_range(l->predicted_gain_all, speedup(all.low, total_samples),
-		   speedup(all.high, total_samples), &l->gain_all_low, &l->gain_all_high);
+		   speedup(all.high, total_samples), &l->gain_all_low, &l->gain_all_high,
+		   &l->gain_all_range_unknown);
 	if (steers)       /* removing the true sharing stops the mispredictions too */
 		gain_lower_bound(l, branch_caveat);
 }

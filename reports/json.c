@@ -227,10 +227,17 @@ static void json_null(struct json *j, const char *key)
 	fputs("null", j->out);
 }
 
-/* A gain's range: high 0 is no upper bound (null). */
+/* A gain's range: high 0 is no upper bound (null); none stated (both
+ * null) where unknown says why, under uk. */
 static void gain_range_json(struct json *j, const char *lk, const char *hk,
-			    double low, double high)
+			    double low, double high, const char *uk, const char *unknown)
 {
+	if (unknown) {
+		json_null(j, lk);
+		json_null(j, hk);
+		json_str(j, uk, unknown);
+		return;
+	}
 	json_double(j, lk, low);
 	if (high > 0)
 		json_double(j, hk, high);
@@ -707,9 +714,11 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	if (l->gain_unknown)
 		json_str(j, "predicted_gain_unknown", l->gain_unknown);
 	json_double(j, "predicted_gain_all", l->predicted_gain_all);
-	gain_range_json(j, "predicted_gain_low", "predicted_gain_high", l->gain_low, l->gain_high);
+	gain_range_json(j, "predicted_gain_low", "predicted_gain_high", l->gain_low, l->gain_high,
+			"predicted_gain_range_unknown", l->gain_range_unknown);
 	gain_range_json(j, "predicted_gain_all_low", "predicted_gain_all_high",
-			l->gain_all_low, l->gain_all_high);
+			l->gain_all_low, l->gain_all_high, "predicted_gain_all_range_unknown",
+			l->gain_all_range_unknown);
 	json_bool(j, "gain_measured", l->measured && !l->measured->not_measured);
 	if (l->gain_note)
 		json_str(j, "predicted_gain_note", l->gain_note);

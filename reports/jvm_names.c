@@ -524,6 +524,7 @@ void jvm_advise_line(struct jvm_names *j, struct report_line *rl, enum jvm_namin
 		rl->predicted_gain = rl->predicted_gain_all;
 		rl->gain_low = rl->gain_all_low;
 		rl->gain_high = rl->gain_all_high;
+		rl->gain_range_unknown = rl->gain_all_range_unknown;
 	}
 	/* the JVM's layout, and no C proposal: the JVM lays out its data */
 	advice_layout_release(&rl->advice.current);

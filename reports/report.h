@@ -294,6 +294,9 @@ struct report_line {
 	double gain_low, gain_high;  /* the range of predicted_gain (gain.h);
 	                                gain_high 0: no upper bound stated */
 	double gain_all_low, gain_all_high;   /* ... of predicted_gain_all */
+	/* static: why no range is stated (the queued stores decide: gain.h),
+	 * or NULL; low and high are then 0 */
+	const char *gain_range_unknown, *gain_all_range_unknown;
 	const char *gain_all_note;   /* static: gain_note for predicted_gain_all */
 	/* static: why no gain is predicted at all (a busy machine left the
 	 * price unmeasured), or NULL; the gains above are then 0 */

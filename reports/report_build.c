@@ -772,6 +772,7 @@ static void unknown_gains(struct report *r)
 			l->predicted_gain = l->predicted_gain_all = 0;
 			l->gain_low = l->gain_high = l->gain_all_low = l->gain_all_high = 0;
 			l->gain_note = l->gain_all_note = NULL;
+			l->gain_range_unknown = l->gain_all_range_unknown = NULL;
 		}
 	}
 }

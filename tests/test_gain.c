@@ -307,15 +307,15 @@ static void test_predict(void)
 	};
 	struct report_line l = { .kind = SHARING_MIXED, .ranges = ranges, .n_ranges = 3 };
 	struct gain_saving saved[3] = { { 600, 600, 600 }, { 200, 200, 200 }, { 100, 100, 100 } };
-	double lo = exp(GAIN_FIT_LOG_LOW), hi = exp(GAIN_FIT_LOG_HIGH);
+	double lo = exp(GAIN_LIKELY_LOG_LOW), hi = exp(GAIN_LIKELY_LOG_HIGH);
 
-	CHECK(lo < 1 && hi > 1, "the fit's spread is around the point: %f-%f", lo, hi);
+	CHECK(lo < 1 && hi > 1 && near(hi / lo, 2), "a 2x window around the point: %f-%f", lo, hi);
 	gain_predict(&l, saved, 1000);
 	CHECK(near(l.predicted_gain, 1000.0 / 800), "mixed: padding fixes the false part: %f",
 	      l.predicted_gain);
 	CHECK(near(l.gain_low, fmax(1000.0 / 800 * lo, GAIN_FIT_MEASURED_MIN)) &&
-	      near(l.gain_high, 1000.0 / 800 * hi),
-	      "no queue: the range is the fit's spread around the point: %f-%f",
+	      near(l.gain_high, 1000.0 / 800 * hi) && !l.gain_range_unknown,
+	      "no queue: the range is the window around the point: %f-%f",
 	      l.gain_low, l.gain_high);
 	CHECK(near(l.predicted_gain_all, 1000.0 / 200), "all ranges: %f", l.predicted_gain_all);
 	CHECK(near(l.gain_all_low, 5 * lo) && near(l.gain_all_high, 5 * hi),
@@ -325,12 +325,18 @@ static void test_predict(void)
 	CHECK(near(l.predicted_gain, 1000.0 / 400), "true: %f", l.predicted_gain);
 
 	/* a queue that decides: from no saving (1x) to all of it (the 200x
-	 * cap), the point at 20x: the range reaches both ends */
+	 * cap), the point at 20x: no 2x range holds, and the line says why */
 	saved[0] = (struct gain_saving){ 950, 0, 1000 };
 	gain_predict(&l, saved, 1000);
 	CHECK(near(l.predicted_gain, 20), "queue: the point: %f", l.predicted_gain);
-	CHECK(near(l.gain_low, 1) && near(l.gain_high, 4 / GAIN_RESIDUAL_LOAD),
-	      "queue: the range reaches both of its ends: %f-%f", l.gain_low, l.gain_high);
+	CHECK(l.gain_range_unknown && l.gain_low == 0 && l.gain_high == 0,
+	      "queue: range unknown, not %f-%f", l.gain_low, l.gain_high);
+	/* a queue that moves the ends a little: widened, still within 2x */
+	saved[0] = (struct gain_saving){ 500, 480, 520 };
+	gain_predict(&l, saved, 1000);
+	CHECK(!l.gain_range_unknown && l.gain_high <= l.gain_low * 2 * (1 + 1e-9) &&
+	      l.gain_low <= l.predicted_gain && l.predicted_gain <= l.gain_high,
+	      "a small queue: a range within 2x around the point: %f-%f", l.gain_low, l.gain_high);
 
 	saved[0] = (struct gain_saving){ 1000, 1000, 1000 };
 	gain_predict(&l, saved, 1000);
@@ -339,13 +345,11 @@ static void test_predict(void)
 	gain_predict(&l, saved, 0);
 	CHECK(near(l.predicted_gain, 1) && near(l.gain_low, GAIN_FIT_MEASURED_MIN) &&
 	      near(l.gain_high, hi),
-	      "no samples: 1x, the fit's spread above, the floor below: %f (%f-%f)",
+	      "no samples: 1x, the window above, the floor below: %f (%f-%f)",
 	      l.predicted_gain, l.gain_low, l.gain_high);
 	CHECK(lo < GAIN_FIT_MEASURED_MIN, "the floor decides there: %f", lo);
 }
 
-/* A locked op the fix leaves costs GAIN_RESIDUAL_ATOMIC of its samples
- * alone in a loop, and nothing between as much other work. */
 static void test_locked_ops_hide_under_work(void)
 {
 	struct report_range ranges[1] = { range_flags(true, false) };
@@ -361,9 +365,10 @@ static void test_locked_ops_hide_under_work(void)
 	gain_predict(&l, saved, 1100);      /* 100 samples of other work */
 	CHECK(near(l.predicted_gain, 1100 / (1000 * r)),
 	      "100 samples of work under 140 left: the longer counts: %f", l.predicted_gain);
-	CHECK(near(l.gain_low, fmin(1100 / (1000 * r + 100) , 1100 / (1000 * r) *
-					  exp(GAIN_FIT_LOG_LOW))),
-	      "the low end pays both: %f", l.gain_low);
+	/* the low end pays both (1100 / 240 = 4.6x), the high end hides them
+	 * (7.9x times the window's top): more than 2x apart, so no range */
+	CHECK(l.gain_range_unknown && l.gain_low == 0,
+	      "the low end pays both: wider than 2x, no range (%f)", l.gain_low);
 	gain_predict(&l, saved, 1500);      /* 500 of work: the locked op hides */
 	CHECK(near(l.predicted_gain, 1500.0 / 500), "500 samples of work: %f",
 	      l.predicted_gain);
