@@ -476,7 +476,13 @@ static void say_why_untyped(struct strbuf *sb, const struct report_line *l)
 {
 	const char *why = l->untyped_why;
 
-	if (!why || !strcmp(why, data_types_miss_name(DT_NO_DWARF)))
+	if ((!why || !strcmp(why, data_types_miss_name(DT_NO_DWARF))) && l->rust)
+		strbuf_addf(sb, " (no type information for a layout: build with debug info, "
+			    "-g, or debug = true in Cargo.toml's [profile.release])");
+	else if ((!why || !strcmp(why, data_types_miss_name(DT_NO_DWARF))) && l->go)
+		strbuf_addf(sb, " (no type information for a layout: the binary was linked "
+			    "without DWARF; build without -ldflags=-w or -s)");
+	else if (!why || !strcmp(why, data_types_miss_name(DT_NO_DWARF)))
 		strbuf_addf(sb, " (no type information for a layout: build with -g)");
 	else if (!strcmp(why, data_types_miss_name(DT_DEBUG_NOT_INSTALLED)))
 		strbuf_addf(sb, " (no type information for a layout: the binary's debug info "
@@ -543,10 +549,19 @@ static void say_heap_block(struct strbuf *sb, const struct advisor *adv)
 		last = a->size;
 	call = alloc_call_text(a);
 	strbuf_addf(sb, "; the line holds bytes %" PRIu64 "..%" PRIu64 " of the block %s "
-		    "allocated in %s: give each thread's part of it whole %u-byte lines "
-		    "(round each part up to a multiple of %u) and allocate it with "
-		    "aligned_alloc(%u, ...)", first, last ? last - 1 : 0, call,
-		    a->site ? a->site : "unknown code", adv->L, adv->L, adv->L);
+		    "allocated in %s: give each thread's part of it whole %u-byte lines",
+		    first, last ? last - 1 : 0, call, a->site ? a->site : "unknown code", adv->L);
+	if (l->rust)
+		strbuf_addf(sb, ": wrap each part in a #[repr(align(%u))] struct, or in "
+			    "crossbeam_utils::CachePadded (Box, Vec and Arc allocate it "
+			    "aligned)", adv->L);
+	else if (l->go)
+		strbuf_addf(sb, ": pad each part to a multiple of %u bytes with a _ [N]byte "
+			    "field, or put a golang.org/x/sys/cpu.CacheLinePad between them",
+			    adv->L);
+	else
+		strbuf_addf(sb, " (round each part up to a multiple of %u) and allocate it "
+			    "with aligned_alloc(%u, ...)", adv->L, adv->L);
 	free(call);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "reports/alloc_text.h"
 #include "reports/report.h"
 #include "common/util.h"
 #include "symbolize/symbolizer.h"
@@ -116,7 +117,16 @@ char *report_line_title(const struct report_line *l)
 	struct strbuf sb = STRBUF_INIT;
 	const char *object = l->object ? l->object : "";
 
-	/* an unnamed object is an address, and the line's says as much */
+	/* an unnamed object is an address, and the line's says as much;
+	 * untyped heap data is best named by the code that allocated it */
+	if (!l->type_name && !l->variable && l->alloc && l->alloc->function &&
+	    (!strncmp(object, "[heap]", 6) || !strncmp(object, "[anon", 5))) {
+		char *call = alloc_call_text(l->alloc);
+
+		strbuf_addf(&sb, "%s block from %s", call, l->alloc->function);
+		free(call);
+		return strbuf_detach(&sb);
+	}
 	if (strncmp(object, "0x", 2))
 		strbuf_addf(&sb, "%s", object);
 	/* the variable is worth naming when the object's name does not say it */
@@ -130,4 +140,35 @@ char *report_line_title(const struct report_line *l)
 		 * object named by its class (a JVM's) */
 		strbuf_addf(&sb, "%s(%s)", sb.len ? " " : "", l->type_name);
 	return strbuf_detach(&sb);
+}
+
+void report_line_language(struct symbolizer *sym, struct report_line *rl)
+{
+	const struct report_site *any = NULL;
+
+	if (rl->type_name || !sym)
+		return;
+	for (unsigned i = 0; i < rl->n_ranges; i++)
+		for (unsigned k = 0; k < rl->ranges[i].n_sites; k++) {
+			const struct report_site *site = &rl->ranges[i].sites[k];
+
+			if (site->writes) {
+				any = site;
+				goto found;
+			}
+			any = any ? any : site;
+		}
+	if (!any)
+		return;
+found:
+	switch (symbolizer_language(sym, (pid_t)any->pid, any->ip)) {
+	case CODE_LANG_RUST:
+		rl->rust = true;
+		break;
+	case CODE_LANG_GO:
+		rl->go = true;
+		break;
+	case CODE_LANG_UNKNOWN:
+		break;
+	}
 }

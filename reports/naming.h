@@ -40,4 +40,10 @@ char *shared_object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, ui
  * print); the caller frees. */
 char *report_line_title(const struct report_line *l);
 
+/* Data without a type (no type_name): rust or go set from the language
+ * of the code that writes it, else reads it, told by the binary itself
+ * (symbolizer_language()), so that the advice speaks it.  A typed line's
+ * language is its DWARF's. */
+void report_line_language(struct symbolizer *sym, struct report_line *rl);
+
 #endif

@@ -284,7 +284,9 @@ struct report_line {
 	char *struct_name;           /* of the struct the members are, which may
 	                                be nested in the object: "struct half" */
 	bool cxx;                    /* the type is C++'s: advice spells alignas */
-	bool rust;                   /* the type is Rust's: advice spells Rust */
+	bool rust;                   /* the type is Rust's: advice spells Rust; for
+	                                untyped data, the code writing it is */
+	bool go;                     /* untyped data that Go code writes */
 	bool cxx_class;              /* a C++ class: its layouts say class */
 	struct report_advice advice;
 	double predicted_gain;       /* speedup of the proposed fix (gain.h), 0 if n/a */

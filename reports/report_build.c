@@ -445,6 +445,21 @@ static const struct data_attribution *line_object(const struct line *l,
 	return obj ? obj : most_sampled(l, attrs, NULL, same_object);
 }
 
+/* The object the line lies in, and its allocation; true if on the heap. */
+static bool name_object(struct build *b, const struct line *l, struct report_line *rl)
+{
+	bool heap;
+
+	if (l->obj_ino) {     /* shared memory: named the same in every process */
+		rl->object = shared_object_name(b->sym, l->pid, l->addr + naming_offset(rl),
+						l->obj_off + naming_offset(rl));
+		return false;
+	}
+	rl->object = object_name(b->sym, l->pid, l->addr + naming_offset(rl), &heap);
+	alloc_describe_line(b, l, rl);
+	return heap || rl->alloc;
+}
+
 static void build_line(struct build *b, const struct candidate *cand,
 		       unsigned line_size, struct report_line *rl)
 {
@@ -499,20 +514,14 @@ static void build_line(struct build *b, const struct candidate *cand,
 	if (folded)
 		name_lock(l, &lock, rl);
 	build_pairs(b, l, v, rl);
-	if (l->obj_ino) {     /* shared memory: named the same in every process */
-		rl->object = shared_object_name(b->sym, l->pid, l->addr + naming_offset(rl),
-						l->obj_off + naming_offset(rl));
-		heap = false;
-	} else {
-		rl->object = object_name(b->sym, l->pid, l->addr + naming_offset(rl), &heap);
-		alloc_describe_line(b, l, rl);
-		heap = heap || rl->alloc;
-	}
+	heap = name_object(b, l, rl);
 	if (!obj)
 		jvm = jvm_name_line(b->jvm, rl);
 	if (jvm != JVM_UNNAMED)
 		attribute_line_named_elsewhere(b, l, rl, attrs);
 	free(attrs);
+	if (jvm == JVM_UNNAMED)
+		report_line_language(b->sym, rl);
 	advice_for_line(rl, heap);
 	predict_gain(b, l, v, range, rl);
 	gain_note_lock(rl);

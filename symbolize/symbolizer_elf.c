@@ -86,6 +86,40 @@ static int file_fd(struct symbolizer *s, struct elf_file *f)
 }
 
 /* Read the PT_LOAD segments once.  False if f is not a loadable ELF file. */
+/* What the sections say of the language (symbolizer_language()). */
+static enum code_language elf_language(Elf *elf)
+{
+	enum code_language lang = CODE_LANG_UNKNOWN;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return lang;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".note.go.buildid"))
+			return CODE_LANG_GO;
+		if (strcmp(name, ".comment") || sh.sh_type != SHT_PROGBITS ||
+		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+			continue;
+		/* NUL-separated strings, one per tool that touched the file */
+		for (size_t at = 0; at < d->d_size; ) {
+			const char *str = (const char *)d->d_buf + at;
+			size_t len = strnlen(str, d->d_size - at);
+
+			if (len >= 14 && !strncmp(str, "rustc version ", 14))
+				lang = CODE_LANG_RUST;
+			at += len + 1;
+		}
+	}
+	return lang;
+}
+
 static bool file_probe(struct symbolizer *s, struct elf_file *f)
 {
 	GElf_Ehdr ehdr;
@@ -117,6 +151,7 @@ static bool file_probe(struct symbolizer *s, struct elf_file *f)
 		if (f->nr_segs) {
 			f->e_type = ehdr.e_type;
 			f->e_machine = ehdr.e_machine;
+			f->language = (uint8_t)elf_language(elf);
 		}
 	}
 	elf_end(elf);
@@ -570,6 +605,19 @@ unsigned symbolizer_machine(struct symbolizer *s, pid_t pid, uint64_t addr)
 		return EM_NONE;
 	f = file_get(s, path);
 	return file_probe(s, f) ? f->e_machine : EM_NONE;
+}
+
+enum code_language symbolizer_language(struct symbolizer *s, pid_t pid, uint64_t addr)
+{
+	struct proc *p = proc_get(s, pid);
+	const struct mapping *m = p ? maps_find(&p->maps, addr) : NULL;
+	const char *path = m && m->kind == MAPPING_FILE ? mapping_path(s, pid, m) : NULL;
+	struct elf_file *f;
+
+	if (!path)
+		return CODE_LANG_UNKNOWN;
+	f = file_get(s, path);
+	return file_probe(s, f) ? (enum code_language)f->language : CODE_LANG_UNKNOWN;
 }
 
 /* ---- bytes ------------------------------------------------------------- */

@@ -20,6 +20,7 @@
 #define FAKE_PID 999999
 #define FAKE_CHILD 999998
 #define JIT_PID 9999997		/* above any pid_max: never a live process */
+#define LANG_PID 9999900		/* test_language's, the same */
 #define UNKNOWN_PID 123456789
 
 #ifndef __has_feature
@@ -566,6 +567,30 @@ static void test_versions(void)
 	symbolizer_free(s);
 }
 
+/* The language of a binary without debug info: fixture_lang built as
+ * rustc and the Go linker sign theirs, and a plain C fixture. */
+static void test_language(struct symbolizer *s)
+{
+	static const struct { const char *name; enum code_language want; } cases[] = {
+		{ "fixture_lang_rust", CODE_LANG_RUST },
+		{ "fixture_lang_go", CODE_LANG_GO },
+		{ "fixture_globals", CODE_LANG_UNKNOWN },
+	};
+	const char *top = getenv("top_builddir");
+
+	for (unsigned i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *path = xasprintf("%s/tests/%s", top ? top : ".", cases[i].name);
+		pid_t pid = (pid_t)(LANG_PID + i);
+
+		CHECK(access(path, R_OK) == 0, "%s is built (a check program)", path);
+		symbolizer_add_mapping(s, pid, 0x400000, 0x1000, 0, PROT_READ | PROT_EXEC, path);
+		CHECK_EQ_U64(symbolizer_language(s, pid, 0x400010), cases[i].want, cases[i].name);
+		free(path);
+	}
+	CHECK_EQ_U64(symbolizer_language(s, LANG_PID + 99, 0x400010), CODE_LANG_UNKNOWN,
+		     "no mapping: unknown");
+}
+
 int main(void)
 {
 	struct symbolizer *s = symbolizer_new();
@@ -575,6 +600,7 @@ int main(void)
 	test_demangle();
 	test_mapping_table(s);
 	test_unknown_pid(s);
+	test_language(s);
 	if (symbolizer_load_proc_maps(s, getpid()) != 0)
 		die("cannot read /proc/self/maps");
 	test_self_code(s);
