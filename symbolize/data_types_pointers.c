@@ -139,6 +139,38 @@ static enum reg_loc location_at(Dwarf_Die *var, Dwarf_Addr pc, int reg)
 	return LOC_ELSEWHERE;
 }
 
+/* A register holding a struct that is nothing but a pointer holds that
+ * pointer: Rust's Arc<T> and Box<T> (a NonNull<T> around *const T), as
+ * rustc before 1.65 describes a variable of one kept in a register.  *t
+ * becomes the pointer type, found through members at offset 0 as big as
+ * the struct. */
+static bool unwrap_pointer_struct(Dwarf_Die *t)
+{
+	for (int depth = 0; depth < 6; depth++) {
+		Dwarf_Die member, mt;
+		uint64_t size, off;
+		bool found = false;
+
+		if (!peel_type(t, NULL) || !strip_qualifiers(t))
+			return false;
+		if (is_pointer(dwarf_tag(t)))
+			return true;
+		if (!is_aggregate(dwarf_tag(t)) || !(size = type_size(t)) ||
+		    dwarf_child(t, &member) != 0)
+			return false;
+		do {
+			if (is_data_member(&member) && member_location(&member, &off) && !off &&
+			    die_type(&member, &mt) && type_size(&mt) == size) {
+				*t = mt;
+				found = true;
+			}
+		} while (!found && dwarf_siblingof(&member, &member) == 0);
+		if (!found)
+			return false;
+	}
+	return false;
+}
+
 /* The type of the object a register-located variable points to. */
 static enum data_types_miss pointee(Dwarf_Die *var, enum reg_loc loc,
 				    Dwarf_Die *object)
@@ -147,8 +179,13 @@ static enum data_types_miss pointee(Dwarf_Die *var, enum reg_loc loc,
 
 	if (!die_type(var, &t))
 		return DT_NOT_POINTER;
-	if (loc == LOC_VALUE)
+	if (loc == LOC_VALUE) {
+		Dwarf_Die inner = t;
+
+		if (pointer_target(&t, object) == DT_NOT_POINTER && unwrap_pointer_struct(&inner))
+			return pointer_target(&inner, object);
 		return pointer_target(&t, object);
+	}
 	if (!strip_qualifiers(&t) || !is_complete(&t))
 		return DT_NO_TYPE;
 	*object = t;

@@ -138,9 +138,11 @@ unsigned symbolizer_inline_callers(struct symbolizer *s, pid_t pid, uint64_t add
  * decode its code; EM_NONE (0) for anonymous memory or no ELF file. */
 unsigned symbolizer_machine(struct symbolizer *s, pid_t pid, uint64_t addr);
 /* The language the file mapped at addr was compiled from, told without
- * debug info: rustc signs .comment ("rustc version ..."), the Go linker
- * writes .go.buildinfo and .note.go.buildid.  CODE_LANG_UNKNOWN for the
- * rest (C and C++ alike: their DWARF, where there is some, tells). */
+ * debug info: rustc signs .comment ("rustc version ...") or, before that,
+ * its symbol table holds the standard library's rust_eh_personality; the
+ * Go linker writes .go.buildinfo and .note.go.buildid.  CODE_LANG_UNKNOWN
+ * for the rest (C and C++ alike: their DWARF, where there is some, tells;
+ * and a stripped Rust binary). */
 enum code_language { CODE_LANG_UNKNOWN, CODE_LANG_RUST, CODE_LANG_GO };
 enum code_language symbolizer_language(struct symbolizer *s, pid_t pid, uint64_t addr);
 /* Bytes of code (or data) at addr: from the backing file, else from the

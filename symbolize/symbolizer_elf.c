@@ -86,15 +86,36 @@ static int file_fd(struct symbolizer *s, struct elf_file *f)
 }
 
 /* Read the PT_LOAD segments once.  False if f is not a loadable ELF file. */
+/* Whether a symbol table names what only Rust's standard library
+ * defines: rustc before 1.65 or so (Debian 12's 1.63) leaves no mark in
+ * .comment. */
+static bool rust_symbols(Elf *elf, Elf_Scn *symtab, const GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(symtab, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+
+	for (size_t i = 0; d && i < n; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+		    !(name = elf_strptr(elf, sh->sh_link, sym.st_name)))
+			continue;
+		if (!strcmp(name, "rust_eh_personality") || !strcmp(name, "rust_begin_unwind"))
+			return true;
+	}
+	return false;
+}
+
 /* What the sections say of the language (symbolizer_language()). */
 static enum code_language elf_language(Elf *elf)
 {
-	enum code_language lang = CODE_LANG_UNKNOWN;
 	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = NULL, *symtab = NULL;
+	GElf_Shdr symtab_sh;
 
 	if (elf_getshdrstrndx(elf, &shstrndx))
-		return lang;
+		return CODE_LANG_UNKNOWN;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
@@ -104,6 +125,10 @@ static enum code_language elf_language(Elf *elf)
 			continue;
 		if (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".note.go.buildid"))
 			return CODE_LANG_GO;
+		if (sh.sh_type == SHT_SYMTAB) {
+			symtab = scn;
+			symtab_sh = sh;
+		}
 		if (strcmp(name, ".comment") || sh.sh_type != SHT_PROGBITS ||
 		    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
 			continue;
@@ -113,11 +138,32 @@ static enum code_language elf_language(Elf *elf)
 			size_t len = strnlen(str, d->d_size - at);
 
 			if (len >= 14 && !strncmp(str, "rustc version ", 14))
-				lang = CODE_LANG_RUST;
+				return CODE_LANG_RUST;
 			at += len + 1;
 		}
 	}
-	return lang;
+	return symtab && rust_symbols(elf, symtab, &symtab_sh) ? CODE_LANG_RUST :
+	       CODE_LANG_UNKNOWN;
+}
+
+/* The language of f, worked out on the first question (a symbol table
+ * may be long: not for every file decoded). */
+static enum code_language file_language(struct symbolizer *s, struct elf_file *f)
+{
+	Elf *elf;
+	int fd;
+
+	if (f->language_known)
+		return (enum code_language)f->language;
+	f->language_known = true;
+	fd = file_fd(s, f);
+	if (fd < 0)
+		return CODE_LANG_UNKNOWN;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		f->language = (uint8_t)elf_language(elf);
+	elf_end(elf);
+	return (enum code_language)f->language;
 }
 
 static bool file_probe(struct symbolizer *s, struct elf_file *f)
@@ -151,7 +197,6 @@ static bool file_probe(struct symbolizer *s, struct elf_file *f)
 		if (f->nr_segs) {
 			f->e_type = ehdr.e_type;
 			f->e_machine = ehdr.e_machine;
-			f->language = (uint8_t)elf_language(elf);
 		}
 	}
 	elf_end(elf);
@@ -617,7 +662,7 @@ enum code_language symbolizer_language(struct symbolizer *s, pid_t pid, uint64_t
 	if (!path)
 		return CODE_LANG_UNKNOWN;
 	f = file_get(s, path);
-	return file_probe(s, f) ? (enum code_language)f->language : CODE_LANG_UNKNOWN;
+	return file_probe(s, f) ? file_language(s, f) : CODE_LANG_UNKNOWN;
 }
 
 /* ---- bytes ------------------------------------------------------------- */

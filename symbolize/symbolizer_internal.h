@@ -62,7 +62,8 @@ struct elf_file {
 	bool probed;			/* ELF headers read (or found missing) */
 	uint16_t e_type;		/* ET_EXEC or ET_DYN; 0: not loadable */
 	uint16_t e_machine;		/* EM_*: which decoder reads its code */
-	uint8_t language;		/* enum code_language, from its sections */
+	bool language_known;		/* language worked out */
+	uint8_t language;		/* enum code_language (symbolizer_language()) */
 	struct load_seg *segs;
 	size_t nr_segs, alloc_segs;
 	/* Built from the first module of this file, whichever pid's: both

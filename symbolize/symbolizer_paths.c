@@ -24,8 +24,11 @@ bool symbolizer_system_source(const char *file)
 		if (!strncmp(file, prefixes[i], strlen(prefixes[i])))
 			return true;
 	/* Rust's standard library, as rustc names its sources in a
-	 * release's DWARF: /rustc/<commit>/library/core/src/sync/atomic.rs */
-	if (!strncmp(file, "/rustc/", 7) && strstr(file, "/library/"))
+	 * release's DWARF: /rustc/<commit>/library/core/src/sync/atomic.rs;
+	 * in a distribution's rustc, where it built it:
+	 * /usr/src/rustc-1.63.0/library/core/src/sync/atomic.rs (Debian) */
+	if ((!strncmp(file, "/rustc/", 7) || !strncmp(file, "/usr/src/rustc-", 15)) &&
+	    strstr(file, "/library/"))
 		return true;
 	return strstr(file, "/include/c++/") != NULL;
 }

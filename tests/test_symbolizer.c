@@ -573,6 +573,7 @@ static void test_language(struct symbolizer *s)
 {
 	static const struct { const char *name; enum code_language want; } cases[] = {
 		{ "fixture_lang_rust", CODE_LANG_RUST },
+		{ "fixture_lang_rust_old", CODE_LANG_RUST },
 		{ "fixture_lang_go", CODE_LANG_GO },
 		{ "fixture_globals", CODE_LANG_UNKNOWN },
 	};
