@@ -38,6 +38,8 @@
  */
 #include "detector/line_table.h"
 
+#include "common/access.h"
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -260,6 +262,14 @@ bool line_cross_process(const struct line *l)
 			return true;
 	for (unsigned i = 1; i < l->n_cells; i++)
 		if (l->cells[i].pid != l->cells[0].pid)
+			return true;
+	return false;
+}
+
+bool line_by_goroutines(const struct line *l)
+{
+	for (unsigned i = 0; i < l->n_threads; i++)
+		if (tid_is_goroutine(l->threads[i].tid))
 			return true;
 	return false;
 }

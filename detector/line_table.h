@@ -113,6 +113,9 @@ struct line *line_table_line(struct line_table *t, size_t i);
 struct line *line_table_find(struct line_table *t, uint32_t pid, uint64_t addr);
 /* Does l hold accesses of more than one process? */
 bool line_cross_process(const struct line *l);
+/* Whether goroutines, not OS threads, made its samples (Go code,
+ * common/access.h): counts by OS thread do not mix with them. */
+bool line_by_goroutines(const struct line *l);
 /* The process of c's code address (a cell built without one: l's). */
 static inline uint32_t cell_pid(const struct line *l, const struct line_cell *c)
 {

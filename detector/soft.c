@@ -37,12 +37,15 @@ struct func_code {
 	struct branch_edge *edges;   /* direct branches within it, by target */
 	unsigned n_edges;
 	bool ok;
+	bool go;                 /* Go code: its g register names the goroutine */
 };
 
 struct soft {
 	struct symbolizer *sym;
 	struct decoder_set decs;      /* by the ELF machine of the sampled code */
 	struct hashmap funcs;         /* struct func_code *, by func_hash() */
+	struct hashmap goroutines;    /* (pid, g) -> number + 1 (GOROUTINE_TID_BASE) */
+	uint32_t n_goroutines;
 	uint64_t seen, decoded;
 	uint64_t drops[DROP__COUNT];
 };
@@ -85,6 +88,7 @@ struct soft *soft_new(struct symbolizer *sym)
 	struct soft *s = xcalloc(1, sizeof(*s));
 	s->sym = sym;
 	hashmap_init(&s->funcs, 0);
+	hashmap_init(&s->goroutines, 2 * sizeof(uint64_t));
 	if (!decoder_set_get(&s->decs, EM_NONE))
 		die("cannot initialise the instruction decoder (Capstone): %s",
 		    decoder_unavailable(decode_arch_native() ?
@@ -109,6 +113,7 @@ void soft_free(struct soft *s)
 	if (!s)
 		return;
 	hashmap_release(&s->funcs, func_code_free);
+	hashmap_release(&s->goroutines, NULL);
 	decoder_set_release(&s->decs);
 	free(s);
 }
@@ -139,6 +144,8 @@ static struct func_code *func_code_build(struct soft *s, uint32_t pid,
 	f->dec = decoder_set_get(&s->decs, symbolizer_machine(s->sym, pid, start));
 	if (len == 0 || len > MAX_FUNC_BYTES || !f->dec)
 		return f;
+	f->go = decoder_arch(f->dec)->perf_go_g >= 0 &&
+		symbolizer_language(s->sym, pid, start) == CODE_LANG_GO;
 	f->width = decoder_arch(f->dec)->insn_width;
 	f->bytes = xmalloc(len);
 	if (symbolizer_read(s->sym, pid, start, f->bytes, len) != len)
@@ -399,6 +406,32 @@ static enum decode_status predecessor_access(struct soft *s, struct func_code *f
 	return st;
 }
 
+/* The goroutine Go code ran on, as a tid (common/access.h): numbered in
+ * order of first sight per (pid, g), at most GOROUTINE_MAX of them (a
+ * server's goroutines come and go: later ones share numbers by hash,
+ * which may merge two, never split one).  0 if the g register was not
+ * sampled or holds no pointer. */
+#define GOROUTINE_MAX (1u << 16)
+static uint32_t goroutine_tid(struct soft *s, const struct func_code *f,
+			      const struct perf_sample *ps)
+{
+	int reg = decoder_arch(f->dec)->perf_go_g;
+	uint64_t key[2];
+	void *known;
+
+	if (!(ps->regs.mask & (1ULL << reg)) || ps->regs.val[reg] < 4096)
+		return 0;
+	key[0] = ps->regs.val[reg];
+	key[1] = ps->pid;
+	known = hashmap_get(&s->goroutines, key);
+	if (known)
+		return GOROUTINE_TID_BASE + (uint32_t)(uintptr_t)known - 1;
+	if (s->n_goroutines >= GOROUTINE_MAX)
+		return GOROUTINE_TID_BASE + (uint32_t)(hash_u64(key[0] ^ key[1] << 48) % GOROUTINE_MAX);
+	hashmap_put(&s->goroutines, &key, (void *)(uintptr_t)(++s->n_goroutines));
+	return GOROUTINE_TID_BASE + s->n_goroutines - 1;
+}
+
 /* Failures that mean "this instruction does touch memory, we just cannot
  * say where (or it is private)": they decide the drop reason. */
 static bool is_memory_failure(enum decode_status st)
@@ -462,6 +495,11 @@ bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sam
 		return false;
 	}
 	access_sample_from_perf(out, ps, at, acc.addr);
+	if (f && f->go) {
+		uint32_t g = goroutine_tid(s, f, ps);
+
+		out->tid = g ? g : out->tid;
+	}
 	out->size = acc.size ? acc.size : 1;
 	out->kind = acc.kind;
 	out->base_reg = acc.base_reg;

@@ -304,6 +304,10 @@ void confirm_merge_evidence(struct confirm *c, struct line_table *lines)
 		 * counts would wipe out the other processes' samples */
 		if (line_cross_process(l))
 			continue;
+		/* its samples are by goroutine, the counts by OS thread: a
+		 * thread that ran both goroutines would look like true sharing */
+		if (line_by_goroutines(l))
+			continue;
 		n = watch_line_results(c->w, l->pid, l->addr, line_size, res);
 		if (!n || !watch_merge_line(l, res, n, line_size, &merged))
 			continue;

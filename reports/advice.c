@@ -23,10 +23,11 @@ static const char remedies[] =
 void add_threads(struct strbuf *sb, const struct tidset *s)
 {
 	unsigned shown = s->n > MAX_TIDS + 1 ? MAX_TIDS : s->n;
+	char buf[TID_LABEL_MAX];
 
 	strbuf_addf(sb, "thread%s ", s->n == 1 ? "" : "s");
 	for (unsigned i = 0; i < shown; i++)
-		strbuf_addf(sb, "%s%" PRIu32, i ? ", " : "", s->tid[i]);
+		strbuf_addf(sb, "%s%s", i ? ", " : "", tid_label(buf, s->tid[i]));
 	if (shown < s->n)
 		strbuf_addf(sb, " and %u more", s->n - shown);
 }
@@ -625,7 +626,9 @@ static void advise_struct(struct advisor *adv)
 		char *owned = NULL;
 
 		/* a heap object is one of many: the pointer names none */
-		if (adv->heap)
+		if (adv->heap && l->go && l->type_name)   /* Go says no "struct" */
+			strbuf_addf(&sb, "give each %s", l->type_name);
+		else if (adv->heap)
 			strbuf_addf(&sb, "give each %s",
 				    layout_title(adv, &owned));
 		else
@@ -839,6 +842,14 @@ void advice_for_line(struct report_line *line, bool heap_object)
 		line->advice.summary = respell_for_cxx(line->advice.summary);
 		layout_respell_for_cxx(&line->advice.current);
 		layout_respell_for_cxx(&line->advice.proposed);
+	}
+	if (line->go && line->type_name && line->kind != SHARING_NONE && line->kind != SHARING_TRUE &&
+	    line->advice.summary) {   /* untyped Go data is told in say_heap_block() */
+		char *s = xasprintf("%s (Go aligns no type: pad with a _ [N]byte field, or put a "
+				    "golang.org/x/sys/cpu.CacheLinePad between the fields)",
+				    line->advice.summary);
+		free(line->advice.summary);
+		line->advice.summary = s;
 	}
 	/* the deprecated text fields, from the rows like every format */
 	line->advice.layout_now = advice_layout_text(&line->advice.current);

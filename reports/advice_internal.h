@@ -121,6 +121,10 @@ int across_boundary(const struct advisor *adv, int a, bool *ends);
 
 /* Rust's allocations (Box, Arc, Vec) take the type's alignment: a heap
  * object needs no other call, unlike C's malloc. */
+/* Go has no alignment attribute: the pad fields do the work, and the
+ * allocator rounds a block up to a size class. */
+#define GO_HEAP_ALIGN_NOTE \
+	"/* Go cannot align a type: the _ pad fields keep each hot field a line apart */\n"
 #define RUST_HEAP_ALIGN_NOTE \
 	"/* Box, Arc and Vec allocate it at the type's alignment: no other change */\n"
 /* C++17's new does too: where new allocated it, nothing else to change. */

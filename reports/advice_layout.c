@@ -736,6 +736,7 @@ void current_layout(struct advisor *adv, const char *note,
 	lay->title = xstrdup(layout_title(adv, &owned));
 	lay->cxx = l->cxx;
 	lay->rust = l->rust;
+	lay->go = l->go;
 	lay->line_size = adv->L;
 	lay->size = adv->elem_size;
 	lay->align = l->struct_align;

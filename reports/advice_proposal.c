@@ -162,6 +162,7 @@ void proposal_layout(struct advisor *adv, const struct proposal *p,
 	lay->title = xstrdup(layout_title(adv, &owned));
 	lay->cxx = adv->line->cxx;
 	lay->rust = adv->line->rust;
+	lay->go = adv->line->go;
 	lay->line_size = adv->L;
 	lay->size = p->size;
 	lay->align = p->align;
@@ -219,6 +220,8 @@ const char *heap_align_note(const struct report_line *line)
 
 	if (line->rust)
 		return RUST_HEAP_ALIGN_NOTE;
+	if (line->go)
+		return GO_HEAP_ALIGN_NOTE;
 	if (line->cxx && call && !strncmp(call, "operator new", 12))
 		return CXX_NEW_ALIGN_NOTE;
 	if (line->cxx && line->alloc && line->alloc->walked)
@@ -238,6 +241,7 @@ uint64_t padded_element_layout(struct advisor *adv, struct report_layout *lay)
 	lay->title = xasprintf("struct padded_%s", tag);
 	lay->cxx = adv->line->cxx;
 	lay->rust = adv->line->rust;
+	lay->go = adv->line->go;
 	lay->line_size = adv->L;
 	lay->size = padded;
 	lay->align = adv->L;
@@ -265,6 +269,7 @@ uint64_t padded_scalar_layout(struct advisor *adv, struct report_layout *lay)
 	lay->title = xstrdup("struct");
 	lay->cxx = l->cxx;
 	lay->rust = l->rust;
+	lay->go = l->go;
 	lay->line_size = adv->L;
 	lay->size = padded;
 	lay->align = adv->L;

@@ -129,18 +129,20 @@ static const char *alignas_word(const struct report_layout *lay)
 static void print_annotation(struct strbuf *sb, const struct report_layout *lay,
 			     const struct report_layout_row *row)
 {
+	char buf[TID_LABEL_MAX];
+
 	if (!lay->annotated || (!row->accesses && !row->n_writers &&
 				!row->n_readers))
 		return;
 	if (row->n_writers) {
 		strbuf_addf(sb, "  W:");
 		for (unsigned i = 0; i < row->n_writers; i++)
-			strbuf_addf(sb, " %" PRIu32, row->writers[i]);
+			strbuf_addf(sb, " %s", tid_label(buf, row->writers[i]));
 	}
 	if (row->n_readers) {
 		strbuf_addf(sb, "  R:");
 		for (unsigned i = 0; i < row->n_readers; i++)
-			strbuf_addf(sb, " %" PRIu32, row->readers[i]);
+			strbuf_addf(sb, " %s", tid_label(buf, row->readers[i]));
 	}
 	/* from the counts, not row->share: the percentage rounds as ever */
 	if (lay->accesses)
@@ -172,6 +174,9 @@ static struct decl row_decl(const struct report_layout *lay,
 		d.type = xasprintf("/* base class %s */", row->type_name ?
 				   escape_text(&et, row->type_name) : "?");
 		d.declarator = xstrdup("");
+	} else if (lay->go) {
+		d.type = xstrdup(row->member ? escape_text(&em, row->member) : "_");
+		d.declarator = xstrdup(row->type_name ? escape_text(&et, row->type_name) : "?");
 	} else if (lay->rust) {
 		type = rust_type_name(row->type_name ? row->type_name : "?");
 		d.type = xasprintf("%s:", row->member ? escape_text(&em, row->member) : "_");
@@ -230,6 +235,32 @@ static void print_elided(struct strbuf *sb, unsigned *hidden)
 	*hidden = 0;
 }
 
+/* Go's "type stats struct {" for "struct main.stats": the package is
+ * the one the code is in. */
+static char *go_head(const struct report_layout *lay)
+{
+	struct strbuf esc = STRBUF_INIT;
+	const char *name = lay->title, *dot;
+	char *head;
+
+	if (!strncmp(name, "struct ", 7))
+		name += 7;
+	if ((dot = strrchr(name, '.')))
+		name = dot + 1;
+	head = xasprintf("type %s struct {", *name ? escape_text(&esc, name) : "padded");
+	strbuf_release(&esc);
+	return head;
+}
+
+/* Whether a proposal: some row starts a line of its own. */
+static bool has_line_aligned_row(const struct report_layout *lay)
+{
+	for (unsigned i = 0; i < lay->n_rows; i++)
+		if (lay->rows[i].line_aligned)
+			return true;
+	return false;
+}
+
 /* "struct Counters {", "class Counters : public Base {"; a base class
  * aligned to a line's start can carry no alignas of its own: the class
  * does, "struct alignas(64) Counters : Base {". */
@@ -272,8 +303,13 @@ static void print_layout_head(struct strbuf *sb, const struct report_layout *lay
 		*tw = *tw < 7 ? 7 : *tw;
 		*nw = *nw < 10 ? 10 : *nw;
 	}
-	strbuf_addf(sb, "%-*s /* size %" PRIu64 ", align %" PRIu64,
-		    8 + *tw + 1 + *nw, head, lay->size, lay->align);
+	if (lay->go)    /* and Go's "_" and "[56]byte" */
+		*nw = *nw < 9 ? 9 : *nw;
+	if (lay->go)    /* Go aligns by its fields alone: no align to state */
+		strbuf_addf(sb, "%-*s /* size %" PRIu64, 8 + *tw + 1 + *nw, head, lay->size);
+	else
+		strbuf_addf(sb, "%-*s /* size %" PRIu64 ", align %" PRIu64,
+			    8 + *tw + 1 + *nw, head, lay->size, lay->align);
 	if (!lay->placed)
 		strbuf_addf(sb, " (where it starts in a line is unknown)");
 	else if (lay->line_offset)
@@ -286,9 +322,10 @@ static void print_layout_head(struct strbuf *sb, const struct report_layout *lay
 static void print_hole(struct strbuf *sb, const struct report_layout *lay,
 		       const struct report_layout_row *row, int tw, int nw, unsigned *n_pads)
 {
-	if (lay->rust && row->line_aligned) {
-		char *name = xasprintf("_pad%u:", ++*n_pads);
-		char *type = xasprintf("[u8; %" PRIu64 "],", row->padding_before);
+	if ((lay->rust || lay->go) && row->line_aligned) {
+		char *name = lay->go ? xstrdup("_") : xasprintf("_pad%u:", ++*n_pads);
+		char *type = lay->go ? xasprintf("[%" PRIu64 "]byte", row->padding_before) :
+				       xasprintf("[u8; %" PRIu64 "],", row->padding_before);
 
 		strbuf_addf(sb, "\t%-*s %-*s /* %5" PRIu64 " %5" PRIu64 " */\n", tw, name,
 			    nw, type, row->offset - row->padding_before, row->padding_before);
@@ -324,7 +361,7 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 	struct strbuf esc = STRBUF_INIT;
 	/* C++: the members' access as declared, a label where it changes */
 	uint8_t access = !strncmp(lay->title, "class ", 6) ? MEMBER_PRIVATE : MEMBER_PUBLIC;
-	char *head = class_head(lay, access);
+	char *head = lay->go ? go_head(lay) : class_head(lay, access);
 	unsigned n_pads = 0;
 
 	print_layout_head(sb, lay, head, &tw, &nw);
@@ -365,10 +402,17 @@ static void print_pahole(struct strbuf *sb, const struct report_layout *lay)
 			end = off + row->size;
 	}
 	print_elided(sb, &hidden);
-	if (lay->tail_padding)
+	if (lay->tail_padding && lay->go && has_line_aligned_row(lay)) {
+		char *type = xasprintf("[%" PRIu64 "]byte", lay->tail_padding);
+
+		strbuf_addf(sb, "\t%-*s %-*s /* %5" PRIu64 " %5" PRIu64 " */\n", tw, "_", nw, type,
+			    lay->size - lay->tail_padding, lay->tail_padding);
+		free(type);
+	} else if (lay->tail_padding) {
 		strbuf_addf(sb, "\t/* XXX %" PRIu64 " bytes tail padding */\n",
 			    lay->tail_padding);
-	strbuf_addf(sb, lay->rust ? "}\n" : "};\n");
+	}
+	strbuf_addf(sb, lay->rust || lay->go ? "}\n" : "};\n");
 	free_decls(d, lay->n_rows);
 	strbuf_release(&esc);
 }
@@ -399,6 +443,32 @@ static void print_plain_rust(struct strbuf *sb, const struct report_layout *lay)
 		strbuf_addf(sb, "%s\n", escape_text(&esc, lay->closing_comment));
 	strbuf_release(&esc);
 	strbuf_release(&em);
+}
+
+/* "type padded struct {\n\tv uint64\n\t_ [56]byte\n}": Go aligns no type,
+ * so the pad field is what keeps the next datum off the line. */
+static void print_plain_go(struct strbuf *sb, const struct report_layout *lay)
+{
+	struct strbuf esc = STRBUF_INIT, et = STRBUF_INIT;
+	char *head = go_head(lay);
+	uint64_t used = 0;
+
+	strbuf_addf(sb, "%s\n", head);
+	for (unsigned i = 0; i < lay->n_rows; i++) {
+		const struct report_layout_row *row = &lay->rows[i];
+
+		strbuf_addf(sb, "\t%s %s\n", row->member ? escape_text(&esc, row->member) : "v",
+			    row->type_name ? escape_text(&et, row->type_name) : "?");
+		used = row->offset + row->size;
+	}
+	if (lay->size > used)
+		strbuf_addf(sb, "\t_ [%" PRIu64 "]byte\n", lay->size - used);
+	strbuf_addf(sb, "}\n");
+	if (lay->declares)
+		strbuf_addf(sb, "/* %s: use the padded type */\n", escape_text(&esc, lay->declares));
+	free(head);
+	strbuf_release(&esc);
+	strbuf_release(&et);
 }
 
 /* "struct padded_long {\n\t_Alignas(64) long v;\n\tchar pad[56];\n};" */
@@ -466,6 +536,8 @@ char *advice_layout_text(const struct report_layout *lay)
 		add_comment_lines(&sb, lay->before);
 	if (lay->style == LAYOUT_PLAIN && lay->rust)
 		print_plain_rust(&sb, lay);
+	else if (lay->style == LAYOUT_PLAIN && lay->go)
+		print_plain_go(&sb, lay);
 	else if (lay->style == LAYOUT_PLAIN)
 		print_plain(&sb, lay);
 	else

@@ -455,11 +455,13 @@ struct tid_list {
 
 static void tid_list_add(struct tid_list *t, uint32_t tid)
 {
+	char buf[TID_LABEL_MAX];
+
 	if (t->listed == MAX_TIDS) {
 		t->more++;
 		return;
 	}
-	strbuf_addf(&t->sb, "%sT%" PRIu32, t->listed++ ? "," : "", tid);
+	strbuf_addf(&t->sb, "%sT%s", t->listed++ ? "," : "", tid_label(buf, tid));
 }
 
 static char *tid_list_finish(struct tid_list *t)

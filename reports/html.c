@@ -419,10 +419,11 @@ static void print_accesses(const struct report_line *l, FILE *out)
 static void print_pair_side(const struct report_pair_side *side, FILE *out)
 {
 	const struct report_site *s = &side->site;
+	char buf[TID_LABEL_MAX];
 
 	fputs("<td class=\"mono nowrap\"><b>", out);
 	for (unsigned i = 0; i < side->n_tids; i++)
-		fprintf(out, "%sT%" PRIu32, i ? "," : "", side->tids[i]);
+		fprintf(out, "%sT%s", i ? "," : "", tid_label(buf, side->tids[i]));
 	fputs("</b> ", out);
 	print_code(s, out);
 	fputs("</td>", out);

@@ -287,6 +287,8 @@ static void threads_json(struct json *j, const struct report_thread *t, unsigned
 		if (with_pid)
 			json_u64(j, "pid", t[i].pid);
 		json_u64(j, "tid", t[i].tid);
+		if (tid_is_goroutine(t[i].tid))   /* the "g3" text prints */
+			json_u64(j, "goroutine", t[i].tid - GOROUTINE_TID_BASE + 1);
 		json_str(j, "comm", t[i].comm);
 		json_u64(j, "reads", t[i].reads);
 		json_u64(j, "writes", t[i].writes);

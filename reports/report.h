@@ -143,6 +143,7 @@ struct report_layout {
 	bool annotated;              /* rows carry writers/readers/share */
 	bool cxx;                    /* spell alignas, not _Alignas */
 	bool rust;                   /* spell it as Rust (advice_text.c) */
+	bool go;                     /* spell it as Go: no alignment, pad fields */
 	bool pad_member;             /* plain: spell the tail as char pad[N] */
 	uint64_t accesses;           /* all rows' accesses */
 	char *before;                /* comment lines before the C, or NULL */

@@ -532,6 +532,7 @@ build_members(struct line_table *lines, const struct line *l, const struct cell_
 	rl->struct_name = strdup_or_null(inst->layout->name);
 	rl->cxx = inst->layout->cxx;
 	rl->rust = inst->layout->rust;
+	rl->go = inst->layout->go;
 	rl->cxx_class = inst->layout->cxx_class;
 	/* a C++ library's type (std::atomic<long>) is not the user's to
 	 * lay out: its instances are elements, as scalars' are, and the

@@ -258,10 +258,13 @@ static char *process_list(const struct report_line *l, const char *one, const ch
 
 /* A thread as the tables name it: "tid", or "pid/tid" on a line that
  * several processes share. */
+/* "2374", "4100/2374", or a goroutine's "g3" (common/access.h). */
 static char *thread_label(const struct report_thread *t, bool with_pid)
 {
-	return with_pid && t->pid ? xasprintf("%" PRIu32 "/%" PRIu32, t->pid, t->tid)
-				  : xasprintf("%" PRIu32, t->tid);
+	char buf[TID_LABEL_MAX];
+
+	tid_label(buf, t->tid);
+	return with_pid && t->pid ? xasprintf("%" PRIu32 "/%s", t->pid, buf) : xstrdup(buf);
 }
 
 /* Memory that processes share: what it is, the same in every process. */
@@ -633,9 +636,10 @@ static char *tid_list(const struct report_pair_side *side)
 {
 	unsigned shown = side->n_tids < MAX_PAIR_TIDS ? side->n_tids : MAX_PAIR_TIDS;
 	struct strbuf sb = STRBUF_INIT;
+	char buf[TID_LABEL_MAX];
 
 	for (unsigned i = 0; i < shown; i++)
-		strbuf_addf(&sb, "%s%" PRIu32, i ? "," : "", side->tids[i]);
+		strbuf_addf(&sb, "%s%s", i ? "," : "", tid_label(buf, side->tids[i]));
 	if (side->n_tids > shown)
 		strbuf_addf(&sb, ",+%u", side->n_tids - shown);
 	return strbuf_detach(&sb);

@@ -66,6 +66,7 @@ struct type_layout {
 	unsigned n_members;
 	bool cxx;                 /* from a C++ unit: advice in C++ spelling */
 	bool rust;                /* from a Rust unit: advice in Rust spelling */
+	bool go;                  /* from a Go unit: advice in Go spelling */
 	bool cxx_class;           /* a C++ class, not a struct: layouts say so */
 	bool library;             /* declared in a system header (libstdc++'s
 	                             std::thread state): not the user's to pad */

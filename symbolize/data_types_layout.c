@@ -157,6 +157,7 @@ static const struct type_layout *layout_get(struct data_types *dt,
 	le->pub.size = type_size(type);
 	le->pub.cxx = in_cxx_unit(type);
 	le->pub.rust = die_language(type) == DW_LANG_Rust;
+	le->pub.go = die_language(type) == DW_LANG_Go;
 	le->pub.cxx_class = le->pub.cxx && dwarf_tag(type) == DW_TAG_class_type;
 	file = dwarf_decl_file(type);
 	le->pub.library = file && symbolizer_system_source(file);

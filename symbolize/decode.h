@@ -88,6 +88,9 @@ struct decode_arch {
 	unsigned n_dwarf_regs;                 /* ... for n below this (<= DECODE_MAX_REGS) */
 	int perf_ip, perf_sp, perf_fp;         /* what frame-pointer unwinding reads */
 	int dwarf_sp, dwarf_fp;                /* the same, DWARF-numbered */
+	/* The register Go's internal ABI keeps the running goroutine (its g)
+	 * in, perf-numbered (amd64: R14, arm64: R28); -1 if none. */
+	int perf_go_g;
 	/* Would the kernel's uprobes refuse the instruction at code[0..len)
 	 * (x86: a LOCK or segment prefix; AArch64: an exclusive load or
 	 * store)?  Raw bytes: no decoder needed. */

@@ -810,5 +810,6 @@ const struct decode_arch decode_arch_aarch64 = {
 	.perf_fp = A64_PERF_FP,
 	.dwarf_sp = 31,
 	.dwarf_fp = 29,
+	.perf_go_g = 28,   /* x28 */
 	.uprobe_refuses = arm64_uprobe_refuses,
 };

@@ -648,5 +648,6 @@ const struct decode_arch decode_arch_x86_64 = {
 	.perf_fp = PERF_REG_X86_BP,
 	.dwarf_sp = 7,
 	.dwarf_fp = 6,
+	.perf_go_g = PERF_REG_X86_R14,
 	.uprobe_refuses = x86_uprobe_refuses,
 };
