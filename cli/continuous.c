@@ -49,7 +49,9 @@ static char *profile_path(const struct continuous *c)
 
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	if (c->opt->system_wide)
+	if (c->opt->n_pids)
+		snprintf(who, sizeof(who), "%d+", (int)c->opt->pids[0]);
+	else if (c->opt->system_wide)
 		snprintf(who, sizeof(who), "all");
 	else
 		snprintf(who, sizeof(who), "%d", (int)c->opt->pid);
@@ -194,7 +196,8 @@ int continuous_attach(struct options *opt)
 	c.next = opt->interval;
 	c.win = live_window_new(opt->line_size, session_window_ns(opt, opt->freq), 1,
 				INTERVAL_MAX_SAMPLES);
-	c.command = opt->system_wide ? xstrdup("every process (-a)") :
+	c.command = opt->n_pids ? xstrdup("the processes of -p") :
+		    opt->system_wide ? xstrdup("every process (-a)") :
 		    process_alive(opt->pid) ? process_cmdline(opt->pid) : NULL;
 
 	/* The session writes no report of its own (-o is our directory), and

@@ -78,7 +78,8 @@ static const char usage_attach[] =
 	"attached) for SECONDS, until Ctrl-C, or until it exits; then detach,\n"
 	"leaving it running exactly as before, and report.\n"
 	"\n"
-	"  -p, --pid PID          the process\n"
+	"  -p, --pid PID[,PID...] the process; several are sampled as -a samples,\n"
+	"                         kept to the list (its privilege needed too)\n"
 	"  -a, --all-cpus         every process on the machine (per-CPU events;\n"
 	"                         needs CAP_PERFMON or kernel.perf_event_paranoid <= 0)\n"
 	"  -d, --duration SECONDS how long to sample (default: until Ctrl-C)\n"
@@ -375,6 +376,42 @@ static double parse_delay(const char *s)
 	if (!*s || !end || !(v >= 0 && v * scale <= 1e7))
 		die("--delay: '%s' is not a delay: milliseconds (500), or 500ms or 2s", s);
 	return v * scale;
+}
+
+/* -p PID or, as perf takes it, -p PID,PID,...: several processes are
+ * sampled the way -a samples every one, kept to the list. */
+static void parse_pids(struct options *o, const char *list)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	size_t alloc = 0;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		ALLOC_GROW(o->pids, o->n_pids + 1, alloc);
+		o->pids[o->n_pids++] = (pid_t)parse_uint("-p", tok, 1, 0x3fffffff);
+	}
+	free(copy);
+	if (!o->n_pids)
+		die("-p: give a process id, or several separated by commas");
+	o->pid = o->pids[0];
+	if (o->n_pids == 1) {   /* one process: attach's own way */
+		free(o->pids);
+		o->pids = NULL;
+		o->n_pids = 0;
+	}
+}
+
+/* Several -p processes: per-CPU events kept to them (system_wide.h). */
+static void pid_list_to_system_wide(struct options *o)
+{
+	if (strcmp(o->command, "attach") && strcmp(o->command, "record"))
+		die("-p %d,...: contend %s takes one process; attach and record take several",
+		    (int)o->pids[0], o->command);
+	if (o->system_wide)
+		die("-a samples every process: give no -p with it");
+	if (o->n_tids)
+		die("-t names threads of one process: give one -p with it");
+	o->system_wide = true;
+	o->pid = 0;
 }
 
 static void parse_tids(struct options *o, const char *list)
@@ -771,7 +808,7 @@ static bool parse_target_option(struct options *o, struct parse_state *st, int c
 	(void)st;
 	switch (c) {
 	case 'p':
-		o->pid = (pid_t)parse_uint("-p", optarg, 1, 0x3fffffff);
+		parse_pids(o, optarg);
 		return true;
 	case 'a':
 		if (!strcmp(o->command, "top"))
@@ -853,6 +890,8 @@ void options_parse(struct options *o, int argc, char **argv)
 	}
 	if (!st.line_size_set)
 		o->line_size = default_line_size(o->command);
+	if (o->n_pids)
+		pid_list_to_system_wide(o);
 	if (o->keep && !o->continuous)
 		die("--keep: keeps the profiles of --interval; give --interval SECONDS too");
 	if (o->continuous) {

@@ -39,6 +39,8 @@ struct options {
 	unsigned unwind_method;      /* --call-graph=METHOD: unwind_method_find() */
 	pid_t pid;                   /* attach -p */
 	bool system_wide;            /* attach/record -a: every process */
+	pid_t *pids;                 /* -p PID,PID,... (2 or more; else NULL, 0): */
+	unsigned n_pids;             /*   sampled as -a is (system_wide set, pid 0) */
 	pid_t *tids;                 /* attach -t TID,... (owned) */
 	unsigned n_tids;
 	double duration;             /* attach: seconds, 0 = until Ctrl-C/exit */

@@ -786,7 +786,8 @@ static void debug_fds(const char *when)
 		fprintf(stderr, "contend: fds %s: %d\n", when, open_fd_count());
 }
 
-/* attach -a: per-CPU events, every process (system_wide.h); no watch. */
+/* attach -a: per-CPU events, every process (system_wide.h); no watch.
+ * attach -p PID,PID,...: the same, kept to those processes. */
 static int session_attach_all(const struct options *opt, const struct session_hooks *hooks)
 {
 	struct session s;
@@ -795,13 +796,17 @@ static int session_attach_all(const struct options *opt, const struct session_ho
 	struct system_wide sw;
 	struct event_set *es;
 	double t0, t1;
+	char *label;
 	int ret;
 
 	if (opt->pid || opt->n_tids || opt->argv)
 		die("-a samples every process: give no -p, -t or command with it");
+	label = system_wide_label(opt->pids, opt->n_pids);
 	session_check_output(opt);
 	session_init(&s, opt, hooks);
 	system_wide_init(&sw);
+	sw.only = opt->pids;
+	sw.n_only = opt->n_pids;
 	s.sw = &sw;
 	/* other processes' threads: no overlap of the target's to measure */
 	s.sampler.overlap = NULL;
@@ -811,12 +816,13 @@ static int session_attach_all(const struct options *opt, const struct session_ho
 	if (!es) {
 		session_release(&s);
 		system_wide_release(&sw);
+		free(label);
 		return 2;
 	}
 	stop_requested = 0;
 	catch_stop_signals(true);
 	if (!opt->quiet)
-		fprintf(stderr, "contend: sampling every process%s\n",
+		fprintf(stderr, "contend: sampling %s%s\n", opt->n_pids ? label : "every process",
 			opt->duration > 0 ? "" : "; Ctrl-C to stop");
 	t0 = monotonic_s();
 	while (!stop_requested && !(opt->duration > 0 && monotonic_s() - t0 >= opt->duration))
@@ -827,29 +833,12 @@ static int session_attach_all(const struct options *opt, const struct session_ho
 	if (sw.contend_processes && !opt->quiet)
 		fprintf(stderr, "contend: left out %" PRIu64 " other contend process%s (never reported)\n",
 			sw.contend_processes, sw.contend_processes == 1 ? "" : "es");
-	ret = finish_session(&s, "every process (-a)", -1, t1 - t0, TARGET_ATTACHED_RUNNING, 0);
+	ret = finish_session(&s, label, -1, t1 - t0, TARGET_ATTACHED_RUNNING, 0);
+	free(label);
 	catch_stop_signals(false);
 	session_release(&s);
 	system_wide_release(&sw);
 	return ret;
-}
-
-/* attach: the threads to open, -t's or all of the process's; dies if the
- * process has none.  Caller frees. */
-static pid_t *attach_tids(const struct options *opt, unsigned *n)
-{
-	pid_t *tids;
-
-	if (opt->n_tids) {
-		tids = xmalloc(opt->n_tids * sizeof(*tids));
-		copy_bytes(tids, opt->tids, opt->n_tids * sizeof(*tids));
-		*n = opt->n_tids;
-	} else {
-		tids = process_tasks(opt->pid, n);
-	}
-	if (!*n)
-		die("no such process: %d", (int)opt->pid);
-	return tids;
 }
 
 /*
@@ -865,7 +854,7 @@ static struct event_set *attach_events(struct session *s, const struct perf_call
 	const struct options *opt = s->opt;
 	struct perf_session_config pc = { .pid = opt->pid, .buffer_pages = ring_pages(opt) };
 	unsigned n_tids;
-	pid_t *tids = attach_tids(opt, &n_tids);
+	pid_t *tids = target_threads(opt, &n_tids);
 	struct event_set *es;
 
 	/* before the events: samples drained while attaching need them */
@@ -899,10 +888,6 @@ static struct event_set *attach_events(struct session *s, const struct perf_call
 	s->forked = NULL;
 	for (unsigned i = 0; es && i < n_tids; i++)
 		name_task(s, opt->pid, opt->pid, tids[i]);
-	if (es && n_tids == 1 && !opt->n_tids && !opt->quiet)
-		fprintf(stderr, "contend: process %d has one thread: it cannot contend with itself "
-			"unless it starts more; sharing with other processes (shared memory) "
-			"needs -a\n", (int)opt->pid);
 	free(tids);
 	return es;
 }

@@ -21,6 +21,15 @@ void system_wide_init(struct system_wide *sw)
 		memset(&sw->self_exe, 0, sizeof(sw->self_exe));
 }
 
+/* In -p's list, or no list. */
+static bool listed(const struct system_wide *sw, pid_t pid)
+{
+	for (unsigned i = 0; i < sw->n_only; i++)
+		if (sw->only[i] == pid)
+			return true;
+	return !sw->n_only;
+}
+
 /* Another contend: this binary, or one named contend (another build, an
  * installed copy).  Its price probe false-shares on purpose, and a tool
  * that reports itself is not believed about anything else. */
@@ -44,6 +53,21 @@ static bool is_contend_process(const struct system_wide *sw, pid_t pid)
 	base = strrchr(exe, '/');
 	base = base ? base + 1 : exe;
 	return !strcmp(base, "contend") || !strcmp(base, "lt-contend");
+}
+
+char *system_wide_label(const pid_t *pids, unsigned n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!n)
+		return xstrdup("every process (-a)");
+	strbuf_addf(&sb, "processes ");
+	for (unsigned i = 0; i < n; i++) {
+		if (!process_alive(pids[i]))
+			die("no such process: %d", (int)pids[i]);
+		strbuf_addf(&sb, "%s%d", i ? ", " : "", (int)pids[i]);
+	}
+	return strbuf_detach(&sb);
 }
 
 void system_wide_release(struct system_wide *sw)
@@ -74,7 +98,7 @@ bool system_wide_sample(struct system_wide *sw, struct symbolizer *sym,
 	if (known == DROPPED)
 		return false;
 	if (!known || known == EXITED) {
-		if (process_is_kernel_thread((pid_t)pid)) {
+		if (!listed(sw, (pid_t)pid) || process_is_kernel_thread((pid_t)pid)) {
 			hashmap_put(&sw->seen, &pid, DROPPED);
 			return false;
 		}

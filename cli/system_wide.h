@@ -35,12 +35,18 @@ struct system_wide {
 	uint32_t last_pid, last_tid;   /* the last sample's: most repeat */
 	bool last_kept;                /*   and whether it was kept */
 	pid_t self;
+	const pid_t *only;         /* -p PID,PID,...: these alone; NULL: every one */
+	unsigned n_only;
 	struct stat self_exe;      /* to know other contend processes */
 	uint64_t processes;        /* distinct processes sampled */
 	uint64_t contend_processes;   /* other contends, left out */
 };
 
 void system_wide_init(struct system_wide *sw);
+/* What -a or -p PID,PID,... samples, for the report's header: "every
+ * process (-a)", "processes 12, 34" (caller frees).  Dies if a listed
+ * process is gone. */
+char *system_wide_label(const pid_t *pids, unsigned n);
 void system_wide_release(struct system_wide *sw);
 /* A sample of pid/tid is about to be decoded: false to drop it.
  * *new_thread: tid is new, to be named (from /proc while it lives). */

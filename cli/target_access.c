@@ -95,3 +95,23 @@ const char *target_watch_default(struct options *o)
 	       "the process as a spurious SIGTRAP and kill it (a hypervisor fault: about "
 	       "once in 10^7 watched accesses); --confirm to watch anyway";
 }
+
+pid_t *target_threads(const struct options *opt, unsigned *n)
+{
+	pid_t *tids;
+
+	if (opt->n_tids) {
+		tids = xmalloc(opt->n_tids * sizeof(*tids));
+		copy_bytes(tids, opt->tids, opt->n_tids * sizeof(*tids));
+		*n = opt->n_tids;
+	} else {
+		tids = process_tasks(opt->pid, n);
+	}
+	if (!*n)
+		die("no such process: %d", (int)opt->pid);
+	if (*n == 1 && !opt->n_tids && !opt->quiet)
+		fprintf(stderr, "contend: process %d has one thread: it cannot contend with itself "
+			"unless it starts more; sharing with other processes (shared memory) "
+			"needs -a, or several -p\n", (int)opt->pid);
+	return tids;
+}

@@ -21,6 +21,11 @@ struct options;
  * sampled, or those -t gives).  Dies if there is no such process. */
 pid_t target_process(const struct options *opt);
 
+/* attach: the threads to open, -t's or all of the process's; dies if the
+ * process has none.  A process with one thread (and no -t) gets a note
+ * on stderr: it cannot contend with itself.  Caller frees. */
+pid_t *target_threads(const struct options *opt, unsigned *n);
+
 /* attach's watchpoint default: off on a virtual machine, where a
  * watchpoint's trap can kill the process, unless --confirm/--no-confirm
  * was given.  Clears o->confirm then and returns why (for the header);

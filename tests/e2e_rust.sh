@@ -10,7 +10,8 @@
 # without -g (no DWARF: no types), the line is named by the code that
 # allocated it (main::main), and the advice speaks Rust (#[repr(align(64))],
 # crossbeam's CachePadded, debug = true), never C (aligned_alloc, -g
-# alone).  Skipped without rustc.
+# alone); its twin with each counter in a #[repr(align(64))] wrapper is
+# not reported.  Skipped without rustc.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -112,3 +113,18 @@ if [ -n "$fails" ]; then
 	exit 1
 fi
 echo "ok rust without -g: named by main::main's allocation, advice in Rust"
+
+# the padded twin: each counter in a #[repr(align(64))] wrapper, no -g
+sed -e 's/^struct Stats {/#[repr(align(64))]\nstruct Padded(AtomicU64);\n\nstruct Stats {/' \
+	-e 's/: AtomicU64,/: Padded,/' -e 's/AtomicU64::new(0)/Padded(AtomicU64::new(0))/g' \
+	-e 's/\.hits\./.hits.0./g; s/\.misses\./.misses.0./g' "$tmp/main.rs" >"$tmp/padded.rs"
+rustc -O -o "$tmp/padded_nog" "$tmp/padded.rs" 2>"$tmp/err" ||
+	{ echo "FAIL: rustc -O padded.rs: $(head -3 "$tmp/err")"; exit 1; }
+"$contend" run -o "$tmp/padded.txt" -- "$tmp/padded_nog" >/dev/null 2>"$tmp/err" ||
+	{ echo "FAIL: contend (padded) exited $?:"; cat "$tmp/err"; exit 1; }
+if grep -q "SHARING" "$tmp/padded.txt"; then
+	echo "FAIL: the padded twin was reported:"
+	sed -n '/^== #1/,/advice/p' "$tmp/padded.txt"
+	exit 1
+fi
+echo "ok rust padded twin: nothing reported"

@@ -8,7 +8,9 @@
 #   each with its process's pid and its threads' names; `record -a` and
 #   `report` give the same lines;
 # - a process named contend (false_sharing_counters copied as .../contend)
-#   is never reported, and stderr says it was left out.
+#   is never reported, and stderr says it was left out;
+# - -p PID,PID samples those processes alone: false_sharing_counters's
+#   line is reported, a copy of it running beside, not listed, is not.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -17,8 +19,8 @@ fsc="$top_builddir/testcases/false_sharing_counters"
 tsc="$top_builddir/testcases/true_sharing_counter"
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
-trap 'kill $fpid $tpid $cpid 2>/dev/null; rm -rf "$tmp"' EXIT
-fpid= tpid= cpid=
+trap 'kill $fpid $tpid $cpid $opid $spid 2>/dev/null; rm -rf "$tmp"' EXIT
+fpid= tpid= cpid= opid= spid=
 . "$top_srcdir/tests/e2e_lib.sh"
 
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
@@ -42,6 +44,11 @@ else
 fi
 expect "-a with -p" 2 "give no -p, -t or command" "$contend" attach -a -p 1 -d 1
 expect "run -a" 2 "'-a' is not an option of 'contend run' \(it is of: attach, record, top\)" "$contend" run -a -- /bin/true
+expect "-a with a -p list" 2 "give no -p with it" "$contend" attach -a -p 1,2 -d 1
+expect "top -p list" 2 "contend top takes one process; attach and record take several" \
+	"$contend" top -p 1,2
+expect "-p list with a gone pid" 2 "no such process: 1073741823" \
+	"$contend" attach -p 1,1073741823 -d 1
 
 # --- both processes' lines -------------------------------------------------
 if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt 0 ]; then
@@ -145,5 +152,30 @@ fi
 grep -q "left out 1 other contend process (never reported)" "$tmp/own.err" &&
 	ok "attach -a says it left a contend process out" ||
 	{ fail "attach -a: no note of the contend process left out:"; cat "$tmp/own.err"; }
+
+# --- -p with a list ---------------------------------------------------------
+cp "$fsc" "$tmp/other_fsc"
+"$fsc" --seconds 30 >/dev/null 2>&1 & fpid=$!
+"$tmp/other_fsc" --seconds 30 >/dev/null 2>&1 & opid=$!
+sleep 60 & spid=$!
+sleep 0.3
+"$contend" attach -p "$fpid,$spid" -d 3 --top 0 --format json -o "$tmp/list.json" 2>"$tmp/list.err"
+st=$?
+kill $fpid $opid $spid 2>/dev/null; wait $fpid $opid $spid 2>/dev/null
+if [ $st -ne 0 ]; then
+	fail "attach -p PID,PID: exit $st"; cat "$tmp/list.err"
+else
+	res=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+pids = {l["pid"] for l in r["lines"] + r.get("minor", [])}
+want, other = int(sys.argv[2]), int(sys.argv[3])
+print("ok" if want in pids and other not in pids else "lines of %s (want %d, never %d)" % (sorted(pids), want, other))' \
+		"$tmp/list.json" "$fpid" "$opid")
+	[ "$res" = ok ] && ok "attach -p PID,PID: the listed process's line, not the other's" ||
+		{ fail "attach -p PID,PID: $res"; cat "$tmp/list.err"; }
+fi
+grep -q "sampling processes $fpid, $spid" "$tmp/list.err" &&
+	ok "attach -p PID,PID names the processes it samples" ||
+	{ fail "attach -p PID,PID: no 'sampling processes' line:"; cat "$tmp/list.err"; }
 
 [ "$fails" -eq 0 ]
