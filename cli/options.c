@@ -378,18 +378,24 @@ static double parse_delay(const char *s)
 	return v * scale;
 }
 
+/* "12,34,56" after option opt, appended to *v. */
+static void parse_id_list(const char *opt, const char *list, pid_t **v, unsigned *n)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	size_t alloc = *n;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		ALLOC_GROW(*v, *n + 1, alloc);
+		(*v)[(*n)++] = (pid_t)parse_uint(opt, tok, 1, 0x3fffffff);
+	}
+	free(copy);
+}
+
 /* -p PID or, as perf takes it, -p PID,PID,...: several processes are
  * sampled the way -a samples every one, kept to the list. */
 static void parse_pids(struct options *o, const char *list)
 {
-	char *copy = xstrdup(list), *save = NULL;
-	size_t alloc = 0;
-
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		ALLOC_GROW(o->pids, o->n_pids + 1, alloc);
-		o->pids[o->n_pids++] = (pid_t)parse_uint("-p", tok, 1, 0x3fffffff);
-	}
-	free(copy);
+	parse_id_list("-p", list, &o->pids, &o->n_pids);
 	if (!o->n_pids)
 		die("-p: give a process id, or several separated by commas");
 	o->pid = o->pids[0];
@@ -412,17 +418,6 @@ static void pid_list_to_system_wide(struct options *o)
 		die("-t names threads of one process: give one -p with it");
 	o->system_wide = true;
 	o->pid = 0;
-}
-
-static void parse_tids(struct options *o, const char *list)
-{
-	char *copy = xstrdup(list), *save = NULL;
-	size_t alloc = 0;
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		ALLOC_GROW(o->tids, o->n_tids + 1, alloc);
-		o->tids[o->n_tids++] = (pid_t)parse_uint("-t", tok, 1, 0x3fffffff);
-	}
-	free(copy);
 }
 
 enum {
@@ -820,7 +815,7 @@ static bool parse_target_option(struct options *o, struct parse_state *st, int c
 		o->duration = parse_double("-d", optarg, 0.001, 1e7);
 		return true;
 	case 't':
-		parse_tids(o, optarg);
+		parse_id_list("-t", optarg, &o->tids, &o->n_tids);
 		return true;
 	case 'i':   /* top: the refresh interval; elsewhere the input */
 		if (!strcmp(o->command, "top"))

@@ -12,19 +12,10 @@ set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 contend="$top_builddir/contend"
-for prog in java javac; do
-	if ! command -v $prog >/dev/null; then
-		echo "skip: $prog not found"
-		exit 77
-	fi
-done
-if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
-	echo "skip: kernel.perf_event_paranoid > 2 forbids sampling as uid $(id -u)"
-	exit 77
-fi
+. "$top_srcdir/tests/e2e_lib.sh"
+require_jvm_sampling
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-. "$top_srcdir/tests/e2e_lib.sh"
 
 if ! javac -d "$tmp" "$top_srcdir/testcases/jvm_type_check/TypeCheck.java"; then
 	echo "FAIL: javac TypeCheck.java"

@@ -11,20 +11,8 @@ set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 contend="$top_builddir/contend"
-for prog in java javac; do
-	if ! command -v $prog >/dev/null; then
-		echo "skip: $prog not found"
-		exit 77
-	fi
-done
-if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
-	echo "skip: kernel.perf_event_paranoid > 2 forbids sampling as uid $(id -u)"
-	exit 77
-fi
-tmp=$(mktemp -d)
-jvm=
 . "$top_srcdir/tests/e2e_lib.sh"
-trap '[ -n "$jvm" ] && kill $jvm 2>/dev/null; [ -n "$jvm" ] && rm -f /tmp/perf-$jvm.map; rm -rf "$tmp"' EXIT
+jvm_test_begin
 
 if ! javac -d "$tmp" "$top_srcdir/testcases/jvm_true_sharing/TrueSharing.java"; then
 	echo "FAIL: javac TrueSharing.java"

@@ -72,3 +72,28 @@ need_instrument() {
 		sed -n "s/^  $1 *//p")"
 	exit 77
 }
+
+# require_jvm_sampling: exit 77 (skip), saying why, without java and javac
+# or where this uid may not sample (kernel.perf_event_paranoid > 2).
+# Needs nothing else of this file: a JVM test calls it before mktemp.
+require_jvm_sampling() {
+	for _prog in java javac; do
+		if ! command -v $_prog >/dev/null; then
+			echo "skip: $_prog not found"
+			exit 77
+		fi
+	done
+	if [ "$(id -u)" != 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 2 ]; then
+		echo "skip: kernel.perf_event_paranoid > 2 forbids sampling as uid $(id -u)"
+		exit 77
+	fi
+}
+
+# jvm_test_begin: require_jvm_sampling, then $tmp made and, on exit, the
+# JVM in $jvm (if any) killed, its perf map and $tmp removed.
+jvm_test_begin() {
+	require_jvm_sampling
+	tmp=$(mktemp -d)
+	jvm=
+	trap '[ -n "$jvm" ] && kill $jvm 2>/dev/null; [ -n "$jvm" ] && rm -f /tmp/perf-$jvm.map; rm -rf "$tmp"' EXIT
+}
