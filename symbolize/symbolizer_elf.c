@@ -346,6 +346,17 @@ static Dwfl_Module *report_mapping(struct symbolizer *s, struct proc *p,
 /* The module whose address range holds addr, reporting the file mapped
  * there first if needed.  The .bss of a file may lie in an anonymous
  * mapping right after the file's last mapping: report that file too. */
+/* Whether lender maps the file at addr as p does: same range, offset and
+ * object, and so the same module at the same bias. */
+static bool lender_maps_alike(const struct proc *p, const struct proc *lender, uint64_t addr)
+{
+	const struct mapping *a = maps_find(&p->maps, addr), *b = maps_find(&lender->maps, addr);
+
+	return a && b && a->kind == MAPPING_FILE && b->kind == MAPPING_FILE &&
+	       a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->name == b->name && a->obj.dev == b->obj.dev && a->obj.ino == b->obj.ino;
+}
+
 Dwfl_Module *proc_module(struct symbolizer *s, struct proc *p, uint64_t addr)
 {
 	Dwfl_Module *mod;
@@ -354,6 +365,8 @@ Dwfl_Module *proc_module(struct symbolizer *s, struct proc *p, uint64_t addr)
 
 	if (p->dwfl && (mod = dwfl_addrmodule(p->dwfl, addr)))
 		return mod;
+	if (p->lender && lender_maps_alike(p, p->lender, addr))
+		return proc_module(s, p->lender, addr);
 	i = maps_index(&p->maps, addr);
 	if (i == p->maps.nr)
 		return NULL;

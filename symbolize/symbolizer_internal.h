@@ -123,6 +123,10 @@ struct proc {
 	struct proc **past;
 	size_t n_past;
 	Dwfl *dwfl;			/* NULL until the first report */
+	/* The process it was forked from (or that one's lender): its session
+	 * serves every file mapped here as there, so that 200 forked children
+	 * do not each load the same DWARF (proc_module()); NULL if none. */
+	struct proc *lender;
 	struct module_ref *mods;
 	size_t nr_mods, alloc_mods;
 	struct hashmap cache;		/* u64 addr -> struct addr_info */

@@ -425,6 +425,9 @@ void symbolizer_fork(struct symbolizer *s, pid_t parent, pid_t child)
 	}
 	proc_retire_dwfl(s, c);
 	hashmap_clear(&c->cache, free);
+	c->lender = pp ? (pp->lender ? pp->lender : pp) : NULL;
+	if (c->lender == c)
+		c->lender = NULL;
 }
 
 void symbolizer_exec(struct symbolizer *s, pid_t pid)

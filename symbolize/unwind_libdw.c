@@ -30,6 +30,7 @@
 struct unwind_proc {
 	pid_t pid;              /* first: unwind_proc_get() */
 	Dwfl *dwfl;             /* NULL until needed */
+	uint64_t last_used;     /* the unwinder's tick when it last unwound */
 	bool attached;          /* dwfl_attach_state() done */
 	bool stale;             /* a module moved: build a new session */
 };
@@ -50,8 +51,16 @@ struct libdw_unwinder {
 	const struct decode_arch *arch;
 	struct unwind_proc *procs;
 	size_t n_procs, alloc_procs;
+	unsigned live;          /* procs with a session */
+	uint64_t tick;
 	struct unwind_sample cur;
 };
+
+/* A session holds its modules' ELF files and parsed CFI: some 13 MB for a
+ * small C program and libc.  A target that forks 200 children would hold
+ * 200 of them (2.6 GB measured); at most this many stay, the least
+ * recently used ended first (a process sampled again gets a new one). */
+#define UNWIND_MAX_SESSIONS 8
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -68,10 +77,12 @@ static void *libdw_new(struct symbolizer *sym, const struct decode_arch *arch)
 	return u;
 }
 
-static void proc_reset(struct unwind_proc *p)
+static void proc_reset(struct libdw_unwinder *u, struct unwind_proc *p)
 {
-	if (p->dwfl)
+	if (p->dwfl) {
 		dwfl_end(p->dwfl);
+		u->live--;
+	}
 	p->dwfl = NULL;
 	p->attached = false;
 	p->stale = false;
@@ -82,7 +93,7 @@ static void libdw_free(void *state)
 	struct libdw_unwinder *u = state;
 
 	for (size_t i = 0; i < u->n_procs; i++)
-		proc_reset(&u->procs[i]);
+		proc_reset(u, &u->procs[i]);
 	free(u->procs);
 	free(u);
 }
@@ -90,6 +101,26 @@ static void libdw_free(void *state)
 static struct unwind_proc *proc_get(struct libdw_unwinder *u, pid_t pid)
 {
 	return unwind_proc_get(&u->procs, &u->n_procs, &u->alloc_procs, sizeof(*u->procs), pid);
+}
+
+/* A new session for p, once the least recently used one beyond
+ * UNWIND_MAX_SESSIONS is ended; false if libdwfl cannot start one. */
+static bool session_begin(struct libdw_unwinder *u, struct unwind_proc *p)
+{
+	if (u->live >= UNWIND_MAX_SESSIONS) {
+		struct unwind_proc *oldest = NULL;
+
+		for (size_t i = 0; i < u->n_procs; i++)
+			if (u->procs[i].dwfl && &u->procs[i] != p &&
+			    (!oldest || u->procs[i].last_used < oldest->last_used))
+				oldest = &u->procs[i];
+		if (oldest)
+			proc_reset(u, oldest);
+	}
+	if (!(p->dwfl = dwfl_begin(&offline_callbacks)))
+		return false;
+	u->live++;
+	return true;
 }
 
 /*
@@ -221,10 +252,11 @@ static unsigned libdw_callers(void *state, pid_t pid, const struct regs *regs,
 	uint64_t ip = regs->val[u->arch->perf_ip];
 
 	/* once more with a new session if the one we had went stale */
+	p->last_used = ++u->tick;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (p->stale)
-			proc_reset(p);
-		if (!p->dwfl && !(p->dwfl = dwfl_begin(&offline_callbacks)))
+			proc_reset(u, p);
+		if (!p->dwfl && !session_begin(u, p))
 			return 0;
 		u->cur = (struct unwind_sample){
 			.proc = p, .regs = regs, .stack = stack,
