@@ -407,14 +407,18 @@ static void explain_file(const struct recorded_file *f, const struct options *op
 	strbuf_release(&eu);
 }
 
+#define NOBODY_ID 65534   /* nobody and nogroup on Debian and most others */
+
 /* The target is gone: whose rights are source files and perf maps read
  * with?  The target's credentials as recorded (the file's header), when
  * root owns the data file: only root (contend record as root) could have
  * written it.  Anyone else could write any uid there, so their file is
  * read only as its owner could (uid and gid, no supplementary groups: fail
  * closed), never with more rights than whoever made it; so is a file
- * from a contend that did not record the target.  For stdin, the owner of
- * what fstat sees (a pipe is its creator's). */
+ * from a contend that did not record the target.  Through a pipe (report
+ * -i -) whoever wrote the bytes is unknown, and a pipe root's shell made
+ * is root's whatever flows in it: root reads it as nobody; anyone else
+ * with their own rights, which the kernel bounds anyway. */
 static const struct proc_creds *data_file_reader(FILE *f, const struct datafile_reader *r,
 						 struct proc_creds *owner)
 {
@@ -422,10 +426,21 @@ static const struct proc_creds *data_file_reader(FILE *f, const struct datafile_
 	struct stat st;
 
 	*owner = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
-	if (fstat(fileno(f), &st) == 0) {
-		owner->uid = st.st_uid;
-		owner->gid = st.st_gid;
+	if (fstat(fileno(f), &st) != 0)
+		return owner;
+	if (!S_ISREG(st.st_mode)) {
+		bool root = geteuid() == 0;
+
+		owner->uid = root ? NOBODY_ID : geteuid();
+		owner->gid = root ? NOBODY_ID : getegid();
+		if (root)
+			warning("the data file comes through a pipe: its sources and perf maps are "
+				"read as nobody (give it as -i FILE: a file root owns is read with "
+				"its recorded target's rights)");
+		return owner;
 	}
+	owner->uid = st.st_uid;
+	owner->gid = st.st_gid;
 	return target && owner->uid == 0 ? target : owner;
 }
 

@@ -185,6 +185,17 @@ if recorded "$tmp/root.data" "$bin/fsc-secret" --seconds 1; then
 	else
 		fail "report -i of nobody's copy: no report naming secret.c"; cat "$tmp/err"
 	fi
+	# the same bytes through a pipe root's shell made: root's pipe, the
+	# header's uid 0 unproven -- read as nobody, and said so
+	cat "$tmp/root.data" | "$contend" report -i - --annotate -o "$tmp/piped.txt" \
+		2>"$tmp/piped.err"
+	if grep -q TOPSECRET "$tmp/piped.txt"; then
+		fail "report -i -: a piped data file naming uid 0 got root's file shown"
+	elif grep -q "secret.c" "$tmp/piped.txt" && grep -q "comes through a pipe" "$tmp/piped.err"; then
+		ok "report -i -: a piped data file is read as nobody, and stderr says so"
+	else
+		fail "report -i - (piped): no report naming secret.c, or no note"; cat "$tmp/piped.err"
+	fi
 else
 	fail "record as root: no report naming secret.c"; cat "$tmp/err"
 fi
