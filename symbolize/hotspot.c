@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -206,6 +207,26 @@ static int open_libjvm(pid_t pid, const struct libjvm *lj)
 	if (fd >= 0)
 		return fd;
 	return open(lj->path, O_RDONLY | O_CLOEXEC);
+}
+
+bool hotspot_libjvm_writable_by(pid_t pid, uid_t uid)
+{
+	struct libjvm lj = { 0 };
+	struct stat st;
+	bool writable = true;
+	int fd;
+
+	if (find_libjvm_map(pid, &lj) != 0) {
+		free(lj.path);
+		return true;
+	}
+	fd = open_libjvm(pid, &lj);
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		writable = st.st_uid == uid || (st.st_mode & (S_IWGRP | S_IWOTH));
+	if (fd >= 0)
+		close(fd);
+	free(lj.path);
+	return writable;
 }
 
 /* The symbols read: each table's address variable and its layout. */

@@ -59,6 +59,12 @@ struct hotspot_field {
  * JVM whose JDK was upgraded under it maps "... libjvm.so (deleted)". */
 bool hotspot_is_libjvm_path(const char *path);
 
+/* Whether user uid could have written pid's libjvm.so: it owns the file
+ * or the file is group- or world-writable.  Then its HotSpot tables prove
+ * nothing to a more privileged reader (jvm_attach.c).  True, to fail
+ * closed, when the file cannot be found or opened. */
+bool hotspot_libjvm_writable_by(pid_t pid, uid_t uid);
+
 /* Attach to pid's libjvm.so (reads only; the JVM keeps running). */
 struct hotspot *hotspot_open(pid_t pid, struct strbuf *err);
 void hotspot_close(struct hotspot *h);

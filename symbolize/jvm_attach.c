@@ -317,6 +317,23 @@ static bool hotspot_verified(pid_t pid)
 	return h != NULL;
 }
 
+/* Root signalling another user's JVM: the tables are proof only in a
+ * libjvm.so that user could not have written (a JDK root installed); a
+ * JDK of the user's own is their claim.  As that user, nothing is gained:
+ * they may signal their own processes.  True (err said) to refuse. */
+static bool libjvm_unproven(pid_t pid, struct strbuf *err)
+{
+	uid_t owner = process_uid(pid);
+
+	if (geteuid() != 0 || owner == 0 || owner == (uid_t)-1 ||
+	    !hotspot_libjvm_writable_by(pid, owner))
+		return false;
+	strbuf_addf(err, "JVM %d runs a libjvm.so its user (uid %u) can write, so its tables "
+		    "prove nothing to root; not signalled (run contend as that user, or run "
+		    "'jcmd %d Compiler.perfmap' first)", (int)pid, (unsigned)owner, (int)pid);
+	return true;
+}
+
 /* -XX:+DisableAttachMechanism, as the JVM's own flag table says: then a
  * SIGQUIT would only print a thread dump on the JVM's stdout and leave us
  * waiting out the timeout.  False when the tables cannot be read (then
@@ -397,6 +414,8 @@ int jvm_attach_jcmd(pid_t pid, const char *command, int timeout_ms,
 				    "tables; not signalled", (int)pid);
 			goto out;
 		}
+		if (libjvm_unproven(pid, err))
+			goto out;
 		if (attach_disabled(pid)) {
 			strbuf_addf(err, "JVM %d runs with -XX:+DisableAttachMechanism; not signalled",
 				    (int)pid);
