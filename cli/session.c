@@ -27,6 +27,7 @@
 #include "detector/overlap.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
+#include "detector/price_cache.h"
 #include "detector/sampler.h"
 #include "common/escape.h"
 #include "common/procfs.h"
@@ -404,10 +405,16 @@ static void measure_price(struct session *s)
 {
 	struct strbuf why = STRBUF_INIT;
 
+	time_t when;
+
 	if (!s->opt->price_probe)
 		strbuf_addf(&why, "not measured (--no-price-probe)");
-	else if (transfer_price_measure(&s->price, &why) == 0)
+	else if (price_cache_load(&s->price, &when))
 		return;
+	else if (transfer_price_measure(&s->price, &why) == 0) {
+		price_cache_store(&s->price);
+		return;
+	}
 	s->price_note = strbuf_detach(&why);
 }
 

@@ -42,6 +42,7 @@ struct transfer_price {
 	/* contended / private time; both 0: not measured */
 	double locked, store;
 	unsigned runs;                 /* tries that counted, the fewer of the two */
+	bool cached;                   /* measured earlier this boot (price_cache.h) */
 	/* not measured because the machine was busy: the probe's threads
 	 * never ran at once.  The gains are then unknown, not the
 	 * reference's (reports/gain.h). */

@@ -307,10 +307,11 @@ char *gain_price_text(const struct report *r)
 {
 	if (r->price.locked)
 		return xasprintf("contended, a locked add costs %.2fx and a plain one %.2fx "
-				 "their private time here (%u probe runs): gains priced at that "
+				 "their private time here (%u probe runs%s): gains priced at that "
 				 "(the model's reference: %.2fx and %.2fx)", r->price.locked,
-				 r->price.store, r->price.runs, GAIN_REFERENCE_LOCKED,
-				 GAIN_REFERENCE_STORE);
+				 r->price.store, r->price.runs,
+				 r->price.cached ? ", earlier this boot" : "",
+				 GAIN_REFERENCE_LOCKED, GAIN_REFERENCE_STORE);
 	if (r->price.busy)
 		return xasprintf("%s: gains unknown (a price from another machine would not "
 				 "hold here)", r->price_note ? r->price_note : "not measured");
