@@ -397,6 +397,7 @@ int cmd_record(int argc, char **argv)
 	temp_to_remove = NULL;
 	out_file_abort(rec.out);
 	recorder_release(&rec);
-	free(opt.tids);         /* -t: options_parse() grew it */
+	free(opt.tids);         /* -t, -p lists: options_parse() grew them */
+	free(opt.pids);
 	return ret;
 }

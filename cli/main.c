@@ -34,7 +34,8 @@ static int cmd_attach(int argc, char **argv)
 		ret = continuous_attach(&opt);
 	else
 		ret = session_attach(&opt, NULL);
-	free(opt.tids);         /* -t: options_parse() grew it */
+	free(opt.tids);         /* -t, -p lists: options_parse() grew them */
+	free(opt.pids);
 	return ret;
 }
 

@@ -652,30 +652,30 @@ bool symbolizer_build_id(struct symbolizer *s, pid_t pid, uint64_t addr, char *h
 	return true;
 }
 
-unsigned symbolizer_machine(struct symbolizer *s, pid_t pid, uint64_t addr)
+/* The loadable ELF file mapped at addr, headers read; NULL for anonymous
+ * memory or no such file. */
+static struct elf_file *elf_file_at(struct symbolizer *s, pid_t pid, uint64_t addr)
 {
 	struct proc *p = proc_get(s, pid);
 	const struct mapping *m = p ? maps_find(&p->maps, addr) : NULL;
 	const char *path = m && m->kind == MAPPING_FILE ? mapping_path(s, pid, m) : NULL;
-	struct elf_file *f;
+	struct elf_file *f = path ? file_get(s, path) : NULL;
 
-	if (!path)
-		return EM_NONE;
-	f = file_get(s, path);
-	return file_probe(s, f) ? f->e_machine : EM_NONE;
+	return f && file_probe(s, f) ? f : NULL;
+}
+
+unsigned symbolizer_machine(struct symbolizer *s, pid_t pid, uint64_t addr)
+{
+	struct elf_file *f = elf_file_at(s, pid, addr);
+
+	return f ? f->e_machine : EM_NONE;
 }
 
 enum code_language symbolizer_language(struct symbolizer *s, pid_t pid, uint64_t addr)
 {
-	struct proc *p = proc_get(s, pid);
-	const struct mapping *m = p ? maps_find(&p->maps, addr) : NULL;
-	const char *path = m && m->kind == MAPPING_FILE ? mapping_path(s, pid, m) : NULL;
-	struct elf_file *f;
+	struct elf_file *f = elf_file_at(s, pid, addr);
 
-	if (!path)
-		return CODE_LANG_UNKNOWN;
-	f = file_get(s, path);
-	return file_probe(s, f) ? file_language(s, f) : CODE_LANG_UNKNOWN;
+	return f ? file_language(s, f) : CODE_LANG_UNKNOWN;
 }
 
 /* ---- bytes ------------------------------------------------------------- */

@@ -133,12 +133,17 @@ done
 	{ fail "record -a + report (exit $rst): $rec"; cat "$tmp/err"; }
 
 # --- never another contend -----------------------------------------------
+# (a loaded machine may not run it in the window: up to 3 tries)
 mkdir "$tmp/own" && cp "$fsc" "$tmp/own/contend"
-"$tmp/own/contend" --seconds 30 >/dev/null 2>&1 & cpid=$!
-sleep 0.3
-"$contend" attach -a -d 2 --top 0 --format json -o "$tmp/own.json" 2>"$tmp/own.err"
-st=$?
-kill $cpid 2>/dev/null; wait $cpid 2>/dev/null
+for try in 1 2 3; do
+	"$tmp/own/contend" --seconds 30 >/dev/null 2>&1 & cpid=$!
+	sleep 0.3
+	"$contend" attach -a -d 2 --top 0 --format json -o "$tmp/own.json" 2>"$tmp/own.err"
+	st=$?
+	kill $cpid 2>/dev/null; wait $cpid 2>/dev/null
+	grep -q "left out" "$tmp/own.err" && break
+	echo "note: try $try: the process named contend was not sampled (busy machine?)"
+done
 if [ $st -ne 0 ]; then
 	fail "attach -a beside a process named contend: exit $st"; cat "$tmp/own.err"
 elif python3 -c 'import json, sys
