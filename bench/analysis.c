@@ -21,6 +21,7 @@
 #include "detector/classify.h"
 #include "detector/line_table.h"
 #include "reports/report.h"
+#include "reports/report_finish.h"
 
 static double now(void)
 {

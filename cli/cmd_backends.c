@@ -17,8 +17,8 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/util.h"
-#include "reports/format.h"
-#include "reports/json_string.h"
+#include "printers/format.h"
+#include "printers/json_string.h"
 
 static void print_host(const struct hw_host *h)
 {

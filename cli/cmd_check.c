@@ -36,8 +36,9 @@
 #include "common/util.h"
 #include "reports/latent.h"
 #include "reports/member_range.h"
+#include "printers/printers.h"
 #include "reports/report.h"
-#include "reports/violation.h"
+#include "reports/report.h"
 
 #define BASELINE_MAX_BYTES (256u << 20)
 /* "worsened": the score grew by more than half, and by more than noise */

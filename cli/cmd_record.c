@@ -29,6 +29,7 @@
 #include "common/procfs.h"
 #include "common/safe_file.h"
 #include "common/util.h"
+#include "printers/printers.h"
 #include "reports/report.h"
 
 #define DEFAULT_DATA_FILE "contend.data"

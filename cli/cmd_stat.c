@@ -24,6 +24,7 @@
 #include "common/safe_file.h"
 #include "common/util.h"
 #include "detector/counters.h"
+#include "printers/printers.h"
 #include "reports/report.h"
 #include "reports/stat_report.h"
 

@@ -33,6 +33,7 @@
 #include "detector/watch.h"
 #include "reports/live_window.h"
 #include "reports/report_finish.h"
+#include "printers/printers.h"
 #include "reports/report.h"
 #include "reports/watch_report.h"
 #include "symbolize/data_types.h"

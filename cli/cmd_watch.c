@@ -29,7 +29,7 @@
 #include "common/safe_file.h"
 #include "detector/instruments.h"
 #include "detector/watch.h"
-#include "reports/format.h"
+#include "printers/format.h"
 #include "reports/report.h"
 #include "reports/report_finish.h"
 #include "reports/watch_report.h"

@@ -18,7 +18,7 @@
 #include "detector/alloc_channel.h"
 #include "detector/alloc_fix.h"
 #include "detector/alloc_record.h"
-#include "reports/fix_report.h"
+#include "reports/fix_sites.h"
 #include "reports/report.h"
 
 /* The count pipe's write end goes this high in the target, out of the

@@ -3,7 +3,7 @@
  * fix_run_session() is session_run() with a report hook: once the
  * sampled run's report is built, the lines whose data lie in separate
  * heap blocks of one allocation site, each block touched by one thread,
- * name the sites a run-time fix can act on (reports/fix_report.h).  The
+ * name the sites a run-time fix can act on (reports/fix_sites.h).  The
  * command then runs N more times as it is and N times with the
  * allocation shim placing those sites' blocks on lines of their own
  * (detector/alloc_fix.h), alternating, unsampled, output discarded;

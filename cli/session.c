@@ -36,7 +36,7 @@
 #include "detector/transfer_price.h"
 #include "common/util.h"
 #include "detector/watch.h"
-#include "reports/format.h"
+#include "printers/format.h"
 #include "reports/report.h"
 #include "symbolize/jvm_attach.h"
 #include "symbolize/symbolizer.h"

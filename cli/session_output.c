@@ -6,7 +6,7 @@
 #include "cli/progress.h"
 #include "common/safe_file.h"
 #include "common/util.h"
-#include "reports/format.h"
+#include "printers/format.h"
 #include "reports/report.h"
 #include "reports/report_finish.h"
 

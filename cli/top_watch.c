@@ -13,6 +13,7 @@
 #include "common/procfs.h"
 #include "common/util.h"
 #include "detector/watch.h"
+#include "printers/printers.h"
 #include "reports/report.h"
 #include "reports/watch_report.h"
 

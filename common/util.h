@@ -63,6 +63,14 @@ char *strbuf_detach(struct strbuf *sb);   /* caller frees; never NULL */
 void strbuf_release(struct strbuf *sb);
 static inline const char *strbuf_str(const struct strbuf *sb) { return sb->buf ? sb->buf : ""; }
 
+/* Two strings, either of which may be NULL, equal (NULL equals NULL). */
+static inline bool str_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return !strcmp(a, b);
+}
+
 /* A count with a reason: samples dropped and why, accesses left untyped
  * and why.  named_counts_free() frees the names and the array. */
 struct named_count {

@@ -24,10 +24,6 @@
 
 void advice_for_line(struct report_line *line, bool heap_object);
 
-/* A layout as C: pahole-style with offsets, holes and line boundaries,
- * or the bare C of a padded element; NULL if there is no layout (no
- * title).  The caller frees it. */
-char *advice_layout_text(const struct report_layout *lay);
 /* Frees what the advice owns and zeroes it. */
 void advice_release(struct report_advice *a);
 void advice_layout_release(struct report_layout *lay);

@@ -625,3 +625,8 @@ void advice_release(struct report_advice *a)
 	advice_layout_release(&a->proposed);
 	memset(a, 0, sizeof(*a));
 }
+
+const char *report_member_access(unsigned access)
+{
+	return member_access_name(access);
+}

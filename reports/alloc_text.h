@@ -13,16 +13,6 @@
 
 #include "reports/report.h"
 
-/* "calloc(2, 3072)", "malloc(64)", "aligned_alloc(64, 128)"; caller frees. */
-char *alloc_call_text(const struct report_alloc *a);
-/* The heap block as every printer shows it, after ALLOC_SENTENCE_TITLE:
- * "aligned_alloc(64, 192) = 192 bytes at 0x..., allocated in
- * gs_alloc gs.h:52 <- setup x.c:79 <- main x.c:103 by thread 12, freed
- * before the end": the call's site, then its callers outward (stack
- * frames and the calls that inlined them).  Unescaped; caller frees. */
-#define ALLOC_SENTENCE_TITLE "heap block: "
-char *alloc_sentence(const struct report_alloc *a);
-
 /* The layout advice's last word on a heap block: "calloc(2, 3072) in
  * main x.c:113 aligns to 16 bytes only: allocate with aligned_alloc(64,
  * 2 * sizeof(struct worker_arg)) and zero it"; NULL without a block, or

@@ -9,7 +9,7 @@
 #include "common/util.h"
 #include "reports/advice.h"
 #include "reports/latent.h"
-#include "reports/violation.h"
+#include "reports/report.h"
 
 struct library_object {
 	const char *const members[4];   /* libstdc++'s and libc++'s, NULL-ended */

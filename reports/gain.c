@@ -303,22 +303,16 @@ void gain_prices_at(struct gain_prices *p, const struct transfer_price *t)
 	p->burst = fmin(1, GAIN_RESIDUAL_BURST * GAIN_REFERENCE_STORE / store);
 }
 
-char *gain_price_text(const struct report *r)
+struct report_pricing report_pricing(const struct report *r)
 {
-	if (r->price.locked)
-		return xasprintf("contended, a locked add costs %.2fx and a plain one %.2fx "
-				 "their private time here (%u probe runs%s): gains priced at that "
-				 "(the model's reference: %.2fx and %.2fx)", r->price.locked,
-				 r->price.store, r->price.runs,
-				 r->price.cached ? ", earlier this boot" : "",
-				 GAIN_REFERENCE_LOCKED, GAIN_REFERENCE_STORE);
-	if (r->price.busy)
-		return xasprintf("%s: gains unknown (a price from another machine would not "
-				 "hold here)", r->price_note ? r->price_note : "not measured");
-	return xasprintf("%s: gains priced at the model's reference, contended locked and "
-			 "plain adds at %.2fx and %.2fx their private time (an Intel Icelake VM)",
-			 r->price_note ? r->price_note : "not recorded", GAIN_REFERENCE_LOCKED,
-			 GAIN_REFERENCE_STORE);
+	struct gain_prices p;
+
+	gain_prices_at(&p, &r->price);
+	return (struct report_pricing){
+		.locked = p.locked, .store = p.store_loop,
+		.reference_locked = GAIN_REFERENCE_LOCKED,
+		.reference_store = GAIN_REFERENCE_STORE,
+	};
 }
 
 void gain_saved(const struct line *l, const unsigned *range_of_cell,

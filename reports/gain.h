@@ -129,9 +129,6 @@ struct gain_prices {
 /* The residuals at the prices t (transfer_price.h); NULL, or a price of
  * 0 (not measured), means the reference. */
 void gain_prices_at(struct gain_prices *p, const struct transfer_price *t);
-/* What the report's gains were priced at, one sentence for its header
- * (text and HTML; caller frees). */
-char *gain_price_text(const struct report *r);
 
 /* The 2x-wide window of ln(measured / predicted) that holds the most fit
  * cases over both kinds of machine (bench/gain-set/FIT.md: 30 of 40;

@@ -323,3 +323,16 @@ char *latent_advice(const struct report_latent *lt, unsigned L, enum advice_lang
 	free(carry_own);
 	return advice;
 }
+
+char *latent_site_text(const struct report_site *s)
+{
+	const char *file = s->file ? basename_of(s->file) : NULL;
+
+	if (s->function && file)
+		return xasprintf("%s (%s:%d)", s->function, file, s->line);
+	if (s->function)
+		return xstrdup(s->function);
+	if (s->module)
+		return xasprintf("%s+0x%" PRIx64, s->module, s->module_off);
+	return xasprintf("0x%" PRIx64, s->ip);
+}

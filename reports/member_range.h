@@ -13,7 +13,7 @@
  * threads, or with a gap between them, stay apart.  The rest of the line
  * (pairs, advice, gain) is left as built: run it last on a line.
  *
- * member_range_parse() reads such a name back ("P[a..b]", or "P[i]" as
+ * member_range_parse() (report.h, a view of the model) reads such a name back ("P[a..b]", or "P[i]" as
  * a = b = i), for those that must see the elements one by one: a
  * baseline written before ranges were merged, JSON's "elements".
  */
@@ -26,10 +26,5 @@
 struct report_line;
 
 void member_ranges_merge(struct report_line *rl);
-
-/* True if member ends in an index "[i]" or an index range "[a..b]"
- * (a <= b): *prefix_len is the length of what comes before the "[". */
-bool member_range_parse(const char *member, size_t *prefix_len,
-			unsigned long *first, unsigned long *last);
 
 #endif

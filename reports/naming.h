@@ -35,11 +35,6 @@ char *object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, bool *hea
  * the same in every process, unlike addr (pid's view, for the name). */
 char *shared_object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, uint64_t off);
 
-/* A line's data as its title names it: "counters (long[2])",
- * "[heap]+0x2a0 (stats: struct stats)", or "".  Raw names (escape them to
- * print); the caller frees. */
-char *report_line_title(const struct report_line *l);
-
 /* Data without a type (no type_name): rust or go set from the language
  * of the code that writes it, else reads it, told by the binary itself
  * (symbolizer_language()), so that the advice speaks it.  A typed line's

@@ -1,8 +1,10 @@
 /* report.h - the report model: what every output format prints.
  *
- * report_build() turns a line table into ranked, symbolized, classified
- * lines (with advice); report_print_text()/report_print_json() render it.
- * The model owns all its strings; report_free() releases everything.
+ * report_build() (reports/report_finish.h) turns a line table into
+ * ranked, symbolized, classified lines (with advice); the printers
+ * (printers/) render it, reading this header and nothing else of the
+ * analysis.  The model owns all its strings; report_free() releases
+ * everything.
  * Nothing here knows which backend produced the samples, except the
  * header's backend name.
  *
@@ -21,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "detector/alloc_fix.h"
 #include "detector/classify.h"
 #include "detector/instruments.h"
 #include "detector/line_table.h"
@@ -56,6 +59,9 @@ struct report_chain {              /* a call chain of a site (-g) */
 };
 
 #define REPORT_CHAIN_FRAMES 8
+/* Sites' code addresses carry the analysis's mapping version in their top
+ * byte (report_code_addr() below; symbolizer.h asserts they agree). */
+#define REPORT_CODE_VERSION_SHIFT 56
 #define REPORT_SITE_CHAINS 4        /* most sampled first */
 
 struct report_site {
@@ -245,6 +251,30 @@ struct report_alloc {
 	bool blocks_private;         /* ... each touched by one thread alone */
 };
 
+/* A run-time fix's timed runs (contend run --measure-fix: cli/fix_run.c
+ * runs them, reports/fix_sites.h picks the sites). */
+struct report_fix_site {
+	char *name;                  /* "main x.c:97": the call, unescaped */
+	char *call;                  /* "malloc(40)", unescaped */
+	uint64_t dev, ino, off;      /* the call's return address: file, offset */
+};
+
+struct report_fix_run {
+	unsigned align;              /* blocks aligned to it, padded to multiples of it */
+	struct report_fix_site sites[ALLOC_FIX_SITES];
+	unsigned n_sites;
+	char *not_fixable;           /* lines the shim cannot fix, and why; or NULL */
+	char *not_measured;          /* why there is no gain, or NULL when measured */
+	unsigned runs;               /* timed runs of each, alternating */
+	double wall_plain, wall_fixed;   /* medians, seconds */
+	double cpu_plain, cpu_fixed;     /* medians of user + system time, seconds */
+	double gain, cpu_gain;       /* plain / fixed */
+	double gain_min, gain_max;   /* over the pairs of runs (runs > 1) */
+	uint64_t blocks_fixed;       /* blocks the shim placed, per fixed run (median) */
+	bool noisy;
+	char *noise;                 /* why the numbers may mislead, or NULL */
+};
+
 struct report_line {
 	uint32_t pid;                /* shared memory: the first process sampled */
 	uint64_t addr;               /*   and the line's address there */
@@ -317,7 +347,7 @@ struct report_line {
 	unsigned n_words;
 	struct report_alloc *alloc;  /* the heap block it lies in, or NULL */
 	/* The run that applied a fix to this line's allocation site and timed
-	 * it (contend run --measure-fix, reports/fix_report.h), or NULL. */
+	 * it (contend run --measure-fix, printers/fix_report.h), or NULL. */
 	const struct report_fix_run *measured;
 };
 
@@ -438,35 +468,108 @@ struct report {
 	 * report_build, not owned).  NULL: any regular file, no symlink. */
 	const struct proc_creds *source_reader;
 	/* run --measure-fix: the timed runs with allocations spaced apart
-	 * (reports/fix_report.h); set by the caller, not owned.  NULL: none. */
+	 * (printers/fix_report.h); set by the caller, not owned.  NULL: none. */
 	const struct report_fix_run *fix_run;
 };
 
 
 #define REPORT_MAX_UNDECIDED 3
 
-struct report *report_build(const struct run_facts *hdr,
-			    struct line_table *lines,
-			    const struct classify_config *cfg, unsigned top,
-			    struct symbolizer *sym, struct data_types *dt);
 void report_free(struct report *r);
 /* tid's entry in a growing array of threads (*n of them, room for
  * *alloc), appended zeroed if new: for builders of lines, ranges and
  * words that sum counts per thread.  Valid until the next call. */
 struct report_thread *report_thread_of(struct report_thread **threads, unsigned *n,
 				       size_t *alloc, uint32_t tid);
-/* After the exact counts of watched words are in (watch.h): a line whose
- * watched words all lie in its lock was confirmed as threads taking the
- * lock in turn, true sharing, whatever internals the words hold. */
-void report_confirm_locks(struct report *r);
 
-void report_print_text(const struct report *r, FILE *out);
-/* line i alone, as report_print_text() prints it (contend top) */
-void report_print_text_line(const struct report *r, unsigned i, FILE *out);
-void report_print_json(const struct report *r, FILE *out);
-/* source files with the contended lines marked; full: whole files */
-void report_print_annotate(const struct report *r, FILE *out, bool full);
-/* one self-contained HTML page: no network, inline CSS and SVG */
-void report_print_html(const struct report *r, FILE *out);
+/*
+ * Views of the model: what a printer may ask of it beyond its fields,
+ * worded once so that every format says the same.  They read the model
+ * only.  Strings are raw (names from the target unescaped) unless said
+ * otherwise, and the caller frees them.
+ */
+
+/* A code address as printed: without the mapping version the analysis
+ * pins to it (symbolize/symbolizer.h, symbolizer_versioned()). */
+static inline uint64_t report_code_addr(uint64_t ip)
+{
+	return ip & ((UINT64_C(1) << REPORT_CODE_VERSION_SHIFT) - 1);
+}
+
+/* A layout row's C++ access (its access field): "public", "protected",
+ * "private"; NULL for none (a C or Rust member, a hole). */
+const char *report_member_access(unsigned access);
+
+/* A line's data as its title names it: "counters (long[2])",
+ * "[heap]+0x2a0 (stats: struct stats)", or "". */
+char *report_line_title(const struct report_line *l);
+
+/* A layout as C: pahole-style with offsets, holes and line boundaries,
+ * or the bare C of a padded element; NULL if there is no layout (no
+ * title). */
+char *advice_layout_text(const struct report_layout *lay);
+
+/* What the gains were priced at: the contended price of a locked add and
+ * of a plain store loop, each the machine's (r->price) or, where it was
+ * not measured, the model's reference; and that reference (gain.h). */
+struct report_pricing {
+	double locked, store;
+	double reference_locked, reference_store;
+};
+struct report_pricing report_pricing(const struct report *r);
+
+/* "calloc(2, 3072)", "malloc(64)", "aligned_alloc(64, 128)". */
+char *alloc_call_text(const struct report_alloc *a);
+/* The heap block as every printer shows it, after ALLOC_SENTENCE_TITLE:
+ * "aligned_alloc(64, 192) = 192 bytes at 0x..., allocated in
+ * gs_alloc gs.h:52 <- setup x.c:79 <- main x.c:103 by thread 12, freed
+ * before the end": the call's site, then its callers outward (stack
+ * frames and the calls that inlined them). */
+#define ALLOC_SENTENCE_TITLE "heap block: "
+char *alloc_sentence(const struct report_alloc *a);
+
+/* True if member ends in an index "[i]" or an index range "[a..b]"
+ * (a <= b): *prefix_len is the length of what comes before the "[". */
+bool member_range_parse(const char *member, size_t *prefix_len,
+			unsigned long *first, unsigned long *last);
+
+/* The alignment the pair's heap block was allocated with, where its
+ * record says one (aligned_alloc, posix_memalign, memalign, C++17's
+ * aligned new) above both malloc's and the type's; else 0.  Where a
+ * block starts proves nothing: one read from the heap (attach) has no
+ * record, so 0. */
+uint64_t latent_alloc_align(const struct report_latent *lt);
+/* A global's declared alignment (_Alignas(64) on the variable, not its
+ * type: lt->decl_align) where it exceeds the type's; else 0.  It keeps the
+ * object where it starts as an aligned allocation keeps a heap block. */
+uint64_t latent_decl_align(const struct report_latent *lt);
+/* " (the type's)", " (malloc's)", " (aligned_alloc's)", " (the
+ * declaration's)": whose alignment placement p counts at. */
+const char *latent_placement_whose(const struct report_latent *lt,
+				   const struct report_placement *p);
+/* "increment (latent_slots.c:63)". */
+char *latent_site_text(const struct report_site *s);
+
+/* A contended line that breaks `contend check`'s rules, told the same way
+ * in every output that carries it.  cli/cmd_check.c decides which lines
+ * break the rules; printers that show a verdict (the compiler-style line
+ * of check, SARIF) point at the same code and say the same words.  The
+ * site is the one that writes the line most (ties: the one reading it
+ * most), among the contended ranges; the message names the range it
+ * writes, the others it contends with, score, threads, function, why
+ * (baseline) and advice.  why: what the baseline says, or NULL. */
+struct report_violation {
+	const struct report_line *line;
+	const char *why;
+};
+/* Is range g contended (true-shared, false victim or writer)? */
+bool report_range_contended(const struct report_range *g);
+/* The code site writing line l most, and its range (*range); NULL if the
+ * line has no site on a contended range (*range untouched). */
+const struct report_site *report_violation_site(const struct report_line *l,
+						const struct report_range **range);
+/* "false sharing on counters[0] with counters[1] (score 0.943, 2 threads,
+ * written in increment): advice...": the violation without its location. */
+char *report_violation_message(const struct report_line *l, const char *why);
 
 #endif

@@ -21,6 +21,10 @@
 #include "detector/instances.h"
 #include "symbolize/pointer_origin.h"
 
+/* Printers strip the pin with report.h's report_code_addr(). */
+_Static_assert(REPORT_CODE_VERSION_SHIFT == SYMBOLIZER_VERSION_SHIFT,
+	       "report.h and symbolizer.h pin code addresses alike");
+
 struct candidate {
 	struct line *line;
 	struct line_verdict v;

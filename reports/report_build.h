@@ -78,13 +78,6 @@ static inline char *strdup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-static inline bool str_eq(const char *a, const char *b)
-{
-	if (!a || !b)
-		return a == b;
-	return !strcmp(a, b);
-}
-
 /* Accesses, counted once each (report.h): an RMW or atomic is a write,
  * as the watchpoints count it, though it also reads (and classification,
  * readers and writers lists treat it as both). */

@@ -37,6 +37,18 @@ struct report_inputs {
 	const struct thread_names *names;   /* NULL: thread ids only */
 };
 
+/* Step 2 alone: the lines of the table classified, ranked (at most top),
+ * named and advised; caller frees with report_free(). */
+struct data_types;
+struct report *report_build(const struct run_facts *hdr,
+			    struct line_table *lines,
+			    const struct classify_config *cfg, unsigned top,
+			    struct symbolizer *sym, struct data_types *dt);
+/* After the exact counts of watched words are in (watch.h): a line whose
+ * watched words all lie in its lock was confirmed as threads taking the
+ * lock in turn, true sharing, whatever internals the words hold. */
+void report_confirm_locks(struct report *r);
+
 /* The report; caller frees with report_free(). */
 struct report *report_finish(const struct report_inputs *in);
 

@@ -5,7 +5,7 @@
  * and why, and what the soft sampler saw (access samples, and those on
  * lines the contention report calls contended).  stat_report_finish()
  * derives the per-1000-instruction metrics and the verdict; the printers
- * render them, never recompute.
+ * (printers/stat_text.c) render them, never recompute.
  *
  * The verdict, and the thresholds it uses (stat_report.c says where each
  * comes from; the output lists them):
@@ -92,8 +92,6 @@ void stat_report_finish(struct stat_report *r);
 void stat_metrics_derive(struct stat_metrics *m);
 void stat_report_free(struct stat_report *r);
 
-void stat_report_print_text(const struct stat_report *r, FILE *out);
-void stat_report_print_json(const struct stat_report *r, FILE *out);
 
 /* One line for the header of `run`/`attach` from a process reading:
  * "CPI 1.20, 3.1 machine clears and 2.0 HITM per 1k instructions:

@@ -1,5 +1,5 @@
 /* violation.c - how a line that breaks check's rules is told (violation.h). */
-#include "reports/violation.h"
+#include "reports/report.h"
 
 #include <stdlib.h>
 #include <string.h>

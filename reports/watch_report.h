@@ -28,20 +28,4 @@ void watch_report_lines(struct watch *w, unsigned line_size, struct report *r,
 char *watch_word_member(const struct report_line *rl, uint64_t addr,
 			struct symbolizer *sym, struct data_types *dt);
 
-/* Why a watched line's exact counts do not confirm it, in words: "only
- * thread 12 accessed the watched words", "no thread wrote ...".  A thread
- * with less than 1% of the accesses is not taking part, as classification
- * has it.  Caller frees. */
-char *watch_not_confirmed_why(const struct report_line *l);
-
-/* What counted the watched words: "watchpoints", or "uprobes on the
- * lines' code" (watch.h, "By code"). */
-const char *report_watch_instrument(const struct report *r);
-
-/* The instruments the run's self-test found not working, in words, for
- * every format's header: "watchpoints unavailable on this machine:
- * armed, never fired on self-test stores and loads (0 of 200)";
- * NULL when all work or none was tested.  Caller frees. */
-char *report_instruments_note(const struct report *r);
-
 #endif

@@ -17,6 +17,7 @@
 #include "tap.h"
 #include "common/safe_file.h"
 #include "common/util.h"
+#include "printers/printers.h"
 #include "reports/report.h"
 
 #define SOURCE_LINES 30

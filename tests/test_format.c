@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/format.h"
+#include "printers/format.h"
 #include "reports/report.h"
 #include "tests/tap.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "detector/line_table.h"
+#include "printers/printers.h"
 #include "reports/gain.h"
 #include "tap.h"
 #include "common/util.h"
@@ -528,20 +529,20 @@ static void test_prices(void)
 static void test_price_text(void)
 {
 	struct report r = { .price = { .locked = 2.88, .store = 2.52, .runs = 5 } };
-	char *s = gain_price_text(&r);
+	char *s = report_price_text(&r);
 
 	CHECK(strstr(s, "locked add costs 2.88x and a plain one 2.52x their private time here "
 		     "(5 probe runs)") && strstr(s, "7.18x and 1.26x"), "measured: %s", s);
 	free(s);
 	r.price = (struct transfer_price){ 0 };
 	r.price_note = (char *)"not measured: fewer than two cores to run on";
-	s = gain_price_text(&r);
+	s = report_price_text(&r);
 	CHECK(!strncmp(s, "not measured: fewer than two cores", 34) &&
 	      strstr(s, "the model's reference, contended locked and plain adds at 7.18x and 1.26x"),
 	      "not: %s", s);
 	free(s);
 	r.price_note = NULL;
-	s = gain_price_text(&r);
+	s = report_price_text(&r);
 	CHECK(!strncmp(s, "not recorded: ", 14), "an older data file: %s", s);
 	free(s);
 }

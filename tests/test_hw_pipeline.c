@@ -18,7 +18,9 @@
 #include "detector/hw_backend.h"
 #include "detector/line_table.h"
 #include "detector/soft.h"          /* named_counts_free */
+#include "printers/printers.h"
 #include "reports/report.h"
+#include "reports/report_finish.h"
 
 #define PID 100
 #define T1 101

@@ -12,6 +12,7 @@
 
 #include "common/util.h"
 #include "reports/alloc_text.h"
+#include "printers/printers.h"
 #include "reports/latent.h"
 #include "tap.h"
 

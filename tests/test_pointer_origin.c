@@ -23,6 +23,7 @@
 #include "symbolize/pointer_origin.h"
 #include "detector/sample.h"
 #include "reports/report.h"
+#include "reports/report_finish.h"
 #include "symbolize/data_types.h"
 #include "symbolize/symbolizer.h"
 

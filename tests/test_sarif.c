@@ -13,9 +13,9 @@
 
 #include "common/json_read.h"
 #include "common/util.h"
-#include "reports/format.h"
+#include "printers/format.h"
 #include "reports/report.h"
-#include "reports/violation.h"
+#include "reports/report.h"
 #include "tests/tap.h"
 
 /* The URI the printer must give the directory: RFC 3986's unreserved

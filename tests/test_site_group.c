@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "tap.h"
-#include "reports/site_group.h"
+#include "printers/site_group.h"
 
 static struct report_site site(uint64_t ip, const char *fn, int line, uint64_t r, uint64_t w)
 {

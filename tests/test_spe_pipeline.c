@@ -26,7 +26,9 @@
 #include "detector/hw_backend.h"
 #include "detector/line_table.h"
 #include "detector/spe.h"
+#include "printers/printers.h"
 #include "reports/report.h"
+#include "reports/report_finish.h"
 #include "symbolize/data_types.h"
 #include "symbolize/symbolizer.h"
 

@@ -1,6 +1,8 @@
 /* html_style.c - the HTML report's inline style sheet (html.c): no
  * network, so the page carries its CSS. */
-#include "reports/html_style.h"
+#include "printers/printers.h"
+#include "reports/report.h"
+#include "printers/html_style.h"
 
 const char html_style[] =
 	":root{--fg:#1f2328;--dim:#656d76;--rule:#d0d7de;--soft:#f6f8fa;"

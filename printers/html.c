@@ -7,8 +7,8 @@
  * string from the report goes through html_esc(): a member, a path or a
  * command line may hold any character.
  */
+#include "printers/printers.h"
 #include "reports/report.h"
-#include "reports/watch_report.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -17,18 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/advice.h"
-#include "reports/alloc_text.h"
-#include "reports/annotate.h"
-#include "reports/fix_report.h"
-#include "reports/gain.h"
-#include "reports/html_internal.h"
-#include "reports/html_style.h"
-#include "reports/latent.h"
-#include "reports/site_group.h"
+#include "printers/annotate.h"
+#include "printers/fix_report.h"
+#include "printers/html_internal.h"
+#include "printers/html_style.h"
+#include "printers/site_group.h"
 #include "config.h"
 #include "common/util.h"
-#include "symbolize/symbolizer.h"
 
 #define MAX_THREADS_SHOWN 8     /* per range in the access table */
 #define MAX_SITES_SHOWN 4       /* per range */
@@ -143,7 +138,7 @@ static void print_facts(const struct report *r, FILE *out)
 		fputs("</td></tr>\n", out);
 	}
 	if (r->n_lines || r->n_minor) {
-		char *price = gain_price_text(r);
+		char *price = report_price_text(r);
 
 		fputs("<tr><th>transfer price</th><td>", out);
 		html_esc(out, price);
@@ -329,7 +324,7 @@ static void print_code(const struct report_site *s, FILE *out)
 	else if (s->module)
 		escf(out, "%s+0x%" PRIx64, s->module, s->module_off);
 	else
-		fprintf(out, "0x%" PRIx64, symbolizer_plain(s->ip));
+		fprintf(out, "0x%" PRIx64, report_code_addr(s->ip));
 	if (s->file) {
 		fputs(" <span class=\"dim\">", out);
 		escf(out, "%s:%d", basename_of(s->file), s->line);

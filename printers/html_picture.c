@@ -4,14 +4,15 @@
  * the top.  Split from html.c by job: the page's text there, its one
  * drawing here.
  */
-#include "reports/html_internal.h"
+#include "printers/printers.h"
+#include "reports/report.h"
+#include "printers/html_internal.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "reports/advice.h"
 #include "common/util.h"
 
 /* the picture, in SVG user units (pixels at 100%) */

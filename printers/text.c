@@ -6,9 +6,9 @@
  * is wider than TEXT_WIDTH columns except the layouts the advice wrote.
  * The JSON report has everything this one leaves out.
  */
+#include "printers/printers.h"
 #include "reports/report.h"
-#include "reports/verdict_text.h"
-#include "reports/latent.h"
+#include "printers/verdict_text.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -17,14 +17,9 @@
 #include <sys/sysmacros.h>
 
 #include "common/escape.h"
-#include "reports/alloc_text.h"
-#include "reports/fix_report.h"
-#include "reports/gain.h"
-#include "reports/naming.h"
-#include "reports/site_group.h"
-#include "reports/watch_report.h"
+#include "printers/fix_report.h"
+#include "printers/site_group.h"
 #include "common/util.h"
-#include "reports/advice.h"
 
 #define TEXT_WIDTH 100
 #define MAX_SITES 4             /* per range */
@@ -174,7 +169,7 @@ static void print_measured(const struct report *r, FILE *out)
 	free(instruments);
 	print_note(out, "# confirmation: ", r->watch_note);
 	if (r->n_lines || r->n_minor) {      /* their gains */
-		char *price = gain_price_text(r);
+		char *price = report_price_text(r);
 
 		print_note(out, "# transfer price: ", price);
 		free(price);

@@ -1,5 +1,6 @@
 /* format.c - the output formats of a report, one row each. */
-#include "reports/format.h"
+#include "printers/printers.h"
+#include "printers/format.h"
 
 #include <string.h>
 

@@ -13,7 +13,8 @@
  * site's most frequent call chain.  Encoding is protobuf-c's, from the
  * profile.proto of pprof kept beside this file; gzip is zlib's.
  */
-#include "reports/format.h"
+#include "printers/printers.h"
+#include "printers/format.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,8 +24,7 @@
 
 #include "common/escape.h"
 #include "common/util.h"
-#include "symbolize/symbolizer.h"
-#include "reports/profile.pb-c.h"
+#include "printers/profile.pb-c.h"
 #include "reports/report.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -185,11 +185,11 @@ static uint64_t site_location(struct pprof *p, const struct report_site *s)
 
 	if (!s->function)
 		unknown = s->module ? xasprintf("%s+0x%" PRIx64, s->module, s->module_off) :
-				      xasprintf("0x%" PRIx64, symbolizer_plain(s->ip));
+				      xasprintf("0x%" PRIx64, report_code_addr(s->ip));
 	fr[n++] = (struct frame){ s->function ? s->function : unknown, s->file, s->line };
 	if (s->inlined_into)
 		fr[n++] = (struct frame){ s->inlined_into, NULL, 0 };
-	id = location_id(p, fr, n, mapping_id(p, s), symbolizer_plain(s->ip));
+	id = location_id(p, fr, n, mapping_id(p, s), report_code_addr(s->ip));
 	free(unknown);
 	return id;
 }
@@ -252,7 +252,7 @@ static uint64_t watched(const struct report_line *l, const struct report_range *
 		if (w->offset + w->size <= g->offset || w->offset >= g->offset + g->size)
 			continue;
 		for (unsigned k = 0; k < w->n_sites; k++)
-			if (w->sites[k].ip == symbolizer_plain(s->ip))
+			if (w->sites[k].ip == report_code_addr(s->ip))
 				n += writes ? w->sites[k].writes : w->sites[k].reads;
 	}
 	return n;

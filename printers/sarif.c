@@ -25,7 +25,8 @@
  * or variable, the members written, the function and relative file of its
  * site), never of addresses, counts or line numbers.
  */
-#include "reports/format.h"
+#include "printers/printers.h"
+#include "printers/format.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,10 +37,9 @@
 #include "config.h"
 #include "common/hashmap.h"
 #include "common/util.h"
-#include "reports/json_string.h"
-#include "reports/latent.h"
+#include "printers/json_string.h"
 #include "reports/report.h"
-#include "reports/violation.h"
+#include "reports/report.h"
 
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 #define SRCROOT "SRCROOT"

@@ -1,31 +1,17 @@
 /* latent_text.c - latent false sharing in words: the text report's
  * section and the sentences the other formats reuse (latent.h).
  */
-#include "reports/latent.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "printers/printers.h"
 #include "common/escape.h"
 #include "common/util.h"
-#include "reports/alloc_text.h"
-#include "reports/violation.h"
+#include "reports/report.h"
 
 #define INDENT "   "
 #define TEXT_WIDTH 100          /* as text.c's */
-
-char *latent_site_text(const struct report_site *s)
-{
-	const char *file = s->file ? basename_of(s->file) : NULL;
-
-	if (s->function && file)
-		return xasprintf("%s (%s:%d)", s->function, file, s->line);
-	if (s->function)
-		return xstrdup(s->function);
-	if (s->module)
-		return xasprintf("%s+0x%" PRIx64, s->module, s->module_off);
-	return xasprintf("0x%" PRIx64, s->ip);
-}
 
 char *latent_placements_text(const struct report_latent *lt)
 {

@@ -1,10 +1,11 @@
 /* site_group.c - code sites grouped by source line (site_group.h). */
-#include "reports/site_group.h"
+#include "printers/printers.h"
+#include "reports/report.h"
+#include "printers/site_group.h"
 
 #include <stdlib.h>
 
 #include "common/util.h"
-#include "reports/report_build.h"
 
 static bool same_place(const struct report_site *x, const struct report_site *y)
 {

@@ -4,6 +4,7 @@
  * only say what goes where.  Small leaf objects (threads, sites, members)
  * are written on one line so that a long report stays readable.
  */
+#include "printers/printers.h"
 #include "reports/report.h"
 
 #include <inttypes.h>
@@ -13,14 +14,8 @@
 #include <sys/sysmacros.h>
 
 #include "common/util.h"
-#include "symbolize/data_types.h"
-#include "symbolize/symbolizer.h"
-#include "reports/advice.h"
-#include "reports/fix_report.h"
-#include "reports/gain.h"
-#include "reports/json_string.h"
-#include "reports/latent.h"
-#include "reports/member_range.h"
+#include "printers/fix_report.h"
+#include "printers/json_string.h"
 
 #define JSON_MAX_DEPTH 16
 
@@ -316,7 +311,7 @@ static void chains_json(struct json *j, const struct report_site *s)
 /* Where the code is: the fields a site and a side of a pair share. */
 static void location_json(struct json *j, const struct report_site *s)
 {
-	json_addr(j, "ip", symbolizer_plain(s->ip));   /* never its version pin */
+	json_addr(j, "ip", report_code_addr(s->ip));   /* never its version pin */
 	json_str(j, "function", s->function);
 	json_str(j, "file", s->file);
 	if (s->line > 0)
@@ -458,7 +453,7 @@ static void layout_row_json(struct json *j, const struct report_layout *lay,
 	else
 		json_null(j, "line");
 	if (row->access)
-		json_str(j, "access", member_access_name(row->access));
+		json_str(j, "access", report_member_access(row->access));
 	if (row->base)
 		json_bool(j, "base", true);
 	if (current) {
@@ -828,13 +823,12 @@ static void type_attribution_json(struct json *j, const struct report *r)
 	json_close(j);
 }
 
-/* What the gains were priced at (reports/gain.h): the probe's ratios, or
+/* What the gains were priced at (report.h, report_pricing()): the probe's ratios, or
  * null and why not, and the ratios used. */
 static void json_price(struct json *j, const struct report *r)
 {
-	struct gain_prices p;
+	struct report_pricing p = report_pricing(r);
 
-	gain_prices_at(&p, &r->price);
 	json_object(j, "transfer_price", false);
 	if (r->price.locked) {
 		json_double(j, "locked", r->price.locked);
@@ -846,9 +840,9 @@ static void json_price(struct json *j, const struct report *r)
 	}
 	json_u64(j, "runs", r->price.runs);
 	json_double(j, "priced_locked", p.locked);
-	json_double(j, "priced_store", p.store_loop);
-	json_double(j, "reference_locked", GAIN_REFERENCE_LOCKED);
-	json_double(j, "reference_store", GAIN_REFERENCE_STORE);
+	json_double(j, "priced_store", p.store);
+	json_double(j, "reference_locked", p.reference_locked);
+	json_double(j, "reference_store", p.reference_store);
 	json_close(j);
 }
 

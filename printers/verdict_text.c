@@ -1,12 +1,12 @@
 /* verdict_text.c - a report's answer in one line (verdict_text.h). */
-#include "reports/verdict_text.h"
+#include "printers/printers.h"
+#include "printers/verdict_text.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 
 #include "common/escape.h"
 #include "common/util.h"
-#include "reports/naming.h"
 #include "reports/report.h"
 
 char *report_verdict_line(const struct report *r)

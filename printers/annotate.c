@@ -7,8 +7,9 @@
  * The first half builds and walks the marks (annotate.h, shared with the
  * HTML page); the second half is the --annotate text.
  */
-#include "reports/annotate.h"
-#include "reports/latent.h"
+#include "printers/printers.h"
+#include "reports/report.h"
+#include "printers/annotate.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,7 +22,6 @@
 #include "common/safe_file.h"
 #include "common/escape.h"
 #include "common/util.h"
-#include "symbolize/symbolizer.h"
 
 #define TAB_WIDTH 8
 #define MAX_MEMBER_WIDTH 20
@@ -511,7 +511,7 @@ static char *site_name(const struct report_site *s)
 		return xstrdup(s->function);
 	if (s->module)
 		return xasprintf("%s+0x%" PRIx64, s->module, s->module_off);
-	return xasprintf("0x%" PRIx64, symbolizer_plain(s->ip));
+	return xasprintf("0x%" PRIx64, report_code_addr(s->ip));
 }
 
 char *annotate_partner(const struct annotate_mark *m)
