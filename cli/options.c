@@ -712,7 +712,7 @@ static bool parse_output_option(struct options *o, struct parse_state *st, int c
 		return true;
 	case OPT_MIN_SCORE:
 		o->classify.min_score = parse_double("--min-score", optarg, 0, 1);
-		o->min_score_set = true;
+		o->classify.min_score_fixed = true;
 		return true;
 	case OPT_WINDOW:
 		o->window_ms = parse_double("--window-ms", optarg, 0.001, 10000);

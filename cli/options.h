@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "detector/classify.h"
-#include "reports/format.h"
+#include "printers/format.h"
 
 enum fail_on { FAIL_ON_ANY, FAIL_ON_FALSE, FAIL_ON_TRUE };
 
@@ -56,7 +56,6 @@ struct options {
 	bool confirm_set;            /* --confirm or --no-confirm given: no default */
 	enum fail_on fail_on;        /* check --fail-on */
 	bool fail_on_latent;         /* check --fail-on latent: latent pairs fail too */
-	bool min_score_set;          /* --min-score given explicitly */
 	const char **allow;          /* check --allow SYMBOL|TYPE.member (repeatable) */
 	unsigned n_allow;
 	const char *baseline;        /* check --baseline FILE (a JSON report) */

@@ -38,10 +38,12 @@ const char *sharing_kind_id(enum sharing_kind k)
 
 void classify_config_default(struct classify_config *c)
 {
-	c->min_score = 0.005;
-	c->min_concurrent_frac = 0.3;
-	c->min_concurrent = 8;
-	c->noise_frac = 0.01;
+	*c = (struct classify_config){
+		.min_score = 0.005,
+		.min_concurrent_frac = 0.3,
+		.min_concurrent = 8,
+		.noise_frac = 0.01,
+	};
 }
 
 /* What one thread did on one range; built from the cells, one per pair. */

@@ -44,6 +44,9 @@ struct classify_config {
 	double min_concurrent_frac;  /* default 0.3 */
 	uint64_t min_concurrent;     /* default 8 */
 	double noise_frac;           /* default 0.01 */
+	/* min_score is the user's (--min-score): a busy machine does not
+	 * scale it down (reports/report_build.c), a gate stays where set */
+	bool min_score_fixed;
 };
 void classify_config_default(struct classify_config *c);
 

@@ -728,7 +728,8 @@ static void candidates_free(struct candidate *c, size_t n)
 /* A busy machine kept the target's threads apart (overlap.h): a shared
  * line's accesses fall in one interleaving window as much less often as
  * the threads ran at once less, so the thresholds on concurrency are
- * scaled to that share, for the lines the watch saw shared (judge_line).
+ * scaled to that share, for the lines the watch saw shared (judge_line);
+ * but not a --min-score the user set, a gate that must hold as set.
  * Elsewhere cfg as it is. */
 static struct classify_config machine_config(struct report *r, const struct classify_config *cfg)
 {
@@ -740,7 +741,8 @@ static struct classify_config machine_config(struct report *r, const struct clas
 	r->busy = true;
 	r->busy_scale = overlap_scale(r->overlap);
 	c.min_concurrent_frac *= r->busy_scale;
-	c.min_score *= r->busy_scale;
+	if (!c.min_score_fixed)
+		c.min_score *= r->busy_scale;
 	return c;
 }
 

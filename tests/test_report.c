@@ -1530,7 +1530,7 @@ static void test_busy_machine(void)
 		[INSTRUMENT_UPROBES] = { .state = INSTRUMENT_REFUSED, .err = EACCES },
 		[INSTRUMENT_TIMER] = { .state = INSTRUMENT_WORKS, .expected = 1000, .counted = 1000 },
 	} };
-	struct classify_config cfg;
+	struct classify_config cfg, gate;
 	struct line_table *t;
 	struct report *r;
 	char *text, *json;
@@ -1565,6 +1565,17 @@ static void test_busy_machine(void)
 	CHECK(strstr(text, "# busy machine: the target's threads ran at once 20% of the sampled"),
 	      "the header says so:\n%s", text);
 	free(text);
+	gate = cfg;
+	gate.min_score = 2 * r->lines[0].score;
+	report_free(r);
+	/* a default threshold scales with the machine; the user's gate holds */
+	r = report_build(&busy, t, &gate, 0, NULL, NULL);
+	CHECK(r->n_lines == 1, "busy: a min_score above the line's (%g), scaled down (x%g), passes it", gate.min_score, r->busy_scale);
+	report_free(r);
+	gate.min_score_fixed = true;
+	r = report_build(&busy, t, &gate, 0, NULL, NULL);
+	CHECK(r->n_lines == 0, "busy: --min-score %g, set by the user, is not scaled down",
+	      gate.min_score);
 	report_free(r);
 	line_table_free(t);
 
