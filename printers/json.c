@@ -475,7 +475,7 @@ static void layout_json(struct json *j, const char *key,
 		return;
 	}
 	json_object(j, key, false);
-	json_str(j, "title", lay->title);
+	json_str(j, "title", report_layout_title(lay));
 	json_u64(j, "size", lay->size);
 	json_u64(j, "align", lay->align);
 	if (lay->placed)

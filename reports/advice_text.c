@@ -630,3 +630,10 @@ const char *report_member_access(unsigned access)
 {
 	return member_access_name(access);
 }
+
+const char *report_layout_title(const struct report_layout *lay)
+{
+	if (lay->title && (lay->go || lay->rust) && !strncmp(lay->title, "struct ", 7))
+		return lay->title + 7;
+	return lay->title;
+}

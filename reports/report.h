@@ -500,6 +500,11 @@ static inline uint64_t report_code_addr(uint64_t ip)
  * "private"; NULL for none (a C or Rust member, a hole). */
 const char *report_member_access(unsigned access);
 
+/* A layout's title as its language names the type: "struct Klass",
+ * "class kv::Shard", but "main.stats" (Go) and "Stats" (Rust), which
+ * have no "struct " before a type's name; NULL without a layout. */
+const char *report_layout_title(const struct report_layout *lay);
+
 /* A line's data as its title names it: "counters (long[2])",
  * "[heap]+0x2a0 (stats: struct stats)", or "". */
 char *report_line_title(const struct report_line *l);
