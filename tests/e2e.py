@@ -12,6 +12,18 @@ repeated; every repetition runs
 and checks the JSON report (docs/json-schema.md):
 
     { "binary": "false_sharing_counters",
+      "requires": ["go"],               optional: commands the build or run
+                                        needs; without one, skip (77)
+      "build": ["go", "build", "-o", "{out}", "{src}/main.go"],
+                                        optional: build the testcase from
+                                        testcases/BINARY (a file or folder,
+                                        {src}) into {out}, a scratch folder
+                                        ({tmp}) for what the tools cache;
+                                        without it, testcases/BINARY is
+                                        built by make
+      "build_env": {"GOCACHE": "{tmp}/go"},   optional, for the build
+      "command": ["java", "-cp", "{out}", "Main"],   optional: what runs
+                                        (default {out}); the run's args follow
       "runs": [
         { "name": "default",            run name, for output and the filter
           "args": ["-t", "2"],          testcase arguments
@@ -57,6 +69,12 @@ and checks the JSON report (docs/json-schema.md):
                                                    null: no allocation
               "advice_excludes": ["struct int"],   no text of the advice
                                                    holds any of these
+              "advice_includes": ["CacheLinePad"], the advice (its summary
+                                                   and layouts, whitespace
+                                                   folded) holds each
+              "min_writer_goroutines": 2,          Go: goroutines writing
+                                                   the line (thread
+                                                   "goroutine" labels)
               "confirmed": true } ],    the watchpoints confirmed the line
                                         (line.confirmation.confirmed)
           "forbid_other_lines": true,   no line beyond the expected ones
@@ -106,6 +124,7 @@ Exit status: 0 all runs passed, 1 some failed, 77 no run selected (skip),
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -119,7 +138,9 @@ EXPECT_KEYS = {"kind", "object", "type", "members", "true_shared_members",
                "false_victim_members", "only_members", "min_writer_threads",
                "function", "file", "min_typed_rate", "alignment_note",
                "advice_layouts", "min_processes", "member_prefixes", "member_ranges", "allocation",
-               "advice_excludes", "confirmed"}
+               "advice_excludes", "confirmed", "advice_includes",
+               "min_writer_goroutines"}
+TOP_KEYS = {"binary", "runs", "requires", "build", "build_env", "command"}
 LAYOUT_KEYS = {"current", "padded", "own_line"}
 KINDS = {"false", "true", "mixed"}
 
@@ -296,7 +317,24 @@ def check_line(exp, line):
         for bad in exp["advice_excludes"]:
             if bad in text:
                 problems.append("advice_excludes: the advice holds %r" % bad)
+    if "advice_includes" in exp:
+        text = advice_text(line.get("advice") or {})
+        for want in exp["advice_includes"]:
+            if " ".join(want.split()) not in text:
+                problems.append("advice_includes: the advice lacks %r" % want)
+    if "min_writer_goroutines" in exp:
+        gs = {t.get("goroutine") for r in line.get("ranges") or []
+              for t in r.get("threads") or [] if t.get("writes", 0) > 0}
+        if None in gs or len(gs) < exp["min_writer_goroutines"]:
+            differ("writer goroutines", ">= %d" % exp["min_writer_goroutines"],
+                   sorted(gs, key=str))
     return problems
+
+
+def advice_text(advice):
+    """The advice's words, whitespace folded: its summary and layouts."""
+    parts = [advice.get(k) or "" for k in ("summary", "layout_now", "layout_proposed")]
+    return " ".join(" ".join(parts).split())
 
 
 def check_allocation(want, got):
@@ -549,22 +587,22 @@ def schema_failures(report):
             for e in errors]
 
 
-def run_once(contend, binary, run):
+def run_once(contend, command, run):
     """Run the testcase under contend once: (report or None, failures, path)."""
-    report, failures, path = run_attempt(contend, binary, run)
+    report, failures, path = run_attempt(contend, command, run)
     if report is None and any(SPURIOUS_TRAP in f for f in failures):
         print("note: %s: the target was killed by a spurious debug trap; again"
-              % os.path.basename(binary))
+              % os.path.basename(command[0]))
         os.unlink(path)
-        report, failures, path = run_attempt(contend, binary, run)
+        report, failures, path = run_attempt(contend, command, run)
     return report, failures, path
 
 
-def run_attempt(contend, binary, run):
+def run_attempt(contend, command, run):
     fd, path = tempfile.mkstemp(prefix="contend-e2e-", suffix=".json")
     os.close(fd)
     cmd = ([contend, "run", "--format", "json", "-o", path] +
-           run.get("contend_args", []) + ["--", binary] + run.get("args", []))
+           run.get("contend_args", []) + ["--"] + command + run.get("args", []))
     try:
         proc = subprocess.run(cmd, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True,
@@ -599,10 +637,10 @@ def reported_nothing(report):
         not report.get("minor_lines") and not report.get("latent")
 
 
-def check_run(contend, binary, run, repeat, tolerate):
+def check_run(contend, command, run, repeat, tolerate):
     passed = misses = 0
     for k in range(repeat):
-        report, failures, path = run_once(contend, binary, run)
+        report, failures, path = run_once(contend, command, run)
         if not failures:
             passed += 1
             os.unlink(path)
@@ -649,6 +687,14 @@ def validate(expected, path):
         bad("not a JSON object")
     if not isinstance(expected.get("binary"), str):
         bad("missing \"binary\"")
+    if set(expected) - TOP_KEYS:
+        bad("unknown keys %s" % sorted(set(expected) - TOP_KEYS))
+    for key in ("requires", "build", "command"):
+        if key in expected and (not isinstance(expected[key], list) or not expected[key] or
+                                any(not isinstance(a, str) for a in expected[key])):
+            bad("%s takes a list of strings" % key)
+    if not isinstance(expected.get("build_env", {}), dict):
+        bad("build_env takes an object")
     if not isinstance(expected.get("runs"), list) or not expected["runs"]:
         bad("missing \"runs\"")
     for run in expected["runs"]:
@@ -697,6 +743,34 @@ def validate(expected, path):
                     bad("run %s: %s needs non-empty strings" % (name, key))
 
 
+def testcase_command(expected, top, tmp):
+    """The command that runs the testcase: testcases/BINARY as make built
+    it, or what "build" makes of its source, run as "command" says."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    srcdir = os.environ.get("top_srcdir") or os.path.dirname(here)
+    out = os.path.join(tmp, expected["binary"])
+    if "build" not in expected:
+        out = os.path.join(top, "testcases", expected["binary"])
+        if not os.access(out, os.X_OK):
+            raise HardError("%s not found or not executable: build first" % out)
+    words = {"src": os.path.join(srcdir, "testcases", expected["binary"]),
+             "out": out, "tmp": tmp}
+
+    def fill(arg):
+        return arg.format(**words)
+
+    if "build" in expected:
+        env = dict(os.environ)
+        env.update({k: fill(v) for k, v in expected.get("build_env", {}).items()})
+        cmd = [fill(a) for a in expected["build"]]
+        proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=600)
+        if proc.returncode != 0:
+            raise HardError("cannot build the testcase: %s: %s"
+                            % (" ".join(cmd), proc.stdout.strip()[-600:]))
+    return [fill(a) for a in expected.get("command", ["{out}"])]
+
+
 def main(argv):
     if len(argv) != 2:
         print("usage: e2e.py TESTCASE.expected.json", file=sys.stderr)
@@ -712,11 +786,15 @@ def main(argv):
             except ValueError as e:
                 raise HardError("%s: %s" % (argv[1], e))
         validate(expected, argv[1])
-        binary = os.path.join(top, "testcases", expected["binary"])
-        for prog in (contend, binary):
-            if not os.access(prog, os.X_OK):
-                raise HardError("%s not found or not executable: build first"
-                                % prog)
+        missing = [t for t in expected.get("requires", []) if not shutil.which(t)]
+        if missing:
+            print("SKIP: %s not found (the testcase needs %s)"
+                  % (", ".join(missing), ", ".join(expected["requires"])))
+            return 77
+        scratch = tempfile.TemporaryDirectory(prefix="contend-e2e-")
+        command = testcase_command(expected, top, scratch.name)
+        if not os.access(contend, os.X_OK):
+            raise HardError("%s not found or not executable: build first" % contend)
         repeat = os.environ.get("CONTEND_E2E_REPEAT")
         if repeat is not None and (not repeat.isdigit() or int(repeat) < 1):
             raise HardError("CONTEND_E2E_REPEAT=%s is not a positive number"
@@ -736,7 +814,7 @@ def main(argv):
     for run in runs:
         times = int(repeat) if repeat else run.get("repeat", 1)
         # CONTEND_E2E_REPEAT measures a rate (bench/): nothing tolerated
-        ok &= check_run(contend, binary, run, times,
+        ok &= check_run(contend, command, run, times,
                         0 if repeat else run.get("tolerate_misses", 0))
     return 0 if ok else 1
 

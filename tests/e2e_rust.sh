@@ -7,11 +7,7 @@
 # are the library's wrappers), the advice's layout is Stats, proposed in
 # Rust (#[repr(C, align(64))], "hits: AtomicU64,"), and the
 # block was allocated by Arc::new in main, not in alloc.rs.  Built
-# without -g (no DWARF: no types), the line is named by the code that
-# allocated it (main::main), and the advice speaks Rust (#[repr(align(64))],
-# crossbeam's CachePadded, debug = true), never C (aligned_alloc, -g
-# alone); its twin with each counter in a #[repr(align(64))] wrapper is
-# not reported.  Skipped without rustc.
+# without -g: testcases/rust_arc_stats.  Skipped without rustc.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -88,43 +84,5 @@ print("ok rust: members %s, sites %s, allocated at main.rs:%d" % (members, sorte
 EOP
 [ $? -eq 0 ] || exit 1
 
-# --- without -g ------------------------------------------------------------
-rustc -O -o "$tmp/stats_nog" "$tmp/main.rs" 2>"$tmp/err" ||
-	{ echo "FAIL: rustc -O (no -g): $(head -3 "$tmp/err")"; exit 1; }
-for try in 1 2 3; do
-	"$contend" run -o "$tmp/nog.txt" -- "$tmp/stats_nog" >/dev/null 2>"$tmp/err" ||
-		{ echo "FAIL: contend (no -g) exited $?:"; cat "$tmp/err"; exit 1; }
-	grep -q "FALSE SHARING" "$tmp/nog.txt" && break
-	echo "try $try (no -g): no false sharing reported"
-done
-fails=
-grep -q "^== #1  FALSE SHARING  malloc(32) block from main::main " "$tmp/nog.txt" ||
-	fails="$fails; the line is not named by its allocation in main::main"
-tr -s ' \n' ' ' <"$tmp/nog.txt" >"$tmp/nog.flat"
-grep -q "#\[repr(align(64))\] struct, or in crossbeam_utils::CachePadded" "$tmp/nog.flat" ||
-	fails="$fails; no Rust padding advice"
-grep -q "debug = true in Cargo.toml's \[profile.release\]" "$tmp/nog.flat" ||
-	fails="$fails; no Rust debug-info advice"
-grep -q "aligned_alloc\|build with -g)" "$tmp/nog.flat" &&
-	fails="$fails; C advice for Rust code"
-if [ -n "$fails" ]; then
-	echo "FAIL (no -g):${fails#;}"
-	sed -n '/^== #1/,/fixing this line/p' "$tmp/nog.txt"
-	exit 1
-fi
-echo "ok rust without -g: named by main::main's allocation, advice in Rust"
-
-# the padded twin: each counter in a #[repr(align(64))] wrapper, no -g
-sed -e 's/^struct Stats {/#[repr(align(64))]\nstruct Padded(AtomicU64);\n\nstruct Stats {/' \
-	-e 's/: AtomicU64,/: Padded,/' -e 's/AtomicU64::new(0)/Padded(AtomicU64::new(0))/g' \
-	-e 's/\.hits\./.hits.0./g; s/\.misses\./.misses.0./g' "$tmp/main.rs" >"$tmp/padded.rs"
-rustc -O -o "$tmp/padded_nog" "$tmp/padded.rs" 2>"$tmp/err" ||
-	{ echo "FAIL: rustc -O padded.rs: $(head -3 "$tmp/err")"; exit 1; }
-"$contend" run -o "$tmp/padded.txt" -- "$tmp/padded_nog" >/dev/null 2>"$tmp/err" ||
-	{ echo "FAIL: contend (padded) exited $?:"; cat "$tmp/err"; exit 1; }
-if grep -q "SHARING" "$tmp/padded.txt"; then
-	echo "FAIL: the padded twin was reported:"
-	sed -n '/^== #1/,/advice/p' "$tmp/padded.txt"
-	exit 1
-fi
-echo "ok rust padded twin: nothing reported"
+# Without -g (no DWARF, no types) and its padded twin: the bundled
+# testcases/rust_arc_stats (tests/e2e_rust_arc_stats.sh).
