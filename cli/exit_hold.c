@@ -151,6 +151,18 @@ bool exit_hold_start(struct exit_hold *h, pid_t pid)
 	return hold_thread(h, pid, 0);
 }
 
+/* Is the task dying: SIGKILL pending, as exit_group() leaves it on every
+ * other thread at once?  Then it counts as gone however long a loaded
+ * machine takes to run it to its end. */
+static bool task_killed(pid_t pid, pid_t tid)
+{
+	unsigned long long pending;
+	const unsigned long long kill = 1ULL << (SIGKILL - 1);
+
+	return (task_status_field(pid, tid, "SigPnd", 16, &pending) && (pending & kill)) ||
+	       (task_status_field(pid, tid, "ShdPnd", 16, &pending) && (pending & kill));
+}
+
 /* Are all the process's threads but the held one dead or dying?  Then the
  * held thread's exit is the process's.  Waits a little for them. */
 static bool process_exiting(const struct exit_hold *h)
@@ -167,7 +179,8 @@ static bool process_exiting(const struct exit_hold *h)
 		for (unsigned i = 0; i < n && !others_alive; i++)
 			others_alive = tasks[i] != h->tid &&
 				       task_stat(h->pid, tasks[i], &state, &cpu) &&
-				       state != 'Z' && state != 'X';
+				       state != 'Z' && state != 'X' &&
+				       !task_killed(h->pid, tasks[i]);
 		free(tasks);
 		if (!others_alive)
 			return true;

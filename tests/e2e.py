@@ -78,6 +78,9 @@ and checks the JSON report (docs/json-schema.md):
               "confirmed": true } ],    the watchpoints confirmed the line
                                         (line.confirmation.confirmed)
           "forbid_other_lines": true,   no line beyond the expected ones
+          "forbid_objects": ["TrueSharing"],   no line whose variable or
+                                        object starts so (where the rest of a
+                                        process, a JVM's, may share lines)
           "allow_lines": ["__nptl_nthreads"],   ... but these variables or
                                         objects may be reported too (real
                                         sharing the testcase does not test:
@@ -130,6 +133,7 @@ import sys
 import tempfile
 
 RUN_KEYS = {"name", "args", "repeat", "tolerate_misses", "contend_args", "timeout", "expect",
+            "forbid_objects",
             "forbid_other_lines", "allow_lines", "expect_minor", "forbid_other_minor",
             "expect_latent", "forbid_other_latent"}
 LATENT_KEYS = {"members", "type", "function", "placements", "allocation",
@@ -543,6 +547,12 @@ def check_report(report, run):
     failures += match_all(run.get("expect", []), report["lines"], check_line,
                           run.get("forbid_other_lines"), "line", line_name,
                           run.get("allow_lines", ()))
+    for line in report["lines"]:
+        names = [line.get("variable") or "", line.get("object") or ""]
+        for prefix in run.get("forbid_objects", []):
+            if any(n.startswith(prefix) for n in names):
+                failures.append("forbid_objects: a %s line of %s" % (line.get("kind"),
+                                                                      line_name(line)))
     failures += match_all(run.get("expect_minor", []),
                           report.get("minor_lines") or [], check_line,
                           run.get("forbid_other_minor"), "minor line", line_name)

@@ -15,9 +15,12 @@
  * which depends on its environment (the working directory's length, for
  * one): a placement that straddles is then the same in every run.  SKEW
  * allocates a long[SKEW] just before it, moving it by 16 + 8 * SKEW bytes,
- * so that a test's retries try other placements.
+ * so that a test's retries try other placements.  "flanked" needs no
+ * retry: b sits between a and c (offsets 16, 24, 32), writer-0 writes b
+ * and writer-1 writes a and c, so whichever boundary the 24 bytes cross,
+ * b shares a line with a field the other thread writes.
  *
- * usage: java FalseSharing [SECONDS] [padded|adjacent] [SKEW]
+ * usage: java FalseSharing [SECONDS] [padded|adjacent|flanked] [SKEW]
  *        (default 10 s, adjacent, no skew)
  * Prints "ready" once both writers run, the increments per second every
  * second, then the total.
@@ -36,6 +39,25 @@ public class FalseSharing {
 
 		long total() {
 			return a + b;
+		}
+	}
+
+	static final class Flanked extends Counters {
+		volatile long c;
+
+		@Override
+		void add(int which) {
+			if (which == 0) {
+				b++;
+			} else {
+				a++;
+				c++;
+			}
+		}
+
+		@Override
+		long total() {
+			return a + b + c;
 		}
 	}
 
@@ -64,14 +86,16 @@ public class FalseSharing {
 
 	public static void main(String[] args) throws Exception {
 		int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
-		boolean padded = args.length > 1 && args[1].equals("padded");
+		String mode = args.length > 1 ? args[1] : "adjacent";
+		boolean padded = mode.equals("padded");
 		Thread[] writers = new Thread[2];
 
 		int skew = args.length > 2 ? Integer.parseInt(args[2]) : 0;
 
 		if (skew > 0)
 			SKEW = new long[skew];
-		COUNTERS = padded ? new PaddedCounters() : new Counters();
+		COUNTERS = padded ? new PaddedCounters() :
+			   mode.equals("flanked") ? new Flanked() : new Counters();
 		for (int i = 0; i < writers.length; i++) {
 			final int which = i;
 
@@ -83,7 +107,7 @@ public class FalseSharing {
 			}, "writer-" + i);
 			writers[i].start();
 		}
-		System.out.println("ready " + (padded ? "padded" : "adjacent"));
+		System.out.println("ready " + mode);
 		long last = 0;
 		for (int s = 0; s < seconds; s++) {
 			Thread.sleep(1000);
