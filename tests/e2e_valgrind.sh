@@ -33,7 +33,8 @@ vg() {
 	st=$?
 	if [ $st -eq 9 ] || grep -q '^==[0-9]*== ' "$tmp/err"; then
 		fail "$name: memcheck found errors (exit $st):"
-		grep '^==[0-9]*==' "$tmp/err" | head -40
+		# all of it: valgrind's own messages (--N--) say what the ==N== lines are
+		grep -v '^[#=]* *$' "$tmp/err" | grep -v '^#' | head -60
 		return 1
 	fi
 	if [ $st -ne 0 ]; then
