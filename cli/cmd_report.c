@@ -10,6 +10,13 @@
  * that build-id under --symfs DIR or in the current directory; a binary
  * that cannot be found (or has no debug info) is named in a warning when
  * it holds code or data of a shared line.
+ *
+ * A perf.data file (detector/perf_file.h) takes the same way as a live
+ * session's rings: its samples go through the sampler and the backend its
+ * events call for (soft for timer samples with user registers, the
+ * hardware decode for samples with data addresses) into the same line
+ * table; its mappings and binaries are found as a data file's are, by the
+ * build-ids perf recorded, also in perf's build-id cache (~/.debug).
  */
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -20,12 +27,16 @@
 #include <unistd.h>
 
 #include "detector/alloc_table.h"
+#include "detector/backend.h"
 #include "detector/glibc_heap.h"
 #include "detector/callchain.h"
 #include "detector/ingest.h"
 #include "cli/commands.h"
 #include "detector/datafile.h"
 #include "detector/line_table.h"
+#include "detector/overlap.h"
+#include "detector/perf_file.h"
+#include "detector/sampler.h"
 #include "cli/options.h"
 #include "cli/session.h"
 #include "detector/thread_names.h"
@@ -248,11 +259,12 @@ static bool has_build_id(const char *path, const struct recorded_file *f)
 }
 
 /* The recorded path; else, with --symfs DIR, DIR/PATH then DIR/BASENAME;
- * else BASENAME in the current directory: the first with the build-id. */
+ * else BASENAME in the current directory; else perf's build-id cache
+ * (~/.debug/.build-id/xx/...): the first with the build-id. */
 static void locate(struct recorded_file *f, const char *symfs)
 {
-	const char *base;
-	char *candidates[3];
+	const char *base, *home = getenv("HOME");
+	char *candidates[4];
 	unsigned n = 0;
 
 	f->state = FILE_AS_RECORDED;
@@ -267,6 +279,11 @@ static void locate(struct recorded_file *f, const char *symfs)
 		candidates[n++] = xasprintf("%s/%s", symfs, base);
 	}
 	candidates[n++] = xstrdup(base);
+	if (home && *home) {   /* perf's build-id cache, where perf record put a copy */
+		char *hex = build_id_hex(f->id, f->id_len);
+		candidates[n++] = xasprintf("%s/.debug/.build-id/%.2s/%s/elf", home, hex, hex + 2);
+		free(hex);
+	}
 	f->state = access(f->path, F_OK) == 0 ? FILE_REBUILT : FILE_MISSING;
 	free(f->use);
 	f->use = NULL;
@@ -418,11 +435,12 @@ static void explain_file(const struct recorded_file *f, const struct options *op
  * from a contend that did not record the target.  Through a pipe (report
  * -i -) whoever wrote the bytes is unknown, and a pipe root's shell made
  * is root's whatever flows in it: root reads it as nobody; anyone else
- * with their own rights, which the kernel bounds anyway. */
+ * with their own rights, which the kernel bounds anyway.  A perf.data (r
+ * NULL) records no target's credentials: its owner's rights. */
 static const struct proc_creds *data_file_reader(FILE *f, const struct datafile_reader *r,
 						 struct proc_creds *owner)
 {
-	const struct proc_creds *target = datafile_reader_target(r);
+	const struct proc_creds *target = r ? datafile_reader_target(r) : NULL;
 	struct stat st;
 
 	*owner = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
@@ -472,6 +490,224 @@ static void replay_release(struct replay *rp)
 	free(rp->events);
 }
 
+/* --- perf.data ------------------------------------------------------------ */
+
+struct perf_replay {
+	struct replay *rp;
+	struct perf_file *pf;
+	uint64_t first_ns, last_ns;     /* the samples' times */
+	uint64_t lost;
+	struct sampler *sampler;
+};
+
+static void on_perf_sample(void *ctx, const struct perf_sample *ps)
+{
+	struct perf_replay *pr = ctx;
+
+	if (ps->time && (!pr->first_ns || ps->time < pr->first_ns))
+		pr->first_ns = ps->time;
+	if (ps->time > pr->last_ns)
+		pr->last_ns = ps->time;
+	sampler_sample(pr->sampler, ps);
+}
+
+/* perf names anonymous memory "//anon"; the kernel's own mappings (pid
+ * -1, addresses above user space) name no code of a target */
+static void on_perf_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
+			 uint64_t pgoff, uint32_t prot, const char *filename,
+			 const struct map_object *obj)
+{
+	struct perf_replay *pr = ctx;
+	struct datafile_mmap m = {
+		.pid = pid, .prot = prot, .start = start, .len = len, .pgoff = pgoff,
+		.filename = strcmp(filename, "//anon") ? filename : "",
+	};
+
+	(void)obj;
+	if (pid == UINT32_MAX || !user_address(start))
+		return;
+	m.build_id_len = perf_file_build_id(pr->pf, pid, filename, m.build_id);
+	on_mmap(pr->rp, &m);
+}
+
+static void on_perf_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec)
+{
+	struct perf_replay *pr = ctx;
+	on_comm(pr->rp, pid, tid, comm, exec);
+}
+
+static void on_perf_fork(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid)
+{
+	struct perf_replay *pr = ctx;
+
+	if (pid == tid && pid != ppid)   /* a process, not a thread */
+		symbolizer_fork(pr->rp->sym, (pid_t)ppid, (pid_t)pid);
+}
+
+static void on_perf_lost(void *ctx, uint64_t n)
+{
+	struct perf_replay *pr = ctx;
+	pr->lost += n;
+}
+
+/* Which decode the events' samples call for: their data addresses (perf
+ * mem, perf c2c: the backend the event names, PEBS where it names none),
+ * else their user registers (soft).  NULL and why if neither. */
+static const struct backend_row *perf_file_backend(const struct perf_file *pf,
+						   struct strbuf *why)
+{
+	const struct perf_event_attr *a = perf_file_attr(pf, 0);
+	const char *name = perf_file_event_name(pf, 0);
+
+	if (a->sample_type & PERF_SAMPLE_ADDR) {
+		if (name && strstr(name, "ibs"))
+			return backend_row(BACKEND_IBS);
+		if (name && strstr(name, "arm_spe"))
+			return backend_row(BACKEND_SPE);
+		return backend_row(BACKEND_PEBS);
+	}
+	if ((a->sample_type & PERF_SAMPLE_REGS_USER) && a->sample_regs_user)
+		return backend_row(BACKEND_SOFT);
+	strbuf_addf(why, "its samples carry neither data addresses (perf mem record, perf c2c "
+		    "record) nor user registers: record with 'perf record -e cpu-clock "
+		    "--user-regs=%s -- CMD'", decode_native_regs_names());
+	return NULL;
+}
+
+/* Samples per second per thread: a timer event's period, or the rate
+ * perf asked for; 0 where the event counts something else. */
+static unsigned perf_file_freq(const struct perf_file *pf)
+{
+	const struct perf_event_attr *a = perf_file_attr(pf, 0);
+
+	if (a->freq)
+		return (unsigned)a->sample_freq;
+	if (a->type == PERF_TYPE_SOFTWARE && a->sample_period &&
+	    (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK))
+		return (unsigned)(1000000000ull / a->sample_period);
+	return 0;
+}
+
+/* What perf recorded that the report leaves out, said once. */
+static void explain_perf_counts(const struct perf_replay *pr, const struct perf_file_counts *c,
+				const char *path)
+{
+	struct strbuf sb = STRBUF_INIT, ep = STRBUF_INIT;
+
+	if (pr->lost)
+		strbuf_addf(&sb, "%s%llu samples perf lost (its buffer was full)",
+			    sb.len ? "; " : "", (unsigned long long)pr->lost);
+	if (c->malformed)
+		strbuf_addf(&sb, "%s%llu malformed samples", sb.len ? "; " : "",
+			    (unsigned long long)c->malformed);
+	if (c->unknown_event)
+		strbuf_addf(&sb, "%s%llu samples of no event in its header", sb.len ? "; " : "",
+			    (unsigned long long)c->unknown_event);
+	if (c->unknown_type)
+		strbuf_addf(&sb, "%s%llu records of types contend does not read",
+			    sb.len ? "; " : "", (unsigned long long)c->unknown_type);
+	if (c->aux_bytes)
+		strbuf_addf(&sb, "%s%llu bytes of AUX-area trace (Intel PT, Arm SPE), not decoded "
+			    "from a file", sb.len ? "; " : "", (unsigned long long)c->aux_bytes);
+	if (sb.len)
+		warning("%s: left out: %s", escape_text(&ep, path), strbuf_str(&sb));
+	strbuf_release(&sb);
+	strbuf_release(&ep);
+}
+
+/* "perf.data: cpu/mem-loads/P, cpu/mem-stores/P": the events perf named */
+static void perf_file_events_note(const struct perf_file *pf, struct strbuf *sb)
+{
+	unsigned n = perf_file_n_attrs(pf), shown = n < 4 ? n : 4;
+
+	strbuf_addf(sb, "perf.data:");
+	for (unsigned i = 0; i < shown; i++) {
+		const char *name = perf_file_event_name(pf, i);   /* the printers escape it */
+
+		strbuf_addf(sb, "%s %s", i ? "," : "", name ? name : "an event");
+	}
+	if (n > shown)
+		strbuf_addf(sb, " and %u more", n - shown);
+}
+
+static int report_perf_file(const struct options *opt, const struct session_hooks *hooks,
+			    FILE *f, const char *path)
+{
+	struct replay rp = { .opt = opt };
+	struct perf_replay pr = { .rp = &rp };
+	struct strbuf err = STRBUF_INIT, note = STRBUF_INIT, ep = STRBUF_INIT;
+	const struct backend_row *row = NULL;
+	struct backend b = { 0 };
+	struct sampler sm = { 0 };
+	struct overlap ov;
+	struct perf_file_counts counts;
+	struct perf_callbacks cb = {
+		.sample_ctx = &pr, .sample = on_perf_sample,
+		.ctx = &pr, .mmap = on_perf_mmap, .comm = on_perf_comm, .fork = on_perf_fork,
+		.lost = on_perf_lost,
+	};
+	struct run_facts hdr;
+	struct named_count *dropped = NULL;
+	struct proc_creds owner;
+	const struct proc_creds *reader;
+	unsigned freq, n_dropped = 0;
+	int ret = 2;
+
+	rp.sym = symbolizer_new();
+	symbolizer_set_offline(rp.sym);
+	pr.pf = perf_file_open(f, &err);
+	if (!pr.pf)
+		goto bad_file;
+	if (!(row = perf_file_backend(pr.pf, &err)))
+		goto bad_file;
+	/* a perf.data says nothing of whose it is: read as its owner could */
+	reader = data_file_reader(f, NULL, &owner);
+	symbolizer_set_map_owner(rp.sym, reader->uid);
+	freq = perf_file_freq(pr.pf);
+	rp.lines = line_table_new(opt->line_size, session_window_ns(opt, freq ? freq : 1000));
+	overlap_init(&ov, 1000000000ull / (freq ? freq : 1000));
+	b.row = row;
+	b.state = row->open(rp.sym);
+	sm = (struct sampler){ .lines = rp.lines, .sym = rp.sym, .backend = &b, .overlap = &ov };
+	pr.sampler = &sm;
+	if (perf_file_run(pr.pf, &cb, &counts, &err) < 0)
+		goto bad_file;
+	explain_perf_counts(&pr, &counts, path);
+
+	perf_file_events_note(pr.pf, &note);
+	strbuf_addf(&note, ", decoded by %s", row->method ? row->method : row->name);
+	if (row->drop_counts)
+		n_dropped = row->drop_counts(b.state, &dropped);
+	hdr = (struct run_facts){
+		.command = perf_file_command(pr.pf) ? perf_file_command(pr.pf) : "perf record",
+		.backend = row->name, .backend_note = strbuf_str(&note),
+		.mem_info = row->mem_info,
+		.overlap = overlap_share(&ov), .cpu_pressure = -1, .load = -1,
+		.freq = freq,
+		.duration = pr.last_ns > pr.first_ns ? (pr.last_ns - pr.first_ns) / 1e9 : 0,
+		.target = TARGET_PERF_FILE,
+		.samples = row->samples_seen(b.state), .decoded = row->samples_decoded(b.state),
+		.dropped = dropped, .n_dropped = n_dropped,
+	};
+	explain_files(&rp);
+	symbolizer_sampling_done(rp.sym);
+	ret = session_output(opt, &hdr, rp.lines, rp.sym, &rp.names, hooks, NULL, reader);
+	goto done;
+
+bad_file:
+	error("%s: %s", escape_text(&ep, path), strbuf_str(&err));
+done:
+	if (b.state)
+		row->close(b.state);
+	named_counts_free(dropped, n_dropped);
+	perf_file_free(pr.pf);
+	strbuf_release(&err);
+	strbuf_release(&note);
+	strbuf_release(&ep);
+	replay_release(&rp);
+	return ret;
+}
+
 int report_data_file(const struct options *opt, const struct session_hooks *hooks)
 {
 	const char *path = opt->input ? opt->input : DEFAULT_DATA_FILE;
@@ -500,7 +736,13 @@ int report_data_file(const struct options *opt, const struct session_hooks *hook
 			error("cannot open %s: %s", path, strerror(errno));
 		return 2;
 	}
+	if (!from_stdin && perf_file_is(f)) {
+		ret = report_perf_file(opt, hooks, f, path);
+		fclose(f);
+		return ret;
+	}
 	rp.sym = symbolizer_new();
+	symbolizer_set_offline(rp.sym);
 	r = datafile_reader_open(f, &err);
 	if (!r)
 		goto bad_file;

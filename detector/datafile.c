@@ -399,6 +399,11 @@ struct datafile_reader *datafile_reader_open(FILE *f, struct strbuf *err)
 			strbuf_addf(err, "not a contend data file (no CONTEND magic)");
 		goto fail;
 	}
+	if (!memcmp(h, "PERFILE2", 8)) {   /* report -i FILE reads these, not a pipe */
+		strbuf_addf(err, "a perf.data file: give it as -i FILE (perf's format is "
+			    "read from a file, not a pipe)");
+		goto fail;
+	}
 	if (memcmp(get_bytes(&c, sizeof(magic)), magic, sizeof(magic))) {
 		strbuf_addf(err, "not a contend data file (no CONTEND magic)");
 		goto fail;

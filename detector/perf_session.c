@@ -360,6 +360,9 @@ bool perf_parse_sample(const struct perf_event_attr *attr, const void *rec,
 	}
 	if (st & PERF_SAMPLE_WEIGHT)
 		out->weight = take_u64(&c);
+	else if (st & PERF_SAMPLE_WEIGHT_STRUCT)   /* perf mem on newer Intel: the
+						      latency is the low 32 bits */
+		out->weight = (uint32_t)take_u64(&c);
 	if (st & PERF_SAMPLE_DATA_SRC)
 		out->data_src = take_u64(&c);
 	return !c.bad;
@@ -453,8 +456,9 @@ bool perf_aux_copy(const uint8_t *aux, size_t aux_size, uint64_t offset, uint64_
 	return true;
 }
 
-static uint64_t record_time(const struct perf_event_attr *attr, const uint8_t *rec, size_t len)
+uint64_t perf_record_time(const struct perf_event_attr *attr, const void *record, size_t len)
 {
+	const uint8_t *rec = record;
 	const struct perf_event_header *h = (const void *)rec;
 	if (h->type == PERF_RECORD_SAMPLE) {
 		size_t off = sizeof(*h);
@@ -558,7 +562,8 @@ static void dispatch_aux(struct perf_session *ps, const struct rec_ref *ref,
 	cb->aux(cb->aux_ctx, &a);
 }
 
-static void dispatch_mmap2(const uint8_t *body, size_t blen, const struct perf_callbacks *cb)
+static void dispatch_mmap2(const uint8_t *body, size_t blen, uint16_t misc,
+			   const struct perf_callbacks *cb)
 {
 	/* u32 pid, tid; u64 addr, len, pgoff; u32 maj, min; u64 ino,
 	 * ino_generation (or build id); u32 prot, flags; char filename[] */
@@ -585,6 +590,8 @@ static void dispatch_mmap2(const uint8_t *body, size_t blen, const struct perf_c
 		.dev = makedev(m.maj, m.min), .ino = m.ino,
 		.shared = (m.flags & MAP_SHARED) != 0,
 	};
+	if (misc & PERF_RECORD_MISC_MMAP_BUILD_ID)   /* a build-id where the inode was */
+		obj.dev = obj.ino = 0;
 	cb->mmap(cb->ctx, m.pid, m.addr, m.len, m.pgoff, m.prot, name, &obj);
 }
 
@@ -604,14 +611,105 @@ static void dispatch_comm(const uint8_t *body, size_t blen, uint16_t misc,
 	cb->comm(cb->ctx, ids[0], ids[1], comm, !!(misc & PERF_RECORD_MISC_COMM_EXEC));
 }
 
+/* PERF_RECORD_MMAP (before MMAP2, and what perf synthesizes for some
+ * files): no protection bits, but misc says whether it is data. */
+static void dispatch_mmap(const uint8_t *body, size_t blen, uint16_t misc,
+			  const struct perf_callbacks *cb)
+{
+	struct {
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+	} m;
+	char name[4096];
+	size_t n;
+	uint32_t prot = PROT_READ | (misc & PERF_RECORD_MISC_MMAP_DATA ? 0 : PROT_EXEC);
+
+	if (blen <= sizeof(m))
+		return;
+	memcpy(&m, body, sizeof(m));
+	n = blen - sizeof(m);
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	copy_bytes(name, body + sizeof(m), n);
+	name[n] = '\0';
+	cb->mmap(cb->ctx, m.pid, m.addr, m.len, m.pgoff, prot, name, NULL);
+}
+
+bool perf_record_dispatch(const struct perf_event_attr *attr, const void *record, size_t len,
+			  const struct perf_callbacks *cb)
+{
+	const uint8_t *rec = record;
+	const struct perf_event_header *h = record;
+	const uint8_t *body = rec + sizeof(*h);
+	size_t blen;
+
+	if (len < sizeof(*h))
+		return false;
+	blen = len - sizeof(*h);
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE: {
+		struct perf_sample s;
+		if (!perf_parse_sample(attr, rec, len, &s))
+			return false;
+		if (cb->sample)
+			cb->sample(cb->sample_ctx, &s);
+		return true;
+	}
+	case PERF_RECORD_MMAP2:
+		if (cb->mmap)
+			dispatch_mmap2(body, blen, h->misc, cb);
+		return true;
+	case PERF_RECORD_MMAP:
+		if (cb->mmap)
+			dispatch_mmap(body, blen, h->misc, cb);
+		return true;
+	case PERF_RECORD_COMM:
+		if (cb->comm)
+			dispatch_comm(body, blen, h->misc, cb);
+		return true;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		uint32_t ids[4];   /* pid, ppid, tid, ptid */
+		if (blen < sizeof(ids))
+			return false;
+		memcpy(ids, body, sizeof(ids));
+		if (h->type == PERF_RECORD_FORK && cb->fork)
+			cb->fork(cb->ctx, ids[0], ids[1], ids[2]);
+		else if (h->type == PERF_RECORD_EXIT && cb->exit)
+			cb->exit(cb->ctx, ids[0], ids[2]);
+		return true;
+	}
+	case PERF_RECORD_LOST: {
+		uint64_t v[2];
+		if (blen < sizeof(v))
+			return false;
+		if (cb->lost) {
+			memcpy(v, body, sizeof(v));
+			cb->lost(cb->ctx, v[1]);
+		}
+		return true;
+	}
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_KSYMBOL:
+	case PERF_RECORD_BPF_EVENT:
+	case PERF_RECORD_CGROUP:
+	case PERF_RECORD_TEXT_POKE:
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+	case PERF_RECORD_NAMESPACES:
+	case PERF_RECORD_LOST_SAMPLES:
+		return true;   /* known, and nothing contend needs */
+	default:
+		return false;
+	}
+}
+
 static void dispatch(struct perf_session *ps, const struct rec_ref *ref,
 		     const struct perf_callbacks *cb)
 {
 	const uint8_t *rec = ps->buf + ref->off;
-	size_t len = ref->len;
 	const struct perf_event_header *h = (const void *)rec;
-	const uint8_t *body = rec + sizeof(*h);
-	size_t blen = len - sizeof(*h);
 
 	switch (h->type) {
 	case PERF_RECORD_AUX:
@@ -620,45 +718,12 @@ static void dispatch(struct perf_session *ps, const struct rec_ref *ref,
 	case PERF_RECORD_ITRACE_START: {
 		uint32_t pid, tid;
 
-		if (cb->itrace_start && perf_parse_itrace_start(rec, len, &pid, &tid))
+		if (cb->itrace_start && perf_parse_itrace_start(rec, ref->len, &pid, &tid))
 			cb->itrace_start(cb->aux_ctx, (uint32_t)ps->rings[ref->ring].cpu, pid, tid);
 		break;
 	}
-	case PERF_RECORD_SAMPLE: {
-		struct perf_sample s;
-		if (perf_parse_sample(&ps->attr, rec, len, &s) && cb->sample)
-			cb->sample(cb->sample_ctx, &s);
-		break;
-	}
-	case PERF_RECORD_MMAP2:
-		if (cb->mmap)
-			dispatch_mmap2(body, blen, cb);
-		break;
-	case PERF_RECORD_COMM:
-		if (cb->comm)
-			dispatch_comm(body, blen, h->misc, cb);
-		break;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: {
-		uint32_t ids[4];   /* pid, ppid, tid, ptid */
-		if (blen < sizeof(ids))
-			break;
-		memcpy(ids, body, sizeof(ids));
-		if (h->type == PERF_RECORD_FORK && cb->fork)
-			cb->fork(cb->ctx, ids[0], ids[1], ids[2]);
-		else if (h->type == PERF_RECORD_EXIT && cb->exit)
-			cb->exit(cb->ctx, ids[0], ids[2]);
-		break;
-	}
-	case PERF_RECORD_LOST: {
-		uint64_t v[2];
-		if (blen >= sizeof(v) && cb->lost) {
-			memcpy(v, body, sizeof(v));
-			cb->lost(cb->ctx, v[1]);
-		}
-		break;
-	}
 	default:
+		perf_record_dispatch(&ps->attr, rec, ref->len, cb);
 		break;
 	}
 }
@@ -673,7 +738,7 @@ size_t perf_session_drain(struct perf_session *ps, const struct perf_callbacks *
 	for (unsigned i = 0; i < ps->n_rings; i++)
 		ring_copy_out(ps, &ps->rings[i], &seq);
 	for (size_t i = 0; i < ps->n_refs; i++)
-		ps->refs[i].time = record_time(&ps->attr, ps->buf + ps->refs[i].off,
+		ps->refs[i].time = perf_record_time(&ps->attr, ps->buf + ps->refs[i].off,
 					       ps->refs[i].len);
 	if (ps->n_refs > 1)   /* refs is NULL until the first record */
 		sort_items(ps->refs, ps->n_refs, sizeof(*ps->refs), cmp_ref);

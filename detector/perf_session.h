@@ -83,7 +83,7 @@ struct perf_callbacks {
 	void *sample_ctx;
 	void (*sample)(void *sample_ctx, const struct perf_sample *s);
 	void *ctx;
-	/* obj: MMAP2's device, inode and MAP_SHARED */
+	/* obj: MMAP2's device, inode and MAP_SHARED; NULL from a MMAP */
 	void (*mmap)(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
 		     uint64_t pgoff, uint32_t prot, const char *filename,
 		     const struct map_object *obj);
@@ -131,6 +131,17 @@ int perf_session_poll(struct perf_session *ps, int timeout_ms);
 size_t perf_session_drain(struct perf_session *ps, const struct perf_callbacks *cb);
 unsigned perf_session_nr_events(const struct perf_session *ps);
 void perf_session_close(struct perf_session *ps);
+
+/* One record that is not an AUX trace's, as drain hands it over: a
+ * sample parsed for attr, the side-band records to their callbacks (a
+ * perf.data file's reader, perf_file.h, shares this with the rings).
+ * False if the record is malformed or of a type contend does not know
+ * (the caller counts them); known types it needs nothing of are true. */
+bool perf_record_dispatch(const struct perf_event_attr *attr, const void *record, size_t len,
+			  const struct perf_callbacks *cb);
+/* The time of a record: the sample's, or its sample_id trailer's (0 if
+ * attr has none), for sorting. */
+uint64_t perf_record_time(const struct perf_event_attr *attr, const void *record, size_t len);
 
 /* Parse one record (exposed for tests and for the data-file reader).
  * Returns false if the record is malformed for attr's sample_type. */

@@ -22,6 +22,7 @@ enum target_state {
 	TARGET_LAUNCHED = 0,
 	TARGET_ATTACHED_RUNNING,     /* left running at detach */
 	TARGET_ATTACHED_EXITED,      /* exited while sampled */
+	TARGET_PERF_FILE,            /* sampled by perf: its perf.data (perf_file.h) */
 };
 
 struct run_facts {

@@ -86,6 +86,21 @@ static void badge(FILE *out, enum sharing_kind kind)
 /* ------------------------------------------------------------------ */
 /* header and ranking */
 
+/* how the target ended, or that perf sampled it */
+static void print_target_status(const struct report *r, FILE *out)
+{
+	if (r->target == TARGET_ATTACHED_RUNNING)
+		fprintf(out, "attached %.2f s, still running", r->duration);
+	else if (r->target == TARGET_ATTACHED_EXITED)
+		fprintf(out, "attached, exited after %.2f s", r->duration);
+	else if (r->target == TARGET_PERF_FILE)
+		fprintf(out, "sampled by perf, %.2f s", r->duration);
+	else if (r->target_status >= 0)
+		fprintf(out, "exit %d, %.2f s", r->target_status, r->duration);
+	else
+		fprintf(out, "killed by signal %d, %.2f s", -r->target_status, r->duration);
+}
+
 static void print_facts(const struct report *r, FILE *out)
 {
 	char *instruments;
@@ -98,14 +113,7 @@ static void print_facts(const struct report *r, FILE *out)
 		fputs("<tr><th>command</th><td><code>", out);
 		html_esc(out, r->command);
 		fputs("</code> <span class=\"dim\">", out);
-		if (r->target == TARGET_ATTACHED_RUNNING)
-			fprintf(out, "attached %.2f s, still running", r->duration);
-		else if (r->target == TARGET_ATTACHED_EXITED)
-			fprintf(out, "attached, exited after %.2f s", r->duration);
-		else if (r->target_status >= 0)
-			fprintf(out, "exit %d, %.2f s", r->target_status, r->duration);
-		else
-			fprintf(out, "killed by signal %d, %.2f s", -r->target_status, r->duration);
+		print_target_status(r, out);
 		fputs("</span></td></tr>\n", out);
 	}
 	fputs("<tr><th>backend</th><td>", out);

@@ -914,6 +914,8 @@ void report_print_json(const struct report *r, FILE *out)
 	json_u64(&j, "line_size", r->line_size);
 	if (r->target == TARGET_LAUNCHED) {
 		json_i64(&j, "target_status", r->target_status);
+	} else if (r->target == TARGET_PERF_FILE) {
+		json_str(&j, "sampled_by", "perf");
 	} else {        /* an attached process's exit status is its parent's */
 		json_bool(&j, "attached", true);
 		json_bool(&j, "target_running", r->target == TARGET_ATTACHED_RUNNING);

@@ -126,6 +126,8 @@ static char *target_status_text(const struct report *r)
 		return xasprintf("   (attached %.2f s, still running)", r->duration);
 	case TARGET_ATTACHED_EXITED:
 		return xasprintf("   (attached, exited after %.2f s)", r->duration);
+	case TARGET_PERF_FILE:
+		return xasprintf("   (sampled by perf, %.2f s)", r->duration);
 	case TARGET_LAUNCHED:
 		break;
 	}

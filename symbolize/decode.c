@@ -59,6 +59,13 @@ uint64_t decode_native_regs_mask(void)
 	return arch ? arch->perf_regs_mask : 0;
 }
 
+const char *decode_native_regs_names(void)
+{
+	const struct decode_arch *arch = decode_arch_native();
+
+	return arch && arch->perf_regs_names ? arch->perf_regs_names : "?";
+}
+
 struct decoder *decoder_new_for_machine(unsigned elf_machine)
 {
 	const struct decode_arch *arch = decode_arch_for_machine(elf_machine);

@@ -80,6 +80,7 @@ struct decode_arch {
 	 * only by decoding the function from its start. */
 	unsigned insn_width;
 	uint64_t perf_regs_mask;               /* user registers to sample */
+	const char *perf_regs_names;           /* the same, as perf record --user-regs= */
 	/* The first address above user space (x86-64: 47 bits; AArch64: 52,
 	 * the most a kernel with 52-bit VAs hands out): a computed address
 	 * at or above it is a misdecode, or the kernel's. */
@@ -106,6 +107,8 @@ bool decode_user_address(const struct decode_arch *arch, uint64_t addr);
 const struct decode_arch *decode_arch_native(void);    /* of this build */
 /* The user registers to sample here (perf_regs_mask), 0 if unknown. */
 uint64_t decode_native_regs_mask(void);
+/* The same as perf record's --user-regs= takes them ("ax,bx,..."). */
+const char *decode_native_regs_names(void);
 
 /* NULL for an architecture without a decoder, or if its disassembler
  * fails to open; decoder_unavailable() says which (NULL: neither). */

@@ -802,6 +802,8 @@ const struct decode_arch decode_arch_aarch64 = {
 	.ops = &arm64_ops,
 	.insn_width = 4,
 	.perf_regs_mask = AARCH64_REGS_MASK,
+	.perf_regs_names = "x0,x1,x2,x3,x4,x5,x6,x7,x8,x9,x10,x11,x12,x13,x14,x15,"
+			   "x16,x17,x18,x19,x20,x21,x22,x23,x24,x25,x26,x27,x28,x29,lr,sp,pc",
 	.user_end = 1ULL << 52,
 	.perf_reg_of_dwarf = perf_reg_of_dwarf,
 	.n_dwarf_regs = ARRAY_SIZE(perf_reg_of_dwarf),

@@ -640,6 +640,8 @@ const struct decode_arch decode_arch_x86_64 = {
 	.ops = &x86_ops,
 	.insn_width = 0,
 	.perf_regs_mask = X86_64_REGS_MASK,
+	.perf_regs_names = "ax,bx,cx,dx,si,di,bp,sp,ip,flags,cs,ss,"
+			   "r8,r9,r10,r11,r12,r13,r14,r15",
 	.user_end = 0x0000800000000000ULL,
 	.perf_reg_of_dwarf = perf_reg_of_dwarf,
 	.n_dwarf_regs = ARRAY_SIZE(perf_reg_of_dwarf),

@@ -35,6 +35,11 @@ void symbolizer_set_map_owner(struct symbolizer *s, uid_t uid)
 	s->map_owner = uid;
 }
 
+void symbolizer_set_offline(struct symbolizer *s)
+{
+	s->offline = true;
+}
+
 void proc_free(void *v)
 {
 	struct proc *p = v;

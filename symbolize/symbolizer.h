@@ -80,6 +80,10 @@ void symbolizer_free(struct symbolizer *s);
  * (not a symlink) owned by uid or root: anyone can plant that name for a
  * pid.  uid is the target's (its fs uid); until set, our own euid. */
 void symbolizer_set_map_owner(struct symbolizer *s, uid_t uid);
+/* The processes the mappings name are gone (a data file's, a perf.data's):
+ * read no process's memory, for its pid may be another's now.  Code not
+ * in a file (JIT) stays unread. */
+void symbolizer_set_offline(struct symbolizer *s);
 
 /* Versions.  A pid's mappings change while it is sampled: dlclose() then
  * dlopen() of another library at the same addresses, an exec.  As perf

@@ -727,5 +727,5 @@ size_t symbolizer_read(struct symbolizer *s, pid_t pid, uint64_t addr,
 			return n;
 	}
 	/* JIT code, or a file we cannot open (deleted, other mount namespace). */
-	return read_process(pid, addr, buf, len);
+	return s->offline ? 0 : read_process(pid, addr, buf, len);
 }

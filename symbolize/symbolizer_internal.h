@@ -144,6 +144,7 @@ struct symbolizer {
 	size_t nr_retired, alloc_retired;
 	size_t nr_open_fds;
 	uint64_t page_size;
+	bool offline;			/* symbolizer_set_offline() */
 	uid_t map_owner;		/* whose /tmp/perf-PID.map we trust (and root's) */
 	bool sampling_done;		/* unpinned addresses mean version 0 */
 };
