@@ -956,9 +956,15 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 
 	stop_requested = 0;
 	catch_stop_signals(true);
-	if (!opt->quiet)
-		fprintf(stderr, "contend: sampling process %d (%s)%s\n", (int)opt->pid,
+	if (!opt->quiet) {
+		pid_t ns = process_ns_pid(opt->pid);   /* a container's pid, as it sees it */
+		char *in_ns = ns && ns != opt->pid ?
+			xasprintf(", pid %d in its PID namespace", (int)ns) : xstrdup("");
+
+		fprintf(stderr, "contend: sampling process %d%s (%s)%s\n", (int)opt->pid, in_ns,
 			escape_text(&esc, command), opt->duration > 0 ? "" : "; Ctrl-C to stop");
+		free(in_ns);
+	}
 	strbuf_release(&esc);
 
 	t0 = sampling_start(&s, opt->pid, false);

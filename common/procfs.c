@@ -78,6 +78,26 @@ pid_t process_tgid(pid_t tid)
 	return tgid > 0 ? (pid_t)tgid : 0;
 }
 
+pid_t process_ns_pid(pid_t pid)
+{
+	char path[64], line[256];
+	long nspid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "NSpid:", 6)) {   /* host first, innermost last */
+			char *last = strrchr(line, '\t');
+			nspid = last ? strtol(last + 1, NULL, 10) : 0;
+			break;
+		}
+	fclose(f);
+	return nspid > 0 ? (pid_t)nspid : 0;
+}
+
 char *process_cmdline(pid_t pid)
 {
 	char path[64], buf[4096];

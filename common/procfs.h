@@ -22,6 +22,9 @@ bool process_alive(pid_t pid);
 pid_t process_memory_task(pid_t pid);
 /* The process (thread group) thread tid belongs to; 0 if unknown. */
 pid_t process_tgid(pid_t tid);
+/* Its pid in its own (innermost) PID namespace, from NSpid: 1 for a
+ * container's first process, pid itself on the host; 0 if unreadable. */
+pid_t process_ns_pid(pid_t pid);
 /* Its command line, arguments joined by spaces ("pid N" if unreadable);
  * caller frees. */
 char *process_cmdline(pid_t pid);

@@ -275,13 +275,33 @@ static bool deleted_name(const char *name)
 	return n > sizeof(suffix) - 1 && !strcmp(name + n - (sizeof(suffix) - 1), suffix);
 }
 
+/* Without map_files (not root): the path as the process sees it, through
+ * its root (a container's files), when that is the inode it mapped. */
+static const char *in_process_root(struct symbolizer *s, pid_t pid, const struct mapping *m)
+{
+	struct stat st;
+	char *alt;
+	const char *ret = NULL;
+
+	if (s->offline || !m->obj.ino || m->name[0] != '/' || deleted_name(m->name))
+		return NULL;
+	alt = xasprintf("/proc/%d/root%s", (int)pid, m->name);
+	if (stat(alt, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == m->obj.ino &&
+	    st.st_dev == m->obj.dev)
+		ret = intern_str(s, alt);
+	free(alt);
+	return ret;
+}
+
 /*
  * The file to read m's ELF headers, symbols and code from: its path while
  * that is still the file the process mapped; else (deleted, or replaced
- * by a package upgrade under a long-lived server) the process's own link
- * to the mapped inode, /proc/PID/map_files/START-END (root, or
- * CAP_SYS_ADMIN), while the process lives and it names that inode.  NULL
- * if neither: then nothing is read from a file for m.  A file already
+ * by a package upgrade under a long-lived server, or a container's file
+ * the host has not at that path) the process's own link to the mapped
+ * inode, /proc/PID/map_files/START-END (root, or CAP_SYS_ADMIN), else the
+ * path through its root, /proc/PID/root/PATH, while the process lives and
+ * either names that inode.  NULL if none: then nothing is read from a
+ * file for m.  A file already
  * open was checked when it was opened: its descriptor keeps that inode.
  */
 static const char *mapping_path(struct symbolizer *s, pid_t pid, const struct mapping *m)
@@ -295,10 +315,10 @@ static const char *mapping_path(struct symbolizer *s, pid_t pid, const struct ma
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
 		 m->start, m->end);
 	/* the same inode, or it is not ours (a pid reused since a recording) */
-	if (!m->obj.ino || stat(alt, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_ino != m->obj.ino || st.st_dev != m->obj.dev)
-		return NULL;
-	return intern_str(s, alt);
+	if (m->obj.ino && stat(alt, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_ino == m->obj.ino && st.st_dev == m->obj.dev)
+		return intern_str(s, alt);
+	return in_process_root(s, pid, m);
 }
 
 static Dwfl_Module *report_mapping(struct symbolizer *s, struct proc *p,

@@ -92,6 +92,7 @@ struct jit_map {
 	size_t nr, alloc;
 	off_t size;			/* of the file when loaded; -1: never */
 	struct timespec mtime;
+	pid_t ns_pid;			/* the pid it sees itself as; 0: not read, -1: unknown */
 };
 
 enum {

@@ -25,18 +25,39 @@ static int jit_sym_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* A JIT writes /tmp/perf-PID.map in its own /tmp under the pid it sees:
+ * in a container (another PID namespace), /proc/PID/root/tmp/perf-NSPID.map
+ * as this process reaches it, while the process lives; else, and for a
+ * replay, our /tmp's. */
+static void jit_map_path(struct symbolizer *s, struct proc *p, char *path, size_t size)
+{
+	struct jit_map *j = &p->jit;
+	struct stat st;
+
+	if (!s->offline && !j->ns_pid) {
+		pid_t ns = process_ns_pid(p->pid);
+		j->ns_pid = ns ? ns : -1;
+	}
+	if (!s->offline && j->ns_pid > 0 && j->ns_pid != p->pid) {
+		snprintf(path, size, "/proc/%d/root/tmp/perf-%d.map", (int)p->pid, (int)j->ns_pid);
+		if (lstat(path, &st) == 0)
+			return;
+	}
+	snprintf(path, size, "/tmp/perf-%d.map", (int)p->pid);
+}
+
 /* (Re)load /tmp/perf-PID.map when it changed since the last look: JITs
  * append to it while the program runs. */
 static void jit_map_refresh(struct symbolizer *s, struct proc *p)
 {
 	struct jit_map *j = &p->jit;
-	char path[64], *line = NULL;
+	char path[96], *line = NULL;
 	size_t alloc = 0, n = 0;
 	struct stat st;
 	FILE *fp;
 	int fd;
 
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)p->pid);
+	jit_map_path(s, p, path, sizeof(path));
 	if (lstat(path, &st) || !S_ISREG(st.st_mode)) {
 		j->nr = 0;
 		j->size = -1;

@@ -147,8 +147,17 @@ static void test_open_fd_count(void)
 	CHECK(open_fd_count() == before, "fds: %d after closing it", open_fd_count());
 }
 
+/* Our own status read in our own /proc: the pid we see.  A pid no process
+ * has: 0.  (A child namespace's 1 is tests/e2e_container.sh's.) */
+static void test_ns_pid(void)
+{
+	CHECK_EQ_U64(process_ns_pid(getpid()), getpid(), "our own pid");
+	CHECK_EQ_U64(process_ns_pid(0x3ffffff0), 0, "no such process");
+}
+
 int main(void)
 {
+	test_ns_pid();
 	test_open_fd_count();
 	test_object();
 	test_file_line();
