@@ -400,5 +400,6 @@ int cmd_record(int argc, char **argv)
 	recorder_release(&rec);
 	free(opt.tids);         /* -t, -p lists: options_parse() grew them */
 	free(opt.pids);
+	free(opt.cgroup);
 	return ret;
 }

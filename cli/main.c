@@ -36,6 +36,7 @@ static int cmd_attach(int argc, char **argv)
 		ret = session_attach(&opt, NULL);
 	free(opt.tids);         /* -t, -p lists: options_parse() grew them */
 	free(opt.pids);
+	free(opt.cgroup);
 	return ret;
 }
 

@@ -82,6 +82,8 @@ static const char usage_attach[] =
 	"                         kept to the list (its privilege needed too)\n"
 	"  -a, --all-cpus         every process on the machine (per-CPU events;\n"
 	"                         needs CAP_PERFMON or kernel.perf_event_paranoid <= 0)\n"
+	"  -G, --cgroup CGROUP    with -a: only the processes in CGROUP or below it\n"
+	"                         (/system.slice/docker-ID.scope, or its /sys/fs/cgroup path)\n"
 	"  -d, --duration SECONDS how long to sample (default: until Ctrl-C)\n"
 	"  -t, --tid TID,...      only these threads\n"
 	"      --confirm          confirm with watchpoints, as run does, also on a\n"
@@ -119,7 +121,7 @@ static const char usage_record[] =
 	"\n"
 	"  -o, --output FILE      the data file (default contend.data)\n"
 	"  -F, --freq HZ          sampling rate per thread (default %u)\n"
-	"  -p, -a, -d, -t         as for attach\n"
+	"  -p, -a, -G, -d, -t     as for attach\n"
 	"      --no-confirm       as for run (the watchpoints' exact counts are\n"
 	"                         stored for report to confirm the lines with)\n"
 	"      --no-alloc-sites   as for run (with a command: its heap blocks are\n"
@@ -406,6 +408,17 @@ static void parse_pids(struct options *o, const char *list)
 	}
 }
 
+/* -G: the cgroup as /proc/PID/cgroup names it (common/procfs.h). */
+static char *cgroup_path_parse(const char *arg)
+{
+	char *path = cgroup_path_of(arg);
+
+	if (!path)
+		die("-G %s: no such cgroup (give its path as /proc/PID/cgroup shows it, "
+		    "/a/b, or its directory under /sys/fs/cgroup)", arg);
+	return path;
+}
+
 /* Several -p processes: per-CPU events kept to them (system_wide.h). */
 static void pid_list_to_system_wide(struct options *o)
 {
@@ -527,6 +540,7 @@ static const struct option_row option_rows[] = {
 	{ { "quiet", no_argument, NULL, 'q' }, SAMPLE | REPORT | CHECK | STAT },
 	{ { "pid", required_argument, NULL, 'p' }, ATTACH | RECORD | STAT | TOP },
 	{ { "all-cpus", no_argument, NULL, 'a' }, ATTACH | RECORD | TOP },
+	{ { "cgroup", required_argument, NULL, 'G' }, ATTACH | RECORD },
 	{ { "duration", required_argument, NULL, 'd' }, ATTACH | RECORD | STAT | TOP },
 	{ { "delay", required_argument, NULL, 'D' }, SAMPLE },
 	{ { "tid", required_argument, NULL, 't' }, ATTACH | RECORD },
@@ -811,6 +825,10 @@ static bool parse_target_option(struct options *o, struct parse_state *st, int c
 			    "use 'contend attach -a -d SECONDS'");
 		o->system_wide = true;
 		return true;
+	case 'G':
+		free(o->cgroup);
+		o->cgroup = cgroup_path_parse(optarg);
+		return true;
 	case 'd':
 		o->duration = parse_double("-d", optarg, 0.001, 1e7);
 		return true;
@@ -887,6 +905,8 @@ void options_parse(struct options *o, int argc, char **argv)
 		o->line_size = default_line_size(o->command);
 	if (o->n_pids)
 		pid_list_to_system_wide(o);
+	if (o->cgroup && (!o->system_wide || o->n_pids))
+		die("-G: a cgroup filters what -a samples: give -a with it (not -p)");
 	if (o->keep && !o->continuous)
 		die("--keep: keeps the profiles of --interval; give --interval SECONDS too");
 	if (o->continuous) {

@@ -41,6 +41,7 @@ struct options {
 	bool system_wide;            /* attach/record -a: every process */
 	pid_t *pids;                 /* -p PID,PID,... (2 or more; else NULL, 0): */
 	unsigned n_pids;             /*   sampled as -a is (system_wide set, pid 0) */
+	char *cgroup;                /* -a -G: only processes in this cgroup ("/a/b"), or NULL */
 	pid_t *tids;                 /* attach -t TID,... (owned) */
 	unsigned n_tids;
 	double duration;             /* attach: seconds, 0 = until Ctrl-C/exit */

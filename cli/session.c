@@ -808,12 +808,13 @@ static int session_attach_all(const struct options *opt, const struct session_ho
 
 	if (opt->pid || opt->n_tids || opt->argv)
 		die("-a samples every process: give no -p, -t or command with it");
-	label = system_wide_label(opt->pids, opt->n_pids);
+	label = system_wide_label(opt->pids, opt->n_pids, opt->cgroup);
 	session_check_output(opt);
 	session_init(&s, opt, hooks);
 	system_wide_init(&sw);
 	sw.only = opt->pids;
 	sw.n_only = opt->n_pids;
+	sw.cgroup = opt->cgroup;
 	s.sw = &sw;
 	/* other processes' threads: no overlap of the target's to measure */
 	s.sampler.overlap = NULL;
@@ -829,7 +830,8 @@ static int session_attach_all(const struct options *opt, const struct session_ho
 	stop_requested = 0;
 	catch_stop_signals(true);
 	if (!opt->quiet)
-		fprintf(stderr, "contend: sampling %s%s\n", opt->n_pids ? label : "every process",
+		fprintf(stderr, "contend: sampling %s%s\n",
+			opt->n_pids || opt->cgroup ? label : "every process",
 			opt->duration > 0 ? "" : "; Ctrl-C to stop");
 	t0 = monotonic_s();
 	while (!stop_requested && !(opt->duration > 0 && monotonic_s() - t0 >= opt->duration))

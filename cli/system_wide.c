@@ -24,6 +24,8 @@ void system_wide_init(struct system_wide *sw)
 /* In -p's list, or no list. */
 static bool listed(const struct system_wide *sw, pid_t pid)
 {
+	if (sw->cgroup)
+		return process_in_cgroup(pid, sw->cgroup);
 	for (unsigned i = 0; i < sw->n_only; i++)
 		if (sw->only[i] == pid)
 			return true;
@@ -55,10 +57,12 @@ static bool is_contend_process(const struct system_wide *sw, pid_t pid)
 	return !strcmp(base, "contend") || !strcmp(base, "lt-contend");
 }
 
-char *system_wide_label(const pid_t *pids, unsigned n)
+char *system_wide_label(const pid_t *pids, unsigned n, const char *cgroup)
 {
 	struct strbuf sb = STRBUF_INIT;
 
+	if (cgroup)   /* the printers escape it */
+		return xasprintf("every process in cgroup %s (-a -G)", cgroup);
 	if (!n)
 		return xstrdup("every process (-a)");
 	strbuf_addf(&sb, "processes ");

@@ -37,6 +37,7 @@ struct system_wide {
 	pid_t self;
 	const pid_t *only;         /* -p PID,PID,...: these alone; NULL: every one */
 	unsigned n_only;
+	const char *cgroup;        /* -G: the processes in it (or below) alone; NULL: any */
 	struct stat self_exe;      /* to know other contend processes */
 	uint64_t processes;        /* distinct processes sampled */
 	uint64_t contend_processes;   /* other contends, left out */
@@ -46,7 +47,7 @@ void system_wide_init(struct system_wide *sw);
 /* What -a or -p PID,PID,... samples, for the report's header: "every
  * process (-a)", "processes 12, 34" (caller frees).  Dies if a listed
  * process is gone. */
-char *system_wide_label(const pid_t *pids, unsigned n);
+char *system_wide_label(const pid_t *pids, unsigned n, const char *cgroup);
 void system_wide_release(struct system_wide *sw);
 /* A sample of pid/tid is about to be decoded: false to drop it.
  * *new_thread: tid is new, to be named (from /proc while it lives). */

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "common/util.h"
 
@@ -96,6 +98,94 @@ pid_t process_ns_pid(pid_t pid)
 		}
 	fclose(f);
 	return nspid > 0 ? (pid_t)nspid : 0;
+}
+
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define CGROUP2_MAGIC 0x63677270   /* CGROUP2_SUPER_MAGIC */
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Some hierarchy under /sys/fs/cgroup has cgroup ("/a/b"). */
+static bool cgroup_exists(const char *cgroup)
+{
+	char *p = xasprintf(CGROUP_ROOT "%s", cgroup);
+	bool found = is_dir(p);
+	DIR *d;
+	struct dirent *e;
+
+	free(p);
+	if (found || !(d = opendir(CGROUP_ROOT)))
+		return found;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		p = xasprintf(CGROUP_ROOT "/%s%s", e->d_name, cgroup);
+		found = is_dir(p);
+		free(p);
+	}
+	closedir(d);
+	return found;
+}
+
+char *cgroup_path_of(const char *arg)
+{
+	size_t root = sizeof(CGROUP_ROOT) - 1, n;
+	const char *rel = arg;
+	struct statfs fs;
+	char *path;
+
+	if (!strncmp(arg, CGROUP_ROOT, root) && (arg[root] == '/' || !arg[root])) {
+		if (!is_dir(arg))
+			return NULL;
+		rel = arg + root;
+		/* a v1 or hybrid layout: the first component is the hierarchy */
+		if (statfs(CGROUP_ROOT, &fs) == 0 && fs.f_type != CGROUP2_MAGIC && *rel)
+			rel = strchr(rel + 1, '/') ? strchr(rel + 1, '/') : "";
+		if (!*rel)
+			rel = "/";
+	} else if (arg[0] != '/') {
+		return NULL;
+	}
+	path = xstrdup(rel);
+	n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	if (strcmp(path, "/") && !cgroup_exists(path)) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+bool process_in_cgroup(pid_t pid, const char *cgroup)
+{
+	char file[64], line[4096];
+	size_t n = strlen(cgroup);
+	bool in = false;
+	FILE *f;
+
+	if (!strcmp(cgroup, "/"))
+		return true;
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	if (!(f = fopen(file, "re")))
+		return false;
+	/* "ID:CONTROLLERS:PATH", one line per hierarchy */
+	while (!in && fgets(line, sizeof(line), f)) {
+		char *path = strchr(line, ':');
+
+		path = path ? strchr(path + 1, ':') : NULL;
+		if (!path)
+			continue;
+		path++;
+		path[strcspn(path, "\n")] = '\0';
+		in = !strncmp(path, cgroup, n) && (path[n] == '\0' || path[n] == '/');
+	}
+	fclose(f);
+	return in;
 }
 
 char *process_cmdline(pid_t pid)

@@ -25,6 +25,14 @@ pid_t process_tgid(pid_t tid);
 /* Its pid in its own (innermost) PID namespace, from NSpid: 1 for a
  * container's first process, pid itself on the host; 0 if unreadable. */
 pid_t process_ns_pid(pid_t pid);
+
+/* A cgroup as /proc/PID/cgroup names it ("/a/b", "/" the root), from that
+ * or from its directory under /sys/fs/cgroup (the v2 tree, or a v1 or
+ * hybrid hierarchy's: /sys/fs/cgroup/memory/a/b); NULL unless a hierarchy
+ * mounted there has it.  Caller frees. */
+char *cgroup_path_of(const char *arg);
+/* Is pid in cgroup (cgroup_path_of's form) or below it, in any hierarchy? */
+bool process_in_cgroup(pid_t pid, const char *cgroup);
 /* Its command line, arguments joined by spaces ("pid N" if unreadable);
  * caller frees. */
 char *process_cmdline(pid_t pid);

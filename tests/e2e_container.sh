@@ -8,7 +8,11 @@
 #     attach line gives the pid the process sees (1);
 #  2. a JVM with its own /tmp (a tmpfs in its mount namespace): the attach
 #     protocol reaches it, it writes /tmp/perf-1.map in its /tmp, and the
-#     Java method names come through (/proc/PID/root/tmp/perf-1.map).
+#     Java method names come through (/proc/PID/root/tmp/perf-1.map);
+#  3. attach -a -G CGROUP: a false-sharing testcase in a cgroup of its own
+#     is reported, a true-sharing one outside it is not, by the cgroup's
+#     path and by its /sys/fs/cgroup directory; -G without -a, and a
+#     cgroup no hierarchy has, are one-line errors.
 # Needs root (unshare, chroot, mount); each part skips with the reason.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -21,6 +25,7 @@ pids=""
 cleanup() {
 	# unshare --fork ignores SIGTERM; killed, --kill-child takes its child along
 	for p in $pids; do kill -9 "$p" 2>/dev/null; done
+	[ -n "${cgdir:-}" ] && { sleep 0.5; rmdir "$cgdir" 2>/dev/null; }
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -116,6 +121,46 @@ EOP
 			fail "JVM with its own /tmp (exit $st)"; cat "$tmp/err"
 		fi
 	fi
+fi
+
+# --- 3. attach -a -G -------------------------------------------------------
+cgname=contend-e2e-$$
+for base in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+	[ "$(stat -f -c %T "$base" 2>/dev/null)" = cgroup2fs ] && mkdir "$base/$cgname" 2>/dev/null &&
+		{ cgdir="$base/$cgname"; break; }
+done
+if [ -z "${cgdir:-}" ]; then
+	echo "skip 3: no writable cgroup v2 hierarchy here"
+else
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" -t 2 --seconds 10' sh "$cgdir" "$fsc" \
+		>/dev/null 2>&1 &
+	in_pid=$!
+	"$top_builddir/testcases/true_sharing_counter" --seconds 10 >/dev/null 2>&1 &
+	out_pid=$!
+	pids="$pids $in_pid $out_pid"
+	sleep 1
+	bad=0
+	for g in "/$cgname" "$cgdir"; do
+		"$contend" attach -a -G "$g" -d 3 --format json -o "$tmp/g.json" 2>"$tmp/err"
+		st=$?
+		python3 - "$tmp/g.json" "$in_pid" "$out_pid" "$cgname" <<'EOP' || { bad=1; echo "  -G $g: exit $st"; cat "$tmp/err"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+pin, pout, name = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+assert d["command"] == "every process in cgroup /%s (-a -G)" % name, d["command"]
+pids = {l["pid"] for l in d["lines"]}
+assert pout not in pids, "the process outside the cgroup is reported"
+false = [l for l in d["lines"] if l["kind"] == "false" and l["pid"] == pin]
+assert false and false[0].get("variable") == "counters", [(l["kind"], l["pid"]) for l in d["lines"]]
+EOP
+	done
+	[ $bad -eq 0 ] && ok "attach -a -G: the cgroup's process alone, by path and by directory" ||
+		fail "attach -a -G"
+	expect_max_lines=1
+	expect "-G without -a" 2 "-G: a cgroup filters what -a samples" \
+		"$contend" attach -G "/$cgname" -p "$in_pid" -d 1
+	expect "-G of no cgroup" 2 "-G /no-such-cgroup-here: no such cgroup" \
+		"$contend" attach -a -G /no-such-cgroup-here -d 1
 fi
 
 [ $fails -eq 0 ]

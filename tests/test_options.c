@@ -54,7 +54,7 @@ static const char *short_form(const char *name)
 		{ "freq", "-F" }, { "output", "-o" }, { "backend", "-b" }, { "quiet", "-q" },
 		{ "pid", "-p" }, { "all-cpus", "-a" }, { "duration", "-d" }, { "delay", "-D" },
 		{ "tid", "-t" }, { "input", "-i" }, { "call-graph", "-g" }, { "interval", "-i" },
-		{ "iterations", "-n" }, { "help", "-h" },
+		{ "iterations", "-n" }, { "help", "-h" }, { "cgroup", "-G" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++)
 		if (!strcmp(pairs[i][0], name))

@@ -1,6 +1,7 @@
 /* Unit tests for common/procfs.c's /proc/PID/maps line parser, which the
  * symbolizer and contend record share. */
 #include "common/procfs.h"
+#include "common/util.h"
 #include "tests/tap.h"
 
 #include <pthread.h>
@@ -155,8 +156,43 @@ static void test_ns_pid(void)
 	CHECK_EQ_U64(process_ns_pid(0x3ffffff0), 0, "no such process");
 }
 
+/* -G's cgroup paths, and our own membership as /proc/self/cgroup says */
+static void test_cgroup(void)
+{
+	char line[4096] = "", *own = NULL, *p;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if ((p = strchr(line, ':')) && (p = strchr(p + 1, ':'))) {
+			p[1 + strcspn(p + 1, "\n")] = '\0';
+			free(own);
+			own = strdup(p + 1);   /* the last hierarchy's: v2 where there is one */
+		}
+	if (f)
+		fclose(f);
+	CHECK(cgroup_path_of("relative/path") == NULL, "a relative path");
+	p = cgroup_path_of("/");
+	CHECK_STR(p, "/", "the root");
+	free(p);
+	p = cgroup_path_of("/sys/fs/cgroup/");
+	CHECK_STR(p, "/", "the root's directory");
+	free(p);
+	CHECK(cgroup_path_of("/no-such-cgroup-anywhere") == NULL, "no such cgroup");
+	CHECK(process_in_cgroup(getpid(), "/"), "every process is under /");
+	if (own) {
+		char *sibling = xasprintf("%s-not", strcmp(own, "/") ? own : "/x");
+
+		CHECK(process_in_cgroup(getpid(), own), "in our own cgroup %s", own);
+		CHECK(!process_in_cgroup(getpid(), sibling), "not in %s", sibling);
+		free(sibling);
+	}
+	CHECK(!process_in_cgroup(0x3ffffff0, "/a"), "no such process");
+	free(own);
+}
+
 int main(void)
 {
+	test_cgroup();
 	test_ns_pid();
 	test_open_fd_count();
 	test_object();
