@@ -498,6 +498,9 @@ struct perf_replay {
 	uint64_t first_ns, last_ns;     /* the samples' times */
 	uint64_t lost;
 	struct sampler *sampler;
+	struct backend *backend;
+	const struct perf_callbacks *cb;
+	struct hashmap process_of;      /* tid -> pid, for AUX traces per thread */
 };
 
 static void on_perf_sample(void *ctx, const struct perf_sample *ps)
@@ -530,9 +533,17 @@ static void on_perf_mmap(void *ctx, uint32_t pid, uint64_t start, uint64_t len,
 	on_mmap(pr->rp, &m);
 }
 
+static void note_thread(struct perf_replay *pr, uint32_t pid, uint32_t tid)
+{
+	if (pid && tid)
+		hashmap_put(&pr->process_of, &tid, (void *)(uintptr_t)pid);
+}
+
 static void on_perf_comm(void *ctx, uint32_t pid, uint32_t tid, const char *comm, bool exec)
 {
 	struct perf_replay *pr = ctx;
+
+	note_thread(pr, pid, tid);
 	on_comm(pr->rp, pid, tid, comm, exec);
 }
 
@@ -540,8 +551,29 @@ static void on_perf_fork(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid)
 {
 	struct perf_replay *pr = ctx;
 
+	note_thread(pr, pid, tid);
 	if (pid == tid && pid != ppid)   /* a process, not a thread */
 		symbolizer_fork(pr->rp->sym, (pid_t)ppid, (pid_t)pid);
+}
+
+/* An AUX trace (Arm SPE) to the backend's decoder, whose samples come
+ * back to on_perf_sample.  A per-thread trace names its thread only. */
+static void on_perf_aux(void *ctx, const struct perf_aux *a)
+{
+	struct perf_replay *pr = ctx;
+	struct perf_aux with_pid = *a;
+
+	if (!with_pid.pid && with_pid.tid)
+		with_pid.pid = (uint32_t)(uintptr_t)hashmap_get(&pr->process_of, &with_pid.tid);
+	pr->backend->row->aux->feed(pr->backend->state, &with_pid, pr->cb);
+}
+
+static void on_perf_itrace_start(void *ctx, uint32_t cpu, uint32_t pid, uint32_t tid)
+{
+	struct perf_replay *pr = ctx;
+
+	note_thread(pr, pid, tid);
+	pr->backend->row->aux->itrace_start(pr->backend->state, cpu, pid, tid);
 }
 
 static void on_perf_lost(void *ctx, uint64_t n)
@@ -559,11 +591,12 @@ static const struct backend_row *perf_file_backend(const struct perf_file *pf,
 	const struct perf_event_attr *a = perf_file_attr(pf, 0);
 	const char *name = perf_file_event_name(pf, 0);
 
+	for (unsigned i = 0; i < perf_file_n_attrs(pf); i++)   /* its samples are in AUX */
+		if (perf_file_event_name(pf, i) && strstr(perf_file_event_name(pf, i), "arm_spe"))
+			return backend_row(BACKEND_SPE);
 	if (a->sample_type & PERF_SAMPLE_ADDR) {
 		if (name && strstr(name, "ibs"))
 			return backend_row(BACKEND_IBS);
-		if (name && strstr(name, "arm_spe"))
-			return backend_row(BACKEND_SPE);
 		return backend_row(BACKEND_PEBS);
 	}
 	if ((a->sample_type & PERF_SAMPLE_REGS_USER) && a->sample_regs_user)
@@ -607,8 +640,8 @@ static void explain_perf_counts(const struct perf_replay *pr, const struct perf_
 		strbuf_addf(&sb, "%s%llu records of types contend does not read",
 			    sb.len ? "; " : "", (unsigned long long)c->unknown_type);
 	if (c->aux_bytes)
-		strbuf_addf(&sb, "%s%llu bytes of AUX-area trace (Intel PT, Arm SPE), not decoded "
-			    "from a file", sb.len ? "; " : "", (unsigned long long)c->aux_bytes);
+		strbuf_addf(&sb, "%s%llu bytes of AUX-area trace its events' decode does not read "
+			    "(Intel PT)", sb.len ? "; " : "", (unsigned long long)c->aux_bytes);
 	if (sb.len)
 		warning("%s: left out: %s", escape_text(&ep, path), strbuf_str(&sb));
 	strbuf_release(&sb);
@@ -634,7 +667,7 @@ static int report_perf_file(const struct options *opt, const struct session_hook
 			    FILE *f, const char *path)
 {
 	struct replay rp = { .opt = opt };
-	struct perf_replay pr = { .rp = &rp };
+	struct perf_replay pr = { .rp = &rp, .process_of = HASHMAP_INIT(sizeof(uint32_t)) };
 	struct strbuf err = STRBUF_INIT, note = STRBUF_INIT, ep = STRBUF_INIT;
 	const struct backend_row *row = NULL;
 	struct backend b = { 0 };
@@ -670,6 +703,13 @@ static int report_perf_file(const struct options *opt, const struct session_hook
 	b.state = row->open(rp.sym);
 	sm = (struct sampler){ .lines = rp.lines, .sym = rp.sym, .backend = &b, .overlap = &ov };
 	pr.sampler = &sm;
+	pr.backend = &b;
+	pr.cb = &cb;
+	if (row->aux) {
+		cb.aux_ctx = &pr;
+		cb.aux = on_perf_aux;
+		cb.itrace_start = on_perf_itrace_start;
+	}
 	if (perf_file_run(pr.pf, &cb, &counts, &err) < 0)
 		goto bad_file;
 	explain_perf_counts(&pr, &counts, path);
@@ -701,6 +741,7 @@ done:
 		row->close(b.state);
 	named_counts_free(dropped, n_dropped);
 	perf_file_free(pr.pf);
+	hashmap_release(&pr.process_of, NULL);
 	strbuf_release(&err);
 	strbuf_release(&note);
 	strbuf_release(&ep);

@@ -22,6 +22,7 @@
 /* perf's own record types, after the kernel's (tools/perf/util/event.h) */
 #define RECORD_FINISHED_ROUND 68
 #define RECORD_AUXTRACE 71
+#define RECORD_TIME_CONV 79
 #define RECORD_COMPRESSED 81
 #define RECORD_USER_FIRST 64
 #define RECORD_USER_LAST 83
@@ -64,6 +65,8 @@ struct perf_file {
 	struct build_id *build_ids;
 	size_t n_build_ids, alloc_build_ids;
 	char *command;
+	struct perf_aux clock;           /* TIME_CONV's, for AUX traces */
+	uint64_t last_time;              /* of the records handed over */
 };
 
 /* --- reading the file ---------------------------------------------------- */
@@ -253,7 +256,7 @@ static void read_cmdline(struct perf_file *pf, const struct section *s)
 			break;
 		if (sb.len)
 			strbuf_addch(&sb, ' ');
-		strbuf_addf(&sb, w);
+		strbuf_add(&sb, w, strlen(w));
 		free(w);
 	}
 	if (sb.len)
@@ -469,6 +472,30 @@ static int sample_attr(const struct perf_file *pf, const uint8_t *rec, size_t le
 	return hit ? (int)hit->attr : -1;
 }
 
+/* The CPU of a non-sample record: in its sample_id trailer, before the
+ * identifier (tid, time, id, stream_id, cpu, identifier); 0 if none. */
+static uint32_t trailer_cpu(const struct perf_event_attr *attr, const uint8_t *rec, size_t len)
+{
+	uint64_t st = attr->sample_type;
+	size_t back = 8 * (1 + !!(st & PERF_SAMPLE_IDENTIFIER));
+	uint32_t cpu = 0;
+
+	if (attr->sample_id_all && (st & PERF_SAMPLE_CPU) && len >= back + 8)
+		memcpy(&cpu, rec + len - back, 4);
+	return cpu;
+}
+
+/* PERF_RECORD_ITRACE_START: whose trace a CPU's AUX area holds from now */
+static void itrace_start(struct perf_file *pf, const struct perf_event_attr *attr,
+			 const uint8_t *rec, size_t len, const struct perf_callbacks *cb)
+{
+	uint32_t pid, tid;
+
+	(void)pf;
+	if (cb->itrace_start && perf_parse_itrace_start(rec, len, &pid, &tid))
+		cb->itrace_start(cb->aux_ctx, trailer_cpu(attr, rec, len), pid, tid);
+}
+
 /* Hand over the round's records up to time upto (all: UINT64_MAX), in
  * time order; keep the rest for the next round. */
 static void round_flush(struct perf_file *pf, struct round *r, uint64_t upto,
@@ -484,7 +511,11 @@ static void round_flush(struct perf_file *pf, struct round *r, uint64_t upto,
 		const uint8_t *rec = r->buf + ref->off;
 		const struct perf_event_header *h = (const void *)rec;
 
-		if (!perf_record_dispatch(&pf->attrs[ref->attr], rec, ref->len, cb)) {
+		if (ref->time > pf->last_time)
+			pf->last_time = ref->time;
+		if (h->type == PERF_RECORD_ITRACE_START) {
+			itrace_start(pf, &pf->attrs[ref->attr], rec, ref->len, cb);
+		} else if (!perf_record_dispatch(&pf->attrs[ref->attr], rec, ref->len, cb)) {
 			if (h->type == PERF_RECORD_SAMPLE)
 				c->malformed++;
 			else
@@ -541,6 +572,61 @@ static bool round_add(struct perf_file *pf, struct round *r, const struct perf_e
 	return true;
 }
 
+/* PERF_RECORD_TIME_CONV: the clock of the AUX traces' timestamps (the
+ * ring's metadata page when perf recorded): time_shift, time_mult,
+ * time_zero, then (newer perf) time_cycles, time_mask and the caps. */
+static void read_time_conv(struct perf_file *pf, const struct perf_event_header *hdr,
+			   uint64_t off)
+{
+	uint64_t v[5] = { 0 };
+	uint8_t caps[2] = { 1, 0 };   /* older records: time_zero is valid */
+	size_t body = hdr->size - sizeof(*hdr);
+
+	if (body < 24 || !read_at(pf, off + sizeof(*hdr), v, body < sizeof(v) ? body : sizeof(v)))
+		return;
+	if (body >= sizeof(v) + 2)
+		read_at(pf, off + sizeof(*hdr) + sizeof(v), caps, 2);
+	pf->clock.time_shift = (uint16_t)v[0];
+	pf->clock.time_mult = (uint32_t)v[1];
+	pf->clock.time_zero = v[2];
+	pf->clock.time_cycles = v[3];
+	pf->clock.time_mask = v[4];
+	pf->clock.time_zero_valid = caps[0];
+	pf->clock.time_short = caps[1];
+}
+
+/* PERF_RECORD_AUXTRACE: size, offset, reference; idx, tid, cpu; then size
+ * bytes of trace, handed to cb->aux as the rings' AUX areas are.  False
+ * when nothing takes it (no decoder, or a trace over the round's cap). */
+static bool aux_trace(struct perf_file *pf, const struct perf_event_header *hdr,
+		      uint64_t off, uint64_t size, const struct perf_callbacks *cb)
+{
+	struct {
+		uint64_t size, offset, reference;
+		uint32_t idx, tid, cpu, reserved;
+	} e;
+	struct perf_aux a = pf->clock;
+	uint8_t *data;
+
+	if (!cb->aux || !size || size > PERF_FILE_ROUND_MAX || hdr->size < sizeof(*hdr) + sizeof(e) ||
+	    !read_at(pf, off + sizeof(*hdr), &e, sizeof(e)))
+		return false;
+	data = xmalloc(size);
+	if (!read_at(pf, off + hdr->size, data, size)) {
+		free(data);
+		return false;
+	}
+	a.cpu = e.cpu;
+	a.tid = e.tid == UINT32_MAX ? 0 : e.tid;   /* per-CPU traces: -1 */
+	a.time = pf->last_time;
+	a.offset = e.offset;
+	a.data = data;
+	a.size = size;
+	cb->aux(cb->aux_ctx, &a);
+	free(data);
+	return true;
+}
+
 int perf_file_run(struct perf_file *pf, const struct perf_callbacks *cb,
 		  struct perf_file_counts *c, struct strbuf *err)
 {
@@ -578,10 +664,16 @@ int perf_file_run(struct perf_file *pf, const struct perf_callbacks *cb,
 				ret = -1;
 				break;
 			}
-			c->aux_bytes += size;
+			/* what came before it in time is known: mappings, threads */
+			round_flush(pf, &r, UINT64_MAX, cb, c);
+			before = r.max_time;
+			if (!aux_trace(pf, &hdr, off, size, cb))
+				c->aux_bytes += size;
 			off += hdr.size + size;
 			continue;
 		}
+		if (hdr.type == RECORD_TIME_CONV)
+			read_time_conv(pf, &hdr, off);
 		if (hdr.type == RECORD_FINISHED_ROUND) {
 			/* what a later round can hold is no earlier than the one before */
 			round_flush(pf, &r, before, cb, c);

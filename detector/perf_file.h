@@ -8,7 +8,10 @@
  * all but the data; perf_file_run() hands the data section's records to
  * the same perf_callbacks a live session's drain calls (perf_session.h),
  * in time order: perf writes its rings out in rounds, and a round's
- * records are sorted, as perf report sorts them, before they go.
+ * records are sorted, as perf report sorts them, before they go.  AUX
+ * traces (AUXTRACE records: Arm SPE) go to cb->aux with the clock of the
+ * file's TIME_CONV, after every record before them; ITRACE_START to
+ * cb->itrace_start.
  *
  * The file is outside input: every offset, size and count is checked
  * against the file's length and the format's bounds, and a file that
@@ -64,7 +67,7 @@ struct perf_file_counts {
 	uint64_t malformed;         /* samples that did not parse for their event */
 	uint64_t unknown_event;     /* samples whose id no attribute has */
 	uint64_t unknown_type;      /* records of types contend does not read */
-	uint64_t aux_bytes;         /* AUX-area traces (Intel PT, Arm SPE): not read */
+	uint64_t aux_bytes;         /* AUX-area traces no cb->aux took (Intel PT) */
 	uint64_t round_flushes;     /* rounds cut short at PERF_FILE_ROUND_MAX */
 };
 

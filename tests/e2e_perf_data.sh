@@ -9,6 +9,7 @@
 #     written by tests/perf_data_synth.py (no PMU here): false sharing on
 #     counters, the HITM loads counted, the pebs decode named; and with
 #     the latency as newer cores lay it out (WEIGHT_STRUCT), 4 threads;
+#     and an Arm SPE file: the packets in AUXTRACE records, decoded;
 #  4. files contend cannot use get one line and exit 2, never a crash:
 #     no registers, cut short at many places, pipe mode, big-endian,
 #     through a pipe, compressed records.
@@ -147,6 +148,32 @@ then
 	ok "weight struct, 4 threads: the latency's low 32 bits"
 else
 	fail "weight struct (exit $st)"; cat "$tmp/err"
+fi
+
+# Arm SPE: the accesses as SPE packets in AUXTRACE records, the threads
+# from ITRACE_START and the CONTEXTIDR packets, the clock from TIME_CONV
+python3 "$synth" "$fsc" "$tmp/spe.data" --style spe || fail "perf_data_synth.py --style spe"
+"$contend" report -i "$tmp/spe.data" --format json -o "$tmp/spe.json" 2>"$tmp/err"
+st=$?
+if [ $st -eq 0 ] && check_line "$tmp/spe.json" false 'counters[0]' 'counters[1]' &&
+   python3 - "$tmp/spe.json" <<'EOP'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["backend"] == "spe", d["backend"]
+assert d["backend_note"].startswith("perf.data: arm_spe_0/"), d["backend_note"]
+assert d["samples"] == 4000 and d["decoded"] == 4000, (d["samples"], d["decoded"])
+assert abs(d["duration_s"] - 0.2) < 0.01, d["duration_s"]
+l = [l for l in d["lines"] if l["kind"] == "false"][0]
+assert l["pid"] == 4242, l["pid"]
+assert sorted(t["tid"] for t in l["threads"]) == [4243, 4244], l["threads"]
+assert l["mean_latency"] == 200, l["mean_latency"]
+for r in l["ranges"]:
+    assert r["reads"] == 1500 and r["writes"] == 500, r
+EOP
+then
+	ok "SPE-style perf.data: the AUX trace decoded, false sharing, threads and latency"
+else
+	fail "SPE-style perf.data (exit $st)"; cat "$tmp/err"
 fi
 
 # --- 4: files contend cannot use ------------------------------------------

@@ -7,7 +7,8 @@
  * into line tables and mappings into a symbolizer's tables.  No lookups:
  * those would open whatever files a hostile input names.  A refused file
  * must come with a reason.  Build and run: `make fuzz-perfdata` (corpus:
- * tests/fuzz-corpus/perfdata, seeds written by tests/perf_data_synth.py).
+ * tests/fuzz-corpus/perfdata, seeds written by tests/perf_data_synth.py,
+ * PEBS-style and SPE-style).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE   /* memfd_create */
@@ -69,6 +70,25 @@ static void on_fork(void *ctx, uint32_t pid, uint32_t ppid, uint32_t tid)
 		symbolizer_fork(s->sym, (pid_t)ppid, (pid_t)pid);
 }
 
+/* an AUX trace's bytes, every one read (the SPE decoder is fuzzed by its
+ * own tests' streams; this reaches perf_file's AUXTRACE path) */
+static void on_aux(void *ctx, const struct perf_aux *a)
+{
+	volatile uint64_t sum = a->cpu + a->tid + a->time_mult;
+
+	(void)ctx;
+	for (size_t i = 0; i < a->size; i++)
+		sum += a->data[i];
+}
+
+static void on_itrace_start(void *ctx, uint32_t cpu, uint32_t pid, uint32_t tid)
+{
+	volatile uint64_t sum = cpu + pid + tid;
+
+	(void)ctx;
+	(void)sum;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	warnings_quiet = true;
@@ -81,6 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct perf_callbacks cb = {
 		.sample_ctx = &s, .sample = on_sample,
 		.ctx = &s, .mmap = on_mmap, .comm = on_comm, .fork = on_fork,
+		.aux_ctx = &s, .aux = on_aux, .itrace_start = on_itrace_start,
 	};
 	struct perf_file_counts counts;
 	struct strbuf err = STRBUF_INIT;
