@@ -21,6 +21,10 @@ fsc="$top_builddir/testcases/false_sharing_counters"
 synth="$top_srcdir/tests/perf_data_synth.py"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# perf record copies what it saw into $HOME/.debug, which report searches:
+# a scratch one, so that no other test finds these copies
+export HOME="$tmp/home"
+mkdir -p "$HOME"
 fails=0
 ok() { echo "ok $1"; }
 fail() { echo "FAIL $1"; fails=$((fails + 1)); }
@@ -86,7 +90,7 @@ EOP
 	# 2. the binary is gone: perf's build-id cache holds it
 	rm -f "$tmp/fsc"
 	"$contend" report -i "$tmp/perf.data" --format json -o "$tmp/moved.json" 2>"$tmp/err"
-	if [ -d "$HOME/.debug" ] && grep -q "using .*\.debug/" "$tmp/err" &&
+	if [ -d "$HOME/.debug" ] && grep -q "using $HOME/\.debug/" "$tmp/err" &&
 	   check_line "$tmp/moved.json" false 'counters[0]' 'counters[1]'; then
 		ok "binary removed: found in perf's build-id cache"
 	elif [ ! -d "$HOME/.debug" ]; then

@@ -18,6 +18,8 @@ set -u
 contend="$top_builddir/contend"
 fsc="$top_builddir/testcases/false_sharing_counters"
 tmp=$(mktemp -d)
+# perf's build-id cache (~/.debug) is searched too: not the user's here
+export HOME="$tmp"
 trap 'rm -rf "$tmp"' EXIT
 . "$top_srcdir/tests/e2e_lib.sh"
 
