@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cpu_nodes.h"
 #include "cli/commands.h"
 #include "detector/alloc_table.h"
 #include "detector/glibc_heap.h"
@@ -298,7 +299,11 @@ static int on_report(void *ctx, const struct report *r, const struct options *op
 		.overlap = r->overlap, .cpu_pressure = r->cpu_pressure, .load = r->load,
 	};
 	uint64_t samples = datafile_writer_samples(rec->w);
+	struct cpu_nodes nodes;   /* this machine's, which sampled */
 	int failed;
+
+	if (cpu_nodes_read_sysfs(&nodes))
+		summary.cpu_nodes = &nodes;
 
 	/* whose rights `report` reads the sources with: the target's, as
 	 * `run` would have (session.c, the last credentials seen) */

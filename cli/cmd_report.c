@@ -663,6 +663,25 @@ static void perf_file_events_note(const struct perf_file *pf, struct strbuf *sb)
 		strbuf_addf(sb, " and %u more", n - shown);
 }
 
+/* The report's header: perf's command, the decode that ran, the span of
+ * the samples; backend_note and dropped are the caller's. */
+static struct run_facts perf_file_facts(const struct perf_replay *pr, const struct backend *b,
+					unsigned freq, double overlap)
+{
+	const char *command = perf_file_command(pr->pf);
+
+	return (struct run_facts){
+		.command = command ? command : "perf record",
+		.backend = b->row->name, .mem_info = b->row->mem_info,
+		.overlap = overlap, .cpu_pressure = -1, .load = -1, .freq = freq,
+		.duration = pr->last_ns > pr->first_ns ? (pr->last_ns - pr->first_ns) / 1e9 : 0,
+		.target = TARGET_PERF_FILE,
+		.samples = b->row->samples_seen(b->state),
+		.decoded = b->row->samples_decoded(b->state),
+		.cpu_nodes = perf_file_cpu_nodes(pr->pf),
+	};
+}
+
 static int report_perf_file(const struct options *opt, const struct session_hooks *hooks,
 			    FILE *f, const char *path)
 {
@@ -718,17 +737,10 @@ static int report_perf_file(const struct options *opt, const struct session_hook
 	strbuf_addf(&note, ", decoded by %s", row->method ? row->method : row->name);
 	if (row->drop_counts)
 		n_dropped = row->drop_counts(b.state, &dropped);
-	hdr = (struct run_facts){
-		.command = perf_file_command(pr.pf) ? perf_file_command(pr.pf) : "perf record",
-		.backend = row->name, .backend_note = strbuf_str(&note),
-		.mem_info = row->mem_info,
-		.overlap = overlap_share(&ov), .cpu_pressure = -1, .load = -1,
-		.freq = freq,
-		.duration = pr.last_ns > pr.first_ns ? (pr.last_ns - pr.first_ns) / 1e9 : 0,
-		.target = TARGET_PERF_FILE,
-		.samples = row->samples_seen(b.state), .decoded = row->samples_decoded(b.state),
-		.dropped = dropped, .n_dropped = n_dropped,
-	};
+	hdr = perf_file_facts(&pr, &b, freq, overlap_share(&ov));
+	hdr.backend_note = strbuf_str(&note);
+	hdr.dropped = dropped;
+	hdr.n_dropped = n_dropped;
 	explain_files(&rp);
 	symbolizer_sampling_done(rp.sym);
 	ret = session_output(opt, &hdr, rp.lines, rp.sym, &rp.names, hooks, NULL, reader);

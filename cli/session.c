@@ -27,6 +27,7 @@
 #include "detector/overlap.h"
 #include "detector/line_table.h"
 #include "detector/perf_session.h"
+#include "common/cpu_nodes.h"
 #include "detector/price_cache.h"
 #include "detector/sampler.h"
 #include "common/escape.h"
@@ -77,6 +78,7 @@ struct session {
 	double pressure_t0;        /* and when: monotonic_s() */
 	bool has_pressure;
 	struct transfer_price price;   /* the machine's (0: not measured) */
+	struct cpu_nodes nodes;        /* its NUMA topology, for the lines' nodes */
 	char *price_note;          /* why not, or NULL */
 };
 
@@ -490,6 +492,8 @@ static void machine_facts(struct session *s, struct run_facts *hdr)
 			hdr->cpu_pressure = 1;
 	}
 	hdr->load = load_average();
+	if (cpu_nodes_read_sysfs(&s->nodes))
+		hdr->cpu_nodes = &s->nodes;
 }
 
 /* Header, report, output; returns 0 or 2 (cannot write the report). */
@@ -958,11 +962,10 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 
 	stop_requested = 0;
 	catch_stop_signals(true);
-	if (!opt->quiet) {
-		pid_t ns = process_ns_pid(opt->pid);   /* a container's pid, as it sees it */
+	if (!opt->quiet) {   /* a container's pid, as it sees itself */
+		pid_t ns = process_ns_pid(opt->pid);
 		char *in_ns = ns && ns != opt->pid ?
 			xasprintf(", pid %d in its PID namespace", (int)ns) : xstrdup("");
-
 		fprintf(stderr, "contend: sampling process %d%s (%s)%s\n", (int)opt->pid, in_ns,
 			escape_text(&esc, command), opt->duration > 0 ? "" : "; Ctrl-C to stop");
 		free(in_ns);

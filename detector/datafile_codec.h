@@ -9,6 +9,7 @@
 #ifndef CONTEND_DATAFILE_CODEC_H
 #define CONTEND_DATAFILE_CODEC_H
 
+#include "common/cpu_nodes.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -132,6 +133,7 @@ struct datafile_summary {
 	unsigned n_dropped;
 	char *command, *backend, *backend_note, *price_note;
 	struct instruments instruments;
+	struct cpu_nodes nodes;          /* version 7; facts.cpu_nodes points here */
 };
 
 void datafile_summary_encode(struct bytes *b, const struct run_facts *s);

@@ -76,6 +76,11 @@ void datafile_summary_encode(struct bytes *b, const struct run_facts *s)
 	put_f64(b, s->overlap);
 	put_f64(b, s->cpu_pressure);
 	put_f64(b, s->load);
+	/* version 7: its NUMA nodes, the node of each CPU (-1: none) */
+	put_u32(b, s->cpu_nodes && s->cpu_nodes->known);
+	if (s->cpu_nodes && s->cpu_nodes->known)
+		for (unsigned i = 0; i < CPU_NODES_MAX; i++)
+			put_u8(b, (uint8_t)s->cpu_nodes->node[i]);
 }
 
 /* The instruments' self-test of the recording run (version 6): as many
@@ -120,6 +125,31 @@ static int parse_machine(struct run_facts *s, struct cursor *c, struct strbuf *e
 	    !(s->load == -1 || (s->load >= 0 && s->load <= 1e6)))
 		return datafile_fail(err, "overlap %g, CPU pressure %g, load %g", s->overlap,
 			    s->cpu_pressure, s->load);
+	return 0;
+}
+
+/* The recording machine's NUMA topology (version 7): a flag, and with it
+ * the node of each of CPU_NODES_MAX CPUs, -1 or 0..63. */
+static int parse_nodes(struct datafile_summary *r, struct cursor *c, struct strbuf *err)
+{
+	uint32_t known = get_u32(c);
+
+	cpu_nodes_init(&r->nodes);
+	if (c->over || known > 1)
+		return datafile_fail(err, "NUMA topology flag %u", known);
+	if (!known)
+		return 0;
+	for (unsigned i = 0; i < CPU_NODES_MAX; i++) {
+		int8_t node = (int8_t)get_u8(c);
+
+		if (c->over)
+			return datafile_fail(err, "cut short in its NUMA topology");
+		if (node < -1 || node > 63)
+			return datafile_fail(err, "CPU %u on NUMA node %d", i, node);
+		r->nodes.node[i] = node;
+	}
+	r->nodes.known = true;
+	r->facts.cpu_nodes = &r->nodes;
 	return 0;
 }
 
@@ -181,6 +211,8 @@ int datafile_summary_parse(struct cursor *c, uint32_t version, struct datafile_s
 	}
 	s->overlap = s->cpu_pressure = s->load = -1;
 	if (version >= 6 && (parse_instruments(r, c, err) < 0 || parse_machine(s, c, err) < 0))
+		return -1;
+	if (version >= 7 && parse_nodes(r, c, err) < 0)
 		return -1;
 	if (c->pos != c->len)
 		return datafile_fail(err, "%zu bytes left over after its fields", c->len - c->pos);

@@ -582,4 +582,8 @@ void line_table_add(struct line_table *t, const struct access_sample *s)
 		th->concurrent++;
 		c->concurrent++;
 	}
+	if (s->cpu < LINE_CPUS_MAX)
+		l->cpus[s->cpu / 64] |= 1ULL << (s->cpu % 64);
+	else if (s->cpu != UINT32_MAX)
+		l->cpus_beyond = true;
 }

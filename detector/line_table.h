@@ -81,6 +81,8 @@ struct line_thread {
 	uint64_t count, concurrent;
 };
 
+#define LINE_CPUS_MAX 256
+
 struct line {
 	uint32_t pid;            /* shared: the first process sampled on it */
 	uint64_t addr;           /* line address (aligned), in pid */
@@ -92,6 +94,10 @@ struct line {
 	/* watchpoints saw two threads share it at once, one writing
 	 * (confirm_merge_evidence): exact evidence, whatever the samples */
 	bool watch_shared;
+	/* The CPUs its samples ran on: bit n of cpus[n / 64], for CPUs below
+	 * LINE_CPUS_MAX; cpus_beyond: some ran on a higher one */
+	uint64_t cpus[LINE_CPUS_MAX / 64];
+	bool cpus_beyond;
 	struct line_cell *cells;
 	unsigned n_cells, alloc_cells;
 	struct line_thread *threads;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/cpu_nodes.h"
 #include "common/util.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ULL          /* "PERFILE2", little-endian */
@@ -17,6 +18,8 @@
 #define FEAT_BUILD_ID 2
 #define FEAT_CMDLINE 11
 #define FEAT_EVENT_DESC 12
+#define FEAT_NUMA_TOPOLOGY 14
+#define NUMA_NODES_MAX 4096
 #define FEAT_BITS 256
 
 /* perf's own record types, after the kernel's (tools/perf/util/event.h) */
@@ -65,6 +68,7 @@ struct perf_file {
 	struct build_id *build_ids;
 	size_t n_build_ids, alloc_build_ids;
 	char *command;
+	struct cpu_nodes nodes;          /* HEADER_NUMA_TOPOLOGY's; known: read */
 	struct perf_aux clock;           /* TIME_CONV's, for AUX traces */
 	uint64_t last_time;              /* of the records handed over */
 };
@@ -286,6 +290,33 @@ static void read_event_desc(struct perf_file *pf, const struct section *s)
 	}
 }
 
+/* u32 nr; per node: u32 node, u64 mem_total, u64 mem_free, its CPUs as a
+ * perf_header_string ("0-3,8").  A node that does not parse ends it. */
+static void read_numa_topology(struct perf_file *pf, const struct section *s)
+{
+	uint64_t off = s->offset, end = s->offset + s->size;
+	uint32_t nr;
+
+	if (!read_at(pf, off, &nr, 4) || nr > NUMA_NODES_MAX)
+		return;
+	off += 4;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t node;
+		char *cpus;
+		bool ok;
+
+		if (off + 20 > end || !read_at(pf, off, &node, 4))
+			return;
+		off += 20;
+		if (!(cpus = read_string(pf, &off, end)))
+			return;
+		ok = cpu_nodes_add(&pf->nodes, node, cpus);
+		free(cpus);
+		if (!ok)
+			return;
+	}
+}
+
 /* Records of struct perf_record_header_build_id: header, pid, 24 bytes of
  * build-id (20 and a size byte when misc says so), the path. */
 static void read_build_ids(struct perf_file *pf, const struct section *s)
@@ -346,6 +377,8 @@ static void read_features(struct perf_file *pf)
 			read_cmdline(pf, &s);
 		else if (bit == FEAT_EVENT_DESC)
 			read_event_desc(pf, &s);
+		else if (bit == FEAT_NUMA_TOPOLOGY)
+			read_numa_topology(pf, &s);
 	}
 }
 
@@ -355,6 +388,7 @@ struct perf_file *perf_file_open(FILE *f, struct strbuf *err)
 	struct stat st;
 
 	pf->f = f;
+	cpu_nodes_init(&pf->nodes);
 	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
 		strbuf_addf(err, "perf.data must be a regular file (not a pipe)");
 		goto fail;
@@ -395,6 +429,10 @@ const char *perf_file_event_name(const struct perf_file *pf, unsigned i)
 	return i < pf->n_attrs ? pf->names[i] : NULL;
 }
 const char *perf_file_command(const struct perf_file *pf) { return pf->command; }
+const struct cpu_nodes *perf_file_cpu_nodes(const struct perf_file *pf)
+{
+	return pf->nodes.known ? &pf->nodes : NULL;
+}
 
 unsigned perf_file_build_id(const struct perf_file *pf, uint32_t pid, const char *path,
 			    uint8_t *id)

@@ -4,7 +4,7 @@
  * a header; the events' attributes, each with the sample ids it stamps;
  * a data section holding the records the kernel wrote into perf's rings;
  * then feature sections (the build-ids of the files samples fell in, the
- * command line, the events' names).  perf_file_open() reads and checks
+ * command line, the events' names, the NUMA topology).  perf_file_open() reads and checks
  * all but the data; perf_file_run() hands the data section's records to
  * the same perf_callbacks a live session's drain calls (perf_session.h),
  * in time order: perf writes its rings out in rounds, and a round's
@@ -33,6 +33,7 @@
 
 struct strbuf;
 struct perf_file;
+struct cpu_nodes;
 
 #define PERF_FILE_ATTRS_MAX 256
 #define PERF_FILE_IDS_MAX (1u << 20)
@@ -55,6 +56,8 @@ const struct perf_event_attr *perf_file_attr(const struct perf_file *pf, unsigne
 const char *perf_file_event_name(const struct perf_file *pf, unsigned i);
 /* perf's command line, words joined by spaces, or NULL. */
 const char *perf_file_command(const struct perf_file *pf);
+/* The recording machine's NUMA nodes and their CPUs, or NULL. */
+const struct cpu_nodes *perf_file_cpu_nodes(const struct perf_file *pf);
 /* The build-id perf recorded for path (pid's, or any process's), into id
  * (20 bytes at most); its length, 0 if none. */
 unsigned perf_file_build_id(const struct perf_file *pf, uint32_t pid, const char *path,

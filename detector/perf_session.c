@@ -325,6 +325,7 @@ bool perf_parse_sample(const struct perf_event_attr *attr, const void *rec,
 		take_u64(&c);
 	if (st & PERF_SAMPLE_STREAM_ID)
 		take_u64(&c);
+	out->cpu = PERF_CPU_UNKNOWN;
 	if (st & PERF_SAMPLE_CPU)
 		out->cpu = (uint32_t)take_u64(&c);
 	if (st & PERF_SAMPLE_PERIOD)

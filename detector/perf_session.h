@@ -23,11 +23,13 @@
 #include "symbolize/decode.h"
 #include "detector/sample.h"
 
+#define PERF_CPU_UNKNOWN UINT32_MAX
+
 struct perf_sample {
 	uint64_t ip;
 	uint32_t pid, tid;
 	uint64_t time;
-	uint32_t cpu;
+	uint32_t cpu;             /* PERF_CPU_UNKNOWN: not sampled */
 	uint64_t period;
 	uint64_t addr;            /* PERF_SAMPLE_ADDR, 0 if not sampled */
 	uint64_t weight;

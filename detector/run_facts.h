@@ -17,6 +17,7 @@ struct callchains;
 struct alloc_table;
 struct glibc_heap;
 struct instruments;
+struct cpu_nodes;
 
 enum target_state {
 	TARGET_LAUNCHED = 0,
@@ -56,6 +57,8 @@ struct run_facts {
 	/* attach: the live target's heap, to read blocks from where allocs
 	 * is NULL (detector/glibc_heap.h), or NULL */
 	struct glibc_heap *heap;
+	/* the NUMA node of each CPU (common/cpu_nodes.h), or NULL: unknown */
+	const struct cpu_nodes *cpu_nodes;
 };
 
 #endif

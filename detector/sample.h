@@ -28,7 +28,7 @@ static inline bool user_address(uint64_t a)
 struct access_sample {
 	uint64_t time;       /* ns, CLOCK_MONOTONIC (perf's default clock) */
 	uint32_t pid, tid;
-	uint32_t cpu;
+	uint32_t cpu;        /* UINT32_MAX: unknown (perf.data without CPU) */
 	uint64_t ip;         /* address of the accessing instruction */
 	uint64_t addr;       /* data address */
 	uint8_t size;        /* bytes accessed, 1..64 */

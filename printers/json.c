@@ -678,6 +678,33 @@ static void fix_run_json(struct json *j, const struct report_fix_run *fr)
 	json_close(j);
 }
 
+/* "cpus": the CPUs the line's samples ran on; "numa_nodes": theirs, when
+ * the sampling machine's topology is known; "cpus_beyond": some CPU from
+ * REPORT_CPUS_MAX up.  Absent where no sample said its CPU. */
+static void cpus_json(struct json *j, const struct report_line *l)
+{
+	bool any = l->cpus_beyond;
+
+	for (unsigned i = 0; i < REPORT_CPUS_MAX / 64; i++)
+		any = any || l->cpus[i];
+	if (!any)
+		return;
+	json_array(j, "cpus", true);
+	for (unsigned c = 0; c < REPORT_CPUS_MAX; c++)
+		if (l->cpus[c / 64] & (1ULL << (c % 64)))
+			json_u64(j, NULL, c);
+	json_close(j);
+	if (l->cpus_beyond)
+		json_bool(j, "cpus_beyond", true);
+	if (!l->nodes_known)
+		return;
+	json_array(j, "numa_nodes", true);
+	for (unsigned n = 0; n < 64; n++)
+		if (l->nodes & (1ULL << n))
+			json_u64(j, NULL, n);
+	json_close(j);
+}
+
 static void line_json(struct json *j, const struct report_line *l, unsigned rank)
 {
 	json_object(j, NULL, false);
@@ -696,6 +723,7 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	if (l->minor)
 		json_bool(j, "minor", true);
 	mem_json(j, &l->mem);
+	cpus_json(j, l);
 	json_str(j, "object", l->object);
 	json_str(j, "variable", l->variable);
 	json_str(j, "type", l->type_name);

@@ -67,5 +67,8 @@ void stat_report_print_json(const struct stat_report *r, FILE *out);
 /* What the report's gains were priced at, one sentence for its header
  * (text and HTML). */
 char *report_price_text(const struct report *r);
+/* "cpus 0-3, NUMA nodes 0-1": where l's samples ran (the nodes where the
+ * topology is known); "" if no sample said its CPU.  Caller frees. */
+char *report_cpus_text(const struct report_line *l);
 
 #endif

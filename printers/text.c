@@ -309,15 +309,28 @@ static char *mean_latency(const struct report_mem *m)
 	return xasprintf("%.0f", (double)m->latency / (double)m->weighted);
 }
 
-/* With a hardware backend: "HITM 117 local, 3 remote   peer 0   mean latency 212 cycles" */
+/* With a hardware backend: "HITM 117 local, 3 remote   peer 0   mean latency 212 cycles   cpus 0-3" */
 static void print_mem_summary(const struct report_line *l, FILE *out)
 {
-	char *lat = mean_latency(&l->mem);
+	char *lat = mean_latency(&l->mem), *cpus = report_cpus_text(l);
 
 	fprintf(out, INDENT "HITM %" PRIu64 " local, %" PRIu64 " remote   peer %" PRIu64
-		"   mean latency %s cycles\n", l->mem.hitm_local, l->mem.hitm_remote,
-		l->mem.peer, lat);
+		"   mean latency %s cycles%s%s\n", l->mem.hitm_local, l->mem.hitm_remote,
+		l->mem.peer, lat, *cpus ? "   " : "", cpus);
 	free(lat);
+	free(cpus);
+}
+
+/* Without one, the CPUs only when they cross NUMA nodes (perf c2c's Node) */
+static void print_nodes(const struct report_line *l, FILE *out)
+{
+	char *cpus;
+
+	if (!l->nodes_known || !(l->nodes & (l->nodes - 1)))
+		return;
+	cpus = report_cpus_text(l);
+	fprintf(out, INDENT "%s: its transfers cross NUMA nodes\n", cpus);
+	free(cpus);
 }
 
 static void print_summary(const struct report_line *l, FILE *out)
@@ -920,6 +933,8 @@ static void print_line(const struct report_line *l, unsigned rank, bool mem, FIL
 	print_lock(l, out);
 	if (mem)
 		print_mem_summary(l, out);
+	else
+		print_nodes(l, out);
 	if (l->n_ranges)
 		print_ranges(l, mem, out);
 	print_pairs(l, out);

@@ -1,6 +1,7 @@
 /* words.c - the sentences more than one printer says (printers.h): why
  * a watch's exact counts did not confirm a line, what counted them, which
- * instruments the self-test found not working, what gains were priced at.
+ * instruments the self-test found not working, what gains were priced at,
+ * where a line's samples ran.
  */
 #include "printers/printers.h"
 
@@ -120,4 +121,40 @@ char *report_price_text(const struct report *r)
 			 "plain adds at %.2fx and %.2fx their private time (an Intel Icelake VM)",
 			 r->price_note ? r->price_note : "not recorded", p.reference_locked,
 			 p.reference_store);
+}
+
+/* Bits of mask (n of them) as a list of ranges, "0-3,8"; "" if none. */
+static void add_bit_ranges(struct strbuf *sb, const uint64_t *mask, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j = i;
+
+		if (!(mask[i / 64] & (1ULL << (i % 64))))
+			continue;
+		while (j + 1 < n && (mask[(j + 1) / 64] & (1ULL << ((j + 1) % 64))))
+			j++;
+		strbuf_addf(sb, "%s%u", sb->len ? "," : "", i);
+		if (j > i)
+			strbuf_addf(sb, "-%u", j);
+		i = j;
+	}
+}
+
+/* "cpus 0-3, NUMA nodes 0-1" (the nodes where known); "" if no CPU is. */
+char *report_cpus_text(const struct report_line *l)
+{
+	struct strbuf sb = STRBUF_INIT, nodes = STRBUF_INIT;
+
+	add_bit_ranges(&sb, l->cpus, REPORT_CPUS_MAX);
+	if (!sb.len && !l->cpus_beyond)
+		return strbuf_detach(&sb);
+	if (l->cpus_beyond)
+		strbuf_addf(&sb, "%s%u and up", sb.len ? "," : "", REPORT_CPUS_MAX);
+	if (l->nodes_known) {
+		add_bit_ranges(&nodes, &l->nodes, 64);
+		strbuf_addf(&sb, ", NUMA node%s %s", strchr(strbuf_str(&nodes), ',') ||
+			    strchr(strbuf_str(&nodes), '-') ? "s" : "", strbuf_str(&nodes));
+	}
+	strbuf_release(&nodes);
+	return xasprintf("cpus %s", strbuf_str(&sb));
 }

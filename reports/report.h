@@ -275,6 +275,8 @@ struct report_fix_run {
 	char *noise;                 /* why the numbers may mislead, or NULL */
 };
 
+#define REPORT_CPUS_MAX 256
+
 struct report_line {
 	uint32_t pid;                /* shared memory: the first process sampled */
 	uint64_t addr;               /*   and the line's address there */
@@ -295,6 +297,13 @@ struct report_line {
 	bool minor;                  /* real sharing below the thresholds (r->minor) */
 	bool undecided;              /* shared, and nothing decided it (r->undecided) */
 	struct report_mem mem;
+	/* The CPUs its samples ran on (bit n of cpus[n / 64]: CPU n, below
+	 * REPORT_CPUS_MAX; cpus_beyond: a higher one too; none: unknown), and
+	 * their NUMA nodes (bit n: node n) when the topology of the machine
+	 * that sampled is known (nodes_known: every CPU's node) */
+	uint64_t cpus[REPORT_CPUS_MAX / 64];
+	bool cpus_beyond, nodes_known;
+	uint64_t nodes;
 	char *object;                /* "counters+8", "[heap]+0x2a0", ... */
 	char *variable;              /* DWARF variable or pointer name, NULL */
 	char *type_name;             /* "struct Klass", NULL */

@@ -7,6 +7,7 @@
  * It also frees the model.
  */
 #include "reports/report_build.h"
+#include "reports/line_cpus.h"
 #include "detector/overlap.h"
 
 #include "reports/advice.h"
@@ -464,6 +465,7 @@ static bool name_object(struct build *b, const struct line *l, struct report_lin
 	return heap || rl->alloc;
 }
 
+
 static void build_line(struct build *b, const struct candidate *cand,
 		       unsigned line_size, struct report_line *rl)
 {
@@ -488,6 +490,7 @@ static void build_line(struct build *b, const struct candidate *cand,
 	rl->concurrent_frac = v->concurrent_frac;
 	rl->samples = l->count;
 	rl->concurrent = l->concurrent;
+	line_cpus(rl, l, b->cpu_nodes);
 	rl->n_instances = cand->n_instances;
 	if (cand->instance_lines) {
 		rl->instance_lines = xcalloc(cand->n_instances, sizeof(*rl->instance_lines));
@@ -802,7 +805,7 @@ struct report *report_build(const struct run_facts *hdr,
 	const struct classify_config *cfg = unscaled;
 	struct build b = {
 		.r = r, .sym = sym, .dt = dt, .chains = hdr->chains, .cfg = cfg,
-		.lines = lines,
+		.lines = lines, .cpu_nodes = hdr->cpu_nodes,
 	};
 	struct code_view *cv = NULL;
 	uint64_t total = line_table_samples(lines);

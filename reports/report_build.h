@@ -64,6 +64,7 @@ struct build {
 	struct strset alloc_paths;            /* member paths made for blocks */
 	struct heapwalk *walk;                /* attach: blocks read from the heap, or NULL */
 	struct line_table *lines;             /* all sampled lines */
+	const struct cpu_nodes *cpu_nodes;    /* run_facts': NULL if unknown */
 };
 
 /* Thread ids, grown here and handed to the model, which keeps no alloc

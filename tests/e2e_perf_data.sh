@@ -129,9 +129,13 @@ assert sorted(t["tid"] for t in l["threads"]) == [4243, 4244], l["threads"]
 for r in l["ranges"]:
     assert r["reads"] == 1500 and r["writes"] == 500, r
     assert r.get("hitm_local") == 1500, {k: r[k] for k in r if "hitm" in k}
+# thread t sampled on CPU t; the file's NUMA topology puts CPU n on node n
+assert l.get("cpus") == [0, 1] and l.get("numa_nodes") == [0, 1], (l.get("cpus"), l.get("numa_nodes"))
 EOP
+   "$contend" report -i "$tmp/pebs.data" 2>/dev/null |
+	grep -q "mean latency 200 cycles   cpus 0-1, NUMA nodes 0-1$"
 then
-	ok "PEBS-style perf.data: false sharing, HITM loads counted"
+	ok "PEBS-style perf.data: false sharing, HITM loads counted, its CPUs and NUMA nodes"
 else
 	fail "PEBS-style perf.data (exit $st)"; cat "$tmp/err"
 fi

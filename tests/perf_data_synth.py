@@ -49,7 +49,7 @@ LVL_HIT, LVL_L1, LVL_L3 = 2, 8, 0x40
 SNOOP_HITM = 16
 DS_LOAD_HITM = OP_LOAD | ((LVL_HIT | LVL_L3) << 5) | (SNOOP_HITM << 19)
 DS_STORE_L1 = OP_STORE | ((LVL_HIT | LVL_L1) << 5)
-FEAT_BUILD_ID, FEAT_CMDLINE, FEAT_EVENT_DESC = 2, 11, 12
+FEAT_BUILD_ID, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_NUMA_TOPOLOGY = 2, 11, 12, 14
 ATTR_SIZE = 128
 
 EVENTS = [  # name, config (Intel's mem-loads, mem-stores), its sample ids
@@ -253,8 +253,11 @@ def main():
     for name, config, l in events:
         feat_desc += attr(config, l, sample_type, pmu) + struct.pack("<I", len(l)) + header_string(name)
         feat_desc += b"".join(struct.pack("<Q", i) for i in l)
+    # two nodes, a CPU each: thread t samples on CPU t (pebs) or 0 (spe)
+    feat_numa = struct.pack("<I", 2) + b"".join(
+        struct.pack("<IQQ", n, 1 << 30, 1 << 29) + header_string(str(n)) for n in range(2))
     feats = [(FEAT_BUILD_ID, feat_build_id), (FEAT_CMDLINE, feat_cmdline),
-             (FEAT_EVENT_DESC, feat_desc)]
+             (FEAT_EVENT_DESC, feat_desc), (FEAT_NUMA_TOPOLOGY, feat_numa)]
     table_off = off
     off += 16 * len(feats)
     table, bodies = b"", b""

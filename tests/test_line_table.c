@@ -628,8 +628,34 @@ static void test_shared_lines(void)
 	line_table_free(t);
 }
 
+/* The CPUs a line's samples ran on: a bit each below LINE_CPUS_MAX, a
+ * flag above, nothing for an unknown CPU (a perf.data without it). */
+static void test_cpus(void)
+{
+	struct line_table *t = line_table_new(64, 1000);
+	uint32_t cpus[] = { 3, 70, 300, UINT32_MAX, 3 };
+	const struct line *l;
+
+	for (unsigned i = 0; i < ARRAY_SIZE(cpus); i++) {
+		struct access_sample s = sample(i, 1 + i % 2, 0x401000, 0x3000, 8, ACCESS_STORE);
+
+		s.cpu = cpus[i];
+		line_table_add(t, &s);
+	}
+	l = line_table_find(t, PID, 0x3000);
+	CHECK(l, "the line");
+	if (l) {
+		CHECK_EQ_U64(l->cpus[0], 1ULL << 3, "CPU 3");
+		CHECK_EQ_U64(l->cpus[1], 1ULL << 6, "CPU 70");
+		CHECK_EQ_U64(l->cpus[2] | l->cpus[3], 0, "no others");
+		CHECK(l->cpus_beyond, "CPU 300");
+	}
+	line_table_free(t);
+}
+
 int main(void)
 {
+	test_cpus();
 	test_bad_line_size();
 	test_line_keys();
 	test_shared_lines();
