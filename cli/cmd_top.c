@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cpu_nodes.h"
 #include "cli/commands.h"
 #include "cli/heap_walk.h"
 #include "cli/options.h"
@@ -51,6 +52,7 @@ struct top {
 	struct report *r;             /* the window's latest report */
 	unsigned *order;              /* r's lines in the sort's order */
 	char *command;                /* the target's, for the header */
+	struct cpu_nodes nodes;       /* this machine's NUMA topology (its lines' nodes) */
 	double next;                  /* elapsed seconds of the next refresh */
 	unsigned refreshes;
 	struct session_view seen;     /* the counts of the last call (no pointers kept) */
@@ -279,6 +281,8 @@ static void rebuild(struct top *t, const struct session_view *v, bool note)
 	struct glibc_heap *heap = heap_walk_open(t->opt, t->opt->pid);
 
 	f.heap = heap;
+	if (t->nodes.known || cpu_nodes_read_sysfs(&t->nodes))
+		f.cpu_nodes = &t->nodes;
 	report_free(t->r);
 	/* the exact counts of w's watches, once over, as the final report
 	 * shows them (Enter); not a watch's partial ones */
