@@ -63,40 +63,41 @@ bool process_alive(pid_t pid)
 	return process_memory_task(pid) != 0;
 }
 
-pid_t process_tgid(pid_t tid)
+/* The line of /proc/PID/status that starts with key, into line. */
+static bool status_line(pid_t pid, const char *key, char *line, size_t size)
 {
-	char path[64], line[256];
-	int tgid = 0;
+	char path[64];
+	bool found = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!found && fgets(line, (int)size, f))
+		found = !strncmp(line, key, strlen(key));
 	fclose(f);
+	return found;
+}
+
+pid_t process_tgid(pid_t tid)
+{
+	char line[256];
+	int tgid = 0;
+
+	if (!status_line(tid, "Tgid:", line, sizeof(line)) || sscanf(line, "Tgid: %d", &tgid) != 1)
+		return 0;
 	return tgid > 0 ? (pid_t)tgid : 0;
 }
 
 pid_t process_ns_pid(pid_t pid)
 {
-	char path[64], line[256];
-	long nspid = 0;
-	FILE *f;
+	char line[256], *last;
+	long nspid;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (!status_line(pid, "NSpid:", line, sizeof(line)))
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "NSpid:", 6)) {   /* host first, innermost last */
-			char *last = strrchr(line, '\t');
-			nspid = last ? strtol(last + 1, NULL, 10) : 0;
-			break;
-		}
-	fclose(f);
+	last = strrchr(line, '\t');   /* host first, innermost last */
+	nspid = last ? strtol(last + 1, NULL, 10) : 0;
 	return nspid > 0 ? (pid_t)nspid : 0;
 }
 

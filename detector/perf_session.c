@@ -563,6 +563,15 @@ static void dispatch_aux(struct perf_session *ps, const struct rec_ref *ref,
 	cb->aux(cb->aux_ctx, &a);
 }
 
+/* A record's trailing name (padded, then the sample_id), as a string. */
+static void record_name(char *name, size_t size, const uint8_t *p, size_t n)
+{
+	if (n >= size)
+		n = size - 1;
+	copy_bytes(name, p, n);
+	name[n] = '\0';
+}
+
 static void dispatch_mmap2(const uint8_t *body, size_t blen, uint16_t misc,
 			   const struct perf_callbacks *cb)
 {
@@ -576,17 +585,12 @@ static void dispatch_mmap2(const uint8_t *body, size_t blen, uint16_t misc,
 		uint32_t prot, flags;
 	} m;
 	char name[4096];
-	size_t n;
 	struct map_object obj;
 
 	if (blen <= sizeof(m))
 		return;
 	memcpy(&m, body, sizeof(m));
-	n = blen - sizeof(m);
-	if (n >= sizeof(name))
-		n = sizeof(name) - 1;
-	copy_bytes(name, body + sizeof(m), n);
-	name[n] = '\0';
+	record_name(name, sizeof(name), body + sizeof(m), blen - sizeof(m));
 	obj = (struct map_object){
 		.dev = makedev(m.maj, m.min), .ino = m.ino,
 		.shared = (m.flags & MAP_SHARED) != 0,
@@ -622,17 +626,12 @@ static void dispatch_mmap(const uint8_t *body, size_t blen, uint16_t misc,
 		uint64_t addr, len, pgoff;
 	} m;
 	char name[4096];
-	size_t n;
 	uint32_t prot = PROT_READ | (misc & PERF_RECORD_MISC_MMAP_DATA ? 0 : PROT_EXEC);
 
 	if (blen <= sizeof(m))
 		return;
 	memcpy(&m, body, sizeof(m));
-	n = blen - sizeof(m);
-	if (n >= sizeof(name))
-		n = sizeof(name) - 1;
-	copy_bytes(name, body + sizeof(m), n);
-	name[n] = '\0';
+	record_name(name, sizeof(name), body + sizeof(m), blen - sizeof(m));
 	cb->mmap(cb->ctx, m.pid, m.addr, m.len, m.pgoff, prot, name, NULL);
 }
 
