@@ -724,7 +724,7 @@ int perf_file_run(struct perf_file *pf, const struct perf_callbacks *cb,
 			ret = -1;
 			break;
 		}
-		if (r.len > PERF_FILE_ROUND_MAX) {
+		if (r.len > PERF_FILE_ROUND_MAX || r.n_refs >= PERF_FILE_ROUND_RECORDS) {
 			c->round_flushes++;
 			round_flush(pf, &r, UINT64_MAX, cb, c);
 		}

@@ -16,7 +16,8 @@
  * The file is outside input: every offset, size and count is checked
  * against the file's length and the format's bounds, and a file that
  * fails gets one line in err.  Memory is the header's tables and one
- * round of records (at most PERF_FILE_ROUND_MAX bytes), not the file.
+ * round of records (at most PERF_FILE_ROUND_MAX bytes and
+ * PERF_FILE_ROUND_RECORDS records), not the file.
  * Little-endian files in file mode only: a pipe's stream (perf record
  * -o -) and compressed records (perf record -z) are refused with the way
  * round.
@@ -39,6 +40,7 @@ struct cpu_nodes;
 #define PERF_FILE_IDS_MAX (1u << 20)
 #define PERF_FILE_BUILD_IDS_MAX 65536
 #define PERF_FILE_ROUND_MAX (64u << 20)
+#define PERF_FILE_ROUND_RECORDS (1u << 20)   /* and records: a hostile file's are tiny */
 
 /* Does f (a regular file, read at offset 0 without moving f) start with
  * perf.data's magic? */
@@ -71,7 +73,7 @@ struct perf_file_counts {
 	uint64_t unknown_event;     /* samples whose id no attribute has */
 	uint64_t unknown_type;      /* records of types contend does not read */
 	uint64_t aux_bytes;         /* AUX-area traces no cb->aux took (Intel PT) */
-	uint64_t round_flushes;     /* rounds cut short at PERF_FILE_ROUND_MAX */
+	uint64_t round_flushes;     /* rounds cut short at PERF_FILE_ROUND_MAX or _RECORDS */
 };
 
 /* Every record of the data section, in time order, to cb.  0, or -1 with
