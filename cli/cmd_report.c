@@ -37,6 +37,7 @@
 #include "detector/overlap.h"
 #include "detector/perf_file.h"
 #include "detector/sampler.h"
+#include "detector/spe.h"
 #include "cli/options.h"
 #include "cli/session.h"
 #include "detector/thread_names.h"
@@ -402,9 +403,10 @@ static void explain_file(const struct recorded_file *f, const struct options *op
 		break;
 	case FILE_REBUILT:
 		now_hex = build_id_hex(now, datafile_build_id(f->path, now));
-		warning("%s is not the recorded binary (build-id %s, recorded %s): its code "
+		warning("%s is not the recorded binary (%s%s, recorded %s): its code "
 			"and data stay unnamed; pass --symfs DIR with the recorded build",
-			escape_text(&ep, f->path), now_hex, hex);
+			escape_text(&ep, f->path), *now_hex ? "build-id " : "no build-id",
+			now_hex, hex);
 		free(now_hex);
 		break;
 	case FILE_MOVED:
@@ -607,6 +609,24 @@ static const struct backend_row *perf_file_backend(const struct perf_file *pf,
 	return NULL;
 }
 
+/* The backend's state for the file: SPE's data source packets are read
+ * as the recording CPU encodes them (its MIDR in perf's CPUID), not this
+ * machine's. */
+static void *perf_file_backend_open(const struct backend_row *row, const struct perf_file *pf,
+				    struct symbolizer *sym)
+{
+	const char *cpuid = perf_file_cpuid(pf);
+	unsigned long long midr;
+	char *end;
+
+	if (row->id != BACKEND_SPE || !cpuid || strncmp(cpuid, "0x", 2))
+		return row->open(sym);
+	midr = strtoull(cpuid, &end, 16);
+	if (*end)
+		return row->open(sym);
+	return spe_backend_new(sym, spe_source_format_of((midr >> 24) & 0xff, (midr >> 4) & 0xfff));
+}
+
 /* Samples per second per thread: a timer event's period, or the rate
  * perf asked for; 0 where the event counts something else. */
 static unsigned perf_file_freq(const struct perf_file *pf)
@@ -719,7 +739,7 @@ static int report_perf_file(const struct options *opt, const struct session_hook
 	rp.lines = line_table_new(opt->line_size, session_window_ns(opt, freq ? freq : 1000));
 	overlap_init(&ov, 1000000000ull / (freq ? freq : 1000));
 	b.row = row;
-	b.state = row->open(rp.sym);
+	b.state = perf_file_backend_open(row, pr.pf, rp.sym);
 	sm = (struct sampler){ .lines = rp.lines, .sym = rp.sym, .backend = &b, .overlap = &ov };
 	pr.sampler = &sm;
 	pr.backend = &b;

@@ -16,6 +16,7 @@
 
 /* perf's feature bits (tools/perf/util/header.h) */
 #define FEAT_BUILD_ID 2
+#define FEAT_CPUID 9
 #define FEAT_CMDLINE 11
 #define FEAT_EVENT_DESC 12
 #define FEAT_NUMA_TOPOLOGY 14
@@ -68,6 +69,7 @@ struct perf_file {
 	struct build_id *build_ids;
 	size_t n_build_ids, alloc_build_ids;
 	char *command;
+	char *cpuid;                     /* HEADER_CPUID's, or NULL */
 	struct cpu_nodes nodes;          /* HEADER_NUMA_TOPOLOGY's; known: read */
 	struct perf_aux clock;           /* TIME_CONV's, for AUX traces */
 	uint64_t last_time;              /* of the records handed over */
@@ -375,6 +377,10 @@ static void read_features(struct perf_file *pf)
 			read_build_ids(pf, &s);
 		else if (bit == FEAT_CMDLINE)
 			read_cmdline(pf, &s);
+		else if (bit == FEAT_CPUID && !pf->cpuid) {
+			uint64_t off = s.offset;
+			pf->cpuid = read_string(pf, &off, s.offset + s.size);
+		}
 		else if (bit == FEAT_EVENT_DESC)
 			read_event_desc(pf, &s);
 		else if (bit == FEAT_NUMA_TOPOLOGY)
@@ -416,6 +422,7 @@ void perf_file_free(struct perf_file *pf)
 	free(pf->ids);
 	free(pf->build_ids);
 	free(pf->command);
+	free(pf->cpuid);
 	free(pf);
 }
 
@@ -429,6 +436,7 @@ const char *perf_file_event_name(const struct perf_file *pf, unsigned i)
 	return i < pf->n_attrs ? pf->names[i] : NULL;
 }
 const char *perf_file_command(const struct perf_file *pf) { return pf->command; }
+const char *perf_file_cpuid(const struct perf_file *pf) { return pf->cpuid; }
 const struct cpu_nodes *perf_file_cpu_nodes(const struct perf_file *pf)
 {
 	return pf->nodes.known ? &pf->nodes : NULL;

@@ -58,6 +58,9 @@ const struct perf_event_attr *perf_file_attr(const struct perf_file *pf, unsigne
 const char *perf_file_event_name(const struct perf_file *pf, unsigned i);
 /* perf's command line, words joined by spaces, or NULL. */
 const char *perf_file_command(const struct perf_file *pf);
+/* The recording machine's CPU as perf names it ("GenuineIntel,6,106,6";
+ * on Arm its MIDR, "0x00000000410fd0c0"), or NULL. */
+const char *perf_file_cpuid(const struct perf_file *pf);
 /* The recording machine's NUMA nodes and their CPUs, or NULL. */
 const struct cpu_nodes *perf_file_cpu_nodes(const struct perf_file *pf);
 /* The build-id perf recorded for path (pid's, or any process's), into id

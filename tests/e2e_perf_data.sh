@@ -12,7 +12,7 @@
 #     and an Arm SPE file: the packets in AUXTRACE records, decoded;
 #  4. files contend cannot use get one line and exit 2, never a crash:
 #     no registers, cut short at many places, pipe mode, big-endian,
-#     through a pipe, compressed records.
+#     through a pipe, compressed records; a mapping that names a FIFO.
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
@@ -59,12 +59,20 @@ elif ! perf record -q -e cpu-clock -c 100000 --user-regs="$regs" -o "$tmp/probe.
 	echo "skip 1-2: perf record cannot sample here: $(head -1 "$tmp/perf.err")"
 else
 	cp "$fsc" "$tmp/fsc"
-	(cd "$tmp" && perf record -q -e cpu-clock -c 100000 --user-regs="$regs" -o perf.data \
-		-- ./fsc -t 2 --iters 300000000 >/dev/null 2>"$tmp/perf.err")
-	"$contend" run --format json -o "$tmp/run.json" -- "$fsc" -t 2 --iters 300000000 \
-		>/dev/null 2>&1
-	"$contend" report -i "$tmp/perf.data" --format json -o "$tmp/perf.json" 2>"$tmp/err"
-	st=$?
+	# a busy machine may keep the two threads apart for a whole run: up to
+	# three tries of the pair, the same program recorded by both
+	for try in 1 2 3; do
+		(cd "$tmp" && perf record -q -e cpu-clock -c 100000 --user-regs="$regs" -o perf.data \
+			-- ./fsc -t 2 --iters 300000000 >/dev/null 2>"$tmp/perf.err")
+		"$contend" run --format json -o "$tmp/run.json" -- "$fsc" -t 2 --iters 300000000 \
+			>/dev/null 2>&1
+		"$contend" report -i "$tmp/perf.data" --format json -o "$tmp/perf.json" 2>"$tmp/err"
+		st=$?
+		check_line "$tmp/run.json" false 'counters[0]' 'counters[1]' >/dev/null 2>&1 &&
+			check_line "$tmp/perf.json" false 'counters[0]' 'counters[1]' >/dev/null 2>&1 &&
+			break
+		echo "# try $try: no false sharing line in one of the two (busy machine?)"
+	done
 	if [ $st -eq 0 ] && check_line "$tmp/run.json" false 'counters[0]' 'counters[1]' &&
 	   check_line "$tmp/perf.json" false 'counters[0]' 'counters[1]' &&
 	   python3 - "$tmp/perf.json" <<'EOP'
@@ -177,9 +185,12 @@ assert sorted(t["tid"] for t in l["threads"]) == [4243, 4244], l["threads"]
 assert l["mean_latency"] == 200, l["mean_latency"]
 for r in l["ranges"]:
     assert r["reads"] == 1500 and r["writes"] == 500, r
+    # the recording CPU's (a Neoverse N1, from the file's CPUID) data source
+    # encoding: its loads came from a peer core
+    assert r["peer"] == 1500, r["peer"]
 EOP
 then
-	ok "SPE-style perf.data: the AUX trace decoded, false sharing, threads and latency"
+	ok "SPE-style perf.data: the AUX trace decoded, false sharing, threads, latency, peer loads"
 else
 	fail "SPE-style perf.data (exit $st)"; cat "$tmp/err"
 fi
@@ -238,6 +249,19 @@ one_line "compressed" "$tmp/z.data" "compressed records \(perf record -z\)" &&
 one_line "attributes past the end" "$tmp/attrs.data" "attributes section lies past the end" &&
 	ok "pipe mode, big-endian, a long record, -z, a bad section: one line each" ||
 	fail "hostile perf.data files"
+# a mapping that names a FIFO (the file is anyone's words): never opened
+# to block, said not to be the binary
+cp "$fsc" "$tmp/ff"
+python3 "$synth" "$tmp/ff" "$tmp/ff.data" --samples 100 && mkfifo "$tmp/fo" &&
+python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(d.replace(sys.argv[3].encode() + b"\0", sys.argv[4].encode() + b"\0"))' \
+	"$tmp/ff.data" "$tmp/fifo.data" "$tmp/ff" "$tmp/fo"
+# (a HOME without perf's cache: there the binary would be found by build-id)
+HOME="$tmp" timeout 60 "$contend" report -i "$tmp/fifo.data" >/dev/null 2>"$tmp/err"
+st=$?
+[ $st -eq 0 ] && grep -q "fo is not the recorded binary (no build-id, recorded [0-9a-f]*)" "$tmp/err" &&
+	ok "a mapping naming a FIFO: not opened to block, not the binary" ||
+	{ fail "a mapping naming a FIFO (exit $st)"; cat "$tmp/err"; }
+
 "$contend" report -i - <"$tmp/pebs.data" >/dev/null 2>"$tmp/err"
 st=$?
 [ $st -eq 2 ] && grep -q "a perf.data file: give it as -i FILE" "$tmp/err" &&

@@ -49,7 +49,7 @@ LVL_HIT, LVL_L1, LVL_L3 = 2, 8, 0x40
 SNOOP_HITM = 16
 DS_LOAD_HITM = OP_LOAD | ((LVL_HIT | LVL_L3) << 5) | (SNOOP_HITM << 19)
 DS_STORE_L1 = OP_STORE | ((LVL_HIT | LVL_L1) << 5)
-FEAT_BUILD_ID, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_NUMA_TOPOLOGY = 2, 11, 12, 14
+FEAT_BUILD_ID, FEAT_CPUID, FEAT_CMDLINE, FEAT_EVENT_DESC, FEAT_NUMA_TOPOLOGY = 2, 9, 11, 12, 14
 ATTR_SIZE = 128
 
 EVENTS = [  # name, config (Intel's mem-loads, mem-stores), its sample ids
@@ -256,7 +256,10 @@ def main():
     # two nodes, a CPU each: thread t samples on CPU t (pebs) or 0 (spe)
     feat_numa = struct.pack("<I", 2) + b"".join(
         struct.pack("<IQQ", n, 1 << 30, 1 << 29) + header_string(str(n)) for n in range(2))
-    feats = [(FEAT_BUILD_ID, feat_build_id), (FEAT_CMDLINE, feat_cmdline),
+    # the CPU: an Intel Icelake, or for SPE a Neoverse N1's MIDR (its data
+    # source encoding)
+    feat_cpuid = header_string("0x00000000410fd0c0" if STYLE == "spe" else "GenuineIntel,6,106,6")
+    feats = [(FEAT_BUILD_ID, feat_build_id), (FEAT_CPUID, feat_cpuid), (FEAT_CMDLINE, feat_cmdline),
              (FEAT_EVENT_DESC, feat_desc), (FEAT_NUMA_TOPOLOGY, feat_numa)]
     table_off = off
     off += 16 * len(feats)

@@ -8,7 +8,8 @@
  *    read (counted), with each sample's registers.
  * 2. The committed seed tests/fuzz-corpus/perfdata/pebs-2threads.data
  *    (tests/perf_data_synth.py): two events told apart by their sample
- *    ids, the event names, perf's command line and the build-id feature.
+ *    ids, the event names, perf's command line, the CPU, the NUMA
+ *    topology and the build-id feature.
  * 3. Refusals: wrong magic, a file cut in its attributes, an AUX trace
  *    whose length runs past the data.
  */
@@ -18,6 +19,7 @@
 
 #include "tap.h"
 #include "common/util.h"
+#include "common/cpu_nodes.h"
 #include "detector/perf_file.h"
 
 struct buf {
@@ -262,6 +264,9 @@ static void test_seed(const char *srcdir)
 		CHECK_EQ_U64(perf_file_n_attrs(pf), 2, "events");
 		CHECK_STR(perf_file_event_name(pf, 0), "cpu/mem-loads,ldlat=30/P", "first event");
 		CHECK_STR(perf_file_event_name(pf, 1), "cpu/mem-stores/P", "second event");
+		CHECK_STR(perf_file_cpuid(pf), "GenuineIntel,6,106,6", "the recording CPU");
+		CHECK(perf_file_cpu_nodes(pf) && perf_file_cpu_nodes(pf)->node[1] == 1,
+		      "CPU 1 on node 1");
 		CHECK(perf_file_command(pf) &&
 		      !strncmp(perf_file_command(pf), "perf mem record -- ", 19),
 		      "command: %s", perf_file_command(pf));
