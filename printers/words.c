@@ -144,6 +144,7 @@ static void add_bit_ranges(struct strbuf *sb, const uint64_t *mask, unsigned n)
 char *report_cpus_text(const struct report_line *l)
 {
 	struct strbuf sb = STRBUF_INIT, nodes = STRBUF_INIT;
+	char *text;
 
 	add_bit_ranges(&sb, l->cpus, REPORT_CPUS_MAX);
 	if (!sb.len && !l->cpus_beyond)
@@ -156,5 +157,7 @@ char *report_cpus_text(const struct report_line *l)
 			    strchr(strbuf_str(&nodes), '-') ? "s" : "", strbuf_str(&nodes));
 	}
 	strbuf_release(&nodes);
-	return xasprintf("cpus %s", strbuf_str(&sb));
+	text = xasprintf("cpus %s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return text;
 }
