@@ -722,7 +722,7 @@ static int report_perf_file(const struct options *opt, const struct session_hook
 	struct named_count *dropped = NULL;
 	struct proc_creds owner;
 	const struct proc_creds *reader;
-	unsigned freq, n_dropped = 0;
+	unsigned freq, window_freq, n_dropped = 0;
 	int ret = 2;
 
 	rp.sym = symbolizer_new();
@@ -736,8 +736,10 @@ static int report_perf_file(const struct options *opt, const struct session_hook
 	reader = data_file_reader(f, NULL, &owner);
 	symbolizer_set_map_owner(rp.sym, reader->uid);
 	freq = perf_file_freq(pr.pf);
-	rp.lines = line_table_new(opt->line_size, session_window_ns(opt, freq ? freq : 1000));
-	overlap_init(&ov, 1000000000ull / (freq ? freq : 1000));
+	/* windows of a period: an event that is not a timer's has none, take 1 ms */
+	window_freq = freq ? freq : 1000;
+	rp.lines = line_table_new(opt->line_size, session_window_ns(opt, window_freq));
+	overlap_init(&ov, 1000000000ull / window_freq);
 	b.row = row;
 	b.state = perf_file_backend_open(row, pr.pf, rp.sym);
 	sm = (struct sampler){ .lines = rp.lines, .sym = rp.sym, .backend = &b, .overlap = &ov };

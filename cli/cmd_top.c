@@ -52,7 +52,8 @@ struct top {
 	struct report *r;             /* the window's latest report */
 	unsigned *order;              /* r's lines in the sort's order */
 	char *command;                /* the target's, for the header */
-	struct cpu_nodes nodes;       /* this machine's NUMA topology (its lines' nodes) */
+	struct cpu_nodes nodes;       /* this machine's NUMA topology (its lines' nodes);
+	                                 known false: none read */
 	double next;                  /* elapsed seconds of the next refresh */
 	unsigned refreshes;
 	struct session_view seen;     /* the counts of the last call (no pointers kept) */
@@ -281,7 +282,7 @@ static void rebuild(struct top *t, const struct session_view *v, bool note)
 	struct glibc_heap *heap = heap_walk_open(t->opt, t->opt->pid);
 
 	f.heap = heap;
-	if (t->nodes.known || cpu_nodes_read_sysfs(&t->nodes))
+	if (t->nodes.known)
 		f.cpu_nodes = &t->nodes;
 	report_free(t->r);
 	/* the exact counts of w's watches, once over, as the final report
@@ -604,6 +605,7 @@ int cmd_top(int argc, char **argv)
 			strbuf_addf(&sb, "%s%s", i ? " " : "", opt.argv[i]);
 		t.command = strbuf_detach(&sb);
 	}
+	cpu_nodes_read_sysfs(&t.nodes);   /* the machine's: read once */
 	t.want_screen = !opt.batch && isatty(STDOUT_FILENO);
 	if (!t.want_screen)
 		opt.confirm = false;

@@ -518,28 +518,14 @@ static int sample_attr(const struct perf_file *pf, const uint8_t *rec, size_t le
 	return hit ? (int)hit->attr : -1;
 }
 
-/* The CPU of a non-sample record: in its sample_id trailer, before the
- * identifier (tid, time, id, stream_id, cpu, identifier); 0 if none. */
-static uint32_t trailer_cpu(const struct perf_event_attr *attr, const uint8_t *rec, size_t len)
-{
-	uint64_t st = attr->sample_type;
-	size_t back = 8 * (1 + !!(st & PERF_SAMPLE_IDENTIFIER));
-	uint32_t cpu = 0;
-
-	if (attr->sample_id_all && (st & PERF_SAMPLE_CPU) && len >= back + 8)
-		memcpy(&cpu, rec + len - back, 4);
-	return cpu;
-}
-
 /* PERF_RECORD_ITRACE_START: whose trace a CPU's AUX area holds from now */
-static void itrace_start(struct perf_file *pf, const struct perf_event_attr *attr,
-			 const uint8_t *rec, size_t len, const struct perf_callbacks *cb)
+static void itrace_start(const struct perf_event_attr *attr, const uint8_t *rec, size_t len,
+			 const struct perf_callbacks *cb)
 {
 	uint32_t pid, tid;
 
-	(void)pf;
 	if (cb->itrace_start && perf_parse_itrace_start(rec, len, &pid, &tid))
-		cb->itrace_start(cb->aux_ctx, trailer_cpu(attr, rec, len), pid, tid);
+		cb->itrace_start(cb->aux_ctx, perf_record_cpu(attr, rec, len), pid, tid);
 }
 
 /* Hand over the round's records up to time upto (all: UINT64_MAX), in
@@ -560,7 +546,7 @@ static void round_flush(struct perf_file *pf, struct round *r, uint64_t upto,
 		if (ref->time > pf->last_time)
 			pf->last_time = ref->time;
 		if (h->type == PERF_RECORD_ITRACE_START) {
-			itrace_start(pf, &pf->attrs[ref->attr], rec, ref->len, cb);
+			itrace_start(&pf->attrs[ref->attr], rec, ref->len, cb);
 		} else if (!perf_record_dispatch(&pf->attrs[ref->attr], rec, ref->len, cb)) {
 			if (h->type == PERF_RECORD_SAMPLE)
 				c->malformed++;

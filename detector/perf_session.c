@@ -375,6 +375,7 @@ bool perf_parse_sample(const struct perf_event_attr *attr, const void *rec,
 struct trailer {
 	uint32_t pid, tid;
 	uint64_t time;
+	uint32_t cpu;
 };
 
 static void parse_trailer(const struct perf_event_attr *attr, const uint8_t *rec, size_t len,
@@ -397,8 +398,13 @@ static void parse_trailer(const struct perf_event_attr *attr, const uint8_t *rec
 		memcpy(&t->tid, rec + pos + 4, 4);
 		pos += 8;
 	}
-	if (st & PERF_SAMPLE_TIME)
+	if (st & PERF_SAMPLE_TIME) {
 		memcpy(&t->time, rec + pos, 8);
+		pos += 8;
+	}
+	pos += 8 * (!!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID));
+	if (st & PERF_SAMPLE_CPU)
+		memcpy(&t->cpu, rec + pos, 4);
 }
 
 static uint64_t trailer_time(const struct perf_event_attr *attr, const uint8_t *rec, size_t len)
@@ -407,6 +413,14 @@ static uint64_t trailer_time(const struct perf_event_attr *attr, const uint8_t *
 
 	parse_trailer(attr, rec, len, 0, &t);
 	return t.time;
+}
+
+uint32_t perf_record_cpu(const struct perf_event_attr *attr, const void *record, size_t len)
+{
+	struct trailer t;
+
+	parse_trailer(attr, record, len, 0, &t);
+	return t.cpu;
 }
 
 bool perf_parse_aux(const struct perf_event_attr *attr, const void *rec, size_t len,
@@ -605,14 +619,11 @@ static void dispatch_comm(const uint8_t *body, size_t blen, uint16_t misc,
 {
 	uint32_t ids[2];
 	char comm[32];
-	size_t n;
 
 	if (blen <= 8)
 		return;
 	memcpy(ids, body, 8);
-	n = blen - 8 < sizeof(comm) - 1 ? blen - 8 : sizeof(comm) - 1;
-	copy_bytes(comm, body + 8, n);
-	comm[n] = '\0';
+	record_name(comm, sizeof(comm), body + 8, blen - 8);
 	cb->comm(cb->ctx, ids[0], ids[1], comm, !!(misc & PERF_RECORD_MISC_COMM_EXEC));
 }
 

@@ -144,6 +144,8 @@ bool perf_record_dispatch(const struct perf_event_attr *attr, const void *record
 /* The time of a record: the sample's, or its sample_id trailer's (0 if
  * attr has none), for sorting. */
 uint64_t perf_record_time(const struct perf_event_attr *attr, const void *record, size_t len);
+/* The CPU in a non-sample record's sample_id trailer (0 if attr has none). */
+uint32_t perf_record_cpu(const struct perf_event_attr *attr, const void *record, size_t len);
 
 /* Parse one record (exposed for tests and for the data-file reader).
  * Returns false if the record is malformed for attr's sample_type. */

@@ -275,19 +275,27 @@ static bool deleted_name(const char *name)
 	return n > sizeof(suffix) - 1 && !strcmp(name + n - (sizeof(suffix) - 1), suffix);
 }
 
+/* Is path a regular file, the very inode m maps?  Not ours otherwise (a
+ * pid reused since a recording, another build at the path). */
+static bool is_mapped_inode(const char *path, const struct mapping *m)
+{
+	struct stat st;
+
+	return m->obj.ino && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_ino == m->obj.ino && st.st_dev == m->obj.dev;
+}
+
 /* Without map_files (not root): the path as the process sees it, through
  * its root (a container's files), when that is the inode it mapped. */
 static const char *in_process_root(struct symbolizer *s, pid_t pid, const struct mapping *m)
 {
-	struct stat st;
 	char *alt;
 	const char *ret = NULL;
 
-	if (s->offline || !m->obj.ino || m->name[0] != '/' || deleted_name(m->name))
+	if (s->offline || m->name[0] != '/' || deleted_name(m->name))
 		return NULL;
 	alt = xasprintf("/proc/%d/root%s", (int)pid, m->name);
-	if (stat(alt, &st) == 0 && S_ISREG(st.st_mode) && st.st_ino == m->obj.ino &&
-	    st.st_dev == m->obj.dev)
+	if (is_mapped_inode(alt, m))
 		ret = intern_str(s, alt);
 	free(alt);
 	return ret;
@@ -307,16 +315,13 @@ static const char *in_process_root(struct symbolizer *s, pid_t pid, const struct
 static const char *mapping_path(struct symbolizer *s, pid_t pid, const struct mapping *m)
 {
 	char alt[96];
-	struct stat st;
 
 	if (file_get(s, m->name)->fd >= 0 ||
 	    (!deleted_name(m->name) && mapped_file_unchanged(m)))
 		return m->name;
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
 		 m->start, m->end);
-	/* the same inode, or it is not ours (a pid reused since a recording) */
-	if (m->obj.ino && stat(alt, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_ino == m->obj.ino && st.st_dev == m->obj.dev)
+	if (is_mapped_inode(alt, m))
 		return intern_str(s, alt);
 	return in_process_root(s, pid, m);
 }

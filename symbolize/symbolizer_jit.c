@@ -28,11 +28,11 @@ static int jit_sym_cmp(const void *a, const void *b)
 /* A JIT writes /tmp/perf-PID.map in its own /tmp under the pid it sees:
  * in a container (another PID namespace), /proc/PID/root/tmp/perf-NSPID.map
  * as this process reaches it, while the process lives; else, and for a
- * replay, our /tmp's. */
-static void jit_map_path(struct symbolizer *s, struct proc *p, char *path, size_t size)
+ * replay, our /tmp's.  Into path, and its lstat() into st: false if none. */
+static bool jit_map_path(struct symbolizer *s, struct proc *p, char *path, size_t size,
+			 struct stat *st)
 {
 	struct jit_map *j = &p->jit;
-	struct stat st;
 
 	if (!s->offline && !j->ns_pid) {
 		pid_t ns = process_ns_pid(p->pid);
@@ -40,10 +40,11 @@ static void jit_map_path(struct symbolizer *s, struct proc *p, char *path, size_
 	}
 	if (!s->offline && j->ns_pid > 0 && j->ns_pid != p->pid) {
 		snprintf(path, size, "/proc/%d/root/tmp/perf-%d.map", (int)p->pid, (int)j->ns_pid);
-		if (lstat(path, &st) == 0)
-			return;
+		if (lstat(path, st) == 0)
+			return true;
 	}
 	snprintf(path, size, "/tmp/perf-%d.map", (int)p->pid);
+	return lstat(path, st) == 0;
 }
 
 /* (Re)load /tmp/perf-PID.map when it changed since the last look: JITs
@@ -57,8 +58,7 @@ static void jit_map_refresh(struct symbolizer *s, struct proc *p)
 	FILE *fp;
 	int fd;
 
-	jit_map_path(s, p, path, sizeof(path));
-	if (lstat(path, &st) || !S_ISREG(st.st_mode)) {
+	if (!jit_map_path(s, p, path, sizeof(path), &st) || !S_ISREG(st.st_mode)) {
 		j->nr = 0;
 		j->size = -1;
 		return;

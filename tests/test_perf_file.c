@@ -335,8 +335,33 @@ static void test_refusals(void)
 	free(b.p);
 }
 
+/* A non-sample record's trailer: tid, time, id, cpu, identifier; the CPU
+ * sits behind the id, which perf_record_cpu must step over. */
+static void test_trailer_cpu(void)
+{
+	struct perf_event_attr a = { 0 };
+	struct buf r = { 0 };
+
+	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_IDENTIFIER;
+	a.sample_id_all = 1;
+	put_header(&r, PERF_RECORD_ITRACE_START, 0, 8 + 40);
+	put_u32(&r, PID); put_u32(&r, PID + 1);
+	put_u32(&r, PID); put_u32(&r, PID + 1);
+	put_u64(&r, 777);                          /* time */
+	put_u64(&r, 4242);                         /* id */
+	put_u32(&r, 5); put_u32(&r, 0);            /* cpu */
+	put_u64(&r, 4242);                         /* identifier */
+	CHECK_EQ_U64(perf_record_cpu(&a, r.p, r.len), 5, "the trailer's CPU");
+	CHECK_EQ_U64(perf_record_time(&a, r.p, r.len), 777, "the trailer's time");
+	a.sample_type &= ~(uint64_t)PERF_SAMPLE_CPU;
+	CHECK_EQ_U64(perf_record_cpu(&a, r.p, r.len - 8), 0, "no CPU sampled");
+	free(r.p);
+}
+
 int main(void)
 {
+	test_trailer_cpu();
 	const char *srcdir = getenv("top_srcdir");
 
 	warnings_quiet = true;
