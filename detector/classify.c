@@ -440,10 +440,40 @@ static uint64_t contention_evidence(const struct line *l)
 	return coherence > l->concurrent ? coherence : l->concurrent;
 }
 
+/*
+ * Did the line's writes repeat, while other threads used it?  A line
+ * moves between cores once per write.  A thread seen on the line once, storing (a stop flag set at
+ * shutdown among the workers' reads of it), moved it once and costs
+ * nothing.  Stores are sampled rarely (count_participants), so a writer
+ * that is also seen using the line again and again counts even with one
+ * sampled store: that is the Klass check's writer.  Loads the hardware
+ * saw miss to another core's modified copy are evidence by themselves.
+ */
+static bool writes_repeat(const struct line *l)
+{
+	uint64_t writes = 0;
+
+	for (unsigned i = 0; i < l->n_cells; i++) {
+		const struct line_cell *c = &l->cells[i];
+
+		if (c->hitm_local || c->hitm_remote || c->peer)
+			return true;
+		if (access_kind_writes(c->kind))
+			writes += c->concurrent;
+	}
+	if (writes >= MIN_LINE_WRITES)
+		return true;
+	for (unsigned i = 0; i < l->n_threads; i++)
+		if (l->threads[i].has_written &&
+		    l->threads[i].concurrent >= MIN_LINE_WRITES)
+			return true;
+	return false;
+}
+
 static bool is_contended(const struct line *l, const struct line_verdict *v,
 			 const struct classify_config *cfg)
 {
-	return v->kind != SHARING_NONE &&
+	return v->kind != SHARING_NONE && writes_repeat(l) &&
 	       v->n_threads >= 2 && v->n_writers >= 1 &&
 	       l->concurrent >= cfg->min_concurrent &&
 	       v->concurrent_frac >= cfg->min_concurrent_frac &&
@@ -476,7 +506,7 @@ void classify_line(const struct line *l, uint64_t total_samples,
 bool line_verdict_minor(const struct line *l, const struct line_verdict *v,
 			const struct classify_config *cfg)
 {
-	return !v->contended && v->kind != SHARING_NONE &&
+	return !v->contended && v->kind != SHARING_NONE && writes_repeat(l) &&
 	       v->n_threads >= 2 && v->n_writers >= 1 &&
 	       (l->concurrent >= MINOR_MIN_CONCURRENT || l->watch_shared) &&
 	       v->concurrent_frac >= cfg->min_concurrent_frac;

@@ -16,7 +16,9 @@
  *                           would not part any thread from another.
  * The line is TRUE if only the first happens, FALSE if only the second,
  * MIXED if both.  It is reported (contended) when it has >= 2 threads with
- * >= 1 writer, at least min_concurrent concurrent samples, a concurrent
+ * >= 1 writer whose writes repeat (MIN_LINE_WRITES write samples, a
+ * writer seen on the line that often, or loads that the hardware saw hit
+ * another core's modified copy), at least min_concurrent concurrent samples, a concurrent
  * fraction of at least min_concurrent_frac, and score >= min_score.
  *
  * score = concurrent samples on the line (or its HITM/peer samples from a
@@ -29,6 +31,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "detector/line_table.h"
+
+/* one store, by a thread seen once, is a flag set once, not a line
+ * moving between cores */
+#define MIN_LINE_WRITES 2
 
 enum sharing_kind {
 	SHARING_NONE = 0,

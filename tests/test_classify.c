@@ -307,6 +307,51 @@ static void test_read_only(void)
 	line_table_free(t);
 }
 
+/*
+ * Workers read a stop flag and a config word beside it; the main thread
+ * sets the flag once, and one sample caught it (the globals line of
+ * testcases/klass_secondary_supers).  One store moves the line once: it
+ * is neither contended nor minor.  A store that repeats is.
+ */
+static void test_flag_set_once(void)
+{
+	static const struct actor readers[] = {
+		{ 1, 0, 4, ACCESS_LOAD },
+		{ 2, 4, 4, ACCESS_LOAD },
+	};
+	static const struct actor setter = { 3, 0, 4, ACCESS_STORE };
+	struct line_table *t = line_table_new(64, 3 * MS);
+	struct line_verdict v;
+
+	/* sampled densely around the store, as a busy machine's few
+	 * overlapping moments are: most reads follow it within a window */
+	for (unsigned i = 0; i < 10; i++)
+		play_one(t, &readers[i % 2], 19 * MS + i * MS / 10);
+	play_one(t, &setter, 20 * MS);
+	for (unsigned i = 0; i < 30; i++)
+		play_one(t, &readers[i % 2], 20 * MS + (i + 1) * MS / 10);
+	classify(t, &v);
+	CHECK(v.concurrent_frac >= default_cfg.min_concurrent_frac && v.score >= default_cfg.min_score,
+	      "the reads around it are concurrent (%g)", v.concurrent_frac);
+	CHECK_STR(sharing_kind_id(v.kind), "mixed", "the store does share the line");
+	CHECK_EQ_U64(v.n_writers, 1, "one writer");
+	CHECK(!v.contended, "one store: not contended (score %g)", v.score);
+	CHECK(!line_verdict_minor(line_table_find(t, PID, LINE), &v, &default_cfg),
+	      "one store: not minor sharing either");
+	line_verdict_release(&v);
+
+	line_table_free(t);
+
+	static const struct actor bumper[] = {
+		{ 1, 0, 4, ACCESS_LOAD }, { 2, 4, 4, ACCESS_LOAD }, { 3, 0, 4, ACCESS_STORE },
+	};
+	t = table_of(bumper, 3, 60);
+	classify(t, &v);
+	CHECK(v.contended, "a store that repeats: contended");
+	line_verdict_release(&v);
+	line_table_free(t);
+}
+
 /* Thread 1 owns the line for 100 ms, then thread 2 does. */
 static void test_phased(void)
 {
@@ -590,6 +635,7 @@ int main(void)
 	test_co_written();
 	test_read_only();
 	test_phased();
+	test_flag_set_once();
 	test_one_thread();
 	test_own_ranges();
 	test_noise();
