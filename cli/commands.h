@@ -20,6 +20,7 @@ int cmd_backends(int argc, char **argv);    /* cmd_backends.c */
 int cmd_watch(int argc, char **argv);       /* cmd_watch.c */
 int cmd_stat(int argc, char **argv);        /* cmd_stat.c */
 int cmd_top(int argc, char **argv);         /* cmd_top.c */
+int cmd_fix(int argc, char **argv);         /* cmd_fix.c */
 
 /* Read the data file opt->input (default contend.data; "-": stdin) and
  * output its report as `contend run` would, or hand the report to

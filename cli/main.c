@@ -50,6 +50,7 @@ static const struct command commands[] = {
 	{ "backends", "say which sampling backends can run here, and why not", cmd_backends },
 	{ "watch", "count every access to given words, per thread (watchpoints)", cmd_watch },
 	{ "top", "a live view of the lines contended in the last seconds", cmd_top },
+	{ "fix", "write the fix of each contended line as a patch; --verify proves it", cmd_fix },
 };
 
 static void usage(int status)

@@ -24,8 +24,9 @@ static const char usage_run[] =
 	"                         program's output does not mix into a pipe\n"
 	"      --log-fd N         write the report to file descriptor N instead\n"
 	"      --format FMT       text (default), json, html (one self-contained page),\n"
-	"                         sarif (SARIF 2.1.0, for code review) or pprof\n"
-	"                         (gzipped profile.proto, for go tool pprof)\n"
+	"                         sarif (SARIF 2.1.0, for code review), pprof\n"
+	"                         (gzipped profile.proto, for go tool pprof) or\n"
+	"                         patch (the fix as a unified diff: contend fix)\n"
 	"      --annotate         source files with the contended lines marked\n"
 	"      --full             with --annotate: whole files, not just the hot lines\n"
 	"      --top N            print at most N lines (default 10, 0 = all)\n"
@@ -301,6 +302,8 @@ void options_usage_write(FILE *f, const char *command)
 		fputs(usage_top, f);
 	else if (command && !strcmp(command, "backends"))
 		fprintf(f, usage_backends, DEFAULT_FREQ);
+	else if (command && !strcmp(command, "fix"))
+		fprintf(f, usage_fix, DEFAULT_FREQ);
 	else
 		fprintf(f, "see 'contend --help'\n");
 }
@@ -437,7 +440,8 @@ enum {
 	OPT_FORMAT = 256, OPT_TOP, OPT_LINE_SIZE, OPT_MIN_SCORE, OPT_WINDOW,
 	OPT_ANNOTATE, OPT_FULL, OPT_CONFIRM, OPT_NO_CONFIRM, OPT_FAIL_ON, OPT_ALLOW, OPT_BASELINE,
 	OPT_SYMFS, OPT_LDLAT, OPT_SPAN, OPT_BATCH, OPT_REPORT, OPT_INTERVAL, OPT_KEEP,
-	OPT_NO_ALLOC_SITES, OPT_LOG_FD, OPT_MEASURE_FIX, OPT_NO_PRICE_PROBE,
+	OPT_NO_ALLOC_SITES, OPT_LOG_FD, OPT_MEASURE_FIX, OPT_NO_PRICE_PROBE, OPT_ROOT,
+	OPT_VERIFY, OPT_VERIFY_RUNS,
 };
 
 /* A command that samples this machine groups by its coherency granule
@@ -512,14 +516,14 @@ static void choose_report_fd(struct options *o, int log_fd)
  */
 enum {
 	RUN = 1 << 0, ATTACH = 1 << 1, RECORD = 1 << 2, REPORT = 1 << 3,
-	CHECK = 1 << 4, STAT = 1 << 5, TOP = 1 << 6, BACKENDS = 1 << 7,
-	ALL = (1 << 8) - 1,
-	SAMPLE = RUN | ATTACH | RECORD,         /* sampling, to report or to record */
-	PRINT = RUN | ATTACH | REPORT,          /* reporting, from samples or a file */
+	CHECK = 1 << 4, STAT = 1 << 5, TOP = 1 << 6, BACKENDS = 1 << 7, FIX = 1 << 8,
+	ALL = (1 << 9) - 1,
+	SAMPLE = RUN | ATTACH | RECORD | FIX,   /* sampling, to report or to record */
+	PRINT = RUN | ATTACH | REPORT | FIX,    /* reporting, from samples or a file */
 };
 
 static const char *const command_names[] = {
-	"run", "attach", "record", "report", "check", "stat", "top", "backends",
+	"run", "attach", "record", "report", "check", "stat", "top", "backends", "fix",
 };
 
 struct option_row {
@@ -544,7 +548,7 @@ static const struct option_row option_rows[] = {
 	{ { "duration", required_argument, NULL, 'd' }, ATTACH | RECORD | STAT | TOP },
 	{ { "delay", required_argument, NULL, 'D' }, SAMPLE },
 	{ { "tid", required_argument, NULL, 't' }, ATTACH | RECORD },
-	{ { "input", required_argument, NULL, 'i' }, REPORT | CHECK },
+	{ { "input", required_argument, NULL, 'i' }, REPORT | CHECK | FIX },
 	{ { "call-graph", optional_argument, NULL, 'g' }, SAMPLE | REPORT },
 	{ { "annotate", no_argument, NULL, OPT_ANNOTATE }, PRINT },
 	{ { "full", no_argument, NULL, OPT_FULL }, PRINT },
@@ -555,7 +559,7 @@ static const struct option_row option_rows[] = {
 	{ { "fail-on", required_argument, NULL, OPT_FAIL_ON }, CHECK },
 	{ { "allow", required_argument, NULL, OPT_ALLOW }, CHECK },
 	{ { "baseline", required_argument, NULL, OPT_BASELINE }, CHECK },
-	{ { "symfs", required_argument, NULL, OPT_SYMFS }, REPORT | CHECK },
+	{ { "symfs", required_argument, NULL, OPT_SYMFS }, REPORT | CHECK | FIX },
 	{ { "interval", required_argument, NULL, OPT_INTERVAL }, ATTACH | TOP },
 	{ { "keep", required_argument, NULL, OPT_KEEP }, ATTACH },
 	{ { "span", required_argument, NULL, OPT_SPAN }, TOP },
@@ -564,6 +568,9 @@ static const struct option_row option_rows[] = {
 	{ { "report", no_argument, NULL, OPT_REPORT }, TOP },
 	{ { "log-fd", required_argument, NULL, OPT_LOG_FD }, RUN | CHECK | STAT },
 	{ { "measure-fix", optional_argument, NULL, OPT_MEASURE_FIX }, RUN },
+	{ { "root", required_argument, NULL, OPT_ROOT }, FIX },
+	{ { "verify", required_argument, NULL, OPT_VERIFY }, FIX },
+	{ { "verify-runs", required_argument, NULL, OPT_VERIFY_RUNS }, FIX },
 	{ { "help", no_argument, NULL, 'h' }, ALL },
 };
 
@@ -759,6 +766,15 @@ static bool parse_output_option(struct options *o, struct parse_state *st, int c
 	case OPT_LOG_FD:
 		st->log_fd = parse_log_fd(optarg);
 		return true;
+	case OPT_ROOT:
+		o->fix_root = optarg;
+		return true;
+	case OPT_VERIFY:
+		o->verify_build = optarg;
+		return true;
+	case OPT_VERIFY_RUNS:
+		o->verify_runs = parse_uint("--verify-runs", optarg, 1, 100);
+		return true;
 	default:
 		return false;
 	}
@@ -888,6 +904,7 @@ void options_parse(struct options *o, int argc, char **argv)
 	o->ldlat = DEFAULT_LDLAT;
 	o->interval = 1;
 	o->span = 3;
+	o->verify_runs = 5;
 	classify_config_default(&o->classify);
 
 	optind = 1;

@@ -25,6 +25,9 @@ struct options {
 	const char *command;         /* "run", "attach", ... */
 	unsigned freq;
 	const char *output;          /* -o, NULL = report_fd */
+	const char *fix_root;        /* fix --root: the patch's paths are under it */
+	const char *verify_build;    /* fix --verify BUILD-CMD, NULL: no verify */
+	unsigned verify_runs;        /* fix --verify-runs N (default 5) */
 	int report_fd;               /* where the report goes without -o: stdout, but
 					stderr for run and check (the target owns
 					stdout, as for perf stat), or --log-fd N */
@@ -74,6 +77,8 @@ struct options {
 };
 
 void options_parse(struct options *o, int argc, char **argv);
+/* `contend fix --help` (cmd_fix.c): a printf format taking the default -F */
+extern const char usage_fix[];
 void options_usage(const char *command, int status) __attribute__((noreturn));
 /* The --help text of command, to f. */
 void options_usage_write(FILE *f, const char *command);

@@ -7,6 +7,7 @@
 #include "common/safe_file.h"
 #include "common/util.h"
 #include "printers/format.h"
+#include "reports/fix_patch.h"
 #include "reports/report.h"
 #include "reports/report_finish.h"
 
@@ -51,6 +52,7 @@ int session_output_progress(const struct options *opt, const struct run_facts *h
 		.names = names,
 	});
 	r->source_reader = reader;
+	fix_patch_build(r, opt->fix_root);
 	if (prog)
 		progress_phase_end(prog);
 	if (hooks && hooks->report)

@@ -25,6 +25,12 @@ static void print_html(const struct report *r, FILE *out, const struct format_fl
 	report_print_html(r, out);
 }
 
+static void print_patch(const struct report *r, FILE *out, const struct format_flags *f)
+{
+	(void)f;
+	report_print_patch(r, out);
+}
+
 static void print_annotate(const struct report *r, FILE *out, const struct format_flags *f)
 {
 	report_print_annotate(r, out, f && f->full);
@@ -37,6 +43,7 @@ static const struct report_format formats[] = {
 	{ "html", "html", FORMAT_FOR_REPORT, print_html },
 	{ "sarif", "sarif", FORMAT_FOR_REPORT, report_print_sarif },
 	{ "pprof", "pb.gz", FORMAT_FOR_REPORT, report_print_pprof },
+	{ "patch", "patch", FORMAT_FOR_REPORT, print_patch },
 	{ "annotate", "txt", 0, print_annotate },   /* --annotate, not --format */
 };
 

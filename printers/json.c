@@ -45,81 +45,6 @@ static void json_indent(struct json *j)
 		fputs("  ", j->out);
 }
 
-/*
- * The UTF-8 sequence at s (at most n bytes) is well formed: its length, or
- * 0.  Overlong forms, surrogates and code points past U+10FFFF are not.
- */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	uint32_t cp, min;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if ((s[0] & 0xe0) == 0xc0)
-		len = 2, cp = s[0] & 0x1f, min = 0x80;
-	else if ((s[0] & 0xf0) == 0xe0)
-		len = 3, cp = s[0] & 0x0f, min = 0x800;
-	else if ((s[0] & 0xf8) == 0xf0)
-		len = 4, cp = s[0] & 0x07, min = 0x10000;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-static const char *short_escape(unsigned char c)
-{
-	switch (c) {
-	case '"':  return "\\\"";
-	case '\\': return "\\\\";
-	case '\n': return "\\n";
-	case '\t': return "\\t";
-	case '\r': return "\\r";
-	}
-	return NULL;
-}
-
-/*
- * Other control characters, and bytes that are not part of well-formed
- * UTF-8 (a command line can hold anything), become \u00XX: the code point
- * of the same value, so the output is always valid JSON.
- */
-void json_write_string(FILE *out, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str);
-
-	fputc('"', out);
-	for (size_t i = 0; i < n;) {
-		const char *esc = short_escape(s[i]);
-		size_t len;
-
-		if (esc) {
-			fputs(esc, out);
-			i++;
-			continue;
-		}
-		len = s[i] < 0x20 || s[i] == 0x7f ? 0 : utf8_len(s + i, n - i);
-		if (!len) {
-			fprintf(out, "\\u%04x", s[i]);
-			i++;
-			continue;
-		}
-		fwrite(s + i, 1, len, out);
-		i += len;
-	}
-	fputc('"', out);
-}
-
 /* Separator, line break and key before a value; key is NULL in arrays. */
 static void json_item(struct json *j, const char *key)
 {
@@ -705,7 +630,36 @@ static void cpus_json(struct json *j, const struct report_line *l)
 	json_close(j);
 }
 
-static void line_json(struct json *j, const struct report_line *l, unsigned rank)
+/* contend fix (reports/fix_patch.h): the line's part of the patch, as
+ * data; "edits" index nothing: each is whole (docs/json-schema.md) */
+static void line_fix_json(struct json *j, const struct report_patch *p,
+			  const struct report_line_fix *f)
+{
+	if (!p || !p->built)
+		return;
+	json_object(j, "fix", false);
+	json_str(j, "summary", f->summary);
+	json_str(j, "caveat", f->caveat);
+	json_str(j, "no_patch", f->none_why);
+	json_array(j, "edits", false);
+	for (unsigned i = 0; i < f->n_edits; i++) {
+		const struct report_edit *e = &p->edits[f->edits[i]];
+
+		json_object(j, NULL, false);
+		json_str(j, "file", e->path);
+		json_str(j, "source", e->source);
+		json_u64(j, "line", e->line);
+		json_u64(j, "lines_replaced", e->n_old);
+		json_str(j, "old", e->old_text);
+		json_str(j, "new", e->new_text);
+		json_close(j);
+	}
+	json_close(j);
+	json_close(j);
+}
+
+static void line_json(struct json *j, const struct report_line *l, unsigned rank,
+		      const struct report_patch *patch)
 {
 	json_object(j, NULL, false);
 	json_u64(j, "rank", rank);
@@ -769,6 +723,7 @@ static void line_json(struct json *j, const struct report_line *l, unsigned rank
 	json_u64(j, "struct_size", l->struct_size);
 	json_u64(j, "struct_align", l->struct_align);
 	advice_json(j, &l->advice);
+	line_fix_json(j, patch, &l->fix);
 	json_close(j);
 }
 
@@ -968,13 +923,19 @@ void report_print_json(const struct report *r, FILE *out)
 	}
 	instruments_json(&j, r);
 	fix_run_json(&j, r->fix_run);
+	if (r->patch.built) {
+		json_object(&j, "patch", false);
+		json_str(&j, "root", r->patch.root);
+		json_str(&j, "diff", r->patch.diff);
+		json_close(&j);
+	}
 	json_array(&j, "lines", false);
 	for (unsigned i = 0; i < r->n_lines; i++)
-		line_json(&j, &r->lines[i], i + 1);
+		line_json(&j, &r->lines[i], i + 1, &r->patch);
 	json_close(&j);
 	json_array(&j, "minor_lines", false);
 	for (unsigned i = 0; i < r->n_minor; i++)
-		line_json(&j, &r->minor[i], i + 1);
+		line_json(&j, &r->minor[i], i + 1, NULL);
 	json_close(&j);
 	json_array(&j, "latent", false);
 	for (unsigned i = 0; i < r->n_latent; i++)
@@ -982,7 +943,7 @@ void report_print_json(const struct report *r, FILE *out)
 	json_close(&j);
 	json_array(&j, "undecided_lines", false);
 	for (unsigned i = 0; i < r->n_undecided; i++)
-		line_json(&j, &r->undecided[i], i + 1);
+		line_json(&j, &r->undecided[i], i + 1, NULL);
 	json_close(&j);
 	json_close(&j);
 	fputc('\n', out);

@@ -22,6 +22,8 @@ void report_print_text(const struct report *r, FILE *out);
 /* line i alone, as report_print_text() prints it (contend top) */
 void report_print_text_line(const struct report *r, unsigned i, FILE *out);
 void report_print_json(const struct report *r, FILE *out);
+/* the fix as a unified diff after "# " lines (reports/fix_patch.h) */
+void report_print_patch(const struct report *r, FILE *out);
 /* source files with the contended lines marked; full: whole files */
 void report_print_annotate(const struct report *r, FILE *out, bool full);
 /* one self-contained HTML page: no network, inline CSS and SVG */

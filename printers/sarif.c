@@ -86,6 +86,7 @@ static void uri_path(struct strbuf *sb, const char *path)
 struct sarif {
 	FILE *out;
 	char *root;                  /* the source root, "/" ended; NULL: none */
+	const struct report_patch *patch;    /* contend fix's edits */
 };
 
 static void key_str(FILE *out, const char *key, const char *val)
@@ -217,6 +218,42 @@ static void fingerprint(struct sarif *s, const struct report_line *l,
 	strbuf_release(&key);
 }
 
+/* One replacement: whole lines [line, line + n_old) out, the text in
+ * (columns 1 to 1 of the next line: the newlines go too). */
+static void replacement(struct sarif *s, const struct report_edit *e, bool first)
+{
+	fprintf(s->out, "%s{ \"deletedRegion\": { \"startLine\": %u, \"startColumn\": 1, "
+		"\"endLine\": %u, \"endColumn\": 1 }, \"insertedContent\": { ",
+		first ? "" : ", ", e->line, e->line + e->n_old);
+	key_str(s->out, "text", e->new_text);
+	fputs(" } }", s->out);
+}
+
+/* "fixes": the line's part of contend fix's patch, one artifactChange
+ * per file its edits touch in a row; nothing when it has none. */
+static void fixes(struct sarif *s, const struct report_line *l)
+{
+	const struct report_line_fix *f = &l->fix;
+
+	if (!s->patch || !f->summary || !f->n_edits)
+		return;
+	fputs(",\n          \"fixes\": [ { \"description\": { ", s->out);
+	key_str(s->out, "text", f->summary);
+	fputs(" }, \"artifactChanges\": [", s->out);
+	for (unsigned i = 0; i < f->n_edits; i++) {
+		const struct report_edit *e = &s->patch->edits[f->edits[i]];
+		bool same = i && !strcmp(e->source, s->patch->edits[f->edits[i - 1]].source);
+
+		if (!same) {
+			fputs(i ? " ] }, { " : " { ", s->out);
+			artifact(s, e->source);
+			fputs(", \"replacements\": [ ", s->out);
+		}
+		replacement(s, e, !same);
+	}
+	fputs(" ] } ] } ]", s->out);
+}
+
 static void result(struct sarif *s, const struct report_line *l, const char *why,
 		   const char *level, bool first)
 {
@@ -238,6 +275,7 @@ static void result(struct sarif *s, const struct report_line *l, const char *why
 		related(s, l, site);
 	}
 	fingerprint(s, l, site);
+	fixes(s, l);
 	properties(s, l);
 	fputs("\n        }", s->out);
 	free(message);
@@ -444,7 +482,7 @@ static char *source_root(const struct report *r)
 
 void report_print_sarif(const struct report *r, FILE *out, const struct format_flags *f)
 {
-	struct sarif s = { .out = out, .root = source_root(r) };
+	struct sarif s = { .out = out, .root = source_root(r), .patch = &r->patch };
 	bool judged = f && f->judged;
 	unsigned n = judged ? f->n_violations : r->n_lines;
 

@@ -102,6 +102,7 @@ struct report_member {              /* a member of the contended struct */
 	uint64_t offset, size;       /* in the struct */
 	uint8_t access;              /* enum member_access (data_types.h) */
 	bool base;                   /* a C++ base class (name NULL) */
+	unsigned decl_line;          /* in the struct's decl.file, 0: unknown */
 	uint64_t reads, writes;      /* samples */
 	uint32_t *writers, *readers; /* tids */
 	unsigned n_writers, n_readers;
@@ -171,6 +172,34 @@ struct report_advice {
 	long cost_bytes;             /* size growth of the proposal, 0 if none */
 	unsigned placements_sharing; /* start placements where the contending */
 	unsigned placements_total;   /*   members share a line; 0/0 if n/a */
+};
+
+/*
+ * The fix as a patch (reports/fix_patch.h): changes to the project's own
+ * source where DWARF declares the struct, the global or the allocation.
+ */
+struct report_edit {
+	char *path;                  /* relative to report_patch.root: the diff's */
+	char *source;                /* the file as DWARF names it */
+	unsigned line, n_old;        /* lines [line, line + n_old) are replaced;
+	                                n_old 0: the text goes before line */
+	char *old_text, *new_text;   /* whole lines, each ending in '\n' */
+};
+
+struct report_line_fix {
+	char *summary;               /* what the patch does; NULL: no patch */
+	char *caveat;                /* what to check before applying it, or NULL */
+	char *none_why;              /* no patch: why */
+	unsigned *edits;             /* indices into report.patch.edits */
+	unsigned n_edits;
+};
+
+struct report_patch {
+	bool built;                  /* fix_patch_build() ran */
+	char *root;                  /* paths are relative to it: patch -p1 there */
+	struct report_edit *edits;
+	unsigned n_edits;
+	char *diff;                  /* unified diff of all edits; NULL: none */
 };
 
 /*
@@ -323,6 +352,10 @@ struct report_line {
 	struct report_lock lock;
 	char *struct_name;           /* of the struct the members are, which may
 	                                be nested in the object: "struct half" */
+	/* Where DWARF says the struct (or the element type), and the
+	 * variable when the object is a global, are declared: the file as
+	 * the compiler named it, NULL: unknown (the fix's patch edits these) */
+	struct report_decl { char *file; unsigned line; } struct_decl, variable_decl;
 	bool cxx;                    /* the type is C++'s: advice spells alignas */
 	bool rust;                   /* the type is Rust's: advice spells Rust; for
 	                                untyped data, the code writing it is */
@@ -358,6 +391,7 @@ struct report_line {
 	/* The run that applied a fix to this line's allocation site and timed
 	 * it (contend run --measure-fix, printers/fix_report.h), or NULL. */
 	const struct report_fix_run *measured;
+	struct report_line_fix fix;  /* the patch's part for it (fix_patch.h) */
 };
 
 /*
@@ -479,12 +513,15 @@ struct report {
 	/* run --measure-fix: the timed runs with allocations spaced apart
 	 * (printers/fix_report.h); set by the caller, not owned.  NULL: none. */
 	const struct report_fix_run *fix_run;
+	struct report_patch patch;   /* fix_patch_build(); empty until then */
 };
 
 
 #define REPORT_MAX_UNDECIDED 3
 
 void report_free(struct report *r);
+/* Frees r->patch and the lines' fixes (reports/fix_patch.c). */
+void report_patch_release(struct report *r);
 /* tid's entry in a growing array of threads (*n of them, room for
  * *alloc), appended zeroed if new: for builders of lines, ranges and
  * words that sum counts per thread.  Valid until the next call. */

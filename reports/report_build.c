@@ -465,7 +465,6 @@ static bool name_object(struct build *b, const struct line *l, struct report_lin
 	return heap || rl->alloc;
 }
 
-
 static void build_line(struct build *b, const struct candidate *cand,
 		       unsigned line_size, struct report_line *rl)
 {
@@ -947,6 +946,7 @@ static void free_line(struct report_line *rl)
 	free(rl->variable);
 	free(rl->type_name);
 	free(rl->struct_name);
+	report_decls_release(rl);
 	free_threads(rl->threads, rl->n_threads);
 	free(rl->pids);
 	free(rl->instance_lines);
@@ -995,5 +995,6 @@ void report_free(struct report *r)
 	free(r->undecided);
 	free(r->inconclusive);
 	report_latent_free(r->latent, r->n_latent);
+	report_patch_release(r);
 	free(r);
 }

@@ -170,6 +170,8 @@ const struct data_attribution *build_members(struct line_table *lines,
 					     const bool *in_lock,
 					     const struct data_attribution *obj,
 					     struct report_line *rl);
+/* Frees rl's struct_decl and variable_decl (set by build_members). */
+void report_decls_release(struct report_line *rl);
 
 /* The attribution of one cell alone (as attribute_line() does for each),
  * counting nothing in the report. */

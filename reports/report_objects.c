@@ -445,6 +445,7 @@ static void struct_members(struct line_table *lines, const struct line *l,
 		rl->members[k].size = lay->members[k].size;
 		rl->members[k].access = lay->members[k].access;
 		rl->members[k].base = lay->members[k].base;
+		rl->members[k].decl_line = lay->members[k].decl_line;
 	}
 	count_cells(l, inst, rl, acc);
 	if (L && !l->obj_ino && line_table_find(lines, l->pid, l->addr) == l) {
@@ -509,6 +510,13 @@ static void element_members(const struct line *l, const struct cell_attr *attrs,
 	sort(rl->members, rl->n_members, sizeof(*rl->members), cmp_member);
 }
 
+void report_decls_release(struct report_line *rl)
+{
+	free(rl->struct_decl.file);
+	free(rl->variable_decl.file);
+	rl->struct_decl = rl->variable_decl = (struct report_decl){ 0 };
+}
+
 /* Fills the layout of the line's object; returns the instance used, or NULL. */
 const struct data_attribution *
 build_members(struct line_table *lines, const struct line *l, const struct cell_attr *attrs,
@@ -517,6 +525,10 @@ build_members(struct line_table *lines, const struct line *l, const struct cell_
 {
 	bool *mask = xcalloc(l->n_cells, sizeof(*mask));
 	const struct data_attribution *inst;
+
+	if (obj->variable_decl_file && !obj->via_pointer)
+		rl->variable_decl = (struct report_decl){ xstrdup(obj->variable_decl_file),
+							  obj->variable_decl_line };
 
 	/* the most sampled layout instance inside the line's object; not
 	 * a lock's insides, which are the library's to lay out */
@@ -530,6 +542,9 @@ build_members(struct line_table *lines, const struct line *l, const struct cell_
 	rl->struct_size = inst->layout->size;
 	rl->struct_align = inst->layout->align;
 	rl->struct_name = strdup_or_null(inst->layout->name);
+	if (inst->layout->decl_file && inst->layout->decl_line)
+		rl->struct_decl = (struct report_decl){ xstrdup(inst->layout->decl_file),
+							inst->layout->decl_line };
 	rl->cxx = inst->layout->cxx;
 	rl->rust = inst->layout->rust;
 	rl->go = inst->layout->go;

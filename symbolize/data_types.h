@@ -54,6 +54,9 @@ struct type_member {
 	uint64_t offset, size;    /* bytes, relative to the struct */
 	uint8_t access;           /* enum member_access */
 	bool base;                /* a C++ base class's subobject (name NULL) */
+	unsigned decl_line;       /* DW_AT_decl_line, 0: unknown (in the
+	                             struct's decl_file: C and C++ cannot
+	                             declare a member elsewhere) */
 };
 
 /* The layout of one struct/union type, or of an array's element when the
@@ -70,6 +73,9 @@ struct type_layout {
 	bool cxx_class;           /* a C++ class, not a struct: layouts say so */
 	bool library;             /* declared in a system header (libstdc++'s
 	                             std::thread state): not the user's to pad */
+	const char *decl_file;    /* where DWARF says it is declared (as the
+	                             compiler saw the path), NULL: unknown */
+	unsigned decl_line;       /*   and its line, 0: unknown */
 };
 
 struct data_attribution {
@@ -93,6 +99,10 @@ struct data_attribution {
 	 * such a global through a pointer, what that declaration gives the
 	 * struct's start (reports/report_objects.c, arena_struct). */
 	uint64_t variable_align;
+	/* A global's declaration (DW_AT_decl_file/line of the variable):
+	 * NULL/0 for a pointer's target or unknown */
+	const char *variable_decl_file;
+	unsigned variable_decl_line;
 };
 
 enum data_types_miss {

@@ -341,6 +341,9 @@ enum data_types_miss data_types_global_access(struct data_types *dt,
 		resolve_offset(dt, m, &type, addr - bias - v->start, size, false, &r);
 		hit = hit_new(dt, dt_variable_name(dt, &var), &type, &r);
 		hit->variable_align = variable_align(&var);
+		hit->variable_decl_line = die_decl_line(&var);
+		if (hit->variable_decl_line)
+			hit->variable_decl_file = dt_decl_file(dt, &var);
 		strbuf_release(&r.path);
 		hashmap_put(&dt->results, &k, hit);
 	}

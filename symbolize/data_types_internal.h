@@ -121,6 +121,9 @@ struct resolution {
 
 /* data_types.c: the object */
 const char *dt_intern(struct data_types *dt, const char *s);     /* NULL: "" */
+/* die's DW_AT_decl_file, absolute against its CU's comp_dir, interned;
+ * NULL: none */
+const char *dt_decl_file(struct data_types *dt, Dwarf_Die *die);
 /* NULL when there is no module or it has no debug info. */
 struct dt_module *dt_module_get(struct data_types *dt, Dwfl_Module *mod);
 /* A variable's name, qualified by its C++ namespaces and classes

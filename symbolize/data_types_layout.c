@@ -49,6 +49,7 @@ static bool read_member(struct data_types *dt, Dwarf_Die *child, uint8_t default
 				 die_name(child) : NULL);
 	out->m.type_name = dt_type_name(dt, &out->type);
 	out->m.base = dwarf_tag(child) == DW_TAG_inheritance;
+	out->m.decl_line = die_decl_line(child);
 	if (default_access)
 		out->m.access = die_udata(child, DW_AT_accessibility, &access) &&
 				access >= MEMBER_PUBLIC && access <= MEMBER_PRIVATE ?
@@ -139,6 +140,25 @@ static void layout_fill_members(struct data_types *dt, Dwarf_Die *s,
 	free(tmp);
 }
 
+const char *dt_decl_file(struct data_types *dt, Dwarf_Die *die)
+{
+	const char *file = dwarf_decl_file(die), *dir, *ret;
+	Dwarf_Attribute attr;
+	Dwarf_Die cu;
+	char *joined;
+
+	if (!file || file[0] == '/')
+		return file ? dt_intern(dt, file) : NULL;
+	if (!dwarf_diecu(die, &cu, NULL, NULL) ||
+	    !(dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr))) || dir[0] != '/')
+		return dt_intern(dt, file);
+	joined = xasprintf("%s/%s", dir, file);
+	path_normalize(joined);
+	ret = dt_intern(dt, joined);
+	free(joined);
+	return ret;
+}
+
 /* The layout of a struct/union (type already peeled), or of a scalar
  * element type (members empty).  name_hint names anonymous structs. */
 static const struct type_layout *layout_get(struct data_types *dt,
@@ -161,6 +181,8 @@ static const struct type_layout *layout_get(struct data_types *dt,
 	le->pub.cxx_class = le->pub.cxx && dwarf_tag(type) == DW_TAG_class_type;
 	file = dwarf_decl_file(type);
 	le->pub.library = file && symbolizer_system_source(file);
+	le->pub.decl_file = dt_decl_file(dt, type);
+	le->pub.decl_line = die_decl_line(type);
 	if (is_aggregate(dwarf_tag(type))) {
 		le->pub.name = !dwarf_diename(type) && name_hint ?
 			       dt_intern(dt, name_hint) : dt_type_name(dt, type);

@@ -38,6 +38,16 @@ bool die_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *val)
 	return dwarf_attr(die, name, &attr) && dwarf_formudata(&attr, val) == 0;
 }
 
+unsigned die_decl_line(Dwarf_Die *die)
+{
+	int line;
+
+	/* dwarf_decl_line follows DW_AT_specification/abstract_origin */
+	if (dwarf_decl_line(die, &line) != 0 || line <= 0 || line > 100000000)
+		return 0;
+	return (unsigned)line;
+}
+
 static bool is_qualifier(int tag)
 {
 	return tag == DW_TAG_const_type || tag == DW_TAG_volatile_type ||

@@ -24,6 +24,8 @@
 const char *die_name(Dwarf_Die *die);
 bool die_type(Dwarf_Die *die, Dwarf_Die *type);
 bool die_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *val);
+/* Its DW_AT_decl_line (bounded to what a source file can have), 0: none */
+unsigned die_decl_line(Dwarf_Die *die);
 
 /* Tags. */
 bool is_aggregate(int tag);      /* struct, union, class */

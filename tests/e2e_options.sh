@@ -41,7 +41,7 @@ expect "attach --confrim" 2 "did you mean '--confirm'\?\); see 'contend attach -
 expect "-p without a value" 2 "^contend: error: option '-p' needs a value; see 'contend attach --help'" \
 	"$contend" attach -p
 # each command its own options: another's is refused, naming whose it is
-expect "run --symfs" 2 "^contend: error: '--symfs' is not an option of 'contend run' \(it is of: report, check\); see 'contend run --help'\$" \
+expect "run --symfs" 2 "^contend: error: '--symfs' is not an option of 'contend run' \(it is of: report, check, fix\); see 'contend run --help'\$" \
 	"$contend" run --symfs /x -- true
 expect "run -p" 2 "^contend: error: '-p' is not an option of 'contend run' \(it is of: attach, record, stat, top\)" \
 	"$contend" run -p 1 -- true

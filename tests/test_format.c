@@ -23,7 +23,7 @@ static void test_lookup(void)
 	CHECK(report_format_find("xml", 0) == NULL, "unknown name");
 
 	names = report_format_names(FORMAT_FOR_REPORT);
-	CHECK_STR(names, "text, json, html, sarif, pprof", "--format names of run/report");
+	CHECK_STR(names, "text, json, html, sarif, pprof, patch", "--format names of run/report");
 	free(names);
 	names = report_format_names(FORMAT_FOR_WATCH);
 	CHECK_STR(names, "text, json", "--format names of watch");

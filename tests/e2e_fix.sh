@@ -1,0 +1,186 @@
+#!/bin/sh
+# contend fix: the fix as a patch of the program's own source.
+# For each shape a testcase has (a global array of scalars:
+# false_sharing_counters; per-thread structs in one aligned block:
+# heap_per_thread_stats; a struct whose hot member moves to a line of its
+# own: klass_secondary_supers), in a project whose path has spaces and
+# non-ASCII, the patch must:
+#   - apply with patch -p1 --dry-run on a fresh copy, and apply there;
+#   - build with the testcase's own flags (-O2 -g, -Werror);
+#   - leave contend run on the rebuilt program with no false or mixed
+#     sharing on the patched variable or struct (Klass keeps its true
+#     sharing: padding cannot part threads writing the same bytes).
+# True sharing (true_sharing_counter) gets no patch, and says why.
+# --verify on false_sharing_counters: the patch holds, a measured ratio is
+# printed, and the project's tree is byte-identical afterwards.
+set -u
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+contend="$top_builddir/contend"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+CFLAGS="-std=gnu11 -O2 -g -pthread -Wall -Werror"
+
+fail() {
+	echo "FAIL $1"
+	shift
+	for f in "$@"; do echo "--- $f"; cat "$f"; done
+	fails=$((fails + 1))
+}
+
+if ! command -v patch >/dev/null; then
+	echo "SKIP: no patch(1) to apply the patches with"
+	exit 77
+fi
+proj="$tmp/a project ✓"
+mkdir "$proj"
+
+# fix_one NAME KEY ARGS...: patch, apply on a fresh copy, build, re-run.
+# KEY: the variable or type whose false sharing must be gone.
+fix_one() {
+	name=$1 key=$2
+	shift 2
+	cp "$top_srcdir/testcases/$name.c" "$proj/"
+	cc $CFLAGS -o "$proj/$name" "$proj/$name.c" || { fail "$name: build"; return; }
+	# a mixed line's victims are few reads: a run may see only the true
+	# sharing, which gets no patch.  The patch is what is tested here.
+	for try in 1 2 3; do
+		"$contend" fix -q --root "$proj" -o "$tmp/$name.patch" -- "$proj/$name" "$@" \
+			>/dev/null 2>"$tmp/$name.err"
+		grep -q "^--- a/$name.c" "$tmp/$name.patch" && break
+	done
+	if ! grep -q "^--- a/$name.c" "$tmp/$name.patch"; then
+		fail "$name: no patch in 3 runs" "$tmp/$name.patch" "$tmp/$name.err"
+		return
+	fi
+	rm -rf "$tmp/fresh"
+	mkdir "$tmp/fresh"
+	cp "$top_srcdir/testcases/$name.c" "$tmp/fresh/"
+	if ! (cd "$tmp/fresh" && patch -p1 --dry-run <"$tmp/$name.patch" >/dev/null &&
+	      patch -p1 -s <"$tmp/$name.patch"); then
+		fail "$name: the patch does not apply" "$tmp/$name.patch"
+		return
+	fi
+	if ! cc $CFLAGS -o "$tmp/fresh/$name" "$tmp/fresh/$name.c" 2>"$tmp/$name.build"; then
+		fail "$name: the patched source does not build" "$tmp/$name.patch" "$tmp/$name.build"
+		return
+	fi
+	"$contend" run -q --format patch -o "$tmp/$name.after" -- "$tmp/fresh/$name" "$@" \
+		>/dev/null 2>&1
+	if grep '^# line' "$tmp/$name.after" | grep -E '\((false|mixed) sharing\)' |
+	   grep -q -- "$key"; then
+		fail "$name: still false sharing on $key after the patch" "$tmp/$name.patch" \
+			"$tmp/$name.after"
+		return
+	fi
+	echo "ok $name: the patch applies, builds and removes the false sharing on $key"
+}
+
+fix_one false_sharing_counters "variable counters" -t 2 --seconds 1
+fix_one heap_per_thread_stats "type struct thread_stats" -t 2 --iters 100000000
+fix_one klass_secondary_supers "type struct Klass" -t 2 --seconds 1.5
+if [ -f "$tmp/klass_secondary_supers.patch" ] &&
+   ! grep -q 'static assertions on its layout' "$tmp/klass_secondary_supers.patch"; then
+	fail "klass: the caveat on its asserted layout is missing" \
+		"$tmp/klass_secondary_supers.patch"
+fi
+
+# C++: per-thread structs in a std::vector, alignas on the first member
+if command -v c++ >/dev/null; then
+	cat >"$proj/stats.cpp" <<'EOF'
+#include <atomic>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+struct Stats {
+	std::atomic<long> requests{0};
+	long bytes = 0;
+};
+
+static void work(Stats *s)
+{
+	for (long i = 0; i < 100000000; i++) {
+		s->requests.fetch_add(1, std::memory_order_relaxed);
+		s->bytes += i & 7;
+	}
+}
+
+int main()
+{
+	std::vector<Stats> stats(4);
+	std::thread a(work, &stats[1]), b(work, &stats[2]);
+	a.join();
+	b.join();
+	std::printf("%ld\n", stats[1].requests.load() + stats[2].requests.load());
+}
+EOF
+	c++ -std=c++17 -O2 -g -pthread -o "$proj/stats" "$proj/stats.cpp"
+	"$contend" fix -q --root "$proj" -o "$tmp/cxx.patch" -- "$proj/stats" >/dev/null 2>&1
+	if ! grep -q '^+	alignas(64) std::atomic<long> requests{0};' "$tmp/cxx.patch"; then
+		fail "C++: no alignas(64) on the first member" "$tmp/cxx.patch"
+	else
+		rm -rf "$tmp/fresh" && mkdir "$tmp/fresh" && cp "$proj/stats.cpp" "$tmp/fresh/"
+		if ! (cd "$tmp/fresh" && patch -p1 -s <"$tmp/cxx.patch") ||
+		   ! c++ -std=c++17 -O2 -g -pthread -Wall -Werror -o "$tmp/fresh/stats" \
+			"$tmp/fresh/stats.cpp"; then
+			fail "C++: the patch does not apply or build" "$tmp/cxx.patch"
+		else
+			"$contend" run -q --format patch -o "$tmp/cxx.after" -- "$tmp/fresh/stats" \
+				>/dev/null 2>&1
+			if grep '^# line' "$tmp/cxx.after" | grep -q 'type Stats'; then
+				fail "C++: Stats still contended" "$tmp/cxx.after"
+			else
+				echo "ok C++: alignas(64), applies, builds, the line is gone"
+			fi
+		fi
+	fi
+else
+	echo "skip C++: no C++ compiler"
+fi
+
+# true sharing: no patch, and why
+cp "$top_srcdir/testcases/true_sharing_counter.c" "$proj/"
+cc $CFLAGS -o "$proj/true_sharing_counter" "$proj/true_sharing_counter.c"
+"$contend" fix -q --root "$proj" -o "$tmp/true.patch" -- "$proj/true_sharing_counter" \
+	-t 2 >/dev/null 2>&1
+if grep -q '^---' "$tmp/true.patch" ||
+   ! grep -q 'no patch: true sharing: the threads write the same bytes' "$tmp/true.patch"; then
+	fail "true sharing: a patch, or no reason" "$tmp/true.patch"
+else
+	echo "ok true sharing: no patch, and why"
+fi
+
+# --verify: the project's own tree is never written
+sums() { (cd "$proj" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+sums >"$tmp/before"
+"$contend" fix -q --root "$proj" --verify-runs 2 \
+	--verify "cc $CFLAGS -o false_sharing_counters false_sharing_counters.c" \
+	-o "$tmp/verify.patch" -- "$proj/false_sharing_counters" -t 2 --iters 50000000 \
+	>/dev/null 2>"$tmp/verify.err"
+status=$?
+sums >"$tmp/after"
+if ! cmp -s "$tmp/before" "$tmp/after"; then
+	fail "--verify changed the project's tree" "$tmp/before" "$tmp/after"
+elif [ $status != 0 ] || ! grep -q 'the patch holds' "$tmp/verify.err" ||
+     ! grep -q 'measured [0-9.]*x (pairs' "$tmp/verify.err" ||
+     ! grep -q 'line 1 (counters, false sharing): gone' "$tmp/verify.err"; then
+	fail "--verify: exit $status" "$tmp/verify.err"
+else
+	echo "ok --verify: $(grep -o 'measured [0-9.]*x' "$tmp/verify.err"), the tree untouched"
+fi
+
+# --verify with a build that fails: said, exit 1, the tree untouched
+"$contend" fix -q --root "$proj" --verify "exit 3" -o /dev/null \
+	-- "$proj/false_sharing_counters" -t 2 --seconds 0.5 >/dev/null 2>"$tmp/bad.err"
+status=$?
+sums >"$tmp/after"
+if [ $status != 1 ] || ! grep -q 'exited with status 3' "$tmp/bad.err" ||
+   ! cmp -s "$tmp/before" "$tmp/after"; then
+	fail "--verify with a failing build: exit $status" "$tmp/bad.err"
+else
+	echo "ok --verify: a failing build is said"
+fi
+
+[ $fails = 0 ] || exit 1
