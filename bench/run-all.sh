@@ -31,6 +31,8 @@ start=$(date +%s)
 	"$top_builddir/bench/store-queue" 20000000 3
 	echo; echo "## Predicted vs measured gain (bench/gain.sh)"; echo
 	"$here/gain.sh" 3
+	echo; echo "## contend fix --verify: measured against predicted (bench/fix-verify.sh, median of 3)"; echo
+	"$here/fix-verify.sh" 3
 	echo; echo "## Klass variants (bench/klass.sh, median of 3)"; echo
 	RUNS=3 "$here/klass.sh" --seconds 1
 	echo; echo "## Latent and minor (bench/latent.sh, 20 runs each)"; echo
