@@ -26,7 +26,9 @@ struct verify {
 	const struct report *r;
 	const struct options *opt;
 	char *scratch, *tree;       /* the scratch directory, the copy in it */
-	char **patched_argv;        /* opt->argv, argv[0] the rebuilt file */
+	char **patched_argv;        /* opt->argv, paths under the root mapped */
+	bool *mapped;               /* ... patched_argv[i] is a copy's path */
+	char *run_dir;              /* where the rebuilt command runs, NULL: here */
 };
 
 /* Run argv in dir (NULL: here), stdin from /dev/null, stdout (and
@@ -172,34 +174,67 @@ static bool copy_patch_build(struct verify *v)
 	return ok;
 }
 
-/* argv with argv[0] the rebuilt copy's file, or NULL and why. */
+/* path's counterpart in the copy when it lies under the root (NULL:
+ * not under it).  Caller frees. */
+static char *in_copy(const struct verify *v, const char *path)
+{
+	char *abs = realpath(path, NULL), *rel, *out = NULL;
+
+	rel = abs ? fix_relative_path(abs, v->r->patch.root) : NULL;
+	if (abs && !rel && !strcmp(abs, v->r->patch.root))
+		out = xstrdup(v->tree);
+	else if (rel)
+		out = xasprintf("%s/%s", v->tree, rel);
+	free(abs);
+	free(rel);
+	return out;
+}
+
+/*
+ * The command for the rebuilt copy: argv[0], and every argument that is
+ * a path under the root, mapped into the copy; run from the copy's
+ * counterpart of the current directory when that is under the root (java
+ * -cp . Main, run from the project).  NULL and why when nothing would
+ * run the rebuilt code.  v->patched_argv[i] for i > 0 is v->opt->argv[i]
+ * unless v->mapped[i].
+ */
 static char **rebuilt_argv(struct verify *v, char **why)
 {
-	char *abs = NULL, *rel, **out;
-	struct stat st;
-	int n = v->opt->argc;
+	char **out = xcalloc((size_t)v->opt->argc + 1, sizeof(*out));
+	char cwd[PATH_MAX];
+	bool any = false;
 
-	if (strchr(v->opt->argv[0], '/'))
-		abs = realpath(v->opt->argv[0], NULL);
-	rel = abs ? fix_relative_path(abs, v->r->patch.root) : NULL;
-	free(abs);
-	if (!rel) {
-		*why = xasprintf("%s is not a file under %s: give the command by its path in "
-				 "the project", v->opt->argv[0], v->r->patch.root);
-		return NULL;
+	v->mapped = xcalloc((size_t)v->opt->argc + 1, sizeof(*v->mapped));
+	if (getcwd(cwd, sizeof(cwd)))
+		v->run_dir = in_copy(v, cwd);
+	for (int i = 0; i < v->opt->argc; i++) {
+		char *m = (i == 0 && !strchr(v->opt->argv[0], '/')) ? NULL :
+			  in_copy(v, v->opt->argv[i]);
+
+		v->mapped[i] = m != NULL;
+		out[i] = m ? m : v->opt->argv[i];
+		any |= v->mapped[i];
 	}
-	out = xcalloc((size_t)n + 1, sizeof(*out));
-	out[0] = xasprintf("%s/%s", v->tree, rel);
-	free(rel);
-	for (int i = 1; i < n; i++)
-		out[i] = v->opt->argv[i];
-	if (stat(out[0], &st) < 0 || !S_ISREG(st.st_mode) || access(out[0], X_OK) < 0) {
-		*why = xasprintf("the build left no program at %s", out[0]);
-		free(out[0]);
+	if (!any && !v->run_dir) {
+		*why = xasprintf("nothing of '%s' is under %s, nor is the current directory: give "
+				 "the command by its path in the project, or run from it",
+				 v->opt->argv[0], v->r->patch.root);
+		free(v->mapped);
+		v->mapped = NULL;
 		free(out);
 		return NULL;
 	}
 	return out;
+}
+
+static void rebuilt_argv_free(struct verify *v)
+{
+	for (int i = 0; v->patched_argv && i < v->opt->argc; i++)
+		if (v->mapped[i])
+			free(v->patched_argv[i]);
+	free(v->patched_argv);
+	free(v->mapped);
+	free(v->run_dir);
 }
 
 /* --- 2. the ratio -------------------------------------------------------- */
@@ -278,8 +313,8 @@ static bool time_both(struct verify *v)
 			if (!v->opt->quiet)
 				fprintf(stderr, SAY "run %u of %u, %s\n", i + 1, n,
 					fixed ? "patched" : "as is");
-			st = spawn(NULL, fixed ? v->patched_argv : v->opt->argv, out, false,
-				   &wall[fixed][i]);
+			st = spawn(fixed ? v->run_dir : NULL, fixed ? v->patched_argv : v->opt->argv,
+				   out, false, &wall[fixed][i]);
 			if (!exited_ok(st)) {
 				char *w = status_words(st);
 
@@ -381,7 +416,8 @@ static bool judge_line(unsigned i, const struct report_line *rl, const struct af
 		       unsigned n)
 {
 	bool by_variable = rl->advice.proposed.style == LAYOUT_PLAIN;
-	const char *key = by_variable ? rl->variable : rl->struct_name;
+	const char *key = by_variable ? rl->variable :
+			  rl->struct_name ? rl->struct_name : rl->type_name;
 	enum sharing_kind now = SHARING_NONE;
 	struct strbuf sb = STRBUF_INIT;
 
@@ -431,7 +467,7 @@ static bool sample_again(struct verify *v)
 		argv[k++] = v->patched_argv[i];
 	if (!v->opt->quiet)
 		fprintf(stderr, SAY "sampling the patched program\n");
-	st = spawn(NULL, argv, NULL, false, NULL);
+	st = spawn(v->run_dir, argv, NULL, false, NULL);
 	if (st < 0 || !WIFEXITED(st) || WEXITSTATUS(st) > 1) {
 		char *w = status_words(st);
 
@@ -495,9 +531,7 @@ int fix_verify(const struct report *r, const struct options *opt)
 		ok = sample_again(&v);
 	fprintf(stderr, SAY "%s\n", ok ? "the patch holds" : "the patch does not hold (above)");
 	remove_scratch(v.scratch);
-	if (v.patched_argv)
-		free(v.patched_argv[0]);
-	free(v.patched_argv);
+	rebuilt_argv_free(&v);
 	free(why);
 	free(v.tree);
 	free(v.scratch);

@@ -31,6 +31,8 @@ void report_print_patch(const struct report *r, FILE *out)
 			sharing_kind_name(l->kind));
 		if (l->struct_name)
 			fprintf(out, ", type %s", escape_text(&a, l->struct_name));
+		else if (l->type_name)
+			fprintf(out, ", type %s", escape_text(&a, l->type_name));
 		if (l->variable)
 			fprintf(out, ", variable %s", escape_text(&a, l->variable));
 		fprintf(out, ":\n");

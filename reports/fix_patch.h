@@ -12,13 +12,17 @@
  *   - a global array of scalars: a padded element struct in its
  *     declaration, and each `name[i]` in the file becomes `name[i].v`;
  *   - a malloc() of such elements: aligned_alloc(line, ...), since malloc
- *     aligns to 16 only.
+ *     aligns to 16 only;
+ *   - a Java object's fields: @jdk.internal.vm.annotation.Contended on
+ *     each, in the class's source found by its name under the root (the
+ *     JVM flag it needs is said).
  * Each change carries a comment naming the line, the threads and the
  * predicted gain.  True sharing gets no patch (padding cannot part
  * threads writing the same bytes: report_line.fix.none_why says what to
- * do instead), nor does anything the patch could not place exactly: a
- * member sharing its source line with another, a packed struct, a file
- * contend may not read (fix_source.h), or a type DWARF gives no line.
+ * do instead), nor do Rust and Go yet (their DWARF gives a type no
+ * source line), nor anything the patch could not place exactly: a member
+ * sharing its source line with another, a packed struct, a file contend
+ * may not read (fix_source.h), or a type DWARF gives no line.
  * A layout other code may rely on (a header, a static assertion on its
  * size) is patched with a caveat naming it.
  *

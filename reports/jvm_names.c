@@ -181,8 +181,10 @@ enum jvm_naming jvm_name_line(struct jvm_names *j, struct report_line *rl)
 		return JVM_UNNAMED;
 	if (name_klass_line(h, rl))
 		return JVM_KLASS;
-	if (name_object_line(h, rl))
+	if (name_object_line(h, rl)) {
+		rl->java = true;
 		return JVM_OBJECT;
+	}
 	return JVM_UNNAMED;
 }
 

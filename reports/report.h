@@ -360,6 +360,8 @@ struct report_line {
 	bool rust;                   /* the type is Rust's: advice spells Rust; for
 	                                untyped data, the code writing it is */
 	bool go;                     /* untyped data that Go code writes */
+	bool java;                   /* a Java object (jvm_names.h): type_name is
+	                                its class, the ranges' members its fields */
 	bool cxx_class;              /* a C++ class: its layouts say class */
 	struct report_advice advice;
 	double predicted_gain;       /* speedup of the proposed fix (gain.h), 0 if n/a */

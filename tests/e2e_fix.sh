@@ -10,6 +10,9 @@
 #   - leave contend run on the rebuilt program with no false or mixed
 #     sharing on the patched variable or struct (Klass keeps its true
 #     sharing: padding cannot part threads writing the same bytes).
+# C++ (a std::vector of per-thread stats) gets alignas(64); Java (two
+# fields of one object, JIT-compiled) gets @Contended on the fields, in
+# the class's source found by its name, with the JVM flag named.
 # True sharing (true_sharing_counter) gets no patch, and says why.
 # --verify on false_sharing_counters: the patch holds, a measured ratio is
 # printed, and the project's tree is byte-identical afterwards.
@@ -68,6 +71,10 @@ fix_one() {
 	fi
 	"$contend" run -q --format patch -o "$tmp/$name.after" -- "$tmp/fresh/$name" "$@" \
 		>/dev/null 2>&1
+	if ! grep -q '^# contend fix' "$tmp/$name.after"; then
+		fail "$name: contend run on the patched program wrote no report"
+		return
+	fi
 	if grep '^# line' "$tmp/$name.after" | grep -E '\((false|mixed) sharing\)' |
 	   grep -q -- "$key"; then
 		fail "$name: still false sharing on $key after the patch" "$tmp/$name.patch" \
@@ -129,7 +136,8 @@ EOF
 		else
 			"$contend" run -q --format patch -o "$tmp/cxx.after" -- "$tmp/fresh/stats" \
 				>/dev/null 2>&1
-			if grep '^# line' "$tmp/cxx.after" | grep -q 'type Stats'; then
+			if ! grep -q '^# contend fix' "$tmp/cxx.after" ||
+			   grep '^# line' "$tmp/cxx.after" | grep -q 'type Stats'; then
 				fail "C++: Stats still contended" "$tmp/cxx.after"
 			else
 				echo "ok C++: alignas(64), applies, builds, the line is gone"
@@ -138,6 +146,38 @@ EOF
 	fi
 else
 	echo "skip C++: no C++ compiler"
+fi
+
+# Java: @Contended on the fields, found in the class's source by its name
+if command -v java >/dev/null && command -v javac >/dev/null; then
+	jp="$tmp/java project"
+	mkdir -p "$jp"
+	cp "$top_srcdir/testcases/jvm_false_sharing/FalseSharing.java" "$jp/"
+	(cd "$jp" && javac -d . FalseSharing.java)
+	for try in 1 2; do
+		(cd "$jp" && "$contend" fix -q -o "$tmp/java.patch" -- java -cp . FalseSharing 3 flanked \
+			>/dev/null 2>&1)
+		grep -q '^--- a/FalseSharing.java' "$tmp/java.patch" && break
+	done
+	exports="--add-exports java.base/jdk.internal.vm.annotation=ALL-UNNAMED"
+	if ! grep -q '^+		@jdk.internal.vm.annotation.Contended' "$tmp/java.patch" ||
+	   ! grep -q -- '-XX:-RestrictContended' "$tmp/java.patch"; then
+		fail "Java: no @Contended, or the JVM flag unnamed" "$tmp/java.patch"
+	elif ! (cd "$jp" && patch -p1 -s <"$tmp/java.patch" && javac $exports -d . FalseSharing.java); then
+		fail "Java: the patch does not apply or compile" "$tmp/java.patch"
+	else
+		(cd "$jp" && "$contend" run -q --format patch -o "$tmp/java.after" -- \
+			java -XX:-RestrictContended -cp . FalseSharing 3 flanked >/dev/null 2>&1)
+		if ! grep -q '^# contend fix' "$tmp/java.after" ||
+		   grep '^# line' "$tmp/java.after" | grep -E '\((false|mixed) sharing\)' |
+		   grep -q 'FalseSharing'; then
+			fail "Java: still false sharing after @Contended" "$tmp/java.after"
+		else
+			echo "ok Java: @Contended on the fields, the flag named, the false sharing gone"
+		fi
+	fi
+else
+	echo "skip Java: no java or javac"
 fi
 
 # true sharing: no patch, and why
