@@ -3,7 +3,7 @@
  * the edits and puts them in the report; each shape is its own file:
  * fix_struct.c (a struct's members, and assertions on its layout),
  * fix_array.c (a global array of scalars, a malloc of aligned elements),
- * fix_java.c (a Java class's fields).  A shape returns NULL when it added
+ * fix_java.c (a Java class's fields), fix_go.c (a Go struct's pads).  A shape returns NULL when it added
  * its edits to ps, else why it could not (caller frees).
  */
 #ifndef CONTEND_FIX_INTERNAL_H
@@ -62,5 +62,6 @@ char *fix_scalar_array(struct fix_ctx *c, struct report_line *rl, struct pending
 /* a malloc of line-aligned elements: aligned_alloc, or a caveat */
 void fix_allocation(struct fix_ctx *c, const struct report_line *rl, struct pending_set *ps);
 char *fix_java_fields(struct fix_ctx *c, struct report_line *rl, struct pending_set *ps);
+char *fix_go_struct(struct fix_ctx *c, struct report_line *rl, struct pending_set *ps);
 
 #endif

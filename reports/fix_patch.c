@@ -1,7 +1,7 @@
 /* fix_patch.c - the fix as a patch to the project's own source
  * (fix_patch.h).  This file chooses each line's shape, keeps the edits,
  * words their comments and puts them in the report; the shapes are
- * fix_struct.c, fix_array.c and fix_java.c (fix_internal.h), the files'
+ * fix_struct.c, fix_array.c, fix_java.c and fix_go.c (fix_internal.h), the files'
  * reading fix_source.c's and the diff fix_diff.c's. */
 #include "reports/fix_patch.h"
 
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/access.h"
 #include "common/util.h"
 #include "reports/fix_internal.h"
 #include "reports/fix_source.h"
@@ -66,7 +67,13 @@ static void add_comment_safe(struct strbuf *sb, const char *s)
 static void add_threads(struct strbuf *sb, const struct report_line *rl)
 {
 	for (unsigned i = 0; i < rl->n_threads && i < 4; i++) {
-		strbuf_addf(sb, "%s%u", i ? ", " : "", rl->threads[i].tid);
+		unsigned tid = rl->threads[i].tid;
+
+		/* a goroutine as the text report names it: "g3" */
+		if (tid_is_goroutine(tid))
+			strbuf_addf(sb, "%sg%u", i ? ", " : "", tid - GOROUTINE_TID_BASE + 1);
+		else
+			strbuf_addf(sb, "%s%u", i ? ", " : "", tid);
 		if (rl->threads[i].comm) {
 			strbuf_addch(sb, ' ');
 			strbuf_addch(sb, '(');
@@ -288,9 +295,9 @@ static char *no_patch_why(const struct report_line *rl)
 		return NULL;    /* the JVM lays it out: no proposal, a Java patch */
 	if (!rl->advice.proposed.title || !rl->advice.proposed.n_rows)
 		return xasprintf("no layout was proposed%s%s", *advice ? ": " : "", advice);
-	if (rl->rust || rl->go)
-		return xasprintf("contend writes patches for C and C++ declarations; this type "
-				 "is %s: %s", rl->rust ? "Rust" : "Go", advice);
+	if (rl->rust)
+		return xasprintf("contend writes patches for C, C++, Go and Java; not yet for "
+				 "Rust, whose DWARF gives a type no source line: %s", advice);
 	return NULL;
 }
 
@@ -303,6 +310,9 @@ static void fix_line(struct fix_ctx *c, struct report_line *rl)
 	if (!why && rl->java) {
 		why = fix_java_fields(c, rl, &ps);
 		decl = xstrdup(rl->type_name ? rl->type_name : "?");
+	} else if (!why && rl->go && rl->struct_name) {
+		why = fix_go_struct(c, rl, &ps);
+		decl = xstrdup(rl->struct_name);
 	} else if (!why && rl->struct_decl.file && rl->struct_name && p->title &&
 	    !strcmp(fix_type_tag(p->title), fix_type_tag(rl->struct_name))) {
 		why = fix_struct(c, rl, &ps);

@@ -15,12 +15,15 @@
  *     aligns to 16 only;
  *   - a Java object's fields: @jdk.internal.vm.annotation.Contended on
  *     each, in the class's source found by its name under the root (the
- *     JVM flag it needs is said).
+ *     JVM flag it needs is said);
+ *   - a Go struct: the proposal's `_ [N]byte` pads, in the declaration
+ *     found by name in the Go files of its code (Go's DWARF gives a type
+ *     no source line).
  * Each change carries a comment naming the line, the threads and the
  * predicted gain.  True sharing gets no patch (padding cannot part
  * threads writing the same bytes: report_line.fix.none_why says what to
- * do instead), nor do Rust and Go yet (their DWARF gives a type no
- * source line), nor anything the patch could not place exactly: a member
+ * do instead), nor does Rust yet (its fix changes field types and every
+ * struct literal), nor anything the patch could not place exactly: a member
  * sharing its source line with another, a packed struct, a file contend
  * may not read (fix_source.h), or a type DWARF gives no line.
  * A layout other code may rely on (a header, a static assertion on its

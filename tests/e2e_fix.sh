@@ -12,7 +12,9 @@
 #     sharing: padding cannot part threads writing the same bytes).
 # C++ (a std::vector of per-thread stats) gets alignas(64); Java (two
 # fields of one object, JIT-compiled) gets @Contended on the fields, in
-# the class's source found by its name, with the JVM flag named.
+# the class's source found by its name, with the JVM flag named; Go (a
+# slice of per-goroutine stats) gets a _ [N]byte pad in the struct found
+# by name in the code's files.
 # True sharing (true_sharing_counter) gets no patch, and says why.
 # --verify on false_sharing_counters: the patch holds, a measured ratio is
 # printed, and the project's tree is byte-identical afterwards.
@@ -178,6 +180,38 @@ if command -v java >/dev/null && command -v javac >/dev/null; then
 	fi
 else
 	echo "skip Java: no java or javac"
+fi
+
+# Go: the _ [N]byte pad, in the struct found by name in the code's files
+if command -v go >/dev/null; then
+	gp="$tmp/go project"
+	mkdir -p "$gp"
+	cp "$top_srcdir/testcases/go_stats_slice/main.go" "$gp/"
+	export GOCACHE="$tmp/gocache" GOFLAGS=-mod=mod GO111MODULE=off
+	(cd "$gp" && go build -o go_stats_slice main.go) 2>"$tmp/go.build"
+	for try in 1 2 3; do
+		"$contend" fix -q --root "$gp" -o "$tmp/go.patch" -- "$gp/go_stats_slice" \
+			>/dev/null 2>&1
+		grep -q '^--- a/main.go' "$tmp/go.patch" && break
+	done
+	rm -rf "$tmp/fresh" && mkdir "$tmp/fresh" && cp "$gp/main.go" "$tmp/fresh/"
+	if ! grep -q '^+	_ \[48\]byte' "$tmp/go.patch"; then
+		fail "Go: no _ [48]byte pad" "$tmp/go.patch" "$tmp/go.build"
+	elif ! (cd "$tmp/fresh" && patch -p1 -s <"$tmp/go.patch" &&
+		go build -o go_stats_slice main.go); then
+		fail "Go: the patch does not apply or build" "$tmp/go.patch"
+	else
+		"$contend" run -q --format patch -o "$tmp/go.after" -- "$tmp/fresh/go_stats_slice" \
+			>/dev/null 2>&1
+		if ! grep -q '^# contend fix' "$tmp/go.after" ||
+		   grep '^# line' "$tmp/go.after" | grep -q 'type main.stats'; then
+			fail "Go: main.stats still contended" "$tmp/go.after"
+		else
+			echo "ok Go: a _ [48]byte pad, applies, builds, the line is gone"
+		fi
+	fi
+else
+	echo "skip Go: no go"
 fi
 
 # true sharing: no patch, and why
