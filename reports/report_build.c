@@ -984,6 +984,7 @@ void report_free(struct report *r)
 	free(r->price_note);
 	named_counts_free(r->dropped, r->n_dropped);
 	named_counts_free(r->untyped_why, r->n_untyped_why);
+	report_patch_release(r);        /* the lines' fixes first */
 	for (unsigned i = 0; i < r->n_lines; i++)
 		free_line(&r->lines[i]);
 	free(r->lines);
@@ -995,6 +996,5 @@ void report_free(struct report *r)
 	free(r->undecided);
 	free(r->inconclusive);
 	report_latent_free(r->latent, r->n_latent);
-	report_patch_release(r);
 	free(r);
 }
