@@ -101,6 +101,10 @@ char *fix_scalar_array(struct fix_ctx *c, struct report_line *rl, struct pending
 
 	if (!row || !rl->advice.proposed.title)
 		return xstrdup("the proposal has no element to wrap");
+	/* these names go into code: DWARF's, so the target's */
+	if (!fix_code_name(row->type_name) || !fix_code_name(row->member) ||
+	    !fix_code_name(rl->advice.proposed.title))
+		return xstrdup("its type's name is not one to write into code");
 	if (!(src = fix_source_of(c, rl->variable_decl.file, &why)))
 		return why;
 	n = fix_source_uses(src, name, &lines, &ends);

@@ -54,6 +54,10 @@ void fix_pending_replace(struct pending_set *ps, const struct fix_source *src,
 			 unsigned first, unsigned last, const char *text);
 /* "Klass" of "struct Klass": the name code spells in sizeof() */
 const char *fix_type_tag(const char *name);
+/* Is name one to write into code as it is ("volatile long", "Klass *",
+ * "ns::T<int>")?  DWARF's names are the target's: no newline may forge a
+ * line of the patch. */
+bool fix_code_name(const char *name);
 /* a proposal's row that only pads ("char pad[56]") */
 bool fix_pad_row(const struct report_layout_row *row);
 

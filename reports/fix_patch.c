@@ -53,6 +53,13 @@ const struct fix_source *fix_source_of(struct fix_ctx *c, const char *path, char
 
 /* --- words --------------------------------------------------------------- */
 
+bool fix_code_name(const char *name)
+{
+	return name && *name && strlen(name) < 256 &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		      "_ *&[]:<>,") == strlen(name);
+}
+
 /* Names from the target go into a C comment: no comment end, no control. */
 static void add_comment_safe(struct strbuf *sb, const char *s)
 {
@@ -225,6 +232,15 @@ static char *old_lines(const struct fix_source *src, unsigned line, unsigned n)
 	return strbuf_detach(&sb);
 }
 
+/* A diff's "--- a/PATH" line ends at a newline, and its name at a tab. */
+static bool printable_path(const char *path)
+{
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
 /* Where edit e is in the report already: its index, or -1 if new; -2
  * when it overlaps another (*why). */
 static int find_edit(const struct report_patch *p, const struct pending *e, char **why)
@@ -256,6 +272,9 @@ static char *commit(struct fix_ctx *c, struct report_line *rl, struct pending_se
 		if (!(rel[i] = fix_relative_path(ps->e[i].src->path, p->root)))
 			why = xasprintf("%s is not under the project root %s (--root)",
 					ps->e[i].src->path, p->root);
+		else if (!printable_path(rel[i]))
+			why = xstrdup("its source file's name holds control characters: a diff "
+				      "cannot name it");
 		else
 			at[i] = find_edit(p, &ps->e[i], &why);
 	}

@@ -19,6 +19,10 @@ static char *write_source(const char *name, const char *text)
 	char *path = xasprintf("%s/%s", dir, name);
 	FILE *f = fopen(path, "w");
 
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
 	fputs(text, f);
 	fclose(f);
 	return path;
@@ -313,6 +317,45 @@ static void test_scalar_array(void)
 	free(path);
 }
 
+/* Names from the target are data: a type name that would write a line of
+ * code, a file name that would forge a line of the diff, get no patch. */
+static void test_hostile_names(void)
+{
+	char *path = write_source("h.c", "static long hits[8];\n");
+	char *evil = write_source("e\n+++ x.c", "struct S {\n\tlong a;\n\tlong b;\n\tlong c;\n};\n");
+	struct fixture f;
+
+	fixture_init(&f, SHARING_FALSE);
+	f.l.variable = "hits";
+	f.l.variable_decl = (struct report_decl){ path, 1 };
+	f.l.advice.proposed.style = LAYOUT_PLAIN;
+	f.l.advice.proposed.title = "struct padded_long";
+	f.prop[0] = (struct report_layout_row){ .member = "v", .size = 8, .line_aligned = true,
+						.type_name = "long;\nsystem(\"x\")" };
+	f.l.advice.proposed.n_rows = 1;
+	fix_patch_build(&f.r, dir);
+	CHECK(!f.r.patch.diff && f.l.fix.none_why && strstr(f.l.fix.none_why, "not one to write"),
+	      "a type name with a newline: %s", f.l.fix.none_why ? f.l.fix.none_why : "(patched)");
+	report_patch_release(&f.r);
+
+	fixture_init(&f, SHARING_FALSE);
+	f.l.struct_decl = (struct report_decl){ evil, 1 };
+	add_member(&f, "a", 2, 0);
+	add_member(&f, "b", 3, 8);
+	add_member(&f, "c", 4, 16);
+	propose(&f, "a", 0, false);
+	propose(&f, "b", 64, true);
+	propose(&f, "c", 72, false);
+	fix_patch_build(&f.r, dir);
+	CHECK(!f.r.patch.diff && f.l.fix.none_why && strstr(f.l.fix.none_why, "control characters"),
+	      "a file name with a newline: %s", f.l.fix.none_why ? f.l.fix.none_why : "(patched)");
+	report_patch_release(&f.r);
+	unlink(path);
+	unlink(evil);
+	free(path);
+	free(evil);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -325,6 +368,7 @@ int main(void)
 	test_true_sharing();
 	test_refusals();
 	test_scalar_array();
+	test_hostile_names();
 	rmdir(dir);
 	return test_done();
 }
