@@ -23,6 +23,8 @@
 struct line_id {
 	uint32_t pid;
 	uint64_t addr;
+	unsigned n_sites;             /* by code: the sites probed, at most
+	                                 CODE_PROBE_MAX_SITES */
 };
 
 struct confirm {
@@ -63,12 +65,49 @@ void confirm_free(struct confirm *c)
 	free(c);
 }
 
+/* The line's distinct code sites, as many as code probes take. */
+static unsigned line_sites(const struct line *l)
+{
+	uint64_t seen[CODE_PROBE_MAX_SITES];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < l->n_cells && n < CODE_PROBE_MAX_SITES; i++) {
+		unsigned k;
+
+		for (k = 0; k < n && seen[k] != l->cells[i].ip; k++)
+			;
+		if (k == n && l->cells[i].ip)
+			seen[n++] = l->cells[i].ip;
+	}
+	return n;
+}
+
+/*
+ * Watched already, and nothing new to count?  By code, a line is watched
+ * again when sampling has since found code sites on it that were not
+ * probed: a victim's read that follows the stalled load (Klass's
+ * secondary_supers) is sampled a few times a second, and may have had no
+ * sample yet when the line was first planned.  Watchpoints fill a
+ * window's free slot with any sampled word instead (watch_plan.c).
+ */
 static bool was_watched(const struct confirm *c, const struct line *l)
 {
 	for (unsigned i = 0; i < c->n_watched; i++)
 		if (c->watched[i].pid == l->pid && c->watched[i].addr == l->addr)
-			return true;
+			return !c->wcfg.by_code || line_sites(l) <= c->watched[i].n_sites;
 	return false;
+}
+
+/* Remember the line as watched, with the sites its probes took. */
+static void mark_watched(struct confirm *c, const struct watch_line_words *lw)
+{
+	for (unsigned i = 0; i < c->n_watched; i++)
+		if (c->watched[i].pid == lw->pid && c->watched[i].addr == lw->line) {
+			c->watched[i].n_sites = lw->n_sites;
+			return;
+		}
+	ALLOC_GROW(c->watched, c->n_watched + 1, c->alloc_watched);
+	c->watched[c->n_watched++] = (struct line_id){ lw->pid, lw->line, lw->n_sites };
 }
 
 /* A thread uses a suspect line heavily with this share of its samples. */
@@ -192,10 +231,8 @@ static void make_plan(struct confirm *c, struct line_table *lines)
 		return;
 	lw = xcalloc(room, sizeof(*lw));
 	n = pick_lines(c, lines, lw, room);
-	for (unsigned i = 0; i < n; i++) {
-		ALLOC_GROW(c->watched, c->n_watched + 1, c->alloc_watched);
-		c->watched[c->n_watched++] = (struct line_id){ lw[i].pid, lw[i].line };
-	}
+	for (unsigned i = 0; i < n; i++)
+		mark_watched(c, &lw[i]);
 	free(c->plan);
 	c->n_plan = watch_plan(lw, n, per_window(c), &c->plan);
 	c->next = 0;
@@ -263,10 +300,8 @@ int confirm_line(struct confirm *c, struct line_table *lines, uint32_t pid, uint
 	watch_hot_words(l, c->line_size, &c->wcfg, &lw);
 	if (!lw.n_words)
 		return -ENOENT;
-	if (!was_watched(c, l)) {
-		ALLOC_GROW(c->watched, c->n_watched + 1, c->alloc_watched);
-		c->watched[c->n_watched++] = (struct line_id){ pid, addr };
-	}
+	mark_watched(c, &(struct watch_line_words){ .pid = pid, .line = addr,
+						     .n_sites = lw.n_sites });
 	free(c->plan);
 	c->n_plan = watch_plan(&lw, 1, per_window(c), &c->plan);
 	c->next = 0;
