@@ -139,19 +139,6 @@ static char *run_once(char **argv, struct alloc_fix *fix, struct timed *t)
 	return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned n)
-{
-	sort_items(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* What may make the numbers mislead, in fr->noise. */
 static void judge_noise(struct report_fix_run *fr, double load, bool unsaid)
 {
@@ -226,13 +213,13 @@ static void measure(const struct options *opt, struct report_fix_run *fr)
 			fr->gain_min = g < fr->gain_min ? g : fr->gain_min;
 			fr->gain_max = g > fr->gain_max ? g : fr->gain_max;
 		}
-		fr->wall_plain = median(wall[0], n);
-		fr->wall_fixed = median(wall[1], n);
-		fr->cpu_plain = median(cpu[0], n);
-		fr->cpu_fixed = median(cpu[1], n);
+		fr->wall_plain = median_of(wall[0], n);
+		fr->wall_fixed = median_of(wall[1], n);
+		fr->cpu_plain = median_of(cpu[0], n);
+		fr->cpu_fixed = median_of(cpu[1], n);
 		fr->gain = fr->wall_plain / fr->wall_fixed;
 		fr->cpu_gain = fr->cpu_fixed > 0 ? fr->cpu_plain / fr->cpu_fixed : 0;
-		fr->blocks_fixed = (uint64_t)median(blocks, n);
+		fr->blocks_fixed = (uint64_t)median_of(blocks, n);
 		judge_noise(fr, load, unsaid);
 	}
 	for (int k = 0; k < 2; k++) {

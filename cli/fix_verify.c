@@ -239,19 +239,6 @@ static void rebuilt_argv_free(struct verify *v)
 
 /* --- 2. the ratio -------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, unsigned n)
-{
-	sort_items(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static bool same_file(const char *a, const char *b)
 {
 	struct fix_source x, y;

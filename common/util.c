@@ -212,6 +212,19 @@ unsigned named_counts_collect(const uint64_t *counts, unsigned n,
 	return used;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+double median_of(double *v, unsigned n)
+{
+	sort_items(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double monotonic_s(void)
 {
 	struct timespec ts;

@@ -85,6 +85,8 @@ unsigned named_counts_collect(const uint64_t *counts, unsigned n,
 
 /* Seconds on CLOCK_MONOTONIC: for intervals and deadlines, never dates. */
 double monotonic_s(void);
+/* The median of v[0..n) (n > 0), which it sorts. */
+double median_of(double *v, unsigned n);
 
 /* "dir/../x.c" -> "x.c", "/a/./b//c/" -> "/a/b/c", in place, without
  * the file system (symlinks are not resolved); "" stays "", "/.." is "/",

@@ -209,13 +209,6 @@ static bool pick_cpus(int cpus[2])
 	return false;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 bool transfer_price_valid(double ratio)
 {
 	return ratio == 0 || (isfinite(ratio) && ratio >= TRANSFER_PRICE_MIN &&
@@ -228,12 +221,6 @@ bool transfer_price_holds(const struct transfer_price *p)
 		return true;
 	return p->locked && transfer_price_valid(p->locked) && p->store &&
 	       transfer_price_valid(p->store) && p->runs && p->runs <= TRANSFER_PRICE_TRIES;
-}
-
-static double median(double *v, unsigned n)
-{
-	sort_items(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static double bounded(double r)
@@ -282,8 +269,8 @@ int transfer_price_measure(struct transfer_price *p, struct strbuf *why)
 			p->busy = true;
 			return -1;
 		}
-	p->locked = bounded(median(ratios[TRANSFER_LOCKED], n[TRANSFER_LOCKED]));
-	p->store = bounded(median(ratios[TRANSFER_STORE], n[TRANSFER_STORE]));
+	p->locked = bounded(median_of(ratios[TRANSFER_LOCKED], n[TRANSFER_LOCKED]));
+	p->store = bounded(median_of(ratios[TRANSFER_STORE], n[TRANSFER_STORE]));
 	p->runs = n[TRANSFER_LOCKED] < n[TRANSFER_STORE] ? n[TRANSFER_LOCKED] : n[TRANSFER_STORE];
 	return 0;
 }

@@ -142,19 +142,17 @@ static void layout_fill_members(struct data_types *dt, Dwarf_Die *s,
 
 const char *dt_decl_file(struct data_types *dt, Dwarf_Die *die)
 {
-	const char *file = dwarf_decl_file(die), *dir, *ret;
+	const char *file = dwarf_decl_file(die), *ret;
 	Dwarf_Attribute attr;
 	Dwarf_Die cu;
-	char *joined;
+	char *joined = NULL;
 
-	if (!file || file[0] == '/')
-		return file ? dt_intern(dt, file) : NULL;
-	if (!dwarf_diecu(die, &cu, NULL, NULL) ||
-	    !(dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr))) || dir[0] != '/')
-		return dt_intern(dt, file);
-	joined = xasprintf("%s/%s", dir, file);
-	path_normalize(joined);
-	ret = dt_intern(dt, joined);
+	if (!file)
+		return NULL;
+	if (dwarf_diecu(die, &cu, NULL, NULL))
+		joined = symbolizer_source_under(
+			dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &attr)), file);
+	ret = dt_intern(dt, joined ? joined : file);
 	free(joined);
 	return ret;
 }

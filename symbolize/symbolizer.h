@@ -70,6 +70,10 @@ struct data_symbol {
  * AtomicU64::fetch_add) is the user's code that called it, for every
  * reader. */
 bool symbolizer_system_source(const char *file);
+/* A source file a CU names relative to its compilation directory (a
+ * VPATH build's "../src/x.c"), made absolute and normalized: malloc'd, or
+ * NULL when file is absolute already or comp_dir is not. */
+char *symbolizer_source_under(const char *comp_dir, const char *file);
 /* A library the system installed (/usr/lib/..., /lib/...: libc,
  * libstdc++), by its mapped path: its code is not the user's. */
 bool symbolizer_system_module(const char *path);

@@ -43,24 +43,27 @@ bool symbolizer_system_module(const char *path)
 	return false;
 }
 
-/* Source files named relative to the compilation directory (a VPATH
- * build's "../src/x.c") become absolute, so that editors, CI annotations
- * and --annotate find them from anywhere. */
+char *symbolizer_source_under(const char *comp_dir, const char *file)
+{
+	char *joined;
+
+	if (!file || file[0] == '/' || !comp_dir || comp_dir[0] != '/')
+		return NULL;
+	joined = xasprintf("%s/%s", comp_dir, file);
+	path_normalize(joined);
+	return joined;
+}
+
+/* Source files named relative to the compilation directory become
+ * absolute, so that editors, CI annotations and --annotate find them
+ * from anywhere. */
 const char *absolute_source(struct symbolizer *s, Dwarf_Die *cudie, const char *file)
 {
 	Dwarf_Attribute attr;
-	const char *dir;
-	char *joined;
-	const char *ret;
+	char *joined = symbolizer_source_under(
+		dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr)), file);
+	const char *ret = intern_str(s, joined ? joined : file);
 
-	if (!file || file[0] == '/')
-		return intern_str(s, file);
-	dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr));
-	if (!dir || dir[0] != '/')
-		return intern_str(s, file);
-	joined = xasprintf("%s/%s", dir, file);
-	path_normalize(joined);
-	ret = intern_str(s, joined);
 	free(joined);
 	return ret;
 }
