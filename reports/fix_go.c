@@ -36,51 +36,6 @@ static bool declares_type(const char *line, const char *name)
 	return *p == '{';
 }
 
-static bool is_go(const char *path)
-{
-	size_t n = strlen(path);
-
-	return n > 3 && !strcmp(path + n - 3, ".go");
-}
-
-/* The site files, then the other .go files of their directories. */
-static unsigned candidate_files(const struct report_line *rl, char **files, unsigned max)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < rl->n_ranges; i++)
-		for (unsigned k = 0; k < rl->ranges[i].n_sites; k++) {
-			const char *f = rl->ranges[i].sites[k].file;
-			unsigned j;
-
-			for (j = 0; f && j < n && strcmp(files[j], f); j++)
-				;
-			if (f && is_go(f) && f[0] == '/' && j == n && n < max)
-				files[n++] = xstrdup(f);
-		}
-	for (unsigned i = 0, sites = n; i < sites; i++) {
-		char *dir = xasprintf("%.*s", (int)(strrchr(files[i], '/') - files[i]), files[i]);
-		DIR *d = opendir(dir);
-		struct dirent *e;
-
-		while (d && (e = readdir(d)) && n < max) {
-			char *f = xasprintf("%s/%s", dir, e->d_name);
-			unsigned j;
-
-			for (j = 0; j < n && strcmp(files[j], f); j++)
-				;
-			if (e->d_type == DT_REG && is_go(f) && j == n)
-				files[n++] = f;
-			else
-				free(f);
-		}
-		if (d)
-			closedir(d);
-		free(dir);
-	}
-	return n;
-}
-
 /* The field a body line declares (its first word), or NULL; *why when it
  * declares two. */
 static char *field_of(const char *line, char **why)
@@ -163,7 +118,7 @@ char *fix_go_struct(struct fix_ctx *c, struct report_line *rl, struct pending_se
 	const char *name = dot ? dot + 1 : rl->struct_name;
 	char *files[GO_FILES_MAX], *why = NULL, *body;
 	const struct fix_source *src = NULL;
-	unsigned n = candidate_files(rl, files, GO_FILES_MAX), open = 0, close = 0;
+	unsigned n = fix_candidate_files(rl, ".go", files, GO_FILES_MAX), open = 0, close = 0;
 
 	for (unsigned i = 0; i < n && !open; i++) {
 		char *err = NULL;

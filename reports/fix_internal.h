@@ -3,7 +3,8 @@
  * the edits and puts them in the report; each shape is its own file:
  * fix_struct.c (a struct's members, and assertions on its layout),
  * fix_array.c (a global array of scalars, a malloc of aligned elements),
- * fix_java.c (a Java class's fields), fix_go.c (a Go struct's pads).  A shape returns NULL when it added
+ * fix_java.c (a Java class's fields), fix_go.c (a Go struct's pads),
+ * fix_rust.c (a Rust struct's repr, pads and literals).  A shape returns NULL when it added
  * its edits to ps, else why it could not (caller frees).
  */
 #ifndef CONTEND_FIX_INTERNAL_H
@@ -58,6 +59,11 @@ const char *fix_type_tag(const char *name);
  * "ns::T<int>")?  DWARF's names are the target's: no newline may forge a
  * line of the patch. */
 bool fix_code_name(const char *name);
+/* Where a language whose DWARF gives a type no line declares it: the
+ * files of the line's code sites ending in ext (".go"), then the other
+ * such files of their directories; at most max, each malloc'd. */
+unsigned fix_candidate_files(const struct report_line *rl, const char *ext, char **files,
+			     unsigned max);
 /* a proposal's row that only pads ("char pad[56]") */
 bool fix_pad_row(const struct report_layout_row *row);
 
@@ -67,5 +73,6 @@ char *fix_scalar_array(struct fix_ctx *c, struct report_line *rl, struct pending
 void fix_allocation(struct fix_ctx *c, const struct report_line *rl, struct pending_set *ps);
 char *fix_java_fields(struct fix_ctx *c, struct report_line *rl, struct pending_set *ps);
 char *fix_go_struct(struct fix_ctx *c, struct report_line *rl, struct pending_set *ps);
+char *fix_rust_struct(struct fix_ctx *c, struct report_line *rl, struct pending_set *ps);
 
 #endif

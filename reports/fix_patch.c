@@ -6,6 +6,7 @@
 #include "reports/fix_patch.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,51 @@ const struct fix_source *fix_source_of(struct fix_ctx *c, const char *path, char
 		return NULL;
 	}
 	return &c->files[c->n_files++];
+}
+
+static bool has_ext(const char *path, const char *ext)
+{
+	size_t n = strlen(path), e = strlen(ext);
+
+	return n > e && !strcmp(path + n - e, ext);
+}
+
+unsigned fix_candidate_files(const struct report_line *rl, const char *ext, char **files,
+			     unsigned max)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < rl->n_ranges; i++)
+		for (unsigned k = 0; k < rl->ranges[i].n_sites; k++) {
+			const char *f = rl->ranges[i].sites[k].file;
+			unsigned j;
+
+			for (j = 0; f && j < n && strcmp(files[j], f); j++)
+				;
+			if (f && has_ext(f, ext) && f[0] == '/' && j == n && n < max)
+				files[n++] = xstrdup(f);
+		}
+	for (unsigned i = 0, sites = n; i < sites; i++) {
+		char *dir = xasprintf("%.*s", (int)(strrchr(files[i], '/') - files[i]), files[i]);
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		while (d && (e = readdir(d)) && n < max) {
+			char *f = xasprintf("%s/%s", dir, e->d_name);
+			unsigned j;
+
+			for (j = 0; j < n && strcmp(files[j], f); j++)
+				;
+			if (e->d_type == DT_REG && has_ext(f, ext) && j == n)
+				files[n++] = f;
+			else
+				free(f);
+		}
+		if (d)
+			closedir(d);
+		free(dir);
+	}
+	return n;
 }
 
 /* --- words --------------------------------------------------------------- */
@@ -312,11 +358,11 @@ static char *no_patch_why(const struct report_line *rl)
 				 "parts them; %s", advice);
 	if (rl->java)
 		return NULL;    /* the JVM lays it out: no proposal, a Java patch */
+	if (rl->rust && !rl->struct_name)
+		return xasprintf("built without debug info, the binary names no struct to patch "
+				 "(build with -g or debug = 1): %s", advice);
 	if (!rl->advice.proposed.title || !rl->advice.proposed.n_rows)
 		return xasprintf("no layout was proposed%s%s", *advice ? ": " : "", advice);
-	if (rl->rust)
-		return xasprintf("contend writes patches for C, C++, Go and Java; not yet for "
-				 "Rust, whose DWARF gives a type no source line: %s", advice);
 	return NULL;
 }
 
@@ -329,6 +375,9 @@ static void fix_line(struct fix_ctx *c, struct report_line *rl)
 	if (!why && rl->java) {
 		why = fix_java_fields(c, rl, &ps);
 		decl = xstrdup(rl->type_name ? rl->type_name : "?");
+	} else if (!why && rl->rust) {
+		why = fix_rust_struct(c, rl, &ps);
+		decl = xstrdup(rl->struct_name);
 	} else if (!why && rl->go && rl->struct_name) {
 		why = fix_go_struct(c, rl, &ps);
 		decl = xstrdup(rl->struct_name);

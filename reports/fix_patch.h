@@ -18,12 +18,14 @@
  *     JVM flag it needs is said);
  *   - a Go struct: the proposal's `_ [N]byte` pads, in the declaration
  *     found by name in the Go files of its code (Go's DWARF gives a type
- *     no source line).
+ *     no source line);
+ *   - a Rust struct, found the same way: #[repr(C, align(64))], _padN
+ *     fields, and the pads in its struct literals.
  * Each change carries a comment naming the line, the threads and the
  * predicted gain.  True sharing gets no patch (padding cannot part
  * threads writing the same bytes: report_line.fix.none_why says what to
- * do instead), nor does Rust yet (its fix changes field types and every
- * struct literal), nor anything the patch could not place exactly: a member
+ * do instead), nor does a Rust binary without debug info (no struct is
+ * named), nor anything the patch could not place exactly: a member
  * sharing its source line with another, a packed struct, a file contend
  * may not read (fix_source.h), or a type DWARF gives no line.
  * A layout other code may rely on (a header, a static assertion on its

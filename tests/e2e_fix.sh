@@ -14,7 +14,9 @@
 # fields of one object, JIT-compiled) gets @Contended on the fields, in
 # the class's source found by its name, with the JVM flag named; Go (a
 # slice of per-goroutine stats) gets a _ [N]byte pad in the struct found
-# by name in the code's files.
+# by name in the code's files; Rust (an Arc of two counters) gets
+# repr(C, align(64)), a _pad field and the pad in its struct literal,
+# and without -g no patch and the reason.
 # True sharing (true_sharing_counter) gets no patch, and says why.
 # --verify on false_sharing_counters: the patch holds, a measured ratio is
 # printed, and the project's tree is byte-identical afterwards.
@@ -230,6 +232,47 @@ if command -v go >/dev/null; then
 	fi
 else
 	echo "skip Go: no go"
+fi
+
+# Rust: repr(C, align(64)), a _pad field, the pad in the struct literal;
+# built without -g, no patch and why
+if command -v rustc >/dev/null; then
+	rp="$tmp/rust project"
+	mkdir -p "$rp"
+	cp "$top_srcdir/testcases/rust_arc_stats/main.rs" "$rp/"
+	rustc -O -g -o "$rp/stats" "$rp/main.rs" 2>"$tmp/rs.build"
+	for try in 1 2 3; do
+		"$contend" fix -q --root "$rp" -o "$tmp/rs.patch" -- "$rp/stats" >/dev/null 2>&1
+		grep -q '^--- a/main.rs' "$tmp/rs.patch" && break
+	done
+	rm -rf "$tmp/fresh" && mkdir "$tmp/fresh" && cp "$rp/main.rs" "$tmp/fresh/"
+	if ! grep -q '^+#\[repr(C, align(64))\]' "$tmp/rs.patch" ||
+	   ! grep -q '^+    _pad1: \[u8; 56\],' "$tmp/rs.patch" ||
+	   ! grep -q 'Stats { _pad1: \[0; 56\], hits' "$tmp/rs.patch"; then
+		fail "Rust: no repr, pad field or literal's pad" "$tmp/rs.patch" "$tmp/rs.build"
+	elif ! (cd "$tmp/fresh" && patch -p1 -s <"$tmp/rs.patch" &&
+		rustc -O -g -D warnings -o stats main.rs); then
+		fail "Rust: the patch does not apply or build" "$tmp/rs.patch"
+	else
+		"$contend" run -q --format patch -o "$tmp/rs.after" -- "$tmp/fresh/stats" \
+			>/dev/null 2>&1
+		if ! grep -q '^# contend fix' "$tmp/rs.after" ||
+		   grep '^# line' "$tmp/rs.after" | grep -q 'type Stats'; then
+			fail "Rust: Stats still contended" "$tmp/rs.after"
+		else
+			echo "ok Rust: repr(C, align(64)) and a pad, applies, builds, the line is gone"
+		fi
+	fi
+	rustc -O -o "$rp/stats-nog" "$rp/main.rs" 2>/dev/null
+	"$contend" fix -q --root "$rp" -o "$tmp/rs-nog.patch" -- "$rp/stats-nog" >/dev/null 2>&1
+	if grep -q '^---' "$tmp/rs-nog.patch" ||
+	   ! grep -q 'no patch: built without debug info' "$tmp/rs-nog.patch"; then
+		fail "Rust without -g: a patch, or no reason" "$tmp/rs-nog.patch"
+	else
+		echo "ok Rust without -g: no patch, and why"
+	fi
+else
+	echo "skip Rust: no rustc"
 fi
 
 # true sharing: no patch, and why
