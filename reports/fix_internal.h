@@ -36,6 +36,7 @@ struct fix_ctx {
 	struct fix_source *files;       /* read so far; path NULL: unreadable */
 	char **why;                     /* ... and why */
 	unsigned n_files, alloc_files, alloc_why, alloc_edits;
+	size_t bytes;                   /* of the files read */
 };
 
 /* path read once per report (fix_source.h), or NULL and *why */

@@ -16,6 +16,7 @@
 #include "reports/fix_source.h"
 
 #define FIX_FILES_MAX 64        /* source files read for one report */
+#define FIX_BYTES_MAX (64u << 20)  /* ... and their bytes, all together */
 #define LCS_MAX_LINES 2000      /* a longer span is replaced whole */
 
 /* --- files --------------------------------------------------------------- */
@@ -33,12 +34,16 @@ const struct fix_source *fix_source_of(struct fix_ctx *c, const char *path, char
 			return NULL;
 		}
 	}
-	if (c->n_files >= FIX_FILES_MAX) {
-		*why = xasprintf("more than %u source files to patch", FIX_FILES_MAX);
+	/* memory bounded by what one report reads, whatever DWARF names */
+	if (c->n_files >= FIX_FILES_MAX || c->bytes >= FIX_BYTES_MAX) {
+		*why = xasprintf("more source than contend reads for one report (%u files, %u MiB)",
+				 FIX_FILES_MAX, FIX_BYTES_MAX >> 20);
 		return NULL;
 	}
 	if (fix_source_read(path, c->r->source_reader, &s, &err) < 0)
 		memset(&s, 0, sizeof(s));
+	for (unsigned k = 0; k < s.n_lines; k++)
+		c->bytes += strlen(s.lines[k]);
 	ALLOC_GROW(c->files, c->n_files + 1, c->alloc_files);
 	ALLOC_GROW(c->why, c->n_files + 1, c->alloc_why);
 	c->files[c->n_files] = s;
