@@ -16,8 +16,6 @@
 #include "reports/fix_internal.h"
 #include "reports/fix_source.h"
 
-#define GO_FILES_MAX 32         /* files of a package looked at */
-
 /* "type NAME struct {" at line, NAME a whole word */
 static bool declares_type(const char *line, const char *name)
 {
@@ -116,26 +114,12 @@ char *fix_go_struct(struct fix_ctx *c, struct report_line *rl, struct pending_se
 {
 	const char *dot = strrchr(rl->struct_name, '.');
 	const char *name = dot ? dot + 1 : rl->struct_name;
-	char *files[GO_FILES_MAX], *why = NULL, *body;
+	char *why = NULL, *body;
 	const struct fix_source *src = NULL;
-	unsigned n = fix_candidate_files(rl, ".go", files, GO_FILES_MAX), open = 0, close = 0;
+	unsigned close = 0, open = fix_find_type(c, rl, ".go", declares_type, name, &src, &close);
 
-	for (unsigned i = 0; i < n && !open; i++) {
-		char *err = NULL;
-
-		src = fix_source_of(c, files[i], &err);
-		free(err);
-		for (unsigned k = 1; src && k <= src->n_lines && !open; k++)
-			if (declares_type(fix_source_line(src, k), name))
-				open = k;
-	}
-	for (unsigned i = 0; i < n; i++)
-		free(files[i]);
 	if (!open)
 		return xasprintf("no `type %s struct {` in the Go files of its code", name);
-	for (close = open + 1; close <= src->n_lines &&
-	     fix_source_line(src, close)[strspn(fix_source_line(src, close), " \t")] != '}'; close++)
-		;
 	for (unsigned k = open + 1; k < close; k++) {
 		char *f = field_of(fix_source_line(src, k), &why);
 

@@ -65,6 +65,12 @@ bool fix_code_name(const char *name);
  * such files of their directories; at most max, each malloc'd. */
 unsigned fix_candidate_files(const struct report_line *rl, const char *ext, char **files,
 			     unsigned max);
+/* The first of those files' lines that declares(line, name): its number,
+ * *src its file and *close the line of the body's closing brace (the
+ * first line after it that starts with '}'); 0 if none declares it. */
+unsigned fix_find_type(struct fix_ctx *c, const struct report_line *rl, const char *ext,
+		       bool (*declares)(const char *line, const char *name), const char *name,
+		       const struct fix_source **src, unsigned *close);
 /* a proposal's row that only pads ("char pad[56]") */
 bool fix_pad_row(const struct report_layout_row *row);
 

@@ -102,6 +102,35 @@ unsigned fix_candidate_files(const struct report_line *rl, const char *ext, char
 	return n;
 }
 
+#define TYPE_FILES_MAX 32       /* files of a package looked at */
+
+unsigned fix_find_type(struct fix_ctx *c, const struct report_line *rl, const char *ext,
+		       bool (*declares)(const char *line, const char *name), const char *name,
+		       const struct fix_source **src, unsigned *close)
+{
+	char *files[TYPE_FILES_MAX];
+	unsigned n = fix_candidate_files(rl, ext, files, TYPE_FILES_MAX), open = 0;
+
+	for (unsigned i = 0; i < n && !open; i++) {
+		char *err = NULL;
+
+		*src = fix_source_of(c, files[i], &err);
+		free(err);
+		for (unsigned k = 1; *src && k <= (*src)->n_lines && !open; k++)
+			if (declares(fix_source_line(*src, k), name))
+				open = k;
+	}
+	for (unsigned i = 0; i < n; i++)
+		free(files[i]);
+	for (*close = open + 1; open && *close <= (*src)->n_lines; ++*close) {
+		const char *l = fix_source_line(*src, *close);
+
+		if (l[strspn(l, " \t")] == '}')
+			break;
+	}
+	return open;
+}
+
 /* --- words --------------------------------------------------------------- */
 
 bool fix_code_name(const char *name)

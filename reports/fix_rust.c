@@ -18,7 +18,6 @@
 #include "reports/fix_internal.h"
 #include "reports/fix_source.h"
 
-#define RS_FILES_MAX 32
 #define RS_PADS_MAX 16
 
 struct rs_pad {
@@ -160,32 +159,18 @@ char *fix_rust_struct(struct fix_ctx *c, struct report_line *rl, struct pending_
 {
 	const char *colons = strrchr(rl->struct_name, ':');
 	const char *name = colons ? colons + 1 : rl->struct_name;
-	char *files[RS_FILES_MAX], *why = NULL, *body;
+	char *why = NULL, *body;
 	const struct fix_source *src = NULL;
-	unsigned n = fix_candidate_files(rl, ".rs", files, RS_FILES_MAX), open = 0, close;
+	unsigned close = 0, open = fix_find_type(c, rl, ".rs", declares_struct, name, &src, &close);
 	struct rs_pad pads[RS_PADS_MAX];
 	unsigned n_pads = 0, literals = 0;
 
-	for (unsigned i = 0; i < n && !open; i++) {
-		char *err = NULL;
-
-		src = fix_source_of(c, files[i], &err);
-		free(err);
-		for (unsigned k = 1; src && k <= src->n_lines && !open; k++)
-			if (declares_struct(fix_source_line(src, k), name))
-				open = k;
-	}
-	for (unsigned i = 0; i < n; i++)
-		free(files[i]);
 	if (!open)
 		return xasprintf("no `struct %s {` in the Rust files of its code (built without "
 				 "-g, a binary names no source: build with debuginfo)", name);
 	if (open > 1 && strstr(fix_source_line(src, open - 1), "#[repr"))
 		return xasprintf("struct %s has a repr already (line %u): lay it out by hand", name,
 				 open - 1);
-	for (close = open + 1; close <= src->n_lines &&
-	     fix_source_line(src, close)[strspn(fix_source_line(src, close), " \t")] != '}'; close++)
-		;
 	if (!(body = new_body(rl, src, open, close, pads, &n_pads, &why)))
 		return why;
 	{
