@@ -8,7 +8,9 @@
 # (CHROMIUM=PATH picks the browser).
 set -u
 : "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
-contend="$top_builddir/contend"
+# run and check again after a spurious debug trap (tests/contend_retry.sh)
+contend="$(cd "$(dirname "$0")" && pwd)/contend_retry.sh"
+export CONTEND_REAL="$top_builddir/contend"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
