@@ -42,6 +42,25 @@ if ! command -v patch >/dev/null; then
 	echo "SKIP: no patch(1) to apply the patches with"
 	exit 77
 fi
+# patched_gone LABEL PATCH SOURCE BUILD PROGRAM TYPE: SOURCE copied to a
+# fresh directory, PATCH applied there, BUILD run there (sh -c), PROGRAM
+# (relative to it) sampled again; fails unless no line of type TYPE is left.
+patched_gone() {
+	label=$1 patch=$2 source=$3 build=$4 program=$5 type=$6
+	rm -rf "$tmp/fresh" && mkdir "$tmp/fresh" && cp "$source" "$tmp/fresh/"
+	if ! (cd "$tmp/fresh" && patch -p1 -s <"$patch" && sh -c "$build"); then
+		fail "$label: the patch does not apply or build" "$patch"
+		return
+	fi
+	"$contend" run -q --format patch -o "$tmp/after" -- "$tmp/fresh/$program" >/dev/null 2>&1
+	if ! grep -q '^# contend fix' "$tmp/after" ||
+	   grep '^# line' "$tmp/after" | grep -q "type $type"; then
+		fail "$label: $type still contended" "$tmp/after"
+		return
+	fi
+	echo "ok $label: the patch applies, builds, and the line is gone"
+}
+
 proj="$tmp/a project ✓"
 mkdir "$proj"
 
@@ -152,21 +171,8 @@ EOF
 	if ! grep -q '^+	alignas(64) std::atomic<long> requests{0};' "$tmp/cxx.patch"; then
 		fail "C++: no alignas(64) on the first member" "$tmp/cxx.patch"
 	else
-		rm -rf "$tmp/fresh" && mkdir "$tmp/fresh" && cp "$proj/stats.cpp" "$tmp/fresh/"
-		if ! (cd "$tmp/fresh" && patch -p1 -s <"$tmp/cxx.patch") ||
-		   ! c++ -std=c++17 -O2 -g -pthread -Wall -Werror -o "$tmp/fresh/stats" \
-			"$tmp/fresh/stats.cpp"; then
-			fail "C++: the patch does not apply or build" "$tmp/cxx.patch"
-		else
-			"$contend" run -q --format patch -o "$tmp/cxx.after" -- "$tmp/fresh/stats" \
-				>/dev/null 2>&1
-			if ! grep -q '^# contend fix' "$tmp/cxx.after" ||
-			   grep '^# line' "$tmp/cxx.after" | grep -q 'type Stats'; then
-				fail "C++: Stats still contended" "$tmp/cxx.after"
-			else
-				echo "ok C++: alignas(64), applies, builds, the line is gone"
-			fi
-		fi
+		patched_gone "C++ alignas(64)" "$tmp/cxx.patch" "$proj/stats.cpp" \
+			"c++ -std=c++17 -O2 -g -pthread -Wall -Werror -o stats stats.cpp" stats Stats
 	fi
 else
 	echo "skip C++: no C++ compiler"
@@ -216,21 +222,11 @@ if command -v go >/dev/null; then
 			>/dev/null 2>&1
 		grep -q '^--- a/main.go' "$tmp/go.patch" && break
 	done
-	rm -rf "$tmp/fresh" && mkdir "$tmp/fresh" && cp "$gp/main.go" "$tmp/fresh/"
 	if ! grep -q '^+	_ \[48\]byte' "$tmp/go.patch"; then
 		fail "Go: no _ [48]byte pad" "$tmp/go.patch" "$tmp/go.build"
-	elif ! (cd "$tmp/fresh" && patch -p1 -s <"$tmp/go.patch" &&
-		go build -o go_stats_slice main.go); then
-		fail "Go: the patch does not apply or build" "$tmp/go.patch"
 	else
-		"$contend" run -q --format patch -o "$tmp/go.after" -- "$tmp/fresh/go_stats_slice" \
-			>/dev/null 2>&1
-		if ! grep -q '^# contend fix' "$tmp/go.after" ||
-		   grep '^# line' "$tmp/go.after" | grep -q 'type main.stats'; then
-			fail "Go: main.stats still contended" "$tmp/go.after"
-		else
-			echo "ok Go: a _ [48]byte pad, applies, builds, the line is gone"
-		fi
+		patched_gone "Go _ [48]byte" "$tmp/go.patch" "$gp/main.go" \
+			"go build -o go_stats_slice main.go" go_stats_slice main.stats
 	fi
 else
 	echo "skip Go: no go"
@@ -247,23 +243,13 @@ if command -v rustc >/dev/null; then
 		"$contend" fix -q --root "$rp" -o "$tmp/rs.patch" -- "$rp/stats" >/dev/null 2>&1
 		grep -q '^--- a/main.rs' "$tmp/rs.patch" && break
 	done
-	rm -rf "$tmp/fresh" && mkdir "$tmp/fresh" && cp "$rp/main.rs" "$tmp/fresh/"
 	if ! grep -q '^+#\[repr(C, align(64))\]' "$tmp/rs.patch" ||
 	   ! grep -q '^+    _pad1: \[u8; 56\],' "$tmp/rs.patch" ||
 	   ! grep -q 'Stats { _pad1: \[0; 56\], hits' "$tmp/rs.patch"; then
 		fail "Rust: no repr, pad field or literal's pad" "$tmp/rs.patch" "$tmp/rs.build"
-	elif ! (cd "$tmp/fresh" && patch -p1 -s <"$tmp/rs.patch" &&
-		rustc -O -g -D warnings -o stats main.rs); then
-		fail "Rust: the patch does not apply or build" "$tmp/rs.patch"
 	else
-		"$contend" run -q --format patch -o "$tmp/rs.after" -- "$tmp/fresh/stats" \
-			>/dev/null 2>&1
-		if ! grep -q '^# contend fix' "$tmp/rs.after" ||
-		   grep '^# line' "$tmp/rs.after" | grep -q 'type Stats'; then
-			fail "Rust: Stats still contended" "$tmp/rs.after"
-		else
-			echo "ok Rust: repr(C, align(64)) and a pad, applies, builds, the line is gone"
-		fi
+		patched_gone "Rust repr(C, align(64))" "$tmp/rs.patch" "$rp/main.rs" \
+			"rustc -O -g -D warnings -o stats main.rs" stats Stats
 	fi
 	rustc -O -o "$rp/stats-nog" "$rp/main.rs" 2>/dev/null
 	"$contend" fix -q --root "$rp" -o "$tmp/rs-nog.patch" -- "$rp/stats-nog" >/dev/null 2>&1
