@@ -491,10 +491,18 @@ static void remove_scratch(const char *dir)
 int fix_verify(const struct report *r, const struct options *opt)
 {
 	struct verify v = { .r = r, .opt = opt };
+	struct strbuf esc = STRBUF_INIT;
 	const char *tmp = getenv("TMPDIR");
 	char *why = NULL;
 	bool ok;
 
+	if (!r->patch.diff && !r->n_lines && r->inconclusive) {
+		/* a busy machine hid the sharing: that is not "nothing to fix" */
+		fprintf(stderr, SAY "inconclusive: %s: nothing verified; run it longer or on a "
+			"quieter machine\n", escape_text(&esc, r->inconclusive));
+		strbuf_release(&esc);
+		return 0;
+	}
 	if (!r->patch.diff) {
 		fprintf(stderr, SAY "%s\n", r->n_lines ? "no line could be patched: nothing to "
 			"verify" : "no contended line: nothing to verify");

@@ -46,7 +46,10 @@ void report_print_patch(const struct report *r, FILE *out)
 				"the patch was not built");
 		}
 	}
-	if (!r->n_lines)
+	if (!r->n_lines && r->inconclusive)
+		fprintf(out, "# inconclusive: %s: nothing to patch\n",
+			escape_text(&a, r->inconclusive));
+	else if (!r->n_lines)
 		fprintf(out, "# no contended line: nothing to patch\n");
 	if (r->patch.diff)
 		fprintf(out, "# apply in %s: patch -p1 < THIS-FILE (or git apply)\n%s",

@@ -280,7 +280,7 @@ sums() { (cd "$proj" && find . -type f -print0 | sort -z | xargs -0 sha256sum); 
 sums >"$tmp/before"
 "$contend" fix -q --root "$proj" --verify-runs 2 \
 	--verify "cc $CFLAGS -o false_sharing_counters false_sharing_counters.c" \
-	-o "$tmp/verify.patch" -- "$proj/false_sharing_counters" -t 2 --iters 50000000 \
+	-o "$tmp/verify.patch" -- "$proj/false_sharing_counters" -t 2 --iters 300000000 \
 	>/dev/null 2>"$tmp/verify.err"
 status=$?
 sums >"$tmp/after"

@@ -52,9 +52,43 @@ static void test_print(void)
 	}
 }
 
+static char *print_as(const char *name, const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	report_format_find(name, 0)->print(r, out, &(struct format_flags){ .full = false });
+	fclose(out);
+	return buf;
+}
+
+/* No line: the patch says why, and an inconclusive run (a busy machine)
+ * is not told as "nothing to fix". */
+static void test_patch_without_lines(void)
+{
+	struct report r;
+	char *text;
+
+	memset(&r, 0, sizeof(r));
+	r.command = (char *)"./a";
+	r.backend = (char *)"soft";
+	text = print_as("patch", &r);
+	CHECK(strstr(text, "# no contended line: nothing to patch\n") != NULL,
+	      "no line: nothing to patch: %s", text);
+	free(text);
+	r.inconclusive = (char *)"the threads ran at once 3%\x1b[m";
+	text = print_as("patch", &r);
+	CHECK(strstr(text, "# inconclusive: the threads ran at once 3%\\x1b[m: nothing to "
+		     "patch\n") && !strstr(text, "no contended line"),
+	      "inconclusive said, escaped, not 'no contended line': %s", text);
+	free(text);
+}
+
 int main(void)
 {
 	test_lookup();
 	test_print();
+	test_patch_without_lines();
 	return test_done();
 }
