@@ -488,6 +488,13 @@ static void say_why_untyped(struct strbuf *sb, const struct report_line *l)
 	else if (!strcmp(why, data_types_miss_name(DT_DEBUG_NOT_INSTALLED)))
 		strbuf_addf(sb, " (no type information for a layout: the binary's debug info "
 			    "is not installed; it names a separate debug file (.gnu_debuglink): "
+			    "install it, e.g. the distribution's -dbgsym or -debuginfo package, "
+			    "or name a debuginfod server in DEBUGINFOD_URLS, as for perf and gdb, "
+			    "e.g. https://debuginfod.debian.net)");
+	else if (!strcmp(why, data_types_miss_name(DT_DEBUG_NOT_SERVED)))
+		strbuf_addf(sb, " (no type information for a layout: the binary's debug info "
+			    "is not installed, and the debuginfod servers in DEBUGINFOD_URLS did "
+			    "not have it; it names a separate debug file (.gnu_debuglink): "
 			    "install it, e.g. the distribution's -dbgsym or -debuginfo package)");
 	else
 		strbuf_addf(sb, " (no type information for a layout: %s)", why);

@@ -144,7 +144,8 @@ void attribute_cell(struct build *b, const struct line *l,
 	/* "build with -g" is wrong advice for a distribution's binary: it was
 	 * built so, and its DWARF ships in a package of its own */
 	if (out->why == DT_NO_DWARF && data_types_debug_split(code_mod ? code_mod : data_mod))
-		out->why = DT_DEBUG_NOT_INSTALLED;
+		out->why = data_types_debuginfod_asked() ? DT_DEBUG_NOT_SERVED :
+			DT_DEBUG_NOT_INSTALLED;
 	out->typed = out->why == DT_HIT;
 	alloc_attribute_cell(b, l, c, out);
 }

@@ -46,6 +46,7 @@
 #include "common/hashmap.h"
 #include "common/util.h"
 
+#include <dlfcn.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
@@ -67,6 +68,7 @@ static const char *const miss_names[DT__COUNT] = {
 	[DT_NO_TYPE] = "incomplete type",
 	[DT_NO_ORIGIN] = "no variable or load found for the base register",
 	[DT_DEBUG_NOT_INSTALLED] = "debug info not installed",
+	[DT_DEBUG_NOT_SERVED] = "debug info not installed or served by debuginfod",
 };
 
 const char *data_types_miss_name(enum data_types_miss m)
@@ -84,6 +86,19 @@ const char *data_types_debug_split(struct Dwfl_Module *mod)
 		return NULL;
 	elf = dwfl_module_getelf(mod, &bias);
 	return elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
+}
+
+bool data_types_debuginfod_asked(void)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	void *lib;
+
+	if (!urls || !*urls)
+		return false;
+	lib = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	if (lib)
+		dlclose(lib);
+	return lib != NULL;
 }
 
 struct data_types *data_types_new(void)

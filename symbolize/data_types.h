@@ -116,6 +116,9 @@ enum data_types_miss {
 	DT_DEBUG_NOT_INSTALLED,   /* DT_NO_DWARF of a binary built with -g whose
 	                             DWARF was split off to a file not found here
 	                             (its .gnu_debuglink): data_types_debug_split */
+	DT_DEBUG_NOT_SERVED,      /* DT_DEBUG_NOT_INSTALLED, and libdwfl asked the
+	                             debuginfod servers DEBUGINFOD_URLS names:
+	                             data_types_debuginfod_asked */
 	DT__COUNT
 };
 const char *data_types_miss_name(enum data_types_miss m);
@@ -123,6 +126,10 @@ const char *data_types_miss_name(enum data_types_miss m);
  * DWARF was split off, as distributions ship it), or NULL: mod has its
  * DWARF, names none, or is NULL.  Points into mod's ELF data. */
 const char *data_types_debug_split(struct Dwfl_Module *mod);
+/* True when libdwfl asks debuginfod for missing debug info: DEBUGINFOD_URLS
+ * was set when this process started and libdebuginfod is loaded (libdwfl
+ * loads it then, from its constructor, and says nothing when it cannot). */
+bool data_types_debuginfod_asked(void);
 
 struct data_types *data_types_new(void);
 void data_types_free(struct data_types *dt);
