@@ -36,6 +36,10 @@ enum alloc_call {
 	ALLOC__COUNT
 };
 
+/* Not a call: a record of this call is a spurious debug trap the shim
+ * absorbed (detector/trap_guard.c); addr: the code it came at. */
+#define ALLOC_TRAP 0x7472u
+
 struct alloc_record {
 	uint64_t time;                  /* ns, by the tick: orders records across threads only */
 	uint64_t addr;

@@ -53,6 +53,7 @@
 #include "detector/alloc_fix.h"
 #include "detector/alloc_record.h"
 #include "detector/alloc_shim_pipe.h"
+#include "detector/trap_guard.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
@@ -332,6 +333,7 @@ __attribute__((constructor)) static void shim_init(void)
 	if (fd && *fd)
 		shim_pipe_open(atoi(fd));
 	if (shim_channel >= 0) {
+		trap_guard_install();
 		tick_init();
 		pthread_key_create(&exit_key, thread_exit);
 		pthread_atfork(NULL, NULL, reset_after_fork);

@@ -56,7 +56,7 @@ struct alloc_table {
 	struct index_entry *index;
 	size_t n_index, alloc_index;
 	bool index_stale;
-	uint64_t records, dropped;
+	uint64_t records, dropped, traps;
 };
 
 static const char *const call_names[ALLOC__COUNT] = {
@@ -358,6 +358,8 @@ void alloc_table_add(struct alloc_table *t, const struct alloc_record *r,
 		     struct line_table *lines)
 {
 	t->records++;
+	if (r->call == ALLOC_TRAP)
+		t->traps++;
 	if (!r->addr || !r->call || r->call >= ALLOC__COUNT)
 		return;
 	if (r->flags & ALLOC_FLAG_FREED) {
@@ -443,6 +445,7 @@ void alloc_table_stats(const struct alloc_table *t, struct alloc_stats *out)
 	out->kept_freed = t->n_kept;
 	out->dropped = t->dropped;
 	out->sites = t->n_sites;
+	out->traps = t->traps;
 }
 
 static void as_record(const struct alloc_table *t, const struct alloc_block *b,

@@ -54,6 +54,8 @@ struct alloc_stats {
 	uint64_t live, kept_freed;        /* blocks held now */
 	uint64_t dropped;                 /* small blocks past ALLOC_LIVE_MAX */
 	uint64_t sites;
+	uint64_t traps;                   /* ALLOC_TRAP records: spurious debug
+	                                     traps the target's shim absorbed */
 };
 
 struct alloc_table;

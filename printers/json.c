@@ -921,6 +921,7 @@ void report_print_json(const struct report *r, FILE *out)
 	} else {
 		json_null(&j, "watch");
 	}
+	json_u64(&j, "spurious_traps", r->traps_absorbed);
 	instruments_json(&j, r);
 	fix_run_json(&j, r->fix_run);
 	if (r->patch.built) {

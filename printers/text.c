@@ -198,6 +198,9 @@ static void print_counts(const struct report *r, FILE *out)
 	else if (r->watch_windows)
 		fprintf(out, "# watchpoints: %u windows, %.3f s armed in all; exact counts\n",
 			r->watch_windows, r->watch_armed_s);
+	if (r->traps_absorbed)
+		fprintf(out, "# debug traps absorbed: %" PRIu64 " (the hypervisor's spurious SIGTRAP, "
+			"seen with watchpoints armed); the target went on\n", r->traps_absorbed);
 	if (!r->samples && r->watch_windows) {
 		fprintf(out, "# lines watched: %u   line size: %u\n", r->n_lines, r->line_size);
 		return;
@@ -953,9 +956,8 @@ static void print_inconclusive(const struct report *r, FILE *out)
 {
 	char *text = xasprintf("%s; %u line%s two threads used, undecided:", r->inconclusive,
 			       r->n_undecided, r->n_undecided == 1 ? "" : "s");
-	struct wrap w = { out, 0, " ", "  " };
+	struct wrap w = { out, fprintf(out, "inconclusive: "), " ", "  " };
 
-	w.col = fprintf(out, "inconclusive: ");
 	wrap_words(&w, text);
 	fputc('\n', out);
 	free(text);
@@ -963,9 +965,8 @@ static void print_inconclusive(const struct report *r, FILE *out)
 
 void report_print_text(const struct report *r, FILE *out)
 {
-	char *verdict;
+	char *verdict = report_verdict_line(r);
 
-	verdict = report_verdict_line(r);
 	fprintf(out, "%s\n", verdict);
 	free(verdict);
 	print_measured(r, out);

@@ -505,6 +505,8 @@ struct report {
 	struct report_line *undecided;
 	unsigned n_undecided;
 	unsigned watch_windows;      /* watchpoint windows run, 0 if none */
+	uint64_t traps_absorbed;     /* spurious debug traps the target survived
+	                                (detector/trap_guard.c) */
 	double watch_armed_s;        /* their armed time, all together */
 	bool watch_by_code;          /* the windows were uprobes on the lines'
 	                                code, not watchpoints (watch.h) */

@@ -27,6 +27,12 @@ void alloc_build_begin(struct build *b, struct alloc_table *allocs, struct glibc
 {
 	b->allocs = allocs;
 	b->alloc_paths = (struct strset)STRSET_INIT;
+	if (allocs) {
+		struct alloc_stats st;
+
+		alloc_table_stats(allocs, &st);
+		b->r->traps_absorbed = st.traps;
+	}
 	if (allocs && b->r->n_lines && b->sym && b->dt)
 		b->alloc_types = alloc_types_new(b->sym, b->dt);
 	if (!allocs && b->sym && b->dt)
