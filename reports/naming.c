@@ -111,7 +111,8 @@ char *shared_object_name(struct symbolizer *sym, uint32_t pid, uint64_t addr, ui
 	return xasprintf("%s+0x%" PRIx64, name && *name ? name : "[shared anon]", off);
 }
 
-/* "counters (long[2])", "[heap]+0x2a0 (stats: struct stats)", or "". */
+/* "counters (long[2])", "[heap]+0x2a0 (stats: struct stats)", "Go heap
+ * (s: main.stats)", or "". */
 char *report_line_title(const struct report_line *l)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -127,7 +128,10 @@ char *report_line_title(const struct report_line *l)
 		free(call);
 		return strbuf_detach(&sb);
 	}
-	if (strncmp(object, "0x", 2))
+	/* Go's heap is anonymous memory: its offset in the mapping names nothing */
+	if (l->go && !strncmp(object, "[anon]", 6))
+		strbuf_addf(&sb, "Go heap");
+	else if (strncmp(object, "0x", 2))
 		strbuf_addf(&sb, "%s", object);
 	/* the variable is worth naming when the object's name does not say it */
 	if (l->variable && strncmp(object, l->variable, strlen(l->variable)))

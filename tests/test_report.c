@@ -1369,6 +1369,36 @@ out:
 	line_table_free(t);
 }
 
+/* A line's title: the object, and the variable and type when it does not
+ * say them; Go's heap (anonymous memory) by its name, not a mapping
+ * offset, and the same anonymous memory in C as it is. */
+static void test_line_titles(void)
+{
+	struct report_line l;
+	char *title;
+
+	memset(&l, 0, sizeof(l));
+	l.object = (char *)"[anon]+0xa4000";
+	l.variable = (char *)"s";
+	l.type_name = (char *)"main.stats";
+	l.go = true;
+	title = report_line_title(&l);
+	CHECK_STR(title, "Go heap (s: main.stats)", "Go heap data");
+	free(title);
+	l.go = false;
+	l.variable = (char *)"st";
+	l.type_name = (char *)"struct stats";
+	title = report_line_title(&l);
+	CHECK_STR(title, "[anon]+0xa4000 (st: struct stats)", "C data in anonymous memory");
+	free(title);
+	l.object = (char *)"counters";
+	l.variable = (char *)"counters";
+	l.type_name = (char *)"long[2]";
+	title = report_line_title(&l);
+	CHECK_STR(title, "counters (long[2])", "a global");
+	free(title);
+}
+
 /*
  * -O2 stores two adjacent longs of a struct with one 16-byte movups: the
  * access starts at the first member and runs into the second.  Its name
@@ -1636,6 +1666,7 @@ int main(int argc, char **argv)
 	test_pairs_merge();
 	test_jvm_line_text();
 	test_shared_title();
+	test_line_titles();
 	test_member_span();
 	test_watch_word_member();
 	test_watch_pooled_instance();
