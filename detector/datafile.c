@@ -37,6 +37,7 @@ enum {
 	SAMPLE_SIZE = 64,
 	SAMPLE_SHARED_SIZE = 88,        /* + object device, inode, offset */
 	SAMPLE_SHARED = 1,              /* sample flag: in shared memory */
+	SAMPLE_FENCED = 2,              /* sample flag: a fenced store (version 8) */
 	MMAP_FIXED_SIZE = 38,
 	COMM_FIXED_SIZE = 10,
 	CHAIN_FIXED_SIZE = 8,
@@ -132,7 +133,8 @@ void datafile_write_sample(struct datafile_writer *w, const struct access_sample
 	put_u8(b, a->size);
 	put_u8(b, a->kind);
 	put_u8(b, (uint8_t)a->base_reg);
-	put_u8(b, a->obj_ino ? SAMPLE_SHARED : 0);
+	put_u8(b, (a->obj_ino ? SAMPLE_SHARED : 0) |
+		  (a->flags & ACCESS_SAMPLE_FENCED ? SAMPLE_FENCED : 0));
 	if (a->obj_ino) {
 		put_u64(b, a->obj_dev);
 		put_u64(b, a->obj_ino);
@@ -484,10 +486,11 @@ static int parse_sample(struct cursor *c, struct access_sample *a, struct strbuf
 	a->size = get_u8(c);
 	a->kind = get_u8(c);
 	a->base_reg = (int8_t)get_u8(c);
-	a->pad_ = 0;
 	flags = get_u8(c);
-	if (flags & ~SAMPLE_SHARED)
-		return datafile_fail(err, "flags 0x%x (want 0 or 0x%x)", flags, SAMPLE_SHARED);
+	if (flags & ~(SAMPLE_SHARED | SAMPLE_FENCED))
+		return datafile_fail(err, "flags 0x%x (want bits of 0x%x)", flags,
+				     SAMPLE_SHARED | SAMPLE_FENCED);
+	a->flags = flags & SAMPLE_FENCED ? ACCESS_SAMPLE_FENCED : 0;
 	if ((flags & SAMPLE_SHARED) != (c->len == SAMPLE_SHARED_SIZE))
 		return datafile_fail(err, "size %zu does not match its flags 0x%x", c->len, flags);
 	a->obj_dev = a->obj_ino = a->obj_off = 0;

@@ -29,10 +29,11 @@
 struct run_facts;
 struct strbuf;
 
-#define DATAFILE_VERSION 7            /* 2: alloc records; 3: heap blocks; 4: watch
+#define DATAFILE_VERSION 8            /* 2: alloc records; 3: heap blocks; 4: watch
                                          results; 5: transfer price; 6: the
                                          instruments' self-test; 7: the NUMA
-                                         topology; 1..6 are read too */
+                                         topology; 8: fenced stores; 1..7 are
+                                         read too */
 #define DATAFILE_BUILD_ID_MAX 64
 #define DATAFILE_PATH_MAX 4096
 #define DATAFILE_COMM_MAX 15           /* TASK_COMM_LEN - 1 */

@@ -110,6 +110,7 @@ static void add_cell(struct line *m, const struct line_cell *c)
 			d->hitm_local += c->hitm_local;
 			d->hitm_remote += c->hitm_remote;
 			d->peer += c->peer;
+			d->fenced |= c->fenced;
 			return;
 		}
 	}

@@ -571,6 +571,7 @@ void line_table_add(struct line_table *t, const struct access_sample *s)
 	l->count++;
 	th->count++;
 	c->count++;
+	c->fenced |= (s->flags & ACCESS_SAMPLE_FENCED) != 0;
 	c->weight += s->weight;
 	c->weighted += s->weight != 0;
 	if (s->data_src)     /* 0 decodes to nothing (data_src.h): skip the call */

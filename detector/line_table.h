@@ -56,6 +56,7 @@ struct line_cell {
 	uint8_t size;            /* clipped to the line */
 	uint8_t kind;            /* enum access_kind */
 	int8_t base_reg;         /* representative, from the first sample */
+	bool fenced;             /* ip is a fenced store (ACCESS_SAMPLE_FENCED) */
 	uint64_t ip;
 	int64_t base_off;        /* representative, from the first sample */
 	uint64_t count;          /* samples */

@@ -25,6 +25,11 @@ static inline bool user_address(uint64_t a)
 #endif
 }
 
+/* A store the next instruction fences (mfence, HotSpot's "lock addl
+ * $0,(%rsp)" after a volatile store): fixed, it still waits for the store
+ * buffer to drain, as a locked RMW does (reports/gain.c prices it so). */
+#define ACCESS_SAMPLE_FENCED 1u
+
 struct access_sample {
 	uint64_t time;       /* ns, CLOCK_MONOTONIC (perf's default clock) */
 	uint32_t pid, tid;
@@ -35,7 +40,7 @@ struct access_sample {
 	uint8_t kind;        /* enum access_kind */
 	int8_t base_reg;     /* DWARF register number of the memory operand's
 	                        base register, -1 if none (RIP-relative/absolute) */
-	uint8_t pad_;
+	uint8_t flags;       /* ACCESS_SAMPLE_FENCED, below */
 	uint32_t weight;     /* latency in cycles when the hardware says, else 0 */
 	int64_t base_off;    /* addr - value of the base register */
 	uint64_t data_src;   /* raw perf_mem_data_src, 0 if unknown */

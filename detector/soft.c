@@ -406,6 +406,26 @@ static enum decode_status predecessor_access(struct soft *s, struct func_code *f
 	return st;
 }
 
+/* Is the store at `at` fenced: does the next instruction order memory
+ * (HotSpot's volatile store, "mov; lock addl $0,(%rsp)")?  Uncontended
+ * it still waits for the store to drain, which the gain model prices. */
+static bool store_is_fenced(const struct func_code *f, uint64_t at)
+{
+	struct insn_info ii;
+	unsigned idx;
+	uint32_t off, next, end;
+
+	if (!f || !f->ok || at < f->start || at >= f->end)
+		return false;
+	off = (uint32_t)(at - f->start);
+	if (!insn_index(f, off, &idx) || idx + 1 >= f->n_insn)
+		return false;
+	next = f->insn[idx + 1];
+	end = idx + 2 < f->n_insn ? f->insn[idx + 2] : (uint32_t)(f->end - f->start);
+	return decoder_insn(f->dec, f->bytes + next, end - next, f->start + next, &ii) &&
+	       ii.is_fence;
+}
+
 /* The goroutine Go code ran on, as a tid (common/access.h): numbered in
  * order of first sight per (pid, g), at most GOROUTINE_MAX of them (a
  * server's goroutines come and go: later ones share numbers by hash,
@@ -502,6 +522,8 @@ bool soft_access(struct soft *s, const struct perf_sample *ps, struct access_sam
 	}
 	out->size = acc.size ? acc.size : 1;
 	out->kind = acc.kind;
+	if (access_kind_writes(acc.kind) && acc.kind != ACCESS_ATOMIC && store_is_fenced(f, at))
+		out->flags |= ACCESS_SAMPLE_FENCED;
 	out->base_reg = acc.base_reg;
 	out->base_off = acc.base_off;
 	s->decoded++;

@@ -505,6 +505,7 @@ static struct merge_cell *extra_cell(struct merge *m, uint32_t tid, unsigned k, 
 	c->kind = (uint8_t)kind;
 	c->ip = from.ip;
 	c->base_reg = from.base_reg;
+	c->fenced = from.fenced;   /* the code's fence: its load part waits too */
 	if (rep)
 		c->base_off = from.base_off + ((int64_t)offset - (int64_t)from.offset);
 	/* the call chains sampled at that code (-g) stay with it */
@@ -589,6 +590,7 @@ static void add_merged(struct line *l, const struct merge_cell *mc, double scale
 	c->size = mc->cell.size;
 	c->ip = mc->cell.ip;
 	c->base_reg = mc->cell.base_reg;
+	c->fenced = mc->cell.fenced;
 	c->base_off = mc->cell.base_off;
 	memcpy(c->chains, mc->cell.chains, sizeof(c->chains));
 }

@@ -179,7 +179,7 @@ static double residual(const struct line *l, const struct line_cell *c,
 
 		return r > 1 ? 1 : r;
 	}
-	if (c->kind == ACCESS_ATOMIC)
+	if (c->kind == ACCESS_ATOMIC || c->fenced)   /* a fence drains the buffer anyway */
 		return p->atomic;
 	if (c->kind == ACCESS_STORE || reads_own_word(l, c))
 		return commits_in_bursts(l, c, q) ? p->burst : p->store;

@@ -21,7 +21,10 @@
  *   work they are not: an uncontended locked op orders memory but does
  *   not stop the arithmetic around it, which executes while it waits
  *   (bench/gain-set's work_index: a fetch-and-add per item of a
- *   checksum, 11.2x, the fixed run as fast as its work alone).  The
+ *   checksum, 11.2x, the fixed run as fast as its work alone).  A store
+ *   the next instruction fences (a Java volatile store's "lock addl
+ *   $0,(%rsp)", an mfence: ACCESS_SAMPLE_FENCED) keeps that fence when
+ *   fixed, and is priced as a locked op.  The
  *   point and the high end hide what the locked ops leave under the
  *   run's other remaining samples, up to as many (the fixed loop costs
  *   the longer of the two, not their sum); the low end does not.

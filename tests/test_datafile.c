@@ -962,6 +962,20 @@ static void test_shared_sample(void)
 	CHECK_EQ_U64(g.samples[0].obj_off, 0x2048, "its offset");
 	CHECK_EQ_U64(g.samples[1].obj_ino, 0, "a private sample has no object");
 	free(buf);
+
+	/* a fenced store keeps its flag (version 8); a plain one has none */
+	priv.flags = ACCESS_SAMPLE_FENCED;
+	f = open_memstream(&buf, &len);
+	w = datafile_writer_new(f, 1000);
+	datafile_write_chain(w, 1, chain1, ARRAY_SIZE(chain1));
+	datafile_write_sample(w, &priv);
+	datafile_write_sample(w, &sample2);
+	datafile_writer_finish(w, &summary1);
+	fclose(f);
+	CHECK(read_bytes(buf, len, &g, &err, NULL) == 0, "fenced: read: %s", strbuf_str(&err));
+	CHECK(g.n_samples == 2 && g.samples[0].flags == ACCESS_SAMPLE_FENCED &&
+	      g.samples[1].flags == 0, "fenced: the flag round-trips, and only it");
+	free(buf);
 	strbuf_release(&err);
 }
 

@@ -86,6 +86,25 @@ static void test_residuals(void)
 		      i, saved[i].low, saved[i].point, saved[i].high);
 	line_table_free(t);
 
+	/* a store the next instruction fences (a Java volatile store) keeps the
+	 * fence's cost when fixed: priced as a locked op, not an L1 store */
+	t = line_table_new(64, 10 * MS);
+	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);
+	for (unsigned i = 0; i < 100; i++) {
+		struct access_sample s = {
+			.time = 5000000 + i * 1000, .pid = PID, .tid = 2, .ip = 0x1018,
+			.addr = SHARED + 8, .size = 8, .kind = ACCESS_STORE, .base_reg = -1,
+			.flags = ACCESS_SAMPLE_FENCED,
+		};
+		line_table_add(t, &s);
+	}
+	l = line_table_find(t, PID, SHARED);
+	ranges_by_offset(l, range);
+	gain_saved(l, range, 2, NULL, NULL, saved);
+	CHECK(near(saved[1].point, 100 * (1 - GAIN_RESIDUAL_ATOMIC)),
+	      "a fenced store is priced as a locked op: %f", saved[1].point);
+	line_table_free(t);
+
 	/* latency weights replace the load residual: 50 cycles, 5 of them an L1 hit */
 	t = line_table_new(64, 10 * MS);
 	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 50);

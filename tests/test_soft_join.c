@@ -207,8 +207,12 @@ int main(void)
 	CHECK(sample_at(soft, store_then_fence_at, &a), "a store then a stack fence: decoded");
 	CHECK_EQ_U64(a.addr, (uintptr_t)word + 0x10, "the store's word, not the stack");
 	CHECK_EQ_U64(a.kind, ACCESS_STORE, "a plain store");
+	CHECK_EQ_U64(a.flags, ACCESS_SAMPLE_FENCED, "fenced: fixed, it still drains the buffer");
 	CHECK(sample_at(soft, store_then_mfence_at, &a), "a store then mfence: decoded");
 	CHECK_EQ_U64(a.addr, (uintptr_t)word + 0x18, "the store's word");
+	CHECK_EQ_U64(a.flags, ACCESS_SAMPLE_FENCED, "mfence fences it too");
+	CHECK(sample_at(soft, join_rotated_loop_at, &a) && a.flags == 0,
+	      "an addq followed by a load is not fenced");
 
 	soft_free(soft);
 	symbolizer_free(sym);
