@@ -52,6 +52,26 @@ cases=(
 "read_mostly_config|testcase|--padded|$tc/read_mostly_config|$tc/read_mostly_config --padded|wall|predicted_gain"
 "shared_shm|testcase|--padded|$tc/shared_shm --seconds 1|$tc/shared_shm --seconds 1 --padded|awk:{ for (i = 1; i < NF; i++) if (\$i == \"counted\") s += \$(i + 1) } END { print s }|predicted_gain"
 )
+# The language twins of issue 36, where their toolchains are here: Go (a
+# slice of per-goroutine stats), Rust (an Arc of two counters), and Java
+# (two fields of one object; one field both threads store to), each
+# against its padded or unshared twin.
+srcs=$(cd "$here/.." && pwd)/testcases
+if command -v go >/dev/null &&
+   GOCACHE=$tmp/gocache GOPATH=$tmp/gopath GO111MODULE=off \
+	go build -o "$tmp/go_stats_slice" "$srcs/go_stats_slice/main.go" 2>/dev/null; then
+	cases+=("go_stats_slice|testcase|--padded|$tmp/go_stats_slice|$tmp/go_stats_slice --padded|wall|predicted_gain")
+fi
+if command -v rustc >/dev/null &&
+   rustc -O -o "$tmp/rust_arc_stats" "$srcs/rust_arc_stats/main.rs" 2>/dev/null; then
+	cases+=("rust_arc_stats|testcase|--padded|$tmp/rust_arc_stats|$tmp/rust_arc_stats --padded|wall|predicted_gain")
+fi
+if command -v javac >/dev/null &&
+   javac -d "$tmp/java" "$srcs/jvm_false_sharing/FalseSharing.java" \
+	"$srcs/jvm_true_sharing/TrueSharing.java" 2>/dev/null; then
+	cases+=("jvm_false_sharing|testcase|padded|java -cp $tmp/java FalseSharing 3 flanked|java -cp $tmp/java FalseSharing 3 padded|s/^total //p|predicted_gain"
+		"jvm_true_sharing|testcase|own (unshared)|java -cp $tmp/java TrueSharing 3 same|java -cp $tmp/java TrueSharing 3 own|s/^stores //p|predicted_gain")
+fi
 # A --fixed that takes the true sharing away too (per-thread copies of an
 # atomic) is priced by predicted_gain_all, as klass --no-cache-write is:
 # predicted_gain prices the padding the advice proposes for a mixed line.

@@ -22,7 +22,7 @@
 #include "detector/transfer_price.h"
 
 static const char *const shape_name[LOOP_SHAPES] = {
-	"rmw", "load-store", "+stack", "rmw+stack", "atomic",
+	"rmw", "load-store", "+stack", "rmw+stack", "atomic", "fenced",
 };
 
 static struct { _Alignas(64) long c[8]; } shared;

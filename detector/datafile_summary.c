@@ -81,6 +81,8 @@ void datafile_summary_encode(struct bytes *b, const struct run_facts *s)
 	if (s->cpu_nodes && s->cpu_nodes->known)
 		for (unsigned i = 0; i < CPU_NODES_MAX; i++)
 			put_u8(b, (uint8_t)s->cpu_nodes->node[i]);
+	/* version 8: the fenced store's price (0: not measured) */
+	put_f64(b, transfer_price_holds(&s->price) ? s->price.fenced : 0);
 }
 
 /* The instruments' self-test of the recording run (version 6): as many
@@ -214,6 +216,12 @@ int datafile_summary_parse(struct cursor *c, uint32_t version, struct datafile_s
 		return -1;
 	if (version >= 7 && parse_nodes(r, c, err) < 0)
 		return -1;
+	if (version >= 8) {
+		s->price.fenced = get_f64(c);
+		if (c->over || !transfer_price_valid(s->price.fenced) ||
+		    (s->price.fenced && !s->price.locked))
+			return datafile_fail(err, "fenced store price %g", s->price.fenced);
+	}
 	if (c->pos != c->len)
 		return datafile_fail(err, "%zu bytes left over after its fields", c->len - c->pos);
 	s->command = r->command;

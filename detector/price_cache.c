@@ -12,7 +12,7 @@
 #include "common/safe_file.h"
 #include "common/util.h"
 
-#define PRICE_CACHE_MAGIC "contend-transfer-price 1"
+#define PRICE_CACHE_MAGIC "contend-transfer-price 2"   /* 2: the fenced price */
 #define PRICE_CACHE_MAX 4096
 
 /* Whether dir is ours: root under sudo keeping a user's HOME must not
@@ -85,9 +85,9 @@ bool price_cache_load(struct transfer_price *p, time_t *when)
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
 	    (n = read(fd, buf, sizeof(buf) - 1)) > 0) {
 		buf[n] = '\0';
-		/* line 1: magic; 2: the key; 3: locked store runs epoch */
-		ok = sscanf(buf, "%63[^\n]\n%255[^\n]\n%lf %lf %u %lld", magic, kept_key,
-			    &got.locked, &got.store, &got.runs, &at) == 6 &&
+		/* line 1: magic; 2: the key; 3: locked store fenced runs epoch */
+		ok = sscanf(buf, "%63[^\n]\n%255[^\n]\n%lf %lf %lf %u %lld", magic, kept_key,
+			    &got.locked, &got.store, &got.fenced, &got.runs, &at) == 7 &&
 		     !strcmp(magic, PRICE_CACHE_MAGIC) && !strcmp(kept_key, key) &&
 		     got.locked && transfer_price_holds(&got);
 	}
@@ -123,8 +123,8 @@ void price_cache_store(const struct transfer_price *p)
 	path = xasprintf("%s/transfer-price", dir);
 	of = out_file_open(path, &why);
 	if (of) {
-		fprintf(out_file_stream(of), "%s\n%s\n%.6f %.6f %u %lld\n", PRICE_CACHE_MAGIC,
-			key, p->locked, p->store, p->runs, (long long)time(NULL));
+		fprintf(out_file_stream(of), "%s\n%s\n%.6f %.6f %.6f %u %lld\n", PRICE_CACHE_MAGIC,
+			key, p->locked, p->store, p->fenced, p->runs, (long long)time(NULL));
 		if (out_file_commit(of, &why))
 			free(why);
 	} else {

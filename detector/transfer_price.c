@@ -14,7 +14,7 @@
 
 /* Iterations: 10-30 ms per contended loop on the VMs of gain.h, long
  * enough that a timer tick's noise is small. */
-static const long loop_iters[TRANSFER_LOOPS] = { 1000000L, 2000000L };
+static const long loop_iters[TRANSFER_LOOPS] = { 1000000L, 2000000L, 1000000L };
 
 static struct {
 	_Alignas(128) long words[2];   /* contended: one line */
@@ -66,13 +66,14 @@ __attribute__((noinline)) void transfer_loop_run(enum loop_shape shape, volatile
 		case LOOP_STACK: { mine = i; long v = *c; *c = v + 1; break; }
 		case LOOP_RMW_STACK: mine = i; *c += i & 7; break;
 		case LOOP_ATOMIC: __atomic_fetch_add(c, 1, __ATOMIC_RELAXED); break;
+		case LOOP_FENCED: *c = i; __atomic_thread_fence(__ATOMIC_SEQ_CST); break;
 		default: break;
 		}
 	}
 	(void)mine;
 }
 
-static const enum loop_shape shape_of[TRANSFER_LOOPS] = { LOOP_ATOMIC, LOOP_RMW };
+static const enum loop_shape shape_of[TRANSFER_LOOPS] = { LOOP_ATOMIC, LOOP_RMW, LOOP_FENCED };
 
 static void *probe_loop(void *arg)
 {
@@ -220,7 +221,8 @@ bool transfer_price_holds(const struct transfer_price *p)
 	if (!p->locked && !p->store && !p->runs)
 		return true;
 	return p->locked && transfer_price_valid(p->locked) && p->store &&
-	       transfer_price_valid(p->store) && p->runs && p->runs <= TRANSFER_PRICE_TRIES;
+	       transfer_price_valid(p->store) && transfer_price_valid(p->fenced) &&
+	       p->runs && p->runs <= TRANSFER_PRICE_TRIES;
 }
 
 static double bounded(double r)
@@ -271,6 +273,9 @@ int transfer_price_measure(struct transfer_price *p, struct strbuf *why)
 		}
 	p->locked = bounded(median_of(ratios[TRANSFER_LOCKED], n[TRANSFER_LOCKED]));
 	p->store = bounded(median_of(ratios[TRANSFER_STORE], n[TRANSFER_STORE]));
-	p->runs = n[TRANSFER_LOCKED] < n[TRANSFER_STORE] ? n[TRANSFER_LOCKED] : n[TRANSFER_STORE];
+	p->fenced = bounded(median_of(ratios[TRANSFER_FENCED], n[TRANSFER_FENCED]));
+	p->runs = n[TRANSFER_LOCKED];
+	for (int k = 1; k < TRANSFER_LOOPS; k++)
+		p->runs = n[k] < p->runs ? n[k] : p->runs;
 	return 0;
 }

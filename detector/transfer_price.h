@@ -11,6 +11,9 @@
  *   store   a plain add to memory alone: the store buffer may commit its
  *           stores to the line in bursts, and how well it does is the
  *           machine's (Icelake 1.26x, Zen 5 2.4-3.2x).
+ *   fenced  a store and a full fence, a Java volatile store (Icelake
+ *           3.7-4.3x): the fence waits for the store to reach the line,
+ *           so less than a locked add's and far more than a plain one's.
  * Each price is the median ratio of the contended loop's time to the
  * private one's.  A try counts only if both threads ran on their CPUs
  * (their CPU time nine tenths of their loop's) and, contended, at once
@@ -18,7 +21,7 @@
  * where sysfs tells.  On a busy
  * machine (an attach to a target that keeps every CPU busy) too few
  * count: the price stays unmeasured, with the reason and busy set, and
- * the gains are unknown.  About 0.3 s of two CPUs, and no try starts after
+ * the gains are unknown.  About 0.4 s of two CPUs, and no try starts after
  * TRANSFER_PRICE_BUDGET_S; never run while the target is sampled.
  */
 #ifndef CONTEND_TRANSFER_PRICE_H
@@ -36,11 +39,13 @@ struct strbuf;
 #define TRANSFER_PRICE_MIN 1.0
 #define TRANSFER_PRICE_MAX 1000.0
 
-enum transfer_loop { TRANSFER_LOCKED, TRANSFER_STORE, TRANSFER_LOOPS };
+enum transfer_loop { TRANSFER_LOCKED, TRANSFER_STORE, TRANSFER_FENCED, TRANSFER_LOOPS };
 
 struct transfer_price {
 	/* contended / private time; both 0: not measured */
 	double locked, store;
+	double fenced;                 /* 0 also where a cache or data file
+	                                  from before it has none */
 	unsigned runs;                 /* tries that counted, the fewer of the two */
 	bool cached;                   /* measured earlier this boot (price_cache.h) */
 	/* not measured because the machine was busy: the probe's threads
@@ -54,14 +59,15 @@ struct transfer_price {
  * function with the switch inside the loop, so that every shape pays
  * the same dispatch, here and there. */
 enum loop_shape { LOOP_RMW, LOOP_LOAD_STORE, LOOP_STACK, LOOP_RMW_STACK, LOOP_ATOMIC,
-		  LOOP_SHAPES };
+		  LOOP_FENCED, LOOP_SHAPES };
 void transfer_loop_run(enum loop_shape shape, volatile long *c, long iters);
 
 /* Is ratio a price a data file may hold (0, or within the bounds)? */
 bool transfer_price_valid(double ratio);
 
 /* Is p one the probe can give: all 0 (not measured), or both prices
- * within the bounds from 1..TRANSFER_PRICE_TRIES runs? */
+ * within the bounds from 1..TRANSFER_PRICE_TRIES runs, the fenced one 0
+ * or within them too? */
 bool transfer_price_holds(const struct transfer_price *p);
 
 /* Measures p; 0, or -1 with p zeroed and the reason (one line) in why. */

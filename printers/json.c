@@ -816,16 +816,23 @@ static void json_price(struct json *j, const struct report *r)
 	if (r->price.locked) {
 		json_double(j, "locked", r->price.locked);
 		json_double(j, "store", r->price.store);
+		if (r->price.fenced)
+			json_double(j, "fenced", r->price.fenced);
+		else
+			json_null(j, "fenced");
 	} else {
 		json_null(j, "locked");
 		json_null(j, "store");
+		json_null(j, "fenced");
 		json_str(j, "note", r->price_note ? r->price_note : "not recorded");
 	}
 	json_u64(j, "runs", r->price.runs);
 	json_double(j, "priced_locked", p.locked);
 	json_double(j, "priced_store", p.store);
+	json_double(j, "priced_fenced", p.fenced);
 	json_double(j, "reference_locked", p.reference_locked);
 	json_double(j, "reference_store", p.reference_store);
+	json_double(j, "reference_fenced", p.reference_fenced);
 	json_close(j);
 }
 

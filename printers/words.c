@@ -108,19 +108,19 @@ char *report_price_text(const struct report *r)
 	struct report_pricing p = report_pricing(r);
 
 	if (r->price.locked)
-		return xasprintf("contended, a locked add costs %.2fx and a plain one %.2fx "
-				 "their private time here (%u probe runs%s): gains priced at that "
-				 "(the model's reference: %.2fx and %.2fx)", r->price.locked,
-				 r->price.store, r->price.runs,
-				 r->price.cached ? ", earlier this boot" : "",
-				 p.reference_locked, p.reference_store);
+		return xasprintf("contended, a locked add costs %.2fx, a plain one %.2fx and a "
+				 "fenced store %.2fx their private time here (%u probe runs%s): "
+				 "gains priced at that (the model's reference: %.2fx, %.2fx and "
+				 "%.2fx)", r->price.locked, r->price.store, p.fenced,
+				 r->price.runs, r->price.cached ? ", earlier this boot" : "",
+				 p.reference_locked, p.reference_store, p.reference_fenced);
 	if (r->price.busy)
 		return xasprintf("%s: gains unknown (a price from another machine would not "
 				 "hold here)", r->price_note ? r->price_note : "not measured");
 	return xasprintf("%s: gains priced at the model's reference, contended locked and "
-			 "plain adds at %.2fx and %.2fx their private time (an Intel Icelake VM)",
-			 r->price_note ? r->price_note : "not recorded", p.reference_locked,
-			 p.reference_store);
+			 "plain adds and fenced stores at %.2fx, %.2fx and %.2fx their private "
+			 "time (an Intel Icelake VM)", r->price_note ? r->price_note : "not "
+			 "recorded", p.reference_locked, p.reference_store, p.reference_fenced);
 }
 
 /* Bits of mask (n of them) as a list of ranges, "0-3,8"; "" if none. */

@@ -179,8 +179,10 @@ static double residual(const struct line *l, const struct line_cell *c,
 
 		return r > 1 ? 1 : r;
 	}
-	if (c->kind == ACCESS_ATOMIC || c->fenced)   /* a fence drains the buffer anyway */
+	if (c->kind == ACCESS_ATOMIC)
 		return p->atomic;
+	if (c->fenced)   /* the fence waits for the store anyway */
+		return p->fenced;
 	if (c->kind == ACCESS_STORE || reads_own_word(l, c))
 		return commits_in_bursts(l, c, q) ? p->burst : p->store;
 	return p->load;
@@ -293,10 +295,13 @@ void gain_prices_at(struct gain_prices *p, const struct transfer_price *t)
 {
 	double locked = price_or(t ? t->locked : 0, GAIN_REFERENCE_LOCKED);
 	double store = price_or(t ? t->store : 0, GAIN_REFERENCE_STORE);
+	double fenced = price_or(t ? t->fenced : 0, GAIN_REFERENCE_FENCED);
 	double transfer = (GAIN_REFERENCE_LOCKED - 1) / (locked - 1);
 
 	p->locked = locked;
 	p->store_loop = store;
+	p->fenced_loop = fenced;
+	p->fenced = fmin(1, 1 / fenced);
 	p->atomic = fmin(1, GAIN_RESIDUAL_ATOMIC * GAIN_REFERENCE_LOCKED / locked);
 	p->store = fmin(1, GAIN_RESIDUAL_STORE * transfer);
 	p->load = fmin(1, GAIN_RESIDUAL_LOAD * transfer);
@@ -309,9 +314,10 @@ struct report_pricing report_pricing(const struct report *r)
 
 	gain_prices_at(&p, &r->price);
 	return (struct report_pricing){
-		.locked = p.locked, .store = p.store_loop,
+		.locked = p.locked, .store = p.store_loop, .fenced = p.fenced_loop,
 		.reference_locked = GAIN_REFERENCE_LOCKED,
 		.reference_store = GAIN_REFERENCE_STORE,
+		.reference_fenced = GAIN_REFERENCE_FENCED,
 	};
 }
 

@@ -24,7 +24,7 @@
  *   checksum, 11.2x, the fixed run as fast as its work alone).  A store
  *   the next instruction fences (a Java volatile store's "lock addl
  *   $0,(%rsp)", an mfence: ACCESS_SAMPLE_FENCED) keeps that fence when
- *   fixed, and is priced as a locked op.  The
+ *   fixed: 1 / F of it is left, F the fenced store's price below.  The
  *   point and the high end hide what the locked ops leave under the
  *   run's other remaining samples, up to as many (the fixed loop costs
  *   the longer of the two, not their sum); the low end does not.
@@ -120,13 +120,17 @@
  * the store buffer shields: their residual scales by
  * GAIN_REFERENCE_STORE / S (on an AMD EPYC Zen 5 VM S is 2.4-3.2: its
  * store buffer shields little).  Queued stores keep theirs: a private
- * store is a store anywhere. */
+ * store is a store anywhere.  A fenced store is priced by the machine's
+ * own F, a store and a full fence contended against private (the
+ * reference where none was measured); the store waits for the line and
+ * the fence for the store, so F lies between S and L. */
 #define GAIN_REFERENCE_LOCKED 7.18 /* bench/store-queue's atomic loop there */
 #define GAIN_REFERENCE_STORE 1.26  /* and its rmw loop */
+#define GAIN_REFERENCE_FENCED 4.0  /* its fenced loop: 3.7-4.3x, 2026-12-07 */
 
 struct gain_prices {
-	double locked, store_loop;     /* the prices L and S they are for */
-	double load, store, atomic, burst;   /* residuals */
+	double locked, store_loop, fenced_loop;   /* the prices L, S and F they are for */
+	double load, store, atomic, burst, fenced;   /* residuals */
 };
 
 /* The residuals at the prices t (transfer_price.h); NULL, or a price of

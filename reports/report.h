@@ -568,8 +568,8 @@ char *advice_layout_text(const struct report_layout *lay);
  * of a plain store loop, each the machine's (r->price) or, where it was
  * not measured, the model's reference; and that reference (gain.h). */
 struct report_pricing {
-	double locked, store;
-	double reference_locked, reference_store;
+	double locked, store, fenced;
+	double reference_locked, reference_store, reference_fenced;
 };
 struct report_pricing report_pricing(const struct report *r);
 

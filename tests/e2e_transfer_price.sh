@@ -55,7 +55,7 @@ else
 fi
 
 "$contend" run -- "$tsc" -t 2 --iters 2000000 >/dev/null 2>"$tmp/err"
-if grep -qE '^# transfer price: (contended, a locked add costs [0-9.]+x and a plain one [0-9.]+x|not measured: )' "$tmp/err"; then
+if grep -qE '^# transfer price: (contended, a locked add costs [0-9.]+x, a plain one [0-9.]+x and a fenced store [0-9.]+x|not measured: )' "$tmp/err"; then
 	ok "text: the header says what the gains are priced at"
 else
 	fail "text: no transfer price line:"; head -12 "$tmp/err"

@@ -86,8 +86,8 @@ static void test_residuals(void)
 		      i, saved[i].low, saved[i].point, saved[i].high);
 	line_table_free(t);
 
-	/* a store the next instruction fences (a Java volatile store) keeps the
-	 * fence's cost when fixed: priced as a locked op, not an L1 store */
+	/* a store the next instruction fences (a Java volatile store) keeps its
+	 * fence when fixed: 1 / F of it is left, not an L1 store's residual */
 	t = line_table_new(64, 10 * MS);
 	add_n(t, 100, 1, 0x1010, SHARED, ACCESS_LOAD, 0);
 	for (unsigned i = 0; i < 100; i++) {
@@ -101,8 +101,8 @@ static void test_residuals(void)
 	l = line_table_find(t, PID, SHARED);
 	ranges_by_offset(l, range);
 	gain_saved(l, range, 2, NULL, NULL, saved);
-	CHECK(near(saved[1].point, 100 * (1 - GAIN_RESIDUAL_ATOMIC)),
-	      "a fenced store is priced as a locked op: %f", saved[1].point);
+	CHECK(near(saved[1].point, 100 * (1 - 1 / GAIN_REFERENCE_FENCED)),
+	      "a fenced store keeps its fence: %f", saved[1].point);
 	line_table_free(t);
 
 	/* latency weights replace the load residual: 50 cycles, 5 of them an L1 hit */
@@ -547,17 +547,23 @@ static void test_prices(void)
 
 static void test_price_text(void)
 {
-	struct report r = { .price = { .locked = 2.88, .store = 2.52, .runs = 5 } };
+	struct report r = { .price = { .locked = 2.88, .store = 2.52, .fenced = 2.6, .runs = 5 } };
 	char *s = report_price_text(&r);
 
-	CHECK(strstr(s, "locked add costs 2.88x and a plain one 2.52x their private time here "
-		     "(5 probe runs)") && strstr(s, "7.18x and 1.26x"), "measured: %s", s);
+	CHECK(strstr(s, "locked add costs 2.88x, a plain one 2.52x and a fenced store 2.60x "
+		     "their private time here (5 probe runs)") &&
+	      strstr(s, "7.18x, 1.26x and 4.00x"), "measured: %s", s);
+	free(s);
+	r.price.fenced = 0;     /* a data file from before version 8 */
+	s = report_price_text(&r);
+	CHECK(strstr(s, "a fenced store 4.00x"), "no fenced price: the reference: %s", s);
 	free(s);
 	r.price = (struct transfer_price){ 0 };
 	r.price_note = (char *)"not measured: fewer than two cores to run on";
 	s = report_price_text(&r);
 	CHECK(!strncmp(s, "not measured: fewer than two cores", 34) &&
-	      strstr(s, "the model's reference, contended locked and plain adds at 7.18x and 1.26x"),
+	      strstr(s, "the model's reference, contended locked and plain adds and fenced "
+		     "stores at 7.18x, 1.26x and 4.00x"),
 	      "not: %s", s);
 	free(s);
 	r.price_note = NULL;

@@ -28,7 +28,8 @@ static void write_file(const char *path, const char *text)
 int main(void)
 {
 	char dir[] = "/tmp/contend-price-XXXXXX";
-	struct transfer_price p = { 0 }, kept = { .locked = 5.83, .store = 1.07, .runs = 5 };
+	struct transfer_price p = { 0 }, kept = { .locked = 5.83, .store = 1.07, .fenced = 3.5,
+							.runs = 5 };
 	char *path, *text = NULL, *rm;
 	time_t when = 0;
 	size_t len = 0;
@@ -45,8 +46,9 @@ int main(void)
 	CHECK(access(path, F_OK) != 0, "a busy machine's failed probe is not kept");
 	price_cache_store(&kept);
 	CHECK(price_cache_load(&p, &when), "kept, then given back");
-	CHECK(p.locked == 5.83 && p.store == 1.07 && p.runs == 5 && p.cached && !p.busy,
-	      "the same prices, marked cached: %f %f %u", p.locked, p.store, p.runs);
+	CHECK(p.locked == 5.83 && p.store == 1.07 && p.fenced == 3.5 && p.runs == 5 &&
+	      p.cached && !p.busy, "the same prices, marked cached: %f %f %f %u", p.locked,
+	      p.store, p.fenced, p.runs);
 	CHECK(when > 0 && when <= time(NULL), "when it was measured");
 
 	/* another boot's (or machine's) price is not this one's */
@@ -54,11 +56,11 @@ int main(void)
 	if (!f || getdelim(&text, &len, 0, f) < 0)
 		die("cannot read %s", path);
 	fclose(f);
-	text[strlen("contend-transfer-price 1\n")] ^= 1;   /* the boot id's first char */
+	text[strlen("contend-transfer-price 2\n")] ^= 1;   /* the boot id's first char */
 	write_file(path, text);
 	CHECK(!price_cache_load(&p, &when), "another boot's key: not used");
 
-	write_file(path, "contend-transfer-price 1\nx\n1e9 1.0 5 1\n");
+	write_file(path, "contend-transfer-price 2\nx\n1e9 1.0 1.0 5 1\n");
 	CHECK(!price_cache_load(&p, &when), "a forged file: refused");
 
 	unlink(path);

@@ -19,13 +19,18 @@ static void test_valid(void)
 	CHECK(!transfer_price_valid(NAN) && !transfer_price_valid(INFINITY) &&
 	      !transfer_price_valid(-2), "NaN, infinity, negative");
 	CHECK(transfer_price_holds(&(struct transfer_price){ 0 }), "all 0: not measured");
-	CHECK(transfer_price_holds(&(struct transfer_price){ 2.9, 2.5, 5 }), "a measured pair");
-	CHECK(!transfer_price_holds(&(struct transfer_price){ 2.9, 0, 5 }) &&
-	      !transfer_price_holds(&(struct transfer_price){ 2.9, 2.5, 0 }) &&
-	      !transfer_price_holds(&(struct transfer_price){ 0, 0, 5 }) &&
-	      !transfer_price_holds(&(struct transfer_price){ 2.9, 2.5, TRANSFER_PRICE_TRIES + 1 }) &&
-	      !transfer_price_holds(&(struct transfer_price){ 0.5, 2.5, 5 }),
+#define PRICE(l, s, f, n) (&(struct transfer_price){ .locked = l, .store = s, .fenced = f, \
+						       .runs = n })
+	CHECK(transfer_price_holds(PRICE(2.9, 2.5, 0, 5)), "a measured pair (an older file)");
+	CHECK(transfer_price_holds(PRICE(2.9, 2.5, 2.6, 5)), "and a fenced store's");
+	CHECK(!transfer_price_holds(PRICE(2.9, 0, 0, 5)) &&
+	      !transfer_price_holds(PRICE(2.9, 2.5, 0, 0)) &&
+	      !transfer_price_holds(PRICE(0, 0, 0, 5)) &&
+	      !transfer_price_holds(PRICE(2.9, 2.5, 0, TRANSFER_PRICE_TRIES + 1)) &&
+	      !transfer_price_holds(PRICE(0.5, 2.5, 0, 5)) &&
+	      !transfer_price_holds(PRICE(2.9, 2.5, 0.5, 5)),
 	      "one price alone, no runs, runs alone, too many, out of bounds");
+#undef PRICE
 }
 
 /* Pinned to one CPU, the probe's threads share it: no transfer to price. */
