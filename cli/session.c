@@ -1,13 +1,11 @@
 #include "cli/session.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,7 +70,8 @@ struct session {
 	struct alloc_table *allocs;        /* the heap blocks and their sites */
 	const char *watch_note;    /* why confirmation was left off, or NULL */
 	char *instrument_note;     /* no instrument to confirm with: why */
-	struct instruments instruments;   /* the self-test's, at the start */
+	struct instruments instruments;   /* the self-test's (session_instruments) */
+	struct instruments_pending *testing;   /* that test under way, or NULL */
 	struct overlap overlap;    /* did the target's threads run at once */
 	uint64_t pressure_from;    /* cpu_pressure_us() at the start */
 	double pressure_t0;        /* and when: monotonic_s() */
@@ -290,6 +289,8 @@ static struct session_view session_view(struct session *s, pid_t pid, double t0)
 	};
 }
 
+static void session_instruments(struct session *s);
+
 /* One beat of a running session, run and attach alike: wait up to 100 ms
  * for records, take them in, then let the hooks and --confirm look. */
 static void session_beat(struct session *s, struct event_set *es,
@@ -309,6 +310,7 @@ static void session_beat(struct session *s, struct event_set *es,
 	alloc_channel_drain(s->alloc_pipe, s->allocs, s->sampler.lines);
 	if (s->hooks && s->hooks->tick)
 		s->hooks->tick(s->hooks->ctx, s->sampler.lines, pid, monotonic_s() - t0);
+	session_instruments(s);
 	view = session_view(s, pid, t0);
 	if (s->hooks && s->hooks->live && s->hooks->live(s->hooks->ctx, &view) &&
 	    !stop_requested) {
@@ -329,17 +331,6 @@ static void session_beat(struct session *s, struct event_set *es,
 		confirm_tick(s->confirm, s->sampler.lines, monotonic_s() - t0);
 }
 
-static char *join_command(char **argv)
-{
-	struct strbuf sb = STRBUF_INIT;
-	for (int i = 0; argv[i]; i++) {
-		if (i)
-			strbuf_addch(&sb, ' ');
-		strbuf_addf(&sb, "%s", argv[i]);
-	}
-	return strbuf_detach(&sb);
-}
-
 /* run and attach print the counters' triage line; the other commands
  * riding on a session (stat counts more, check and record have their own
  * output) do not. */
@@ -353,6 +344,7 @@ static void session_release(struct session *s)
 	line_table_free(s->sampler.lines);
 	free(s->price_note);
 	free(s->instrument_note);
+	instruments_test_wait(s->testing);
 	backend_close(&s->backend);
 	backend_choice_release(&s->choice);
 	unwinder_free(s->sampler.unwinder);
@@ -425,26 +417,33 @@ static void measure_price(struct session *s)
 static void start_confirmation(struct session *s, const struct options *opt,
 			       const struct session_hooks *hooks)
 {
+	bool on_demand = hooks && hooks->confirm_on_demand;
 	struct watch_config wc;
-	enum instrument by, census_by;
 
-	if (!instruments_for_confirmation(&s->instruments, &by)) {
+	watch_config_default(&wc);
+	wc.stop = &stop_requested;
+	wc.sym = s->sym;
+	s->confirm = confirm_by_instruments(&s->instruments, &wc, hooks && hooks->confirm_classify ?
+					    hooks->confirm_classify : &opt->classify,
+					    opt->line_size, on_demand ? NULL : &s->sampler.census);
+	if (!s->confirm)
 		s->instrument_note = xstrdup("none: neither watchpoints nor uprobes work here "
 					     "(the instruments line says why), so the kinds "
 					     "below are the samples' alone");
-		return;
-	}
-	watch_config_default(&wc);
-	wc.stop = &stop_requested;
-	wc.by_code = by == INSTRUMENT_UPROBES;
-	wc.sym = s->sym;
-	s->confirm = confirm_new(&wc, hooks && hooks->confirm_classify ?
-				 hooks->confirm_classify : &opt->classify, opt->line_size);
-	if (hooks && hooks->confirm_on_demand)
+	else if (on_demand)
 		confirm_on_demand(s->confirm);
-	else if (instruments_for_census(&s->instruments, &census_by))
-		s->sampler.census = census_new(s->sym, census_by == INSTRUMENT_UPROBES ?
-				       CODE_PROBE_UPROBE : CODE_PROBE_BREAKPOINT);
+}
+
+/* The self-test's results, waited for at the first beat (or the end),
+ * and then what they allow: confirmation and the census. */
+static void session_instruments(struct session *s)
+{
+	if (!s->testing)
+		return;
+	instruments_test_wait(s->testing);
+	s->testing = NULL;
+	if (s->opt->confirm && !s->opt->system_wide)   /* -a: never arm other users' tasks */
+		start_confirmation(s, s->opt, s->hooks);
 }
 
 static void session_init(struct session *s, const struct options *opt,
@@ -473,9 +472,8 @@ static void session_init(struct session *s, const struct options *opt,
 		s->sampler.unwinder = unwinder_new(s->sym, opt->unwind_method);
 		s->sampler.chains = callchains_new();
 	}
-	instruments_test(&s->instruments, opt->freq);
-	if (opt->confirm && !opt->system_wide)   /* -a: never arm other users' tasks */
-		start_confirmation(s, opt, hooks);
+	/* while the target starts: 50 ms on a VM, 4% of a 1 s run */
+	s->testing = instruments_test_start(&s->instruments, opt->freq);
 }
 
 /* How busy the machine was while sampling (run_facts.h). */
@@ -508,6 +506,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	char *jit_note = jvm_map_note(&s->jvm, pid), *missed = NULL, *unwound = NULL;
 	int ret;
 
+	session_instruments(s);
 	machine_facts(s, &hdr);       /* before the price probe loads the CPUs */
 	measure_price(s);
 	n_dropped = row->drop_counts(s->backend.state, &dropped);
@@ -758,7 +757,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		error("target (pid %d) did not exit within %.0f s of SIGTERM: left running; "
 		      "the report covers %.2f s", (int)child.pid, 2 * RUN_STOP_GRACE_S, t1 - t0);
 
-	command = join_command(opt->argv);
+	command = argv_join(opt->argv);
 	/* the handlers stay while the report or data file is written: a
 	 * second stop signal must not cut it short */
 	if (s.sampler.sample_from)

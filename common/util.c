@@ -257,3 +257,15 @@ unsigned edit_distance(const char *a, const char *b)
 	}
 	return row[lb];
 }
+
+char *argv_join(char **argv)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int i = 0; argv[i]; i++) {
+		if (i)
+			strbuf_addch(&sb, ' ');
+		strbuf_add(&sb, argv[i], strlen(argv[i]));
+	}
+	return strbuf_detach(&sb);
+}

@@ -87,6 +87,9 @@ unsigned named_counts_collect(const uint64_t *counts, unsigned n,
 double monotonic_s(void);
 /* The median of v[0..n) (n > 0), which it sorts. */
 double median_of(double *v, unsigned n);
+/* The words of a NULL-terminated argv, space-separated (a command as the
+ * user typed it, for a report's header); caller frees. */
+char *argv_join(char **argv);
 
 /* "dir/../x.c" -> "x.c", "/a/./b//c/" -> "/a/b/c", in place, without
  * the file system (symlinks are not resolved); "" stays "", "/.." is "/",

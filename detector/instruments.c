@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,6 +293,42 @@ void instruments_test(struct instruments *in, unsigned freq)
 		}
 		t->ms = now_ms() - t0;
 	}
+}
+
+struct instruments_pending {
+	pthread_t thread;
+	bool started;
+	struct instruments *in;
+	unsigned freq;
+};
+
+static void *test_thread(void *arg)
+{
+	struct instruments_pending *p = arg;
+
+	instruments_test(p->in, p->freq);
+	return NULL;
+}
+
+struct instruments_pending *instruments_test_start(struct instruments *in, unsigned freq)
+{
+	struct instruments_pending *p = xcalloc(1, sizeof(*p));
+
+	p->in = in;
+	p->freq = freq;
+	p->started = pthread_create(&p->thread, NULL, test_thread, p) == 0;
+	if (!p->started)
+		instruments_test(in, freq);
+	return p;
+}
+
+void instruments_test_wait(struct instruments_pending *p)
+{
+	if (!p)
+		return;
+	if (p->started)
+		pthread_join(p->thread, NULL);
+	free(p);
 }
 
 bool instrument_works(const struct instruments *in, enum instrument which)

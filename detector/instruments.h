@@ -55,8 +55,17 @@ struct instruments {
 	struct instrument_test t[INSTRUMENT__COUNT];
 };
 
-/* Test every instrument (timer samples at freq Hz).  A few ms in all. */
+/* Test every instrument (timer samples at freq Hz).  A few ms in all
+ * (about 50 on a VM, where each trap costs a VM exit). */
 void instruments_test(struct instruments *in, unsigned freq);
+/* The same on a thread of its own, so that a session's target starts
+ * meanwhile instead of after it (bench/defaults-overhead.sh); in is not
+ * to be read before instruments_test_wait().  Runs the test here when no
+ * thread can start.  Never NULL. */
+struct instruments_pending;
+struct instruments_pending *instruments_test_start(struct instruments *in, unsigned freq);
+/* Waits for the test and frees p; NULL: nothing to wait for. */
+void instruments_test_wait(struct instruments_pending *p);
 
 bool instrument_works(const struct instruments *in, enum instrument which);
 /* "watchpoints", "execute breakpoints", "uprobes", "timer samples" */

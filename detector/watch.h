@@ -307,6 +307,16 @@ struct confirm;
 
 struct confirm *confirm_new(const struct watch_config *wcfg,
 			    const struct classify_config *ccfg, unsigned line_size);
+/* Confirmation with what the self-test found working here
+ * (instruments.h): watchpoints, else uprobes on the lines' code (wcfg's
+ * by_code is set to say which); NULL where neither works.  With census
+ * not NULL, *census: the census of stores by execute breakpoints, else
+ * uprobes, or NULL. */
+struct instruments;
+struct census;
+struct confirm *confirm_by_instruments(const struct instruments *in, struct watch_config *wcfg,
+				       const struct classify_config *ccfg, unsigned line_size,
+				       struct census **census);
 void confirm_free(struct confirm *c);
 /*
  * Call about every 100 ms while the target runs.  From CONFIRM_START_S of

@@ -7,7 +7,9 @@
  * confirm_tick() runs its windows, picking none itself.  Putting
  * the results on report lines is reports/watch_report.c's job.
  */
+#include "detector/census.h"
 #include "detector/instances.h"
+#include "detector/instruments.h"
 #include "detector/watch.h"
 
 #include <errno.h>
@@ -264,6 +266,21 @@ void confirm_tick(struct confirm *c, struct line_table *lines, double elapsed)
 		c->failed = true;     /* said why; the sampling goes on */
 	armed = watch_armed_s(c->w) - armed;
 	c->next_at = elapsed + armed + watch_rest_s(armed, &c->wcfg);
+}
+
+struct confirm *confirm_by_instruments(const struct instruments *in, struct watch_config *wcfg,
+				       const struct classify_config *ccfg, unsigned line_size,
+				       struct census **census)
+{
+	enum instrument by, census_by;
+
+	if (!instruments_for_confirmation(in, &by))
+		return NULL;
+	wcfg->by_code = by == INSTRUMENT_UPROBES;
+	if (census && instruments_for_census(in, &census_by))
+		*census = census_new(wcfg->sym, census_by == INSTRUMENT_UPROBES ?
+				     CODE_PROBE_UPROBE : CODE_PROBE_BREAKPOINT);
+	return confirm_new(wcfg, ccfg, line_size);
 }
 
 void confirm_on_demand(struct confirm *c)
