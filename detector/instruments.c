@@ -24,7 +24,8 @@
 #include "detector/perf_ring.h"
 #include "detector/uprobe_event.h"
 
-#define TRIES 100                   /* stores, loads, calls per test */
+#define TRIES 25                    /* stores, loads, calls per test: each
+                                       traps, tens of us on a VM */
 #define TIMER_SPIN_NS 10000000ULL   /* CPU time the timer is tested over */
 #define TIMER_MIN_SHARE 0.7         /* of the requested rate: works */
 
