@@ -19,6 +19,13 @@ case $(uname -m) in
 x86_64|i?86) ;;
 *) echo "SKIP: no ICEBP on $(uname -m)"; exit 77 ;;
 esac
+# ICEBP must raise what the hypervisor's trap raises: SIGTRAP with
+# TRAP_BRKPT (1) or TRAP_HWBKPT (4), seen by the fixture's own handler
+bare=$("$fixture" own icebp 2>/dev/null | sed -n 's/^own handler: //p')
+case $bare in
+1|4) ;;
+*) echo "SKIP: ICEBP raises si_code '${bare:-none}' here, not a debug exception's"; exit 77 ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
