@@ -36,6 +36,8 @@ struct func_code {
 	unsigned n_insn;
 	struct branch_edge *edges;   /* direct branches within it, by target */
 	unsigned n_edges;
+	uint32_t *fences;        /* offsets of its fences (insn_info.is_fence), ascending */
+	unsigned n_fences;
 	bool ok;
 	bool go;                 /* Go code: its g register names the goroutine */
 };
@@ -105,6 +107,7 @@ static void func_code_free(void *p)
 	free(f->bytes);
 	free(f->insn);
 	free(f->edges);
+	free(f->fences);
 	free(f);
 }
 
@@ -136,7 +139,7 @@ static struct func_code *func_code_build(struct soft *s, uint32_t pid,
 					 uint64_t start, uint64_t end)
 {
 	struct func_code *f = xcalloc(1, sizeof(*f));
-	size_t len = end - start, alloc_insn = 0, alloc_t = 0, off = 0;
+	size_t len = end - start, alloc_insn = 0, alloc_t = 0, alloc_f = 0, off = 0;
 
 	f->pid = pid;
 	f->start = start;
@@ -161,6 +164,10 @@ static struct func_code *func_code_build(struct soft *s, uint32_t pid,
 		}
 		ALLOC_GROW(f->insn, f->n_insn + 1, alloc_insn);
 		f->insn[f->n_insn++] = (uint32_t)off;
+		if (ii.is_fence) {
+			ALLOC_GROW(f->fences, f->n_fences + 1, alloc_f);
+			f->fences[f->n_fences++] = (uint32_t)off;
+		}
 		if (ii.has_target && !ii.is_call && ii.target >= start && ii.target < end) {
 			ALLOC_GROW(f->edges, f->n_edges + 1, alloc_t);
 			f->edges[f->n_edges++] = (struct branch_edge){
@@ -408,22 +415,16 @@ static enum decode_status predecessor_access(struct soft *s, struct func_code *f
 
 /* Is the store at `at` fenced: does the next instruction order memory
  * (HotSpot's volatile store, "mov; lock addl $0,(%rsp)")?  Uncontended
- * it still waits for the store to drain, which the gain model prices. */
+ * it still waits for the store to drain, which the gain model prices.
+ * The function's sweep noted its fences: no decoding per sample. */
 static bool store_is_fenced(const struct func_code *f, uint64_t at)
 {
-	struct insn_info ii;
 	unsigned idx;
-	uint32_t off, next, end;
 
 	if (!f || !f->ok || at < f->start || at >= f->end)
 		return false;
-	off = (uint32_t)(at - f->start);
-	if (!insn_index(f, off, &idx) || idx + 1 >= f->n_insn)
-		return false;
-	next = f->insn[idx + 1];
-	end = idx + 2 < f->n_insn ? f->insn[idx + 2] : (uint32_t)(f->end - f->start);
-	return decoder_insn(f->dec, f->bytes + next, end - next, f->start + next, &ii) &&
-	       ii.is_fence;
+	return insn_index(f, (uint32_t)(at - f->start), &idx) && idx + 1 < f->n_insn &&
+	       u32_find(f->fences, f->n_fences, f->insn[idx + 1], NULL);
 }
 
 /* The goroutine Go code ran on, as a tid (common/access.h): numbered in
