@@ -936,24 +936,34 @@ static int write_corpus(const char *dir)
 /* A sample in shared memory carries its object (device, inode, offset):
  * 88 bytes, flag 1; a private one stays 64 bytes.  Flags and size must
  * agree. */
+/* A file of a chain, samples a and b and a summary; caller frees. */
+static char *write_two_samples(const struct access_sample *a, const struct access_sample *b,
+			       size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	struct datafile_writer *w = datafile_writer_new(f, 1000);
+
+	datafile_write_chain(w, 1, chain1, ARRAY_SIZE(chain1));
+	datafile_write_sample(w, a);
+	datafile_write_sample(w, b);
+	datafile_writer_finish(w, &summary1);
+	fclose(f);
+	return buf;
+}
+
 static void test_shared_sample(void)
 {
 	struct access_sample shared = sample1, priv = sample2;
 	struct strbuf err = STRBUF_INIT;
-	char *buf = NULL;
+	char *buf;
 	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-	struct datafile_writer *w = datafile_writer_new(f, 1000);
 	struct got g;
 
 	shared.obj_dev = 0x801;
 	shared.obj_ino = 123456789;
 	shared.obj_off = 0x2048;
-	datafile_write_chain(w, 1, chain1, ARRAY_SIZE(chain1));
-	datafile_write_sample(w, &shared);
-	datafile_write_sample(w, &priv);
-	datafile_writer_finish(w, &summary1);
-	fclose(f);
+	buf = write_two_samples(&shared, &priv, &len);
 	CHECK(read_bytes(buf, len, &g, &err, NULL) == 0, "shared: read: %s", strbuf_str(&err));
 	CHECK_EQ_U64(g.n_samples, 2, "shared: samples");
 	check_sample(&g.samples[0], &shared, "shared sample");
@@ -965,13 +975,7 @@ static void test_shared_sample(void)
 
 	/* a fenced store keeps its flag (version 8); a plain one has none */
 	priv.flags = ACCESS_SAMPLE_FENCED;
-	f = open_memstream(&buf, &len);
-	w = datafile_writer_new(f, 1000);
-	datafile_write_chain(w, 1, chain1, ARRAY_SIZE(chain1));
-	datafile_write_sample(w, &priv);
-	datafile_write_sample(w, &sample2);
-	datafile_writer_finish(w, &summary1);
-	fclose(f);
+	buf = write_two_samples(&priv, &sample2, &len);
 	CHECK(read_bytes(buf, len, &g, &err, NULL) == 0, "fenced: read: %s", strbuf_str(&err));
 	CHECK(g.n_samples == 2 && g.samples[0].flags == ACCESS_SAMPLE_FENCED &&
 	      g.samples[1].flags == 0, "fenced: the flag round-trips, and only it");

@@ -30,6 +30,20 @@ static void test_lookup(void)
 	free(names);
 }
 
+/* r printed by the format called name; *len its bytes (may be NULL). */
+static char *print_as(const char *name, const struct report *r, size_t *len)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&buf, &n);
+
+	report_format_find(name, 0)->print(r, out, &(struct format_flags){ .full = false });
+	fclose(out);
+	if (len)
+		*len = n;
+	return buf;
+}
+
 /* An empty report goes through every printer without trouble. */
 static void test_print(void)
 {
@@ -40,27 +54,12 @@ static void test_print(void)
 	r.command = (char *)"true";
 	r.backend = (char *)"soft";
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		const struct report_format *f = report_format_find(all[i], 0);
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *out = open_memstream(&buf, &len);
+		size_t len;
+		char *buf = print_as(all[i], &r, &len);
 
-		f->print(&r, out, &(struct format_flags){ .full = false });
-		fclose(out);
 		CHECK(len > 0, "%s prints an empty report (%zu bytes)", all[i], len);
 		free(buf);
 	}
-}
-
-static char *print_as(const char *name, const struct report *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
-
-	report_format_find(name, 0)->print(r, out, &(struct format_flags){ .full = false });
-	fclose(out);
-	return buf;
 }
 
 /* No line: the patch says why, and an inconclusive run (a busy machine)
@@ -73,12 +72,12 @@ static void test_patch_without_lines(void)
 	memset(&r, 0, sizeof(r));
 	r.command = (char *)"./a";
 	r.backend = (char *)"soft";
-	text = print_as("patch", &r);
+	text = print_as("patch", &r, NULL);
 	CHECK(strstr(text, "# no contended line: nothing to patch\n") != NULL,
 	      "no line: nothing to patch: %s", text);
 	free(text);
 	r.inconclusive = (char *)"the threads ran at once 3%\x1b[m";
-	text = print_as("patch", &r);
+	text = print_as("patch", &r, NULL);
 	CHECK(strstr(text, "# inconclusive: the threads ran at once 3%\\x1b[m: nothing to "
 		     "patch\n") && !strstr(text, "no contended line"),
 	      "inconclusive said, escaped, not 'no contended line': %s", text);
