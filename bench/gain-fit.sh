@@ -11,7 +11,7 @@
 # them, and the 2x-wide window (ln 2) that holds the most of them;
 # GAIN_LIKELY_LOG_LOW / _HIGH (reports/gain.h) are that window over both
 # kinds' tables in bench/gain-set/FIT.md.  A case whose prediction states no upper bound (the Klass
-# cache: "at least") counts for the low end only.  Held-out programs are
+# cache: "at least"; a gain no 2x range holds, stated as its floor) counts for the low end only.  Held-out programs are
 # never recorded here.
 #   bench/gain-fit.sh [DIR]   (from the build tree; DIR keeps the data
 #                              files: given again, they are reported, not
@@ -99,6 +99,9 @@ suffix = "_all" if field.endswith("_all") else ""
 lo = l.get("predicted_gain" + suffix + "_low", p)
 hi = l.get("predicted_gain" + suffix + "_high", p)
 e = math.log(m / p)
+# no 2x range holds: the report states the floor, an "at least" like the
+# Klass cache's, which counts for the low end only
+is_open = is_open or l.get("predicted_gain" + suffix + "_range_unknown")
 print("| %s | %.2fx | %.2f-%s | %.2fx | %+.3f%s |" % (name, p, lo if lo is not None else p,
       "" if hi is None else "%.2f" % hi, m, e, " (open: low end only)" if is_open else ""))
 PY

@@ -9,7 +9,8 @@
 # rates its processes print).  (Not CPU time: this project's VM under-counts it by
 # up to 3x, and identically for both variants.)  Error = (predicted -
 # measured) / measured; "ok" when the error is within 30% or the measured
-# value lies inside the range ("unknown" where the report states none;
+# value lies inside the range (an "at least" gain: from its floor up;
+# "unknown" where the report states no gain, and why, or no range;
 # reports/gain.h: the 2x window where 3 in 4 fit cases fell,
 # bench/gain-set/FIT.md; bench/gain-fit.sh re-derives it, and must run
 # before this, never after looking at the held-out rows).  The last line
@@ -94,14 +95,15 @@ except (OSError, ValueError, KeyError):
 if not lines:
     print("1 1 1"); sys.exit()
 l, f = lines[0], sys.argv[1]
-point = l.get(f) or 1
 suffix = "_all" if f.endswith("_all") else ""
+if not l.get(f) and l.get("predicted_gain_unknown"):
+    print(0, 0, 0); sys.exit()    # "gain unknown", and why
+point = l.get(f) or 1
 low = l.get("predicted_gain" + suffix + "_low", point)
 high = l.get("predicted_gain" + suffix + "_high", point)
-if l.get("predicted_gain" + suffix + "_range_unknown"):
-    print(point, 0, 0)   # no range stated: the queued stores decide
-else:
-    print(point, low if low is not None else point, "inf" if high is None else high)
+# where no 2x range holds (the queued stores decide) the gain is a floor:
+# the point is the low end, with no high end
+print(point, low if low is not None else point, "inf" if high is None else high)
 EOF
 }
 
@@ -143,6 +145,11 @@ for c in "${cases[@]}"; do
 	hi=$(cut -d' ' -f3 <"$tmp/p" | median)
 	m=$(median <"$tmp/m")
 	awk -v n="$name" -v part="$part" -v fix="$fix" -v p="$p" -v lo="$lo" -v hi="$hi" -v m="$m" 'BEGIN {
+		if (p == 0) {         # the report says "gain unknown", and why
+			printf "| %s | %s | %s | unknown | unknown | %.2fx | - | unknown |\n",
+				n, part, fix, m
+			exit
+		}
 		err = 100 * (p - m) / m
 		known = lo > 0
 		inside = known && m >= lo - 0.005 && (hi == "inf" || m <= hi + 0.005)
@@ -152,8 +159,9 @@ for c in "${cases[@]}"; do
 			n, part, fix, p, range, m, err, ok ? "yes" : "**no**"
 	}' | tee -a "$tmp/table"
 done
-awk -F'|' '$3 ~ /held-out/ {
+awk -F'|' '$3 ~ /held-out/ && $9 ~ /unknown/ { unknown++ }
+	$3 ~ /held-out/ && $9 !~ /unknown/ {
 		e = $8; gsub(/[ %+]/, "", e); e += 0; if (e < 0) e = -e
 		n++; sum += e; if (e > max) max = e; if ($9 ~ /yes/) ok++
 	}
-	END { if (n) printf "\nheld-out: %d programs, mean |error| %.0f%%, max %.0f%%, %d of %d within 30%% or inside the range\n", n, sum / n, max, ok, n }' "$tmp/table"
+	END { if (n) printf "\nheld-out: %d programs, mean |error| %.0f%%, max %.0f%%, %d of %d within 30%% or inside the range%s\n", n, sum / n, max, ok, n, unknown ? sprintf("; %d more with the gain unknown", unknown) : "" }' "$tmp/table"

@@ -66,8 +66,10 @@
  * padding does not cost a third of the run).  Where the stores queued
  * behind a contended one decide (the saving's own low and high ends
  * reach outside that window) the samples cannot tell how much the fix
- * gains within 2x: the range is then not stated, and gain_range_unknown
- * says why.  The point is the model's estimate, not the middle of the
+ * gains within 2x: the range is then not stated, gain_range_unknown
+ * says why, and the gain is stated as the range's floor ("at least",
+ * gain_note), or as unknown (gain_unknown) where that floor is 1x.
+ * Otherwise the point is the model's estimate, not the middle of the
  * range; "3 in 4" is a claim the held-out programs check (bench/gain.sh),
  * not a guarantee.
  *
@@ -195,7 +197,8 @@ void gain_saved(const struct line *l, const unsigned *range_of_cell,
 		struct gain_saving *saved);
 /* Sets l->predicted_gain, predicted_gain_all and their ranges (gain_low,
  * gain_high, gain_all_*: the fit's spread around the point, widened to
- * the savings' low and high ends) from saved (per range). */
+ * the savings' low and high ends) from saved (per range); where no 2x
+ * range holds, the gain is its floor (gain_note) or unknown (gain_unknown). */
 void gain_predict(struct report_line *l, const struct gain_saving *saved,
 		  uint64_t total_samples);
 /* Removing the line's true sharing gains at least predicted_gain_all, for

@@ -527,6 +527,8 @@ void jvm_advise_line(struct jvm_names *j, struct report_line *rl, enum jvm_namin
 		rl->gain_low = rl->gain_all_low;
 		rl->gain_high = rl->gain_all_high;
 		rl->gain_range_unknown = rl->gain_all_range_unknown;
+		if (rl->gain_all_note)
+			rl->gain_note = rl->gain_all_note;
 	}
 	/* the JVM's layout, and no C proposal: the JVM lays out its data */
 	advice_layout_release(&rl->advice.current);

@@ -345,12 +345,18 @@ static void test_predict(void)
 	CHECK(near(l.predicted_gain, 1000.0 / 400), "true: %f", l.predicted_gain);
 
 	/* a queue that decides: from no saving (1x) to all of it (the 200x
-	 * cap), the point at 20x: no 2x range holds, and the line says why */
+	 * cap), the point at 20x: no 2x range holds, the floor is 1x, so
+	 * the gain is unknown and the line says why; no 20x is printed */
 	saved[0] = (struct gain_saving){ 950, 0, 1000 };
 	gain_predict(&l, saved, 1000);
-	CHECK(near(l.predicted_gain, 20), "queue: the point: %f", l.predicted_gain);
-	CHECK(l.gain_range_unknown && l.gain_low == 0 && l.gain_high == 0,
+	CHECK(l.predicted_gain == 0 && l.gain_unknown && !l.gain_note,
+	      "queue: no point stated: %f", l.predicted_gain);
+	CHECK(l.gain_unknown && strstr(l.gain_unknown, "unknown: ") == l.gain_unknown &&
+	      strstr(l.gain_unknown, l.gain_range_unknown),
+	      "queue: unknown, for the range's reason: %s", l.gain_unknown);
+	CHECK(l.gain_range_unknown && l.gain_high == 0,
 	      "queue: range unknown, not %f-%f", l.gain_low, l.gain_high);
+	l.gain_unknown = NULL;
 	/* a queue that moves the ends a little: widened, still within 2x */
 	saved[0] = (struct gain_saving){ 500, 480, 520 };
 	gain_predict(&l, saved, 1000);
@@ -383,12 +389,15 @@ static void test_locked_ops_hide_under_work(void)
 	CHECK(near(l.predicted_gain, 1 / r), "a loop of locked ops alone: %f, want %f",
 	      l.predicted_gain, 1 / r);
 	gain_predict(&l, saved, 1100);      /* 100 samples of other work */
-	CHECK(near(l.predicted_gain, 1100 / (1000 * r)),
-	      "100 samples of work under 140 left: the longer counts: %f", l.predicted_gain);
-	/* the low end pays both (1100 / 240 = 4.6x), the high end hides them
-	 * (7.9x times the window's top): more than 2x apart, so no range */
-	CHECK(l.gain_range_unknown && l.gain_low == 0,
-	      "the low end pays both: wider than 2x, no range (%f)", l.gain_low);
+	/* the point hides the 100 under the 140 left (7.9x); the low end
+	 * pays both (1100 / 240 = 4.6x), the high end hides them (7.9x
+	 * times the window's top): more than 2x apart, so no range, and
+	 * the gain is stated as its floor, "at least" */
+	CHECK(near(l.predicted_gain, 1100.0 / 240) && l.gain_note == l.gain_range_unknown &&
+	      l.gain_note && near(l.gain_low, 1100.0 / 240) && l.gain_high == 0,
+	      "100 samples of work under 140 left: at least the low end: %f (%f-%f)",
+	      l.predicted_gain, l.gain_low, l.gain_high);
+	l.gain_note = NULL;
 	gain_predict(&l, saved, 1500);      /* 500 of work: the locked op hides */
 	CHECK(near(l.predicted_gain, 1500.0 / 500), "500 samples of work: %f",
 	      l.predicted_gain);
