@@ -4,6 +4,7 @@
 #include "detector/census.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,6 +62,8 @@ struct census {
 	struct hashmap seen;         /* struct hit_key -> struct seen_access */
 	census_access_fn *fn;        /* during a window */
 	void *ctx;
+	unsigned hits, last_new;     /* the window's hits; the last that added */
+	volatile sig_atomic_t settled;   /* ends the window (note_hit) */
 	unsigned windows, accesses;
 };
 
@@ -285,6 +288,21 @@ static void plan_stores(struct census *c)
 		add_function(c, c->callers[i].ret, done, &n_done, 64);
 }
 
+/* A window has learnt what it can once its hits stop adding: no new
+ * caller, or no new (thread, store, address), in the last half of
+ * CENSUS_SETTLED_HITS or more.  An entry or a store that traps on every
+ * pass of a loop (some 17 us a trap in a VM, every thread) then ends its
+ * window in a few milliseconds, not CENSUS_WINDOW_S: no_sharing's two
+ * windows cost its threads 36 ms of a 1.2 s run. */
+static void note_hit(struct census *c, bool added)
+{
+	c->hits++;
+	if (added)
+		c->last_new = c->hits;
+	if (c->hits >= CENSUS_SETTLED_HITS && c->hits - c->last_new >= c->hits / 2)
+		c->settled = 1;
+}
+
 /* An entry's hit: the return address, from the stack (x86-64) or the
  * link register (AArch64). */
 static void entry_hit(void *ctx, const struct perf_sample *ps, const struct code_site *site)
@@ -312,8 +330,10 @@ static void entry_hit(void *ctx, const struct perf_sample *ps, const struct code
 	}
 	if (i < c->n_callers) {
 		c->callers[i].n++;
+		note_hit(c, false);
 		return;
 	}
+	note_hit(c, per_hot < CENSUS_MAX_CALLERS);
 	if (per_hot >= CENSUS_MAX_CALLERS)
 		return;
 	ALLOC_GROW(c->callers, c->n_callers + 1, c->alloc_callers);
@@ -354,6 +374,7 @@ static void store_hit(void *ctx, const struct perf_sample *ps, const struct code
 	a.base_off = acc.base_off;
 	k.addr = acc.addr;
 	seen = hashmap_get(&c->seen, &k);
+	note_hit(c, !seen);
 	if (seen) {
 		seen->last = a;
 		seen->has_last = true;
@@ -397,8 +418,11 @@ static int run_window(struct census *c, struct code_site *sites, unsigned n, boo
 	struct code_probe_window w = {
 		.kind = c->kind, .sym = c->sym, .pid = c->pid, .sites = sites, .n_sites = n,
 		.stack = stack, .max_s = CENSUS_WINDOW_S, .max_hits = CENSUS_MAX_HITS,
-		.hit = hit, .ctx = c,
+		.hit = hit, .ctx = c, .stop = &c->settled,
 	};
+
+	c->hits = c->last_new = 0;
+	c->settled = 0;
 
 	return code_probe_run(&w);
 }

@@ -35,7 +35,8 @@
  * CENSUS_MIN_SAMPLES were noted (--delay), one window per call:
  * two to five windows of at most CENSUS_WINDOW_S, each ending after
  * CENSUS_MAX_HITS traps (about 13 us each for a breakpoint in a VM, 8.5
- * for a uprobe).  Its events are contend's file descriptors, per thread,
+ * for a uprobe), or once CENSUS_SETTLED_HITS or more have stopped
+ * adding: the last half of them found no new caller or access.  Its events are contend's file descriptors, per thread,
  * closed when the window ends; a breakpoint's risk is the watch's
  * (watch.h: a trap with an empty DR6 on a VM).
  * Threads created during a window are not armed.
@@ -61,6 +62,7 @@ struct symbolizer;
 #define CENSUS_SAMPLED 20        /* samples of a store sampling sees */
 #define CENSUS_WINDOW_S 0.02
 #define CENSUS_MAX_HITS 2000      /* per window, all threads */
+#define CENSUS_SETTLED_HITS 512
 
 struct census;
 
