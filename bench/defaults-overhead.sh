@@ -7,11 +7,13 @@
 # (default 7); per variant the median of its per-round ratio to the bare
 # run of that round, wall time.
 #   bench/defaults-overhead.sh [RUNS]      (from the build tree)
+#   OVERHEAD_ITERS=N      the target's iterations (default 600M, ~1.2 s):
+#                         a longer run shows what is fixed and what is not
 set -uo pipefail
 runs=${1:-7}
 b=${top_builddir:-$(pwd)}
 contend="$b/contend"
-target="$b/testcases/no_sharing --iters 600000000"
+target="$b/testcases/no_sharing --iters ${OVERHEAD_ITERS:-600000000}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/lib.sh"
