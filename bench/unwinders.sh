@@ -10,7 +10,7 @@
 #              __libc_start*): a walk that stopped early misses it
 #   us/sample  time in the unwinder per sample (its throughput: 1e6/us)
 # contend prints the first three facts itself at the end of a -g run
-# (cli/session.c note_unwinding).  Confirmation stays on: the Klass line
+# (engine/session.c note_unwinding).  Confirmation stays on: the Klass line
 # is reported only with it.
 #   bench/unwinders.sh [RUNS]       (from the build tree)
 set -uo pipefail

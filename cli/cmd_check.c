@@ -32,7 +32,7 @@
 #include "common/json_read.h"
 #include "common/safe_file.h"
 #include "cli/options.h"
-#include "cli/session.h"
+#include "engine/session.h"
 #include "common/util.h"
 #include "reports/latent.h"
 #include "reports/member_range.h"

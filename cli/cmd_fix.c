@@ -8,7 +8,7 @@
 #include "cli/commands.h"
 #include "cli/fix_verify.h"
 #include "cli/options.h"
-#include "cli/session.h"
+#include "engine/session.h"
 #include "common/util.h"
 #include "printers/format.h"
 #include "reports/report.h"

@@ -25,7 +25,7 @@
 #include "detector/datafile.h"
 #include "detector/watch.h"
 #include "cli/options.h"
-#include "cli/session.h"
+#include "engine/session.h"
 #include "common/hashmap.h"
 #include "common/procfs.h"
 #include "common/safe_file.h"

@@ -39,7 +39,7 @@
 #include "detector/sampler.h"
 #include "detector/spe.h"
 #include "cli/options.h"
-#include "cli/session.h"
+#include "engine/session.h"
 #include "detector/thread_names.h"
 #include "detector/watch.h"
 #include "common/safe_file.h"

@@ -18,7 +18,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/session.h"
+#include "engine/session.h"
 #include "common/hashmap.h"
 #include "common/procfs.h"
 #include "common/safe_file.h"

@@ -21,8 +21,8 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/session.h"
-#include "cli/target_access.h"
+#include "engine/session.h"
+#include "engine/target_access.h"
 #include "detector/thread_names.h"
 #include "common/util.h"
 #include "common/procfs.h"

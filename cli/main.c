@@ -12,9 +12,9 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/continuous.h"
-#include "cli/fix_run.h"
-#include "cli/session.h"
+#include "engine/continuous.h"
+#include "engine/fix_run.h"
+#include "engine/session.h"
 #include "common/util.h"
 
 static int cmd_run(int argc, char **argv)
@@ -30,6 +30,8 @@ static int cmd_attach(int argc, char **argv)
 	int ret;
 
 	options_parse(&opt, argc, argv);
+	if (!opt.system_wide && opt.pid <= 0)
+		options_usage("attach", 2);
 	if (opt.continuous)
 		ret = continuous_attach(&opt);
 	else

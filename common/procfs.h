@@ -17,7 +17,7 @@ bool process_alive(pid_t pid);
  * (maps, mem, exe, cmdline, environ): pid itself, unless its main thread
  * has exited (pthread_exit(): /proc/PID shows a zombie with no memory
  * while the other threads run on; or the process exits and one thread is
- * held at its exit: cli/exit_hold.h), then a live thread; 0 if none.  Use
+ * held at its exit: engine/exit_hold.h), then a live thread; 0 if none.  Use
  * it as /proc/TASK/maps: /proc/TID/ works for any thread. */
 pid_t process_memory_task(pid_t pid);
 /* The process (thread group) thread tid belongs to; 0 if unknown. */

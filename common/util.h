@@ -23,7 +23,7 @@ __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);   /* retu
 __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
 extern bool warnings_quiet;  /* tests silence warnings */
 /* Called before die(), error() and warning() print, if set: a status line
- * drawn on stderr (cli/progress.h) erases itself first. */
+ * drawn on stderr (engine/progress.h) erases itself first. */
 extern void (*before_message)(void);
 
 void *xmalloc(size_t n);

@@ -1,7 +1,7 @@
 /* ingest.h - the one way an access sample enters a line table.
  *
  * Every path in goes through ingest_access(): live sampling and census
- * hits (run, attach, record: cli/session.c), the replay of a data file
+ * hits (run, attach, record: engine/session.c), the replay of a data file
  * (report -i: cli/cmd_report.c), and the windows of top and attach -c
  * (reports/live_window.c), which replay the samples the session took.
  *

@@ -10,7 +10,7 @@
  *   4. -g: the call chain, interned (a new one to the chain hook);
  *   5. shared memory located, the access hook (a data file records the
  *      access as sampled), then ingest_access() into the line table.
- * The session (cli/session.c) owns what the fields point to; a sample
+ * The session (engine/session.c) owns what the fields point to; a sample
  * never climbs to cli/ except through the command's own hooks.
  */
 #ifndef CONTEND_SAMPLER_H
@@ -30,7 +30,7 @@ struct overlap;
 struct symbolizer;
 struct unwinder;
 
-/* The command's hooks (cli/session.h's, for record and top). */
+/* The command's hooks (engine/session.h's, for record and top). */
 struct sampler_hooks {
 	void *ctx;
 	/* each access as sampled, before it enters the line table */

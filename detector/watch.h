@@ -41,7 +41,7 @@
  * once in 10^7 trapped accesses on this project's KVM guests
  * (bench/watch-safety.sh).  The hit cap keeps a session to a few thousand
  * traps; contend run says so when its target dies of it, and attach does
- * not confirm on a virtual machine unless asked (cli/session.c).
+ * not confirm on a virtual machine unless asked (engine/session.c).
  *
  * By code, where watchpoints do not work (instruments.h: on some virtual
  * machines they arm and never fire).  A window is then one line: uprobes

@@ -3,7 +3,7 @@
  * Where a contended line lies in separate heap blocks of one allocation
  * site, each touched by one thread, the fix can be applied at run time:
  * the allocation shim places that site's blocks on lines of their own
- * (detector/alloc_fix.h).  cli/fix_run.c picks such sites from the
+ * (detector/alloc_fix.h).  engine/fix_run.c picks such sites from the
  * report (fix_choose_sites), runs the command again as is and with the
  * fix, unsampled, times both, and hangs the result on the report: the
  * lines whose site was fixed point at it (report_line.measured).  Lines

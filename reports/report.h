@@ -280,7 +280,7 @@ struct report_alloc {
 	bool blocks_private;         /* ... each touched by one thread alone */
 };
 
-/* A run-time fix's timed runs (contend run --measure-fix: cli/fix_run.c
+/* A run-time fix's timed runs (contend run --measure-fix: engine/fix_run.c
  * runs them, reports/fix_sites.h picks the sites). */
 struct report_fix_site {
 	char *name;                  /* "main x.c:97": the call, unescaped */

@@ -2,7 +2,7 @@
  * model every printer reads.
  *
  * Every sampled report is finished here: run, attach and record's final
- * report and report -i's replay (cli/session_output.c), and the windows
+ * report and report -i's replay (engine/session_output.c), and the windows
  * of top and attach -c (through live_window_report()).  In order:
  *   1. the watch's exact evidence merged into the lines (merge_watch: the
  *      table is the one the watch watched, not a window's replay);

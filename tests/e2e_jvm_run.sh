@@ -1,7 +1,7 @@
 #!/bin/sh
 # contend run -- java: the JVM's data is named from its memory, which is
 # gone once the JVM exits, and `run` builds its report after that.  contend
-# holds one idle JVM thread at its exit (cli/exit_hold.h) and names the
+# holds one idle JVM thread at its exit (engine/exit_hold.h) and names the
 # data then.  testcases/jvm_type_check/TypeCheck.java under `contend run`:
 # the top line must be a Klass named by class with the member
 # _secondary_super_cache and the JDK-8180450 advice, never "[anon]" or

@@ -1,5 +1,5 @@
 #!/bin/sh
-# attach -a / record -a: every process on the machine (cli/system_wide.h).
+# attach -a / record -a: every process on the machine (engine/system_wide.h).
 # - without the privilege (as nobody, kernel.perf_event_paranoid left at
 #   its value, which is not changed): exit 2 and one line that names what
 #   it needs, CAP_PERFMON or kernel.perf_event_paranoid <= 0, and the value;

@@ -1,10 +1,10 @@
-/* Unit tests for cli/exit_hold.c on a real child process: the thread held
+/* Unit tests for engine/exit_hold.c on a real child process: the thread held
  * is not the main one and blocks SIGQUIT; a signal sent to it reaches its
  * handler; a thread that ends alone is replaced; at the process's exit the
  * hold reports the exit status, the memory is still readable through
  * process_memory_task(), and after the release the parent reaps the very
  * status the child exited with. */
-#include "cli/exit_hold.h"
+#include "engine/exit_hold.h"
 #include "common/procfs.h"
 #include "tests/tap.h"
 

@@ -1,11 +1,11 @@
-/* test_progress.c - the status line's text (cli/progress.h), and that it
+/* test_progress.c - the status line's text (engine/progress.h), and that it
  * stays off with -q or when stderr is not a terminal. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "cli/progress.h"
-#include "cli/session.h"
+#include "engine/progress.h"
+#include "engine/session.h"
 #include "tap.h"
 
 int main(void)

@@ -1,6 +1,6 @@
 /* top_watch.c - contend top's w: confirm the selected line with
  * watchpoints.  See top_watch.h. */
-#include "cli/top_watch.h"
+#include "engine/top_watch.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/session.h"
+#include "engine/session.h"
 #include "common/escape.h"
 #include "common/procfs.h"
 #include "common/util.h"

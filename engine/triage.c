@@ -1,5 +1,5 @@
 /* triage.c - counts for run/attach's one-line triage (triage.h). */
-#include "cli/triage.h"
+#include "engine/triage.h"
 
 #include <stdio.h>
 #include <stdlib.h>

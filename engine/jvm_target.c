@@ -1,6 +1,6 @@
 /* jvm_target.c - a session's dealings with a HotSpot JVM: its perf map,
  * its exit held.  See jvm_target.h. */
-#include "cli/jvm_target.h"
+#include "engine/jvm_target.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* system_wide.c - the processes of a system-wide session, learnt as their
  * samples come (system_wide.h). */
-#include "cli/system_wide.h"
+#include "engine/system_wide.h"
 
 #include <stdio.h>
 #include <string.h>

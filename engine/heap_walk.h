@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "cli/options.h"
+#include "engine/options.h"
 
 struct glibc_heap;
 

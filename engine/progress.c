@@ -1,5 +1,5 @@
 /* progress.c - the status line while sampling; see progress.h. */
-#include "cli/progress.h"
+#include "engine/progress.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/session.h"
+#include "engine/session.h"
 #include "common/escape.h"
 #include "common/util.h"
 #include "detector/line_table.h"

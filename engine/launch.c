@@ -1,4 +1,4 @@
-#include "cli/launch.h"
+#include "engine/launch.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 /* heap_walk.c - attach's heap blocks, opened and accounted for (heap_walk.h). */
-#include "cli/heap_walk.h"
+#include "engine/heap_walk.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * an attach and every second under run, and the report's header says where
  * the names came from (jvm_map_note()).  Under run, its data would be gone
  * before the report: one of its threads is held at its exit
- * (cli/exit_hold.h) from the first tick that sees libjvm.so.
+ * (engine/exit_hold.h) from the first tick that sees libjvm.so.
  */
 #ifndef CONTEND_JVM_TARGET_H
 #define CONTEND_JVM_TARGET_H
@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "cli/exit_hold.h"
+#include "engine/exit_hold.h"
 
 struct jvm_target {
 	bool is_jvm;               /* the target maps libjvm.so */

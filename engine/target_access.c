@@ -1,6 +1,6 @@
 /* target_access.c - may contend sample or watch this process?  See
  * target_access.h. */
-#include "cli/target_access.h"
+#include "engine/target_access.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "cli/options.h"
+#include "engine/options.h"
 #include "detector/hw_backend.h"
 #include "common/procfs.h"
 #include "common/util.h"

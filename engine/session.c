@@ -1,4 +1,4 @@
-#include "cli/session.h"
+#include "engine/session.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -13,13 +13,13 @@
 #include "detector/alloc_table.h"
 #include "detector/backend.h"
 #include "detector/callchain.h"
-#include "cli/heap_walk.h"
-#include "cli/jvm_target.h"
-#include "cli/launch.h"
-#include "cli/triage.h"
-#include "cli/progress.h"
-#include "cli/system_wide.h"
-#include "cli/target_access.h"
+#include "engine/heap_walk.h"
+#include "engine/jvm_target.h"
+#include "engine/launch.h"
+#include "engine/triage.h"
+#include "engine/progress.h"
+#include "engine/system_wide.h"
+#include "engine/target_access.h"
 #include "detector/census.h"
 #include "detector/instruments.h"
 #include "detector/overlap.h"
@@ -943,8 +943,8 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 
 	if (opt->system_wide)
 		return session_attach_all(opt, hooks);
-	if (opt->pid <= 0)
-		options_usage("attach", 2);
+	if (opt->pid <= 0)       /* options_parse() asks for -p, -t or -a */
+		die("attach: no process to attach to");
 	session_check_output(opt);
 	debug_fds("at attach");
 	o.pid = target_process(opt);

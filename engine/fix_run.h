@@ -15,7 +15,7 @@
 #ifndef CONTEND_FIX_RUN_H
 #define CONTEND_FIX_RUN_H
 
-#include "cli/options.h"
+#include "engine/options.h"
 
 int fix_run_session(const struct options *opt);
 

@@ -1,9 +1,9 @@
 /* session_output.c - the report of a filled line table, built and written
  * (session.h): what run, attach and the commands that read recorded data
  * share once sampling is over. */
-#include "cli/session.h"
+#include "engine/session.h"
 
-#include "cli/progress.h"
+#include "engine/progress.h"
 #include "common/safe_file.h"
 #include "common/util.h"
 #include "printers/format.h"

@@ -1,6 +1,6 @@
 /* continuous.c - contend attach --interval: one profile per interval.
  * See continuous.h. */
-#include "cli/continuous.h"
+#include "engine/continuous.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/session.h"
+#include "engine/session.h"
 #include "common/procfs.h"
 #include "common/safe_file.h"
 #include "common/util.h"

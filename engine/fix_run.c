@@ -1,6 +1,6 @@
 /* fix_run.c - run the command again as is and with a fix, and time both
  * (fix_run.h). */
-#include "cli/fix_run.h"
+#include "engine/fix_run.h"
 #include "common/procfs.h"
 
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli/session.h"
+#include "engine/session.h"
 #include "common/util.h"
 #include "detector/alloc_channel.h"
 #include "detector/alloc_fix.h"

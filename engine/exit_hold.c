@@ -1,6 +1,6 @@
 /* exit_hold.c - keep a launched JVM's memory readable through its exit.
  * See exit_hold.h for the contract. */
-#include "cli/exit_hold.h"
+#include "engine/exit_hold.h"
 
 #include <errno.h>
 #include <signal.h>

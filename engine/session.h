@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cli/options.h"
+#include "engine/options.h"
 #include "detector/sample.h"
 #include "detector/transfer_price.h"
 

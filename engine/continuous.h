@@ -18,7 +18,7 @@
 #ifndef CONTEND_CONTINUOUS_H
 #define CONTEND_CONTINUOUS_H
 
-#include "cli/options.h"
+#include "engine/options.h"
 
 /* Returns contend's exit status, as session_attach(). */
 int continuous_attach(struct options *opt);
