@@ -689,11 +689,6 @@ static void print_line(const struct report *r, const struct report_line *l, unsi
 	if (l->predicted_gain > 0 && !l->gain_note && l->gain_high > 0 &&
 	    l->gain_high - l->gain_low >= 0.05)
 		fprintf(out, " (%.1f&ndash;%.1f&times;)", l->gain_low, l->gain_high);
-	if (l->predicted_gain > 0 && !l->gain_note && l->gain_range_unknown) {
-		fputs(" (range unknown: ", out);
-		html_esc(out, l->gain_range_unknown);
-		fputc(')', out);
-	}
 	if (l->predicted_gain > 0 && l->gain_note) {
 		fputs(" (", out);
 		html_esc(out, l->gain_note);

@@ -882,12 +882,6 @@ static void print_advice(const struct report_line *l, FILE *out)
 				l->gain_note ? "at least " : "", l->predicted_gain);
 		if (!l->gain_note && l->gain_high > 0 && l->gain_high - l->gain_low >= 0.05)
 			w.col += fprintf(out, " (%.1f-%.1fx)", l->gain_low, l->gain_high);
-		if (!l->gain_note && l->gain_range_unknown) {
-			w.col += fprintf(out, " (range unknown:");
-			w.started = true;
-			wrap_words(&w, l->gain_range_unknown);
-			w.col += fprintf(out, ")");
-		}
 		if (l->kind == SHARING_MIXED && l->predicted_gain_all > l->predicted_gain + 0.05)
 			w.col += fprintf(out, " (padding); %s~%.1fx with the true sharing removed too",
 					 l->gain_all_note ? "at least " : "", l->predicted_gain_all);

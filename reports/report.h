@@ -371,12 +371,14 @@ struct report_line {
 	double gain_low, gain_high;  /* the range of predicted_gain (gain.h);
 	                                gain_high 0: no upper bound stated */
 	double gain_all_low, gain_all_high;   /* ... of predicted_gain_all */
-	/* static: why no range is stated (the queued stores decide: gain.h),
-	 * or NULL; low and high are then 0 */
+	/* static: why no 2x range holds (the queued stores decide: gain.h),
+	 * or NULL; the gain is then its floor (gain_low, gain_high 0, the
+	 * same reason as gain_note) or unknown (0, gain_unknown) */
 	const char *gain_range_unknown, *gain_all_range_unknown;
 	const char *gain_all_note;   /* static: gain_note for predicted_gain_all */
 	/* static: why no gain is predicted at all (a busy machine left the
-	 * price unmeasured), or NULL; the gains above are then 0 */
+	 * price unmeasured, or no floor above 1x), or NULL; predicted_gain
+	 * is then 0 */
 	const char *gain_unknown;
 	struct report_pair *pairs;   /* who contends with whom */
 	unsigned n_pairs;
