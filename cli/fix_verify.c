@@ -288,7 +288,8 @@ static bool time_both(struct verify *v)
 {
 	unsigned n = v->opt->verify_runs;
 	double *wall[2] = { xcalloc(n, sizeof(double)), xcalloc(n, sizeof(double)) };
-	double lo = 0, hi = 0, predicted = v->r->n_lines ? v->r->lines[0].predicted_gain : 0;
+	const struct report_line *top = v->r->n_lines ? &v->r->lines[0] : NULL;
+	double lo = 0, hi = 0, predicted = top ? top->predicted_gain : 0;
 	bool ok = true;
 
 	for (unsigned i = 0; i < n && ok; i++) {
@@ -324,7 +325,8 @@ static bool time_both(struct verify *v)
 		fprintf(stderr, SAY "as is %.3f s, patched %.3f s (medians of %u runs each): "
 			"measured %.2fx (pairs %.2fx..%.2fx)", a, b, n, a / b, lo, hi);
 		if (predicted > 1.005)
-			fprintf(stderr, "; predicted %.2fx", predicted);
+			fprintf(stderr, "; predicted %s%.2fx", top->gain_note ? "at least " : "",
+				predicted);
 		fprintf(stderr, "\n");
 		if (a / b < 1.02 && a / b > 0.98)
 			fprintf(stderr, SAY "equal times: if the program runs for a fixed time, "

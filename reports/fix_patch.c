@@ -189,8 +189,9 @@ void fix_comment_line(struct strbuf *sb, const char *like, const char *what,
 		strbuf_addf(sb, " by threads ");
 		add_threads(sb, rl);
 	}
-	if (rl->predicted_gain > 1.005)
-		strbuf_addf(sb, "; predicted gain %.1fx", rl->predicted_gain);
+	if (rl->predicted_gain > 1.005)      /* a floor says so, as the report does */
+		strbuf_addf(sb, "; predicted gain %s%.1fx", rl->gain_note ? "at least " : "",
+			    rl->predicted_gain);
 	strbuf_addf(sb, " */\n");
 }
 

@@ -233,6 +233,12 @@ static void test_struct_moved(void)
 	      strstr(f.l.fix.caveat, "static assertions"), "said: %s",
 	      f.l.fix.caveat ? f.l.fix.caveat : "");
 	CHECK(f.l.fix.summary && strstr(f.l.fix.summary, "costs 104 bytes"), "the cost");
+	/* a gain stated as its floor says so in the comment, as the report does */
+	report_patch_release(&f.r);
+	f.l.gain_note = "the samples cannot tell";
+	fix_patch_build(&f.r, dir);
+	d = f.r.patch.diff ? f.r.patch.diff : "";
+	CHECK(strstr(d, "; predicted gain at least 2.5x */"), "a floor:\n%s", d);
 	report_patch_release(&f.r);
 	unlink(path);
 	free(path);
