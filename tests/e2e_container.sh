@@ -132,18 +132,22 @@ done
 if [ -z "${cgdir:-}" ]; then
 	echo "skip 3: no writable cgroup v2 hierarchy here"
 else
-	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" -t 2 --seconds 10' sh "$cgdir" "$fsc" \
+	# both live past every attempt below; cleanup kills them
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" -t 2 --seconds 60' sh "$cgdir" "$fsc" \
 		>/dev/null 2>&1 &
 	in_pid=$!
-	"$top_builddir/testcases/true_sharing_counter" --seconds 10 >/dev/null 2>&1 &
+	"$top_builddir/testcases/true_sharing_counter" --seconds 60 >/dev/null 2>&1 &
 	out_pid=$!
 	pids="$pids $in_pid $out_pid"
 	sleep 1
 	bad=0
 	for g in "/$cgname" "$cgdir"; do
-		"$contend" attach -a -G "$g" -d 3 --format json -o "$tmp/g.json" 2>"$tmp/err"
-		st=$?
-		python3 - "$tmp/g.json" "$in_pid" "$out_pid" "$cgname" <<'EOP' || { bad=1; echo "  -G $g: exit $st"; cat "$tmp/err"; }
+		# a loaded machine rarely runs the two threads at once: an empty
+		# report is tried again (exit 3), a wrong one fails at once
+		for attempt in 1 2 3; do
+			"$contend" attach -a -G "$g" -d 3 --format json -o "$tmp/g.json" 2>"$tmp/err"
+			st=$?
+			python3 - "$tmp/g.json" "$in_pid" "$out_pid" "$cgname" <<'EOP'
 import json, sys
 d = json.load(open(sys.argv[1]))
 pin, pout, name = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
@@ -151,8 +155,16 @@ assert d["command"] == "every process in cgroup /%s (-a -G)" % name, d["command"
 pids = {l["pid"] for l in d["lines"]}
 assert pout not in pids, "the process outside the cgroup is reported"
 false = [l for l in d["lines"] if l["kind"] == "false" and l["pid"] == pin]
-assert false and false[0].get("variable") == "counters", [(l["kind"], l["pid"]) for l in d["lines"]]
+if not false:
+    print("  no false-sharing line of pid %d: %s" % (pin, [(l["kind"], l["pid"]) for l in d["lines"]]))
+    sys.exit(3)
+assert false[0].get("variable") == "counters", false[0].get("variable")
 EOP
+			py=$?
+			[ $py -eq 3 ] && [ $attempt -lt 3 ] && { echo "  -G $g: attempt $attempt: busy machine? again"; continue; }
+			[ $py -eq 0 ] || { bad=1; echo "  -G $g: exit $st"; cat "$tmp/err"; }
+			break
+		done
 	done
 	[ $bad -eq 0 ] && ok "attach -a -G: the cgroup's process alone, by path and by directory" ||
 		fail "attach -a -G"
