@@ -1,9 +1,11 @@
 #include "common/util.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int die_status = 2;
 bool warnings_quiet;
@@ -268,4 +270,17 @@ char *argv_join(char **argv)
 		strbuf_add(&sb, argv[i], strlen(argv[i]));
 	}
 	return strbuf_detach(&sb);
+}
+
+void fd_table_reserve(int fd)
+{
+	/* any open descriptor will do; F_DUPFD places its copy at fd or above */
+	int any = open("/dev/null", O_RDONLY | O_CLOEXEC), high;
+
+	if (any < 0)
+		return;
+	high = fcntl(any, F_DUPFD_CLOEXEC, fd);
+	if (high >= 0)
+		close(high);
+	close(any);
 }

@@ -100,6 +100,17 @@ void path_normalize(char *path);
  * into path. */
 const char *basename_of(const char *path);
 
+/* Descriptors a target inherits sit at HIGH_FD_BASE and up, out of the
+ * way of its own (the allocation channel and its tick at 700, fix
+ * --verify's report pipe at 710). */
+#define HIGH_FD_BASE 700
+/* Grows this process's descriptor table to hold fd now.  Growing it once
+ * a second thread exists makes the kernel wait out an RCU grace period
+ * (expand_fdtable(): 13 ms measured on a 2-vCPU VM), in series before the
+ * target starts; a caller that will place descriptors high calls this
+ * while it has one thread.  Best effort: quietly does nothing if it cannot. */
+void fd_table_reserve(int fd);
+
 /* qsort, bsearch, memcpy and memmove with a NULL pointer are undefined
  * even when n is 0 (C11 7.22.5, 7.24.1), and an empty array here is often
  * a NULL one (a stripped binary's symbols, an empty perf map, a word no

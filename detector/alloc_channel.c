@@ -20,7 +20,7 @@
 #define ALLOC_LIB_ENV "CONTEND_ALLOC_LIB"
 /* The write end goes this high, out of the way of a target that closes
  * and reuses its low descriptors (the shim also checks it is still ours). */
-#define CHANNEL_FD_MIN 700
+#define CHANNEL_FD_MIN HIGH_FD_BASE
 
 #ifndef PKGLIBEXECDIR
 #define PKGLIBEXECDIR "/usr/local/libexec/contend"

@@ -14,7 +14,7 @@
 #include "common/util.h"
 #include "detector/alloc_record.h"
 
-#define TICK_FD_MIN 700            /* out of the target's way, like the pipe */
+#define TICK_FD_MIN HIGH_FD_BASE   /* out of the target's way, like the pipe */
 #define PERIOD_MIN 1000000ull       /* 1 ms */
 #define PERIOD_MAX ALLOC_TIME_SLACK
 

@@ -23,7 +23,7 @@
 
 /* The count pipe's write end goes this high in the target, out of the
  * way of its own descriptors (the shim also checks it is still ours). */
-#define FIX_FD_MIN 710
+#define FIX_FD_MIN (HIGH_FD_BASE + 10)
 #define NOISY_SPREAD 0.2        /* pairs of runs disagreeing by more */
 #define SHORT_RUN_S 0.2         /* runs too short to time well */
 

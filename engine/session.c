@@ -452,6 +452,7 @@ static void session_init(struct session *s, const struct options *opt,
 	memset(s, 0, sizeof(*s));
 	s->opt = opt;
 	s->hooks = hooks;
+	fd_table_reserve(HIGH_FD_BASE + 63);   /* before a thread: util.h says why */
 	progress_init(&s->progress, opt->quiet);
 	s->sym = symbolizer_new();
 	s->creds = (struct proc_creds){ .uid = (uid_t)-1, .gid = (gid_t)-1 };
