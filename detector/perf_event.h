@@ -5,9 +5,9 @@
  * perf_event_open_fd(): close-on-exec always, -errno instead of errno, and
  * one place to say what an error means (perf_open_hint()).
  *
- * Simulated machines.  CONTEND_SIMULATE, a comma-separated list, makes
- * this machine behave as another kind does, so that the paths taken
- * there are tested here:
+ * Simulated machines.  CONTEND_SIMULATE, a comma-separated list read once
+ * as contend starts, makes this machine behave as another kind does, so
+ * that the paths taken there are tested here:
  *   dead-breakpoints  every PERF_TYPE_BREAKPOINT event opens and enables
  *                     and never fires (an AMD EPYC family 26 guest, kernel
  *                     6.18: W, RW and X counted 0 of 1000);
