@@ -24,10 +24,9 @@ __attribute__((constructor)) static void simulate_read(void)
 
 bool perf_simulating(const char *what)
 {
-	const char *list = simulate;
 	size_t n = strlen(what);
 
-	for (const char *p = list; p && *p;) {
+	for (const char *p = simulate; *p;) {
 		size_t len = strcspn(p, ",");
 
 		if (len == n && !strncmp(p, what, n))
