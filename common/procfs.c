@@ -336,6 +336,12 @@ int open_fd_count(void)
 	return n;
 }
 
+void debug_fd_count(const char *when)
+{
+	if (getenv("CONTEND_DEBUG_FDS"))
+		fprintf(stderr, "contend: fds %s: %d\n", when, open_fd_count());
+}
+
 double load_average(void)
 {
 	FILE *f = fopen("/proc/loadavg", "re");

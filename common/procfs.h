@@ -50,6 +50,9 @@ bool process_has_capability(pid_t pid, unsigned cap);
 /* How many descriptors this process has open (/proc/self/fd), -1 if
  * unreadable. */
 int open_fd_count(void);
+/* CONTEND_DEBUG_FDS set: print that count to stderr, "when" saying at
+ * which point, for the test that checks attach and detach leave none. */
+void debug_fd_count(const char *when);
 /* Raise this process's soft limit of open descriptors to the hard one:
  * attaching opens an event, and a ring, per thread of the target. */
 void raise_fd_limit(void);

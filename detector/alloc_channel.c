@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/env.h"
 #include "common/util.h"
 #include "detector/alloc_record.h"
 #include "detector/alloc_table.h"
@@ -31,8 +32,6 @@ struct alloc_channel {
 	int shim_fd;                  /* the shim held open for a path LD_PRELOAD cannot name, or -1 */
 	char *shim;
 	struct alloc_tick *tick;      /* the shim's time, or NULL: it reads the clock */
-	char *saved_preload;          /* LD_PRELOAD before export, or NULL */
-	bool had_preload;
 	unsigned char buf[ALLOC_BATCH * sizeof(struct alloc_record) * 16];
 	size_t have;                  /* bytes of a record cut short */
 	uint64_t bytes;
@@ -148,39 +147,30 @@ struct alloc_channel *alloc_channel_open(void)
 	return ch;
 }
 
-void alloc_channel_export(struct alloc_channel *ch)
+void alloc_channel_export(const struct alloc_channel *ch, struct env *child)
 {
-	const char *old = getenv("LD_PRELOAD");
+	const char *old;
 	char fd[16];
 	char *preload;
 
 	if (!ch)
 		return;
-	ch->had_preload = old != NULL;
-	ch->saved_preload = old ? xstrdup(old) : NULL;
+	old = env_get(child, "LD_PRELOAD");
 	preload = old && *old ? xasprintf("%s:%s", ch->shim, old) : xstrdup(ch->shim);
+	env_set(child, "LD_PRELOAD", preload);
+	free(preload);
 	snprintf(fd, sizeof(fd), "%d", ch->write_fd);
-	setenv("LD_PRELOAD", preload, 1);
-	setenv(ALLOC_FD_ENV, fd, 1);
+	env_set(child, ALLOC_FD_ENV, fd);
 	if (ch->tick) {
 		snprintf(fd, sizeof(fd), "%d", alloc_tick_fd(ch->tick));
-		setenv(ALLOC_TICK_ENV, fd, 1);
+		env_set(child, ALLOC_TICK_ENV, fd);
 	}
-	free(preload);
 }
 
-void alloc_channel_unexport(struct alloc_channel *ch)
+void alloc_channel_child_started(struct alloc_channel *ch)
 {
 	if (!ch)
 		return;
-	if (ch->had_preload)
-		setenv("LD_PRELOAD", ch->saved_preload, 1);
-	else
-		unsetenv("LD_PRELOAD");
-	unsetenv(ALLOC_FD_ENV);
-	unsetenv(ALLOC_TICK_ENV);
-	free(ch->saved_preload);
-	ch->saved_preload = NULL;
 	if (ch->write_fd >= 0)
 		close(ch->write_fd);
 	ch->write_fd = -1;
@@ -285,7 +275,6 @@ void alloc_channel_close(struct alloc_channel *ch)
 		close(ch->shim_fd);
 	close(ch->read_fd);
 	alloc_tick_stop(ch->tick);
-	free(ch->saved_preload);
 	free(ch->shim);
 	free(ch);
 }

@@ -2,14 +2,14 @@
  *
  * alloc_channel_open() finds libcontend-alloc.so (CONTEND_ALLOC_LIB, else
  * beside the contend binary -- the build tree --, else PKGLIBEXECDIR) and
- * makes the pipe; alloc_channel_export() puts the shim in LD_PRELOAD and
- * the pipe's write end in CONTEND_ALLOC_FD of contend's own environment,
- * for the child about to be forked to inherit, and alloc_channel_unexport()
- * takes both back out once it has been (and closes our copy of the write
- * end, so that the pipe ends when the target and its children have
- * exited).  alloc_channel_drain() moves what has arrived into the table,
- * never blocking.  The channel also publishes the shim's time, from open
- * to close (detector/alloc_tick.h), named in ALLOC_TICK_ENV while exported.
+ * makes the pipe; alloc_channel_export() puts the shim in the LD_PRELOAD
+ * of the environment built for the child about to be forked (common/env.h:
+ * contend's own is never edited) and the pipe's write end in its
+ * CONTEND_ALLOC_FD; alloc_channel_child_started() closes our copy of the
+ * write end once the child has it, so that the pipe ends when the target
+ * and its children have exited.  alloc_channel_drain() moves what has
+ * arrived into the table, never blocking.  The channel also publishes the shim's time, from open
+ * to close (detector/alloc_tick.h), named in the child's ALLOC_TICK_ENV.
  */
 #ifndef CONTEND_ALLOC_CHANNEL_H
 #define CONTEND_ALLOC_CHANNEL_H
@@ -20,11 +20,12 @@
 struct alloc_table;
 struct line_table;
 struct alloc_channel;
+struct env;
 
 /* NULL, with a warning saying why, when the shim cannot be used. */
 struct alloc_channel *alloc_channel_open(void);
-void alloc_channel_export(struct alloc_channel *ch);
-void alloc_channel_unexport(struct alloc_channel *ch);
+void alloc_channel_export(const struct alloc_channel *ch, struct env *child);
+void alloc_channel_child_started(struct alloc_channel *ch);
 void alloc_channel_drain(struct alloc_channel *ch, struct alloc_table *t,
 			 struct line_table *lines);
 /* Instead of a caller's wait of SECONDS: while the shim sends fast enough

@@ -8,10 +8,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* CONTEND_SIMULATE, read once at start: the instruments' self-test opens
- * events on a thread of its own while the main thread sets LD_PRELOAD
- * for the target, and getenv() beside setenv() read a freed environment
- * (ASan: SEGV in getenv, CI). */
+/* CONTEND_SIMULATE, read once at start, before any thread: the
+ * instruments' self-test opens events on a thread of its own.  (contend
+ * no longer edits its environment at all, common/env.h; reading it once
+ * also keeps a getenv() off every event opened.) */
 static char simulate[256];
 
 __attribute__((constructor)) static void simulate_read(void)

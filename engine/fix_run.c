@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine/session.h"
+#include "common/env.h"
 #include "common/util.h"
 #include "detector/alloc_channel.h"
 #include "detector/alloc_fix.h"
@@ -52,7 +53,7 @@ static char *status_text(const char *which, int status)
 	return xasprintf("the %s run exited with status %d", which, WEXITSTATUS(status));
 }
 
-static void child_exec(char **argv)
+static void child_exec(char **argv, char **envp)
 {
 	int null = open("/dev/null", O_RDWR);
 
@@ -64,7 +65,7 @@ static void child_exec(char **argv)
 		dup2(null, STDERR_FILENO);
 	}
 	signal(SIGINT, SIG_DFL);
-	execvp(argv[0], argv);
+	execvpe(argv[0], argv, envp);
 	_exit(127);
 }
 
@@ -77,6 +78,7 @@ static char *run_once(char **argv, struct alloc_fix *fix, struct timed *t)
 	int p[2] = { -1, -1 }, status = 0, wait_errno, fork_errno;
 	struct rusage ru;
 	bool stopped = false;
+	struct env *env;
 	double t0;
 	pid_t pid, w;
 
@@ -97,18 +99,18 @@ static char *run_once(char **argv, struct alloc_fix *fix, struct timed *t)
 			alloc_channel_close(ch);
 			return xstrdup("no descriptor or no room for the fix's variable");
 		}
-		setenv(ALLOC_FIX_ENV, spec, 1);
 	}
-	alloc_channel_export(ch);
-	unsetenv(ALLOC_FD_ENV);      /* preloaded, but no records: as fast as it goes */
+	env = env_new(environ);
+	alloc_channel_export(ch, env);
+	env_set(env, ALLOC_FD_ENV, NULL);   /* preloaded, but no records: as fast as it goes */
+	env_set(env, ALLOC_FIX_ENV, fix ? spec : NULL);
 	t0 = monotonic_s();
 	pid = fork();
 	fork_errno = errno;
 	if (pid == 0)
-		child_exec(argv);
-	alloc_channel_unexport(ch);
+		child_exec(argv, env_array(env));
+	env_free(env);
 	alloc_channel_close(ch);
-	unsetenv(ALLOC_FIX_ENV);
 	if (fix)
 		close(fix->report_fd);
 	if (pid < 0) {

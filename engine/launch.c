@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int launch_prepare(char *const argv[], struct launched *l)
+int launch_prepare(char *const argv[], char *const envp[], struct launched *l)
 {
 	int go[2], err[2];
 
@@ -37,7 +37,7 @@ int launch_prepare(char *const argv[], struct launched *l)
 			/* EOF (0) is the go signal; an error means the parent died */
 			_exit(127);
 		}
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, envp);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0) {
 			/* nothing left to tell anyone */

@@ -28,6 +28,7 @@
 #include "common/cpu_nodes.h"
 #include "detector/price_cache.h"
 #include "detector/sampler.h"
+#include "common/env.h"
 #include "common/escape.h"
 #include "common/procfs.h"
 #include "common/safe_file.h"
@@ -636,13 +637,16 @@ static struct event_set *run_launch(struct session *s, struct launched *child)
 	const struct options *opt = s->opt;
 	struct perf_session_config pc = { 0 };
 	struct event_set *es;
+	struct env *env;
 	int ret;
 
 	if (opt->alloc_sites && (s->alloc_pipe = alloc_channel_open()))
 		s->allocs = alloc_table_new();
-	alloc_channel_export(s->alloc_pipe);
-	ret = launch_prepare(opt->argv, child);
-	alloc_channel_unexport(s->alloc_pipe);
+	env = env_new(environ);
+	alloc_channel_export(s->alloc_pipe, env);
+	ret = launch_prepare(opt->argv, env_array(env), child);
+	alloc_channel_child_started(s->alloc_pipe);
+	env_free(env);
 	if (ret < 0)
 		die("cannot start '%s': %s", opt->argv[0], strerror(errno));
 	note_pid(s, child->pid);
@@ -787,14 +791,6 @@ static bool tid_in(const pid_t *a, unsigned n, pid_t t)
 		if (a[i] == t)
 			return true;
 	return false;
-}
-
-/* CONTEND_DEBUG_FDS=1: count our open descriptors, for the test that
- * checks attaching and detaching leave none behind. */
-static void debug_fds(const char *when)
-{
-	if (getenv("CONTEND_DEBUG_FDS"))
-		fprintf(stderr, "contend: fds %s: %d\n", when, open_fd_count());
 }
 
 /* attach -a: per-CPU events, every process (system_wide.h); no watch.
@@ -947,7 +943,7 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 	if (opt->pid <= 0)       /* options_parse() asks for -p, -t or -a */
 		die("attach: no process to attach to");
 	session_check_output(opt);
-	debug_fds("at attach");
+	debug_fd_count("at attach");
 	o.pid = target_process(opt);
 	target_check_access(opt->pid, "sample");
 	watch_note = target_watch_default(&o);
@@ -995,6 +991,6 @@ int session_attach(const struct options *opt_in, const struct session_hooks *hoo
 	catch_stop_signals(false);
 	free(command);
 	session_release(&s);
-	debug_fds("after detach");
+	debug_fd_count("after detach");
 	return ret;
 }

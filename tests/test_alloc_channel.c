@@ -11,6 +11,7 @@
  * how long each waited there: the time between two drains (a trickle:
  * keep_up's sleeps grow to their longest).  Timing bounds leave 50 ms for
  * a loaded machine's scheduling. */
+#include "common/env.h"
 #include "common/util.h"
 #include "detector/alloc_channel.h"
 #include "detector/alloc_record.h"
@@ -137,6 +138,7 @@ static void *close_later(void *arg)
 int main(void)
 {
 	struct alloc_channel *ch;
+	struct env *child;
 	struct alloc_table *t = alloc_table_new();
 	struct probe p;
 	const char *fd;
@@ -151,11 +153,18 @@ int main(void)
 	ch = alloc_channel_open();
 	if (!ch)
 		die("test: alloc_channel_open failed");
-	alloc_channel_export(ch);
-	fd = getenv(ALLOC_FD_ENV);
+	setenv("LD_PRELOAD", "libpre.so", 1);   /* the test's own: no thread yet */
+	child = env_new(environ);
+	alloc_channel_export(ch, child);
+	fd = env_get(child, ALLOC_FD_ENV);
 	wfd = fd ? dup(atoi(fd)) : -1;
-	alloc_channel_unexport(ch);     /* closes the channel's write end: ours is the last */
-	CHECK(wfd >= 0 && !getenv(ALLOC_FD_ENV), "the write end, and the environment restored");
+	CHECK(env_get(child, "LD_PRELOAD") && !strcmp(env_get(child, "LD_PRELOAD"),
+							 "/proc/self/exe:libpre.so"),
+	      "the shim goes first in the child's LD_PRELOAD: %s", env_get(child, "LD_PRELOAD"));
+	alloc_channel_child_started(ch);    /* closes the channel's write end: ours is the last */
+	env_free(child);
+	CHECK(wfd >= 0 && !getenv(ALLOC_FD_ENV) && !strcmp(getenv("LD_PRELOAD"), "libpre.so"),
+	      "the write end, and our own environment untouched");
 	if (wfd < 0)
 		return test_done();
 	pipe_bytes = (size_t)fcntl(wfd, F_GETPIPE_SZ);
