@@ -17,6 +17,7 @@
 #include <malloc.h>
 #endif
 
+#include "common/procfs.h"
 #include "common/util.h"
 #include "detector/classify.h"
 #include "detector/line_table.h"
@@ -32,15 +33,7 @@ static double now(void)
 
 static long rss_kb(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long kb = -1;
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
+	return process_status_number(0, "VmRSS");
 }
 
 static uint64_t rng = 88172645463325252ULL;

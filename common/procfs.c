@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include "common/util.h"
 
@@ -77,6 +78,19 @@ static bool status_line(pid_t pid, const char *key, char *line, size_t size)
 		found = !strncmp(line, key, strlen(key));
 	fclose(f);
 	return found;
+}
+
+long process_status_number(pid_t pid, const char *key)
+{
+	char line[256], *end;
+	size_t len = strlen(key);
+	long n;
+
+	if (len > 64 || !status_line(pid ? pid : getpid(), key, line, sizeof(line)) ||
+	    line[len] != ':')
+		return -1;
+	n = strtol(line + len + 1, &end, 10);
+	return end == line + len + 1 ? -1 : n;
 }
 
 pid_t process_tgid(pid_t tid)

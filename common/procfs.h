@@ -22,6 +22,9 @@ bool process_alive(pid_t pid);
 pid_t process_memory_task(pid_t pid);
 /* The process (thread group) thread tid belongs to; 0 if unknown. */
 pid_t process_tgid(pid_t tid);
+/* The number after "key:" in /proc/PID/status ("VmRSS", "FDSize"; 0 for
+ * this process), -1 if there is none. */
+long process_status_number(pid_t pid, const char *key);
 /* Its pid in its own (innermost) PID namespace, from NSpid: 1 for a
  * container's first process, pid itself on the host; 0 if unreadable. */
 pid_t process_ns_pid(pid_t pid);

@@ -148,6 +148,18 @@ static void test_open_fd_count(void)
 	CHECK(open_fd_count() == before, "fds: %d after closing it", open_fd_count());
 }
 
+/* A number of /proc/PID/status by its whole key: ours (0) and by pid. */
+static void test_status_number(void)
+{
+	CHECK_EQ_U64(process_status_number(0, "Pid"), getpid(), "Pid: ours");
+	CHECK_EQ_U64(process_status_number(getpid(), "Tgid"), getpid(), "Tgid: by pid");
+	CHECK(process_status_number(0, "VmRSS") > 0, "VmRSS: %ld kB",
+	      process_status_number(0, "VmRSS"));
+	CHECK(process_status_number(0, "Pi") == -1, "a key's prefix is no key");
+	CHECK(process_status_number(0, "Name") == -1, "no number after Name");
+	CHECK(process_status_number(0x3ffffff0, "Pid") == -1, "no such process");
+}
+
 /* Our own status read in our own /proc: the pid we see.  A pid no process
  * has: 0.  (A child namespace's 1 is tests/e2e_container.sh's.) */
 static void test_ns_pid(void)
@@ -195,6 +207,7 @@ int main(void)
 	test_cgroup();
 	test_ns_pid();
 	test_open_fd_count();
+	test_status_number();
 	test_object();
 	test_file_line();
 	test_anon_line();

@@ -126,19 +126,10 @@ static void test_edit_distance(void)
 	CHECK(edit_distance("run", "report") == 5, "run/report: 5");
 }
 
-/* The kernel's table size for this process ("FDSize:"), or -1. */
+/* The kernel's table size for this process, or -1. */
 static long fd_table_size(void)
 {
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	long n = -1;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "FDSize: %ld", &n) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return n;
+	return process_status_number(0, "FDSize");
 }
 
 static void test_fd_table_reserve(void)
