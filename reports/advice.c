@@ -400,7 +400,7 @@ static void advise_elements(struct advisor *adv)
 	if (adv->heap && !adv->n_members && heap_align_note(l)) {
 		layout_add_after(lay, "%s", heap_align_note(l));
 	} else if (adv->heap && !adv->n_members) {
-		char *block = alloc_align_advice(l->alloc, adv->L, lay->title);
+		char *block = alloc_align_advice(l->alloc, adv->L, lay->title, true);
 
 		if (block)
 			layout_add_after(lay, "%s", block);

@@ -199,15 +199,21 @@ void proposal_layout(struct advisor *adv, const struct proposal *p,
 	if (adv->heap && p->align > 16 && heap_align_note(adv->line)) {
 		layout_add_after(lay, "%s", heap_align_note(adv->line));
 	} else if (adv->heap && p->align > 16) {
-		char *block = alloc_align_advice(adv->line->alloc, p->align, lay->title);
+		char *block = alloc_align_advice(adv->line->alloc, p->align, lay->title,
+						   adv->is_array);
 		struct strbuf et = STRBUF_INIT;
+		char many[24] = "n";
+
+		if (adv->n_elems)
+			snprintf(many, sizeof(many), "%" PRIu64, adv->n_elems);
 
 		if (block)
 			layout_add_after(lay, "%s", block);
 		else
 			layout_add_after(lay, "/* malloc aligns to 16 bytes only: allocate "
-					 "with aligned_alloc(%" PRIu64 ", sizeof(%s)) */\n",
-					 p->align, escape_text(&et, lay->title));
+					 "with aligned_alloc(%" PRIu64 ", %s%ssizeof(%s)) */\n",
+					 p->align, adv->is_array ? many : "",
+					 adv->is_array ? " * " : "", escape_text(&et, lay->title));
 		free(block);
 		strbuf_release(&et);
 	}

@@ -71,7 +71,8 @@ char *alloc_sentence(const struct report_alloc *a)
 	return strbuf_detach(&sb);
 }
 
-char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const char *title)
+char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const char *title,
+			 bool array)
 {
 	struct strbuf es = STRBUF_INIT, et = STRBUF_INIT;
 	const char *site, *type;
@@ -86,6 +87,8 @@ char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const cha
 		n = a->size / a->type_size;
 	if (n > 1)
 		many = xasprintf("%" PRIu64 " * ", n);
+	else if (array && !n)
+		many = xstrdup("n * ");
 	/* "calloc(2, 3072) in main x.c:113", or a block read from the heap */
 	if (a->walked) {
 		where = xasprintf("the block at 0x%" PRIx64 " (allocation site not recorded "

@@ -18,7 +18,9 @@
  * 2 * sizeof(struct worker_arg)) and zero it"; NULL without a block, or
  * for operator new (the caller's generic text covers C++).  A line of a
  * layout's comment text: unlike the rest, its names (site, title) come
- * escaped (common/escape.h).  Caller frees. */
-char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const char *title);
+ * escaped (common/escape.h).  array: the block holds title's elements,
+ * "n * sizeof" where the count is unknown.  Caller frees. */
+char *alloc_align_advice(const struct report_alloc *a, uint64_t align, const char *title,
+			 bool array);
 
 #endif

@@ -144,14 +144,16 @@ void alloc_attribute_cell(struct build *b, const struct line *l,
 		return;
 	if (heapwalk_owns(b, blk))
 		heapwalk_type(b, blk, l, c, ca);
-	if (!(p = block_pointer(b, blk, &elem))) {
+	/* kept as no struct (char *, a buffer carved into structs): the
+	 * block's type says no more than a void * would */
+	if (!(p = block_pointer(b, blk, &elem)) || !elem) {
 		block_from_access_type(b, blk, ca);
 		return;
 	}
 	off = addr - blk->addr;
 	/* past the first element of a block that is no array of the type
 	 * (a struct with a tail, say): the type says nothing there */
-	if (!elem || (off >= elem && blk->size % elem))
+	if (off >= elem && blk->size % elem)
 		return;
 	if (data_types_through_pointer(b->dt, p, (int64_t)off, false, addr, c->size, &a) != DT_HIT ||
 	    !block_knows_better(ca, &a))

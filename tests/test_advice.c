@@ -684,7 +684,8 @@ static void test_per_thread_stats(void)
 	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
 		"/* 4 x 64 bytes: +128 bytes */\n"), "stats cost line");
 	CHECK(l.advice.layout_proposed && strstr(l.advice.layout_proposed,
-		"aligned_alloc(64, sizeof(struct stats))"), "stats aligned_alloc");
+		"aligned_alloc(64, 4 * sizeof(struct stats))"),
+	      "stats aligned_alloc: all 4 elements: %s", l.advice.layout_proposed);
 	CHECK(l.advice.layout_now && strstr(l.advice.layout_now,
 		"/* one element of stats (struct stats[4]) */\n"
 		"struct stats {"), "stats layout_now: %s", l.advice.layout_now);
