@@ -122,7 +122,13 @@ counters.  Function names match their GCC clones (increment.isra.0).
 Environment:
   top_builddir         where contend and testcases/ are (default: the tree
                        holding this script)
-  CONTEND_E2E_REPEAT   repeat every run this many times instead
+  CONTEND_E2E_REPEAT   repeat every run this many times instead (a rate:
+                       nothing tolerated, nothing run again)
+
+A repetition that fails where the report says a busy machine kept the
+target's threads apart (machine.busy, overlap < 0.5) is run again, up to
+3 times in a run, with a note: not judged, as contention that could not
+happen cannot be seen.
   CONTEND_E2E_FILTER   run only the runs of these names (comma separated)
 
 Exit status: 0 all runs passed, 1 some failed, 77 no run selected (skip),
@@ -674,16 +680,40 @@ def reported_nothing(report):
         not report.get("minor_lines") and not report.get("latent")
 
 
+# Repetitions of a run that may be run again, not judged, where the report
+# itself says a busy machine kept the target's threads apart (they ran at
+# once less than half the sampled time): contention that cannot happen
+# cannot be seen, and a shared CI machine (load 6-14 seen) does that.
+BUSY_RETRIES = 3
+
+
+def kept_apart(report):
+    m = (report or {}).get("machine") or {}
+    return bool(m.get("busy")) and (m.get("overlap") or 0) < 0.5
+
+
 def check_run(contend, command, run, repeat, tolerate):
-    passed = misses = 0
-    for k in range(repeat):
+    passed = misses = k = 0
+    # CONTEND_E2E_REPEAT measures a rate (bench/): every run counts
+    retries = 0 if os.environ.get("CONTEND_E2E_REPEAT") else BUSY_RETRIES
+    while k < repeat:
+        k += 1
         report, failures, path = run_once(contend, command, run)
         if not failures:
             passed += 1
             os.unlink(path)
             continue
+        if retries and kept_apart(report):
+            retries -= 1
+            print("note: %s, repetition %d/%d: the threads ran at once %.0f%% of the "
+                  "time (a busy machine): not judged; again (%s)"
+                  % (run["name"], k, repeat, 100 * report["machine"]["overlap"],
+                     failures[0].splitlines()[0][:160]))
+            os.unlink(path)
+            k -= 1
+            continue
         misses += reported_nothing(report)
-        print("FAIL %s, repetition %d/%d:" % (run["name"], k + 1, repeat))
+        print("FAIL %s, repetition %d/%d:" % (run["name"], k, repeat))
         for f in failures:
             print("  " + f)
         if report is not None:
