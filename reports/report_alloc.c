@@ -124,8 +124,9 @@ static void block_from_access_type(struct build *b, const struct alloc_block *bl
 
 	/* "[]": the block has room for size/blk->size of them, but whether
 	 * the program uses them all (a block sized for a padded layout) the
-	 * size cannot say */
-	if (!ca->typed || !size || blk->size % size >= slack || a->object_start < blk->addr ||
+	 * size cannot say; a block of one is no array */
+	if (!ca->typed || !size || blk->size / size < 2 || blk->size % size >= slack ||
+	    a->object_start < blk->addr ||
 	    a->object_start - blk->addr >= blk->size || !attribution_as_element(b, a, blk->addr, 0))
 		return;
 	a->variable = NULL;
