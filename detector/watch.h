@@ -51,7 +51,9 @@
  * touched, and counted per thread and word when it lies on the line.
  * The counts are exact for those sites; an access by code sampling never
  * saw is not in them (a store sampling missed is found by the census,
- * which runs first, and its site is then the line's).  The results have
+ * which runs first, and its site is then the line's; an access through
+ * the same pointer as a sampled one, in its function, is probed too:
+ * code_siblings.h).  The results have
  * by_code set, and the same shape as the watchpoints': the merge and the
  * report take them alike, and say which instrument counted.
  */
@@ -137,6 +139,12 @@ struct watch_window {
 #define WATCH_WRITE_WEIGHT 50
 void watch_hot_words(const struct line *l, unsigned line_size,
 		     const struct watch_config *cfg, struct watch_line_words *out);
+/* A word the line's code reaches beside its sampled one (code_siblings.h):
+ * by watchpoints it takes a free slot of the first window, never a
+ * window more; by code its instruction joins the sites (probed, it
+ * counts the word).  False if there was no room, or it was there. */
+bool watch_add_sibling(struct watch_line_words *lw, uint64_t addr, const struct code_site *site,
+		       bool by_code);
 
 /*
  * Cut each line's words into windows of per_window words

@@ -8,6 +8,7 @@
  * the results on report lines is reports/watch_report.c's job.
  */
 #include "detector/census.h"
+#include "detector/code_siblings.h"
 #include "detector/instances.h"
 #include "detector/instruments.h"
 #include "detector/watch.h"
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "symbolize/decode.h"
 
 #define CONFIRM_REPLAN_S 1.0      /* look for newly contended lines this often */
 #define CONFIRM_MAX_LINES 16      /* lines watched in one session, at most */
@@ -42,6 +44,7 @@ struct confirm {
 	double planned_at;
 	bool failed;                  /* a fatal error: watch no more */
 	bool on_demand;               /* confirm_line() alone plans */
+	struct decoder_set decs;      /* for the lines' code siblings */
 };
 
 struct confirm *confirm_new(const struct watch_config *wcfg,
@@ -62,6 +65,7 @@ void confirm_free(struct confirm *c)
 	if (!c)
 		return;
 	watch_free(c->w);
+	decoder_set_release(&c->decs);
 	free(c->plan);
 	free(c->watched);
 	free(c);
@@ -157,6 +161,35 @@ static bool faint(const struct line *l)
 	return false;
 }
 
+/* The line's words as sampled (watch_hot_words), and the words its hot
+ * code reaches through the same pointers (code_siblings.h): a victim's
+ * load that sampling missed, where the watch has room for it. */
+static void line_words(struct confirm *c, const struct line *l, struct watch_line_words *lw)
+{
+	struct code_sibling sib[WATCH_MAX_LINE_WORDS];
+	unsigned n_hot;
+
+	watch_hot_words(l, c->line_size, &c->wcfg, lw);
+	if (!c->wcfg.sym || !lw->n_words)
+		return;
+	n_hot = lw->n_sites;
+	for (unsigned i = 0; i < n_hot; i++) {
+		const struct line_cell *cell = NULL;
+		unsigned n;
+
+		for (unsigned k = 0; k < l->n_cells && !cell; k++)
+			if (l->cells[k].ip == lw->sites[i].ip)
+				cell = &l->cells[k];
+		if (!cell)
+			continue;
+		n = code_siblings(c->wcfg.sym, &c->decs, (pid_t)l->pid, cell->ip,
+				  l->addr + cell->offset, l->addr, c->line_size, sib,
+				  ARRAY_SIZE(sib));
+		for (unsigned k = 0; k < n; k++)
+			watch_add_sibling(lw, sib[k].addr, &sib[k].site, c->wcfg.by_code);
+	}
+}
+
 /* The top contended lines not watched yet, as the report would rank them
  * (instances of one structure pooled, instances.h), then the suspects,
  * then the faint lines.  The watch goes on the hottest instance, at the
@@ -206,7 +239,7 @@ static unsigned pick_lines(struct confirm *c, struct line_table *lines,
 		sort_items(r, n, sizeof(*r), cmp_ranked);
 	for (size_t i = 0; i < n; i++) {
 		if (picked < max) {
-			watch_hot_words(r[i].line, c->line_size, &c->wcfg, &out[picked]);
+			line_words(c, r[i].line, &out[picked]);
 			if (out[picked].n_words)
 				picked++;
 		}
@@ -314,7 +347,7 @@ int confirm_line(struct confirm *c, struct line_table *lines, uint32_t pid, uint
 		return -ENOENT;
 	if (line_cross_process(l))
 		return -EXDEV;
-	watch_hot_words(l, c->line_size, &c->wcfg, &lw);
+	line_words(c, l, &lw);
 	if (!lw.n_words)
 		return -ENOENT;
 	mark_watched(c, &(struct watch_line_words){ .pid = pid, .line = addr,

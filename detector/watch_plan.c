@@ -173,6 +173,30 @@ void watch_hot_words(const struct line *l, unsigned line_size,
 	hot_sites(l, out);
 }
 
+bool watch_add_sibling(struct watch_line_words *lw, uint64_t addr, const struct code_site *site,
+		       bool by_code)
+{
+	uint64_t word = addr - addr % WATCH_WORD;
+	unsigned i;
+
+	if (by_code) {
+		for (i = 0; i < lw->n_sites && lw->sites[i].ip != site->ip; i++)
+			;
+		if (i < lw->n_sites || lw->n_sites == CODE_PROBE_MAX_SITES)
+			return false;
+		lw->sites[lw->n_sites++] = *site;
+	}
+	for (i = 0; i < lw->n_words && lw->words[i] != word; i++)
+		;
+	if (i < lw->n_words)
+		return by_code;
+	if (!by_code && lw->n_words >= WATCH_WORDS_PER_WINDOW)
+		return false;
+	if (lw->n_words < WATCH_MAX_LINE_WORDS)
+		lw->words[lw->n_words++] = word;
+	return true;
+}
+
 /* ---- windows ----------------------------------------------------------- */
 
 unsigned watch_plan(const struct watch_line_words *lines, unsigned n, unsigned per_window,

@@ -51,6 +51,30 @@ static uint64_t access_ip(struct symbolizer *sym, struct decoder *dec, uint32_t 
 	return off == ip - fi.start ? prev : ip;
 }
 
+/* A word no sampled range covers (a sibling the watch took, code_siblings.h):
+ * its member in the line's struct layout, "[k].name" in an array of them;
+ * NULL if the layout does not reach it. */
+static char *layout_member(const struct report_line *rl, uint64_t addr)
+{
+	uint64_t rel, k;
+	bool array = rl->type_name && strchr(rl->type_name, '[');
+
+	if (!rl->n_members || !rl->struct_size || addr < rl->object_start)
+		return NULL;
+	rel = addr - rl->object_start;
+	k = rel / rl->struct_size;
+	rel %= rl->struct_size;
+	if (k && !array)
+		return NULL;
+	for (unsigned i = 0; i < rl->n_members; i++) {
+		const struct report_member *m = &rl->members[i];
+
+		if (m->name && rel >= m->offset && rel < m->offset + m->size)
+			return array ? xasprintf("[%" PRIu64 "].%s", k, m->name) : xstrdup(m->name);
+	}
+	return NULL;
+}
+
 char *watch_word_member(const struct report_line *rl, uint64_t addr,
 			struct symbolizer *sym, struct data_types *dt)
 {
@@ -58,6 +82,7 @@ char *watch_word_member(const struct report_line *rl, uint64_t addr,
 	struct data_attribution a;
 	struct Dwfl_Module *mod;
 	uint64_t bias, off = addr - (rl->watched_line ? rl->watched_line : rl->addr);
+	char *name;
 
 	for (unsigned i = 0; i < rl->n_ranges; i++) {
 		const struct report_range *rr = &rl->ranges[i];
@@ -73,6 +98,8 @@ char *watch_word_member(const struct report_line *rl, uint64_t addr,
 	}
 	if (best || around)
 		return xstrdup((best ? best : around)->member);
+	if ((name = layout_member(rl, addr)))
+		return name;
 	if (!sym || !dt || !(mod = symbolizer_module(sym, (pid_t)rl->pid, addr, &bias)) ||
 	    data_types_global(dt, mod, bias, addr, &a) != DT_HIT)
 		return NULL;

@@ -121,6 +121,33 @@ static void test_hot_words_mix_threads(void)
 	free(w);
 }
 
+/* A sibling word (code_siblings.h) takes a free slot of the first
+ * window by watchpoints, never a window more; by code, its site joins
+ * the sites with its word. */
+static void test_add_sibling(void)
+{
+	struct watch_line_words lw = { .pid = 1, .line = 0x1000, .line_size = 64 };
+	struct code_site store = { .ip = 0x400a18, .alt = 0x400a1c };
+	struct code_site load = { .ip = 0x4009e8, .alt = 0x4009ec };
+
+	lw.words[lw.n_words++] = 0x1020;            /* the hot cache word */
+	lw.sites[lw.n_sites++] = store;
+	CHECK(watch_add_sibling(&lw, 0x102c, &load, false), "watchpoints: a free slot");
+	CHECK(lw.n_words == 2 && lw.words[1] == 0x1028, "the sibling's word, aligned");
+	CHECK_EQ_U64(lw.n_sites, 1, "watchpoints: no site added");
+	CHECK(!watch_add_sibling(&lw, 0x1030, &load, false), "no third word: a window more");
+	CHECK_EQ_U64(lw.n_words, 2, "still two words");
+
+	lw.n_words = 1;
+	CHECK(watch_add_sibling(&lw, 0x1028, &load, true), "by code: added");
+	CHECK(lw.n_sites == 2 && lw.sites[1].ip == load.ip && lw.sites[1].alt == load.alt,
+	      "by code: the load's site, with its alt");
+	CHECK(lw.n_words == 2 && lw.words[1] == 0x1028, "by code: and its word");
+	CHECK(!watch_add_sibling(&lw, 0x1028, &load, true), "by code: the same site once");
+	CHECK(watch_add_sibling(&lw, 0x1020, &(struct code_site){ .ip = 0x400b00 }, true) &&
+	      lw.n_words == 2 && lw.n_sites == 3, "by code: a word already there, a new site");
+}
+
 static void test_plan(void)
 {
 	struct watch_line_words lines[3] = {
@@ -926,6 +953,7 @@ int main(void)
 	test_merge_keeps_total();
 	test_hot_words();
 	test_hot_words_mix_threads();
+	test_add_sibling();
 	test_plan();
 	test_cost_control();
 	test_sites_fit();
