@@ -127,7 +127,7 @@ Environment:
 
 A repetition that fails where the report says a busy machine kept the
 target's threads apart (machine.busy, overlap < 0.5) is run again, up to
-3 times in a run, with a note: not judged, as contention that could not
+4 times in a run, with a note: not judged, as contention that could not
 happen cannot be seen.
   CONTEND_E2E_FILTER   run only the runs of these names (comma separated)
 
@@ -684,7 +684,7 @@ def reported_nothing(report):
 # itself says a busy machine kept the target's threads apart (they ran at
 # once less than half the sampled time): contention that cannot happen
 # cannot be seen, and a shared CI machine (load 6-14 seen) does that.
-BUSY_RETRIES = 3
+BUSY_RETRIES = 4
 
 
 def kept_apart(report):
