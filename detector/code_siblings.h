@@ -37,7 +37,8 @@ struct code_sibling {
 /* The siblings of the access to addr by the instruction at ip (the line
  * at line, line_size bytes), one per word other than addr's, in code
  * order; at most max.  0 where ip's function cannot be read or decoded,
- * or its access has an index or no base. */
+ * or its access has an index or no base, or the function is over 16 KiB
+ * (an instruction decoded costs about 0.6 us: 16 KiB, some 3 ms). */
 unsigned code_siblings(struct symbolizer *sym, struct decoder_set *decs, pid_t pid,
 		       uint64_t ip, uint64_t addr, uint64_t line, unsigned line_size,
 		       struct code_sibling *out, unsigned max);
