@@ -42,6 +42,13 @@ struct bp {                       /* one watchpoint event of a thread */
 	uint64_t last;                /* count at the last poll */
 };
 
+/* One thread's counts on the window's words. */
+struct window_counts {
+	uint64_t reads[WATCH_WORDS_PER_WINDOW], writes[WATCH_WORDS_PER_WINDOW];
+	uint64_t hits;
+	bool wrote;
+};
+
 struct armed {                    /* one thread in the window */
 	pid_t tid;
 	struct bp bp[WATCH_SLOTS];
@@ -49,6 +56,9 @@ struct armed {                    /* one thread in the window */
 	struct perf_ring ring;        /* the leader's; base NULL: counts only */
 	uint64_t period;
 	bool late;                    /* armed after the window began */
+	bool retired;                 /* exited during the window: its events
+	                                 closed, its counts in final */
+	struct window_counts final;
 };
 
 struct site_acc {                 /* a code address, before RW - W */
@@ -601,6 +611,44 @@ static void check_rates(struct watch *w, double t)
 	}
 }
 
+/* The thread's counts: writes = W, reads = RW - W, per word. */
+static void thread_counts(struct armed *th, unsigned n_words, struct window_counts *c)
+{
+	uint64_t counts[WATCH_SLOTS];
+
+	memset(c, 0, sizeof(*c));
+	if (!th->n_bp || !read_group(th, counts))
+		return;
+	for (unsigned k = 0; k < n_words; k++) {
+		uint64_t writes = counts[2 * k], all = counts[2 * k + 1];
+
+		c->writes[k] = writes;
+		c->reads[k] = all > writes ? all - writes : 0;
+		c->hits += all;
+		c->wrote |= writes > 0;
+	}
+}
+
+/*
+ * Threads that exited during the window: their counts kept, their events
+ * closed now.  A target that churns threads (thread_churn: 400 a second)
+ * would otherwise hold 2 to 4 descriptors per dead thread until the
+ * window ends.  Called after drain_all(): their rings are empty.
+ */
+static void retire_exited(struct watch *w)
+{
+	for (unsigned i = 0; i < w->n_threads; i++) {
+		struct armed *th = &w->threads[i];
+
+		if (!th->n_bp || syscall(SYS_tgkill, (pid_t)w->win.pid, th->tid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		thread_counts(th, w->win.n_words, &th->final);
+		th->retired = true;
+		close_thread(w, th);
+	}
+}
+
 bool watch_poll(struct watch *w, int timeout_ms)
 {
 	double t, left;
@@ -616,6 +664,7 @@ bool watch_poll(struct watch *w, int timeout_ms)
 	drain_all(w);
 	t = monotonic_s();
 	check_rates(w, t);
+	retire_exited(w);
 	n = arm_new_threads(w, true);
 	if (n == -ESRCH || !process_alive((pid_t)w->win.pid))
 		w->gone = true;
@@ -625,13 +674,6 @@ bool watch_poll(struct watch *w, int timeout_ms)
 		return false;
 	return !w->gone && !w->cut_short && t - w->t_start < w->cfg.window_s;
 }
-
-/* One thread's counts on the window's words. */
-struct window_counts {
-	uint64_t reads[WATCH_WORDS_PER_WINDOW], writes[WATCH_WORDS_PER_WINDOW];
-	uint64_t hits;
-	bool wrote;
-};
 
 /*
  * A thread's hits are concurrent when another thread hit the line's
@@ -667,24 +709,6 @@ static void add_counts(struct watch *w, const struct window_counts *c)
 	}
 }
 
-/* The thread's counts: writes = W, reads = RW - W, per word. */
-static void thread_counts(struct armed *th, unsigned n_words, struct window_counts *c)
-{
-	uint64_t counts[WATCH_SLOTS];
-
-	memset(c, 0, sizeof(*c));
-	if (!th->n_bp || !read_group(th, counts))
-		return;
-	for (unsigned k = 0; k < n_words; k++) {
-		uint64_t writes = counts[2 * k], all = counts[2 * k + 1];
-
-		c->writes[k] = writes;
-		c->reads[k] = all > writes ? all - writes : 0;
-		c->hits += all;
-		c->wrote |= writes > 0;
-	}
-}
-
 void watch_disarm(struct watch *w)
 {
 	struct window_counts *c;
@@ -699,8 +723,12 @@ void watch_disarm(struct watch *w)
 	drain_all(w);
 
 	c = xcalloc(w->n_threads ? w->n_threads : 1, sizeof(*c));
-	for (unsigned i = 0; i < w->n_threads; i++)
-		thread_counts(&w->threads[i], w->win.n_words, &c[i]);
+	for (unsigned i = 0; i < w->n_threads; i++) {
+		if (w->threads[i].retired)
+			c[i] = w->threads[i].final;
+		else
+			thread_counts(&w->threads[i], w->win.n_words, &c[i]);
+	}
 	add_counts(w, c);
 	free(c);
 
@@ -711,8 +739,10 @@ void watch_disarm(struct watch *w)
 		r->windows++;
 		r->cut_short |= w->cut_short;
 		for (unsigned i = 0; i < w->n_threads; i++) {
-			r->threads_late += w->threads[i].late && w->threads[i].n_bp;
-			r->threads_unarmed += !w->threads[i].n_bp;
+			const struct armed *th = &w->threads[i];
+
+			r->threads_late += th->late && (th->n_bp || th->retired);
+			r->threads_unarmed += !th->n_bp && !th->retired;
 		}
 	}
 	watch_window_done(w, t_end - w->t_start);
