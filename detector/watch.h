@@ -28,8 +28,10 @@
  *
  * Lifetime.  Watchpoints are perf events, file descriptors of contend:
  * they are closed when the window ends, on Ctrl-C and on error, and the
- * kernel removes them when a thread exits or contend dies, however it
- * dies.  Threads are armed one by one (per-thread events, no inherit, so
+ * kernel removes them when contend dies, however it dies.  A thread that
+ * exits during a window has its final counts read and its events closed
+ * at the next rescan, so that a target churning threads costs
+ * descriptors for its live threads only.  Threads are armed one by one (per-thread events, no inherit, so
  * that every thread's count is its own); threads created during a window
  * are found by rescanning /proc/PID/task every 5 ms and armed then: their
  * accesses before that are missed (a thread that lives less than that may
