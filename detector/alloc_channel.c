@@ -269,10 +269,7 @@ void alloc_channel_close(struct alloc_channel *ch)
 {
 	if (!ch)
 		return;
-	if (ch->write_fd >= 0)
-		close(ch->write_fd);
-	if (ch->shim_fd >= 0)
-		close(ch->shim_fd);
+	alloc_channel_child_started(ch);   /* our write end and the shim's fd */
 	close(ch->read_fd);
 	alloc_tick_stop(ch->tick);
 	free(ch->shim);

@@ -8,8 +8,9 @@
  * CONTEND_ALLOC_FD; alloc_channel_child_started() closes our copy of the
  * write end once the child has it, so that the pipe ends when the target
  * and its children have exited.  alloc_channel_drain() moves what has
- * arrived into the table, never blocking.  The channel also publishes the shim's time, from open
- * to close (detector/alloc_tick.h), named in the child's ALLOC_TICK_ENV.
+ * arrived into the table, never blocking.  The channel also publishes the
+ * shim's time, from open to close (detector/alloc_tick.h), named in the
+ * child's ALLOC_TICK_ENV.
  */
 #ifndef CONTEND_ALLOC_CHANNEL_H
 #define CONTEND_ALLOC_CHANNEL_H

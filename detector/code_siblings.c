@@ -4,13 +4,13 @@
 #include <stdlib.h>
 
 #include "common/util.h"
+#include "detector/watch.h"
 #include "symbolize/decode.h"
 #include "symbolize/symbolizer.h"
 
 /* a larger function is not read: a line's planning decodes the function
  * of each of its hot sites, about 0.6 us an instruction */
 #define MAX_FUNC_BYTES (16 * 1024)
-#define SIBLING_WORD 8
 
 /* Where mem (at its instruction) would access, given that anchor, at
  * its own, accessed addr; false if not through the same pointer. */
@@ -30,7 +30,7 @@ static bool same_pointer(const struct insn_mem *anchor, uint64_t addr,
 static bool word_taken(const struct code_sibling *out, unsigned n, uint64_t word)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (out[i].addr / SIBLING_WORD == word)
+		if (out[i].addr / WATCH_WORD == word)
 			return true;
 	return false;
 }
@@ -68,7 +68,7 @@ unsigned code_siblings(struct symbolizer *sym, struct decoder_set *decs, pid_t p
 		if (fi.start + off != ip &&
 		    decoder_memory(dec, code + off, len - off, fi.start + off, &mem) &&
 		    same_pointer(&anchor, addr, &mem, &at) && at >= line && at - line < line_size &&
-		    at / SIBLING_WORD != addr / SIBLING_WORD && !word_taken(out, n, at / SIBLING_WORD))
+		    at / WATCH_WORD != addr / WATCH_WORD && !word_taken(out, n, at / WATCH_WORD))
 			out[n++] = (struct code_sibling){
 				.addr = at, .writes = mem.writes,
 				.site = { .ip = fi.start + off, .alt = fi.start + off + ii.length } };
