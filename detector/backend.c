@@ -133,6 +133,7 @@ static const struct backend_row soft_row = {
 	.id = BACKEND_SOFT, .name = "soft",
 	.method = "cpu-clock samples + instruction decoding",
 	.fallback = true,
+	.timer = true,
 	.probe = soft_row_probe, .open = soft_row_open, .access = soft_row_access,
 	.samples_seen = soft_row_seen, .samples_decoded = soft_row_decoded,
 	.drop_counts = soft_row_drops, .close = soft_row_close,

@@ -54,6 +54,7 @@ struct backend_row {
 	/* soft: what it samples, for the note; NULL: the events say it */
 	const char *method;
 	bool fallback;                      /* auto's last resort: always runs */
+	bool timer;                         /* its samples are the timer's (cpu-clock) */
 	/* Never run on hardware (spe): auto passes it over with that reason;
 	 * asked for by name, it runs. */
 	bool untried;

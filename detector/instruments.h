@@ -15,7 +15,8 @@
  *                        executable: confirmation and census where the
  *                        breakpoints fail (code_probe.h);
  *   timer samples        cpu-clock samples at the requested rate over a
- *                        spin of contend's own: the soft backend.
+ *                        spin of contend's own (or over a launched
+ *                        target's user time): the soft backend.
  * Each test counts what the instrument saw against what happened: all of
  * it (works), none (dead: armed, never fired), part (short), or the
  * kernel refused to open it (refused, with its errno).
@@ -58,18 +59,37 @@ struct instruments {
 /* Test every instrument (timer samples at freq Hz).  A few ms in all
  * (about 50 on a VM, where each trap costs a VM exit). */
 void instruments_test(struct instruments *in, unsigned freq);
+/* What a session's test covers (bits): */
+enum instruments_wanted {
+	/* watchpoints and execute breakpoints, and uprobes only where a
+	 * breakpoint kind failed: uprobes stand in for the breakpoints and do
+	 * nothing else in a session, and defining one held the kernel 6-24 ms
+	 * and taking it down 70-90 ms (RCU), in series with a short target's
+	 * report.  Only a session that confirms wants them. */
+	INSTRUMENTS_PROBES = 1,
+	/* the timer, by a 10 ms spin of contend's own (about 6 ms of CPU
+	 * beside a target that keeps every CPU busy).  A launched target's
+	 * own samples and CPU time say the same: instruments_timer_from_run() */
+	INSTRUMENTS_TIMER = 2,
+};
 /* A session's test, on a thread of its own, so that its target starts
  * meanwhile instead of after it (bench/defaults-overhead.sh); in is not
  * to be read before instruments_test_wait().  Runs the test here when no
- * thread can start.  Never NULL.  Uprobes stand in for the breakpoints
- * and do nothing else in a session, so they are tested (and left
- * untested) only where a breakpoint kind failed: defining one held the
- * kernel 6-24 ms and taking it down 70-90 ms (RCU), in series with a
- * short target's report.  `contend backends` tests every instrument. */
+ * thread can start.  Never NULL.  `contend backends` tests every
+ * instrument. */
 struct instruments_pending;
-struct instruments_pending *instruments_test_start(struct instruments *in, unsigned freq);
+struct instruments_pending *instruments_test_start(struct instruments *in, unsigned freq,
+						    unsigned wanted);
 /* Waits for the test and frees p; NULL: nothing to wait for. */
 void instruments_test_wait(struct instruments_pending *p);
+
+/* The timer judged on a run instead of a spin: samples timer samples over
+ * user_s seconds of the target's user time (the samples exclude the
+ * kernel), freq Hz asked for.  Under TIMER_MIN_DUE samples due, too
+ * little to judge: left as it was. */
+#define TIMER_MIN_DUE 20
+void instruments_timer_from_run(struct instruments *in, unsigned freq, uint64_t samples,
+				double user_s);
 
 bool instrument_works(const struct instruments *in, enum instrument which);
 /* "watchpoints", "execute breakpoints", "uprobes", "timer samples" */

@@ -3,10 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "common/util.h"
 
 int launch_prepare(char *const argv[], char *const envp[], struct launched *l)
 {
@@ -82,4 +85,22 @@ void launch_abort(struct launched *l)
 	if (l->err_fd >= 0)
 		close(l->err_fd);
 	l->go_fd = l->err_fd = -1;
+}
+
+bool launch_stop(struct launch_stop *st, pid_t target, int sig, bool quiet)
+{
+	double now = monotonic_s();
+
+	if (!st->since) {
+		st->since = now;
+		if (!quiet)
+			fprintf(stderr, "contend: SIG%s: stopping the target and reporting\n",
+				sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	}
+	if (!st->sent && (sig != SIGINT || now - st->since >= LAUNCH_STOP_GRACE_S)) {
+		kill(target, SIGTERM);
+		st->sent = true;
+		st->since = now;
+	}
+	return !st->sent || now - st->since < LAUNCH_STOP_GRACE_S;
 }

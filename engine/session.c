@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +74,7 @@ struct session {
 	char *instrument_note;     /* no instrument to confirm with: why */
 	struct instruments instruments;   /* the self-test's (session_instruments) */
 	struct instruments_pending *testing;   /* that test under way, or NULL */
+	double target_user_s;      /* run: the reaped target's user time; < 0: unknown */
 	struct overlap overlap;    /* did the target's threads run at once */
 	uint64_t pressure_from;    /* cpu_pressure_us() at the start */
 	double pressure_t0;        /* and when: monotonic_s() */
@@ -447,9 +449,13 @@ static void session_instruments(struct session *s)
 		start_confirmation(s, s->opt, s->hooks);
 }
 
+/* launched: run's target, whose own samples and user time judge the
+ * timer (instruments_timer_from_run()) unless --delay leaves samples out. */
 static void session_init(struct session *s, const struct options *opt,
-			 const struct session_hooks *hooks)
+			 const struct session_hooks *hooks, bool launched)
 {
+	unsigned wanted = 0;
+
 	memset(s, 0, sizeof(*s));
 	s->opt = opt;
 	s->hooks = hooks;
@@ -475,7 +481,13 @@ static void session_init(struct session *s, const struct options *opt,
 		s->sampler.chains = callchains_new();
 	}
 	/* while the target starts: 50 ms on a VM, 4% of a 1 s run */
-	s->testing = instruments_test_start(&s->instruments, opt->freq);
+	s->target_user_s = -1;
+	if (opt->confirm && !opt->system_wide)   /* -a: never arm other users' tasks */
+		wanted |= INSTRUMENTS_PROBES;
+	if (s->choice.id < BACKEND__COUNT && backend_row(s->choice.id)->timer &&
+	    !(launched && opt->delay <= 0))
+		wanted |= INSTRUMENTS_TIMER;
+	s->testing = instruments_test_start(&s->instruments, opt->freq, wanted);
 }
 
 /* How busy the machine was while sampling (run_facts.h). */
@@ -509,6 +521,9 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	int ret;
 
 	session_instruments(s);
+	if (row->timer && s->target_user_s >= 0 && s->opt->delay <= 0)
+		instruments_timer_from_run(&s->instruments, s->opt->freq,
+					   row->samples_seen(s->backend.state), s->target_user_s);
 	machine_facts(s, &hdr);       /* before the price probe loads the CPUs */
 	measure_price(s);
 	n_dropped = row->drop_counts(s->backend.state, &dropped);
@@ -564,35 +579,6 @@ void session_check_output(const struct options *opt)
 
 	if (opt->output && out_file_check_early(opt->output, &why) < 0)
 		die("%s", why);
-}
-
-#define RUN_STOP_GRACE_S 2.0
-
-struct run_stop {
-	double since;          /* when the stop signal was seen; 0: not yet */
-	bool sent;             /* SIGTERM sent to the target */
-};
-
-/* Called while the target runs and a stop signal has come: sends the
- * target SIGTERM (after a grace for a terminal's SIGINT); false once it
- * has had RUN_STOP_GRACE_S after that to exit. */
-static bool stop_run(struct run_stop *st, pid_t target, bool quiet)
-{
-	double now = monotonic_s();
-	int sig = stop_requested;
-
-	if (!st->since) {
-		st->since = now;
-		if (!quiet)
-			fprintf(stderr, "contend: SIG%s: stopping the target and reporting\n",
-				sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
-	}
-	if (!st->sent && (sig != SIGINT || now - st->since >= RUN_STOP_GRACE_S)) {
-		kill(target, SIGTERM);
-		st->sent = true;
-		st->since = now;
-	}
-	return !st->sent || now - st->since < RUN_STOP_GRACE_S;
 }
 
 /* Sampling starts on pid (start hook, triage, --delay): its start time. */
@@ -667,7 +653,8 @@ static int run_until_exit(struct session *s, struct event_set *es,
 			  const struct perf_callbacks *cb, pid_t pid, double t0,
 			  bool *left_running)
 {
-	struct run_stop stop = { 0 };
+	struct launch_stop stop = { 0 };
+	struct rusage ru;
 	int status = 0;
 
 	for (;;) {
@@ -676,14 +663,16 @@ static int run_until_exit(struct session *s, struct event_set *es,
 		jvm_run_tick(&s->jvm, pid, s->sampler.sample_from);
 		if (exit_hold_poll(&s->jvm.hold))
 			return s->jvm.hold.exit_status;
-		w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
+		w = wait4(pid, &status, WNOHANG, &ru);
+		if (w == pid) {
+			s->target_user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 			return status;
+		}
 		if (w < 0 && errno != EINTR)
 			return 0;
 		if (stop_requested)
 			progress_clear(&s->progress);
-		if (stop_requested && !stop_run(&stop, pid, s->opt->quiet)) {
+		if (stop_requested && !launch_stop(&stop, pid, stop_requested, s->opt->quiet)) {
 			*left_running = true;
 			return 0;
 		}
@@ -729,7 +718,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 		die("run: no command given (usage: contend run [options] -- CMD [ARGS...])");
 	session_check_output(opt);
 
-	session_init(&s, opt, hooks);
+	session_init(&s, opt, hooks, true);
 	if (!(es = run_launch(&s, &child))) {
 		session_release(&s);
 		return 2;
@@ -737,8 +726,8 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 
 	/* A stop signal ends the run as it ends perf record's workload: the
 	 * target gets SIGTERM (a SIGINT from the terminal reached it already:
-	 * it has RUN_STOP_GRACE_S to exit of that first), we sample on until
-	 * it exits, at most RUN_STOP_GRACE_S more (then it is left running,
+	 * it has LAUNCH_STOP_GRACE_S to exit of that first), we sample on until
+	 * it exits, at most LAUNCH_STOP_GRACE_S more (then it is left running,
 	 * as contend's orphan), and report what was seen. */
 	stop_requested = 0;
 	stopped_by_hook = false;
@@ -760,7 +749,7 @@ int session_run(const struct options *opt, const struct session_hooks *hooks)
 	alloc_channel_drain(s.alloc_pipe, s.allocs, s.sampler.lines);   /* after the samples */
 	if (left_running)
 		error("target (pid %d) did not exit within %.0f s of SIGTERM: left running; "
-		      "the report covers %.2f s", (int)child.pid, 2 * RUN_STOP_GRACE_S, t1 - t0);
+		      "the report covers %.2f s", (int)child.pid, 2 * LAUNCH_STOP_GRACE_S, t1 - t0);
 
 	command = argv_join(opt->argv);
 	/* the handlers stay while the report or data file is written: a
@@ -810,7 +799,7 @@ static int session_attach_all(const struct options *opt, const struct session_ho
 		die("-a samples every process: give no -p, -t or command with it");
 	label = system_wide_label(opt->pids, opt->n_pids, opt->cgroup);
 	session_check_output(opt);
-	session_init(&s, opt, hooks);
+	session_init(&s, opt, hooks, false);
 	system_wide_init(&sw);
 	sw.only = opt->pids;
 	sw.n_only = opt->n_pids;
@@ -907,7 +896,7 @@ static void attach_init(struct session *s, const struct options *opt,
 			const struct session_hooks *hooks, const char *watch_note)
 {
 	raise_fd_limit();
-	session_init(s, opt, hooks);
+	session_init(s, opt, hooks, false);
 	s->duration = opt->duration;
 	if (watch_note)
 		s->watch_note = watch_note;
