@@ -187,17 +187,17 @@ unsigned census_function_stores(struct census *c, pid_t pid, uint64_t ip,
 	struct func_info fi;
 	struct decoder *dec;
 	uint8_t *code;
-	size_t len, off = 0;
+	size_t len = 0, off = 0;
 	unsigned n = 0;
 
 	*n_calls = 0;
-	if (!function_of(c, pid, ip, &fi))
+	if (!own_code(c, pid, ip) ||
+	    !(code = symbolizer_function_code(c->sym, pid, ip, MAX_FUNC_BYTES, &fi, &len)))
 		return 0;
-	dec = decoder_set_get(&c->decs, symbolizer_machine(c->sym, pid, fi.start));
-	if (!dec)
+	if (!(dec = decoder_set_get(&c->decs, symbolizer_machine(c->sym, pid, fi.start)))) {
+		free(code);
 		return 0;
-	code = xmalloc(fi.end - fi.start);
-	len = symbolizer_read(c->sym, pid, fi.start, code, fi.end - fi.start);
+	}
 	while (off < len) {
 		struct insn_info ii;
 		struct insn_mem mem;

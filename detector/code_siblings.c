@@ -46,12 +46,12 @@ unsigned code_siblings(struct symbolizer *sym, struct decoder_set *decs, pid_t p
 	size_t len, off = 0;
 	unsigned n = 0;
 
-	if (!symbolizer_function(sym, pid, ip, &fi) || fi.end <= fi.start || ip < fi.start ||
-	    ip >= fi.end || fi.end - fi.start > MAX_FUNC_BYTES ||
-	    !(dec = decoder_set_get(decs, symbolizer_machine(sym, pid, fi.start))))
+	if (!(code = symbolizer_function_code(sym, pid, ip, MAX_FUNC_BYTES, &fi, &len)))
 		return 0;
-	code = xmalloc(fi.end - fi.start);
-	len = symbolizer_read(sym, pid, fi.start, code, fi.end - fi.start);
+	if (!(dec = decoder_set_get(decs, symbolizer_machine(sym, pid, fi.start)))) {
+		free(code);
+		return 0;
+	}
 	if (ip - fi.start >= len ||
 	    !decoder_memory(dec, code + (ip - fi.start), len - (ip - fi.start), ip, &anchor) ||
 	    !anchor.access || anchor.stack || anchor.index >= 0 ||

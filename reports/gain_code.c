@@ -51,18 +51,15 @@ static enum store_stream decode_stream(struct code_view *cv, uint32_t pid, uint6
 {
 	enum store_stream st = STORE_STREAM_UNKNOWN;
 	struct decoder *dec;
-	uint64_t start, end;
+	struct func_info fi;
 	uint8_t *code;
+	size_t len;
 
-	if (!function_bounds(cv, pid, ip, &start, &end) ||
-	    ip < start || ip >= end || end - start > STREAM_MAX_FUNCTION)
+	if (!(code = symbolizer_function_code(cv->sym, pid, ip, STREAM_MAX_FUNCTION, &fi, &len)))
 		return st;
-	dec = decoder_set_get(&cv->decs, symbolizer_machine(cv->sym, pid, start));
-	if (!dec)
-		return st;
-	code = xmalloc(end - start);
-	if (symbolizer_read(cv->sym, pid, start, code, end - start) == end - start)
-		st = store_stream_of(dec, code, end - start, start, ip, cv->line_size);
+	dec = decoder_set_get(&cv->decs, symbolizer_machine(cv->sym, pid, fi.start));
+	if (dec && len == fi.end - fi.start)
+		st = store_stream_of(dec, code, len, fi.start, ip, cv->line_size);
 	free(code);
 	return st;
 }

@@ -170,19 +170,18 @@ static const struct function_code *function_at(struct pointer_origins *po,
 {
 	struct function_code *fn = &po->fn;
 	struct func_info fi;
+	uint8_t *code;
 	size_t len;
 
 	if (fn->insns && fn->pid == pid && pc >= fn->start && pc < fn->end)
 		return fn;
-	if (!symbolizer_function(po->sym, pid, pc, &fi) || fi.start >= fi.end ||
-	    pc < fi.start || pc >= fi.end || fi.end - fi.start > MAX_FUNCTION_BYTES)
+	if (!(code = symbolizer_function_code(po->sym, pid, pc, MAX_FUNCTION_BYTES, &fi, &len)))
 		return NULL;
 	function_release(fn);
 	fn->pid = pid;
 	fn->start = fi.start;
 	fn->end = fi.end;
-	fn->bytes = xmalloc(fi.end - fi.start);
-	len = symbolizer_read(po->sym, pid, fi.start, fn->bytes, fi.end - fi.start);
+	fn->bytes = code;
 	function_decode(po, fn, len);
 	if (!fn->n_insns) {
 		function_release(fn);

@@ -186,6 +186,22 @@ bool symbolizer_function(struct symbolizer *s, pid_t pid, uint64_t addr,
 	return found;
 }
 
+uint8_t *symbolizer_function_code(struct symbolizer *s, pid_t pid, uint64_t addr,
+				  size_t max_bytes, struct func_info *fi, size_t *len)
+{
+	uint8_t *code;
+
+	if (!symbolizer_function(s, pid, addr, fi) || fi->end <= fi->start ||
+	    addr < fi->start || addr >= fi->end || fi->end - fi->start > max_bytes)
+		return NULL;
+	code = xmalloc(fi->end - fi->start);
+	if (!(*len = symbolizer_read(s, pid, fi->start, code, fi->end - fi->start))) {
+		free(code);
+		return NULL;
+	}
+	return code;
+}
+
 /* True when a function or a file is known; module and module_off are
  * filled in for any mapped address. */
 bool symbolizer_source(struct symbolizer *s, pid_t pid, uint64_t addr,

@@ -157,6 +157,13 @@ enum code_language symbolizer_language(struct symbolizer *s, pid_t pid, uint64_t
  * live process (/proc/PID/mem).  Returns bytes read, 0 if none. */
 size_t symbolizer_read(struct symbolizer *s, pid_t pid, uint64_t addr,
 		       uint8_t *buf, size_t len);
+/* The code of the function holding addr, read whole (symbolizer_read),
+ * in a buffer the caller frees: *fi its bounds, *len the bytes read
+ * (fewer where the rest could not be).  NULL where addr has no function,
+ * or it is over max_bytes (decoding costs about 0.6 us an instruction:
+ * each caller caps what it will pay), or none of it can be read. */
+uint8_t *symbolizer_function_code(struct symbolizer *s, pid_t pid, uint64_t addr,
+				  size_t max_bytes, struct func_info *fi, size_t *len);
 
 /* Data: the ELF object symbol containing addr, else its mapping. */
 bool symbolizer_data_symbol(struct symbolizer *s, pid_t pid, uint64_t addr,

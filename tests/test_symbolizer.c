@@ -309,6 +309,21 @@ static void test_self_code(struct symbolizer *s)
 
 	CHECK_EQ_U64(symbolizer_read(s, self, fn, buf, sizeof(buf)), sizeof(buf), "read length");
 	CHECK(!memcmp(buf, (void *)(uintptr_t)fn, sizeof(buf)), "read the function's bytes");
+
+	{
+		struct func_info whole;
+		size_t len = 0;
+		uint8_t *code = symbolizer_function_code(s, self, fn + 1, 4096, &whole, &len);
+
+		CHECK(code && whole.start == fn && len == whole.end - whole.start &&
+		      !memcmp(code, (void *)(uintptr_t)fn, len),
+		      "function_code: probe() whole, from an address inside it");
+		free(code);
+		CHECK(!symbolizer_function_code(s, self, fn, whole.end - whole.start - 1, &whole,
+						&len), "function_code: over max_bytes, none");
+		CHECK(!symbolizer_function_code(s, UNKNOWN_PID, 0x1000, 4096, &whole, &len),
+		      "function_code: no function, none");
+	}
 }
 
 static void test_self_data(struct symbolizer *s)
