@@ -108,6 +108,8 @@ struct watch_line_words {
 	unsigned n_words;
 	struct code_site sites[CODE_PROBE_MAX_SITES];
 	unsigned n_sites;
+	unsigned n_sampled_sites;     /* the first of sites, sampling's; the
+	                                 rest are code siblings (watch_add_sibling) */
 };
 
 /* One window: up to WATCH_WORDS_PER_WINDOW words of one line; by code,

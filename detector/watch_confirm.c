@@ -27,8 +27,9 @@
 struct line_id {
 	uint32_t pid;
 	uint64_t addr;
-	unsigned n_sites;             /* by code: the sites probed, at most
-	                                 CODE_PROBE_MAX_SITES */
+	unsigned n_sites;             /* by code: the sampled sites probed (not
+	                                 code siblings: was_watched() compares
+	                                 with sampling's count) */
 };
 
 struct confirm {
@@ -109,11 +110,11 @@ static void mark_watched(struct confirm *c, const struct watch_line_words *lw)
 {
 	for (unsigned i = 0; i < c->n_watched; i++)
 		if (c->watched[i].pid == lw->pid && c->watched[i].addr == lw->line) {
-			c->watched[i].n_sites = lw->n_sites;
+			c->watched[i].n_sites = lw->n_sampled_sites;
 			return;
 		}
 	ALLOC_GROW(c->watched, c->n_watched + 1, c->alloc_watched);
-	c->watched[c->n_watched++] = (struct line_id){ lw->pid, lw->line, lw->n_sites };
+	c->watched[c->n_watched++] = (struct line_id){ lw->pid, lw->line, lw->n_sampled_sites };
 }
 
 /* A thread uses a suspect line heavily with this share of its samples. */
@@ -351,7 +352,7 @@ int confirm_line(struct confirm *c, struct line_table *lines, uint32_t pid, uint
 	if (!lw.n_words)
 		return -ENOENT;
 	mark_watched(c, &(struct watch_line_words){ .pid = pid, .line = addr,
-						     .n_sites = lw.n_sites });
+						     .n_sampled_sites = lw.n_sampled_sites });
 	free(c->plan);
 	c->n_plan = watch_plan(&lw, 1, per_window(c), &c->plan);
 	c->next = 0;

@@ -121,6 +121,7 @@ static void hot_sites(const struct line *l, struct watch_line_words *out)
 		sort_items(h, n, sizeof(*h), cmp_site_heat);
 	for (unsigned i = 0; i < n && out->n_sites < CODE_PROBE_MAX_SITES; i++)
 		out->sites[out->n_sites++] = (struct code_site){ .ip = h[i].ip };
+	out->n_sampled_sites = out->n_sites;
 	free(h);
 }
 

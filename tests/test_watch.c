@@ -59,6 +59,20 @@ static void test_hot_words(void)
 	CHECK_EQ_U64(lw.words[0], 0x1020, "hottest: the cache word");
 	CHECK_EQ_U64(lw.words[1], 0x1028, "then secondary_supers");
 	CHECK_EQ_U64(lw.words[2], 0x1008, "then the rarely sampled store");
+	{
+		struct line_cell at[] = { cell(1, 32, 8, ACCESS_LOAD, 9), cell(2, 32, 8, ACCESS_STORE, 3),
+					  cell(2, 40, 8, ACCESS_LOAD, 2) };
+		struct line la;
+
+		at[0].ip = 0x400a00;
+		at[1].ip = 0x400a10;
+		at[2].ip = 0x400a00;
+		la = line_of(at, ARRAY_SIZE(at));
+		watch_hot_words(&la, 64, &cfg, &lw);
+		CHECK(lw.n_sites == 2 && lw.n_sampled_sites == 2,
+		      "two distinct sampled sites, both counted as sampling's (%u, %u)",
+		      lw.n_sites, lw.n_sampled_sites);
+	}
 
 	cfg.max_words = 1;
 	watch_hot_words(&l, 64, &cfg, &lw);
@@ -139,7 +153,9 @@ static void test_add_sibling(void)
 	CHECK_EQ_U64(lw.n_words, 2, "still two words");
 
 	lw.n_words = 1;
+	lw.n_sampled_sites = 1;
 	CHECK(watch_add_sibling(&lw, 0x1028, &load, true), "by code: added");
+	CHECK_EQ_U64(lw.n_sampled_sites, 1, "by code: a sibling is no sampled site");
 	CHECK(lw.n_sites == 2 && lw.sites[1].ip == load.ip && lw.sites[1].alt == load.alt,
 	      "by code: the load's site, with its alt");
 	CHECK(lw.n_words == 2 && lw.words[1] == 0x1028, "by code: and its word");
