@@ -26,9 +26,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "detector/perf_event.h"
 
 #define MAX_PROBES 16
 #define MAX_TASKS 256
@@ -75,19 +76,6 @@ static unsigned long sym_offset(const char *lib, const char *name)
 	return off;
 }
 
-static int uprobe_type(void)
-{
-	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
-	int t = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &t) != 1)
-			t = -1;
-		fclose(f);
-	}
-	return t;
-}
-
 /* One counting probe per symbol (and return) on task tid; returns how
  * many were opened, -1 on error. */
 static int open_probes(int type, const char *lib, const unsigned long *off, int n_off,
@@ -109,7 +97,7 @@ static int open_probes(int type, const char *lib, const unsigned long *off, int 
 			at.config2 = off[i];              /* probe_offset */
 			at.disabled = on_exec;
 			at.enable_on_exec = on_exec;
-			fds[n] = (int)syscall(SYS_perf_event_open, &at, tid, -1, -1, 0);
+			fds[n] = perf_event_open_fd(&at, tid, -1, -1);
 			if (fds[n] < 0)
 				return on_exec ? -1 : n;  /* a thread gone already */
 			n++;
@@ -127,7 +115,7 @@ static int seen(const pid_t *tids, int n, pid_t tid)
 
 int main(int argc, char **argv)
 {
-	int ret = 0, a = 1, type = uprobe_type(), n = 0, n_off = 0, n_tids = 0, go[2], status;
+	int ret = 0, a = 1, type = perf_pmu_type("uprobe"), n = 0, n_off = 0, n_tids = 0, go[2], status;
 	static int fds[MAX_FDS];
 	static pid_t tids[MAX_TASKS];
 	unsigned long off[MAX_PROBES];
