@@ -325,7 +325,7 @@ static bool time_both(struct verify *v)
 		fprintf(stderr, SAY "as is %.3f s, patched %.3f s (medians of %u runs each): "
 			"measured %.2fx (pairs %.2fx..%.2fx)", a, b, n, a / b, lo, hi);
 		if (predicted > 1.005)
-			fprintf(stderr, "; predicted %s%.2fx", top->gain_note ? "at least " : "",
+			fprintf(stderr, "; predicted %s%.2fx", report_gain_floor_word(top->gain_note),
 				predicted);
 		fprintf(stderr, "\n");
 		if (a / b < 1.02 && a / b > 0.98)

@@ -879,12 +879,12 @@ static void print_advice(const struct report_line *l, FILE *out)
 		w.started = false;
 		w.cont = INDENT "    ";
 		w.col = fprintf(out, INDENT "fixing this line: %s~%.1fx",
-				l->gain_note ? "at least " : "", l->predicted_gain);
+				report_gain_floor_word(l->gain_note), l->predicted_gain);
 		if (!l->gain_note && l->gain_high > 0 && l->gain_high - l->gain_low >= 0.05)
 			w.col += fprintf(out, " (%.1f-%.1fx)", l->gain_low, l->gain_high);
 		if (l->kind == SHARING_MIXED && l->predicted_gain_all > l->predicted_gain + 0.05)
 			w.col += fprintf(out, " (padding); %s~%.1fx with the true sharing removed too",
-					 l->gain_all_note ? "at least " : "", l->predicted_gain_all);
+					 report_gain_floor_word(l->gain_all_note), l->predicted_gain_all);
 		if (l->gain_note || l->gain_all_note) {
 			w.col += fprintf(out, ";");
 			w.started = true;

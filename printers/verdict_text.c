@@ -32,7 +32,7 @@ char *report_verdict_line(const struct report *r)
 			strbuf_addf(&sb, " on %s", escape_text(&esc, object));
 		free(object);
 		if (l->predicted_gain > 1.005)
-			strbuf_addf(&sb, ", fixing it: %s~%.1fx", l->gain_note ? "at least " : "",
+			strbuf_addf(&sb, ", fixing it: %s~%.1fx", report_gain_floor_word(l->gain_note),
 				    l->predicted_gain);
 	}
 	strbuf_release(&esc);

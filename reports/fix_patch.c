@@ -190,7 +190,7 @@ void fix_comment_line(struct strbuf *sb, const char *like, const char *what,
 		add_threads(sb, rl);
 	}
 	if (rl->predicted_gain > 1.005)      /* a floor says so, as the report does */
-		strbuf_addf(sb, "; predicted gain %s%.1fx", rl->gain_note ? "at least " : "",
+		strbuf_addf(sb, "; predicted gain %s%.1fx", report_gain_floor_word(rl->gain_note),
 			    rl->predicted_gain);
 	strbuf_addf(sb, " */\n");
 }

@@ -541,6 +541,13 @@ struct report_thread *report_thread_of(struct report_thread **threads, unsigned 
  * otherwise, and the caller frees them.
  */
 
+/* What a gain is prefixed with where the model says it is a floor (note:
+ * a line's gain_note or gain_all_note): "at least ", else "". */
+static inline const char *report_gain_floor_word(const char *note)
+{
+	return note ? "at least " : "";
+}
+
 /* A code address as printed: without the mapping version the analysis
  * pins to it (symbolize/symbolizer.h, symbolizer_versioned()). */
 static inline uint64_t report_code_addr(uint64_t ip)
