@@ -480,7 +480,7 @@ static void session_init(struct session *s, const struct options *opt,
 		s->sampler.unwinder = unwinder_new(s->sym, opt->unwind_method);
 		s->sampler.chains = callchains_new();
 	}
-	/* while the target starts: 50 ms on a VM, 4% of a 1 s run */
+	/* while the target starts: tens of ms on a VM, a few % of a 1 s run */
 	s->target_user_s = -1;
 	if (opt->confirm && !opt->system_wide)   /* -a: never arm other users' tasks */
 		wanted |= INSTRUMENTS_PROBES;
@@ -521,9 +521,11 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 	int ret;
 
 	session_instruments(s);
+	/* records the rings lost were the timer's samples too: delivered */
 	if (row->timer && s->target_user_s >= 0 && s->opt->delay <= 0)
 		instruments_timer_from_run(&s->instruments, s->opt->freq,
-					   row->samples_seen(s->backend.state), s->target_user_s);
+					   row->samples_seen(s->backend.state) + s->lost,
+					   s->target_user_s);
 	machine_facts(s, &hdr);       /* before the price probe loads the CPUs */
 	measure_price(s);
 	n_dropped = row->drop_counts(s->backend.state, &dropped);
