@@ -7,7 +7,8 @@
  * The rings are 8 MiB a CPU, so that a few seconds' samples are written,
  * not dropped, as contend's reader keeps its rings from filling.
  *
- * usage: sampling-floor HZ CMD [ARGS...]    (HZ 0: no event, the same fork)
+ * usage: sampling-floor HZ CMD [ARGS...]    (HZ 0: no event, the same start)
+ * The command starts as contend starts it (engine/launch.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "detector/perf_event.h"
 #include "detector/perf_ring.h"
 #include "detector/soft.h"
+#include "engine/launch.h"
 
 #define RING_PAGES 2048
 #define MAX_CPUS 1024
@@ -50,37 +52,29 @@ static int open_event(pid_t pid, unsigned freq, struct perf_ring *rings, int *n_
 int main(int argc, char **argv)
 {
 	static struct perf_ring rings[MAX_CPUS];
-	int go[2], n_rings = 0, status = 0, ret = 0;
+	int n_rings = 0, status = 0;
 	unsigned long long written = 0;
+	struct launched child;
 	unsigned freq;
-	pid_t pid;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: sampling-floor HZ CMD [ARGS...]\n");
 		return 2;
 	}
 	freq = (unsigned)strtoul(argv[1], NULL, 10);
-	if (pipe(go) < 0 || (pid = fork()) < 0) {
+	if (launch_prepare(argv + 2, environ, &child) < 0) {
 		perror("sampling-floor");
 		return 2;
 	}
-	if (pid == 0) {
-		char c;
-
-		close(go[1]);
-		if (read(go[0], &c, 1) < 0)
-			_exit(127);
-		execvp(argv[2], argv + 2);
+	if (freq && open_event(child.pid, freq, rings, &n_rings) < 0) {
+		launch_abort(&child);
+		return 2;
+	}
+	if (launch_go(&child) < 0) {   /* the child is reaped */
 		fprintf(stderr, "sampling-floor: %s: %s\n", argv[2], strerror(errno));
-		_exit(127);
+		return 127;
 	}
-	close(go[0]);
-	if (freq && open_event(pid, freq, rings, &n_rings) < 0) {
-		kill(pid, SIGKILL);
-		ret = 2;
-	}
-	close(go[1]);   /* the child execs (or dies) now */
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR)
 		;
 	for (int i = 0; i < n_rings; i++) {
 		const struct perf_event_mmap_page *meta = rings[i].base;
@@ -93,7 +87,5 @@ int main(int argc, char **argv)
 	if (freq)
 		fprintf(stderr, "sampling-floor: %llu KiB of records written\n",
 			(unsigned long long)(written >> 10));
-	if (ret)
-		return ret;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
