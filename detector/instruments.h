@@ -69,7 +69,7 @@ enum instruments_wanted {
 	INSTRUMENTS_PROBES = 1,
 	/* the timer, by a 10 ms spin of contend's own (about 6 ms of CPU
 	 * beside a target that keeps every CPU busy).  A launched target's
-	 * own samples and CPU time say the same: instruments_timer_from_run() */
+	 * own samples and user time say the same: instruments_timer_from_run() */
 	INSTRUMENTS_TIMER = 2,
 };
 /* A session's test, on a thread of its own, so that its target starts

@@ -31,12 +31,13 @@
  * kernel removes them when contend dies, however it dies.  A thread that
  * exits during a window has its final counts read and its events closed
  * at the next rescan, so that a target churning threads costs
- * descriptors for its live threads only.  Threads are armed one by one (per-thread events, no inherit, so
- * that every thread's count is its own); threads created during a window
- * are found by rescanning /proc/PID/task every 5 ms and armed then: their
- * accesses before that are missed (a thread that lives less than that may
- * be missed entirely), and the result says how many late threads there
- * were.  Only user-mode accesses are counted.
+ * descriptors for its live threads only.  Threads are armed one by one
+ * (per-thread events, no inherit, so that every thread's count is its
+ * own); threads created during a window are found by rescanning
+ * /proc/PID/task every 5 ms and armed then: their accesses before that
+ * are missed (a thread that lives less than that may be missed
+ * entirely), and the result says how many late threads there were.  Only
+ * user-mode accesses are counted.
  *
  * Risk.  On a virtual machine a trap may reach the guest kernel with an
  * empty DR6, which it delivers to the target as SIGTRAP: measured about

@@ -74,6 +74,7 @@ struct session {
 	char *instrument_note;     /* no instrument to confirm with: why */
 	struct instruments instruments;   /* the self-test's (session_instruments) */
 	struct instruments_pending *testing;   /* that test under way, or NULL */
+	bool timer_from_run;       /* the run's own samples judge the timer, not a spin */
 	double target_user_s;      /* run: the reaped target's user time; < 0: unknown */
 	struct overlap overlap;    /* did the target's threads run at once */
 	uint64_t pressure_from;    /* cpu_pressure_us() at the start */
@@ -450,7 +451,9 @@ static void session_instruments(struct session *s)
 }
 
 /* launched: run's target, whose own samples and user time judge the
- * timer (instruments_timer_from_run()) unless --delay leaves samples out. */
+ * timer (instruments_timer_from_run()) unless --delay leaves samples out;
+ * a JVM whose exit was held is reaped only after its report, and its
+ * timer is left untested. */
 static void session_init(struct session *s, const struct options *opt,
 			 const struct session_hooks *hooks, bool launched)
 {
@@ -484,9 +487,11 @@ static void session_init(struct session *s, const struct options *opt,
 	s->target_user_s = -1;
 	if (opt->confirm && !opt->system_wide)   /* -a: never arm other users' tasks */
 		wanted |= INSTRUMENTS_PROBES;
-	if (s->choice.id < BACKEND__COUNT && backend_row(s->choice.id)->timer &&
-	    !(launched && opt->delay <= 0))
-		wanted |= INSTRUMENTS_TIMER;
+	if (s->choice.id < BACKEND__COUNT && backend_row(s->choice.id)->timer) {
+		s->timer_from_run = launched && opt->delay <= 0;
+		if (!s->timer_from_run)
+			wanted |= INSTRUMENTS_TIMER;
+	}
 	s->testing = instruments_test_start(&s->instruments, opt->freq, wanted);
 }
 
@@ -522,7 +527,7 @@ static int finish_session(struct session *s, const char *command, pid_t pid,
 
 	session_instruments(s);
 	/* records the rings lost were the timer's samples too: delivered */
-	if (row->timer && s->target_user_s >= 0 && s->opt->delay <= 0)
+	if (s->timer_from_run && s->target_user_s >= 0)
 		instruments_timer_from_run(&s->instruments, s->opt->freq,
 					   row->samples_seen(s->backend.state) + s->lost,
 					   s->target_user_s);
