@@ -112,10 +112,12 @@ EOP
 #     line: the atomic is the line's object (it has the most samples), not
 #     passed over as a library type in favour of the struct.  In order
 #     (-fno-toplevel-reorder), config lies 16 bytes after hits.  Its reads
-#     are a tenth of the line's samples: 5M iterations (0.2 s) left them
-#     unsampled in 3 of 8 runs on a loaded machine, so it runs 20M.  They
-#     are half as many as the atomic's writes, so that "most" holds when
-#     the watch counts every access rather than samples.
+#     come before the fetch_add: read just after it, they found the line
+#     the fetch_add had fetched and went unsampled in 2 of 6 runs (0 of
+#     ~300 samples; 135 in another), which a test cannot assert on.  Read
+#     first, they miss on the line the other thread took, 8 of 8 runs.
+#     They are half as many as the atomic's writes, so that "most" holds
+#     when the watch counts every access rather than samples.
 cat >"$tmp/beside.cpp" <<'EOC'
 #include <atomic>
 #include <cstdio>
@@ -132,9 +134,9 @@ static long worker(long iters, int id)
 {
 	long seen = 0;
 	for (long i = 0; i < iters; i++) {
-		net::hits.fetch_add(1);
 		if (i % 2 == 0)
 			seen += *(volatile long *)&net::config.generation;
+		net::hits.fetch_add(1);
 		if (id == 0 && i % 4 == 0)
 			net::config.reloads++;
 	}
@@ -152,15 +154,21 @@ int main(int argc, char **argv)
 	printf("hits %ld reloads %ld\n", net::hits.load(), net::config.reloads);
 }
 EOC
+# Under load the threads seldom run at once, config's reads hit in the
+# cache and take no samples, and the line is only net::hits: then nothing
+# here is tested, so the run is tried again (3 runs), and after that this
+# part is skipped with the reason, not passed.
 build_and_run beside r1b.json -fno-toplevel-reorder
-python3 - "$tmp/r1b.json" <<'EOP'
+for attempt in 1 2 3; do
+	python3 - "$tmp/r1b.json" <<'EOP'
 import json, sys
 r = json.load(open(sys.argv[1]))
 lines = [l for l in r["lines"] if any(g["member"] == "net::config.generation"
                                       for g in l["ranges"])]
 if not lines:
-    sys.exit("FAIL: the line of net::hits and net::config not reported: %s"
-             % [(l.get("variable"), l["kind"]) for l in r["lines"]])
+    print("config's reads unsampled: %s"
+          % [(l.get("variable"), l["kind"]) for l in r["lines"]])
+    sys.exit(3)
 l = lines[0]
 if l.get("variable") != "net::hits" or l.get("type") != "std::atomic<long>":
     sys.exit("FAIL: the line is named %s (%s), not net::hits (std::atomic<long>)"
@@ -169,7 +177,17 @@ if "net::hits" not in (l.get("advice") or {}).get("summary", ""):
     sys.exit("FAIL: the advice is not on net::hits: %s" % l.get("advice"))
 print("ok a global std::atomic beside a struct names its line: %s" % l["advice"]["summary"][:60])
 EOP
-[ $? -eq 0 ] || exit 1
+	rc=$?
+	[ $rc -eq 3 ] || break
+	[ $attempt -lt 3 ] || break
+	"$contend" run --format json -o "$tmp/r1b.json" -- "$tmp/beside" >/dev/null 2>"$tmp/err" ||
+		{ echo "FAIL: contend exited $? on beside:"; cat "$tmp/err"; exit 1; }
+done
+if [ $rc -eq 3 ]; then
+	echo "skipped 1b: config's reads took no samples in 3 runs (the threads seldom ran at once: load $(cut -d' ' -f1 /proc/loadavg))"
+elif [ $rc -ne 0 ]; then
+	exit 1
+fi
 
 cat >"$tmp/stats.cpp" <<'EOC'
 #include <atomic>
