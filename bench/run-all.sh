@@ -15,6 +15,10 @@ start=$(date +%s)
 	echo
 	echo "## Overhead (bench/overhead.sh, median of 5)"; echo
 	"$here/overhead.sh" 5
+	echo; echo "## The whole command's overhead (bench/defaults-overhead.sh, median of 9)"; echo
+	"$here/defaults-overhead.sh" 9
+	echo; echo "### What the target waits for (bench/startup.sh, median of 9)"; echo
+	"$here/startup.sh" 9
 	echo; echo "## Overhead of contend top (bench/top-overhead.sh, median of 5)"; echo
 	"$here/top-overhead.sh" 5
 	echo; echo "## Overhead of continuous mode (bench/continuous-overhead.sh, median of 3)"; echo
