@@ -180,6 +180,7 @@ int cmd_backends(int argc, char **argv)
 		.freq = opt.freq,
 	};
 	hw_host_detect(&host, "");
+	hw_host_name_cpu(&host);
 	backend_choose(&req, &host, &c);
 	instruments_test(&in, opt.freq);
 

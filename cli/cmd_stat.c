@@ -337,6 +337,7 @@ int cmd_stat(int argc, char **argv)
 		die("stat: --format must be text or json");
 	opt.top = 0;            /* every contended line counts */
 	hw_host_detect(&host, "");
+	hw_host_name_cpu(&host);
 	counter_plan_make(&s.plan, &host);
 	hashmap_init(&s.task_index, sizeof(uint32_t));
 	hashmap_init(&s.line_accesses, sizeof(struct access_key));

@@ -102,10 +102,13 @@ static bool has_word(const char *line, const char *word)
 	return false;
 }
 
+/* The vendor from vendor_id (libpfm4 may correct it, read_pfm_pmu), and
+ * the name a user knows the CPU by, its model name ("AMD EPYC"), else
+ * the vendor_id. */
 static void read_cpuinfo(struct hw_host *h)
 {
 	FILE *f = host_open(h, "/proc/cpuinfo");
-	char line[4096];
+	char line[4096], model[sizeof(h->vendor_name)] = "";
 
 	if (!f)
 		return;
@@ -113,6 +116,8 @@ static void read_cpuinfo(struct hw_host *h)
 		char *colon = strchr(line, ':');
 		const char *value = colon ? colon + 1 + strspn(colon + 1, " \t") : "";
 
+		if (!strncmp(line, "model name", 10) && !model[0])
+			snprintf(model, sizeof(model), "%.*s", (int)strcspn(value, "\n"), value);
 		if (!strncmp(line, "vendor_id", 9) && !h->vendor_name[0]) {
 			snprintf(h->vendor_name, sizeof(h->vendor_name), "%.*s",
 				 (int)strcspn(value, "\n"), value);
@@ -129,6 +134,8 @@ static void read_cpuinfo(struct hw_host *h)
 		}
 	}
 	fclose(f);
+	if (model[0])
+		memcpy(h->vendor_name, model, sizeof(model));
 }
 
 static void read_kernel_release(struct hw_host *h)
@@ -172,6 +179,26 @@ static void read_pfm_pmu(struct hw_host *h)
 	}
 }
 
+/* Whether sysfs has a PMU of the CPU itself (x86's cpu, cpu_core,
+ * cpu_atom; Arm's armv8_* and arm_*; s390's cpum_*): without one, as on
+ * a VM given no PMU (only software, tracepoint, breakpoint, uprobe, msr),
+ * no event libpfm4 could encode will open. */
+static bool has_cpu_pmu(const struct hw_host *h)
+{
+	char path[4096];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s" EVENT_SOURCE, h->root);
+	if (!(d = opendir(path)))
+		return false;
+	while (!found && (de = readdir(d)))
+		found = !strncmp(de->d_name, "cpu", 3) || !strncmp(de->d_name, "arm", 3);
+	closedir(d);
+	return found;
+}
+
 void hw_host_detect(struct hw_host *h, const char *root)
 {
 	static const char *const core_pmus[] = { "cpu", "cpu_core" };
@@ -180,13 +207,23 @@ void hw_host_detect(struct hw_host *h, const char *root)
 	h->root = root ? root : "";
 	read_cpuinfo(h);
 	read_kernel_release(h);
-	read_pfm_pmu(h);
 	for (size_t i = 0; i < ARRAY_SIZE(core_pmus); i++) {
 		if (pmu_type(h, core_pmus[i]) >= 0) {
 			snprintf(h->core_pmu, sizeof(h->core_pmu), "%s", core_pmus[i]);
 			break;
 		}
 	}
+	h->cpu_pmu = h->core_pmu[0] || has_cpu_pmu(h);
+	/* pfm_initialize() costs 2 ms of CPUID traps on a VM: a run's start
+	 * pays it only where it can matter */
+	if (h->cpu_pmu || getenv("LIBPFM_FORCE_PMU"))
+		read_pfm_pmu(h);
+}
+
+void hw_host_name_cpu(struct hw_host *h)
+{
+	if (!h->pfm_pmu[0])
+		read_pfm_pmu(h);
 }
 
 static const char *vendor_word(enum cpu_vendor v)

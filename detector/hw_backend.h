@@ -47,16 +47,21 @@ enum cpu_vendor { VENDOR_OTHER, VENDOR_INTEL, VENDOR_AMD, VENDOR_ARM };
 struct hw_host {
 	const char *root;         /* "" for the real machine; tests use a fake tree */
 	enum cpu_vendor vendor;
-	char vendor_name[48];     /* "GenuineIntel", "AMD64 Fam19h Zen3", ... */
+	char vendor_name[48];     /* "AMD EPYC", "AMD64 Fam19h Zen3", "GenuineIntel" */
 	char pfm_pmu[48];         /* libpfm4's core PMU ("skx"), "" if unknown */
 	bool hypervisor;          /* cpuinfo has the hypervisor flag */
 	unsigned kernel_major, kernel_minor;
 	char core_pmu[16];        /* sysfs PMU for PEBS: "cpu", "cpu_core", "" */
+	bool cpu_pmu;             /* sysfs has a PMU of the CPU's own (cpu*, arm*) */
 };
 
-/* Reads root/proc/cpuinfo, root/sys/bus/event_source/devices, uname and
- * libpfm4.  Never fails: what cannot be read stays unknown. */
+/* Reads root/proc/cpuinfo, root/sys/bus/event_source/devices, uname, and
+ * libpfm4 where sysfs has a CPU PMU or LIBPFM_FORCE_PMU is set (its
+ * pfm_initialize() is 2 ms of CPUID traps on a VM, in every run's start).
+ * hw_host_name_cpu() asks libpfm4 anyway, for output that names the model
+ * (stat, backends).  Neither fails: what cannot be read stays unknown. */
 void hw_host_detect(struct hw_host *h, const char *root);
+void hw_host_name_cpu(struct hw_host *h);
 
 #define HW_MAX_EVENTS 3
 

@@ -20,6 +20,10 @@ struct triage *triage_start(pid_t pid, bool launched)
 	struct hw_host host;
 
 	hw_host_detect(&host, "");
+	if (!host.cpu_pmu) {          /* a VM without a PMU: none would open */
+		free(t);
+		return NULL;
+	}
 	counter_plan_make(&t->plan, &host);
 	t->plan.sw.n = 0;          /* the hardware group only: it is the triage */
 	t->cs = counter_set_open(&t->plan, pid, true, launched);

@@ -4,8 +4,8 @@
  * with the hardware group of `contend stat` (detector/counters.h) while
  * they sample, and say in one line on stderr what the counts suggest
  * ("contend: counters: CPI 1.90; contention likely: ..."), before the
- * report.  Where they cannot (a VM without a PMU) it costs one refused
- * perf_event_open and prints nothing.
+ * report.  Where sysfs has no CPU PMU (a VM given none), where nothing
+ * could open, it tries nothing and prints nothing.
  */
 #ifndef CONTEND_TRIAGE_H
 #define CONTEND_TRIAGE_H

@@ -97,9 +97,12 @@ static void make_spe_root(const char *root)
 /* A virtual machine with no PMU at all (like the one this was written on). */
 static void make_vm_root(const char *root)
 {
-	write_file(root, "proc/cpuinfo", "vendor_id\t: GenuineIntel\nflags\t\t: fpu hypervisor sse\n");
+	write_file(root, "proc/cpuinfo", "vendor_id\t: GenuineIntel\nmodel name\t: Intel Xeon "
+		   "Processor (Icelake)\nflags\t\t: fpu hypervisor sse\n");
 	write_file(root, "proc/sys/kernel/osrelease", "6.1.0\n");
 	write_file(root, DEV "software/type", "1\n");
+	write_file(root, DEV "msr/type", "9\n");
+	write_file(root, DEV "breakpoint/type", "5\n");
 }
 
 /* --- checks ------------------------------------------------------------------ */
@@ -292,6 +295,7 @@ static void test_hybrid_aliases(const char *root)
 	h.vendor = VENDOR_INTEL;
 	h.pfm_pmu[0] = '\0';         /* libpfm4 does not know this CPU */
 	CHECK_STR(h.core_pmu, "cpu_core", "hybrid core PMU");
+	CHECK(h.cpu_pmu, "hybrid: cpu_core is a CPU PMU: libpfm4 is asked");
 	n = hw_encode(BACKEND_PEBS, &h, &cfg30, ev, &why);
 	CHECK(n == 3, "hybrid: %u events (%s)", n, why ? why : "");
 	if (n != 3)
@@ -327,6 +331,7 @@ static void test_spe(const char *root)
 	unsigned n;
 
 	hw_host_detect(&h, root);
+	CHECK(h.cpu_pmu, "spe: arm_spe_0 is a CPU PMU: libpfm4 is asked");
 	h.vendor = VENDOR_ARM;       /* libpfm4 names this machine's CPU otherwise */
 	h.pfm_pmu[0] = '\0';
 	n = hw_encode(BACKEND_SPE, &h, &cfg30, ev, &why);
@@ -358,6 +363,11 @@ static void test_vm(const char *root)
 	hw_host_detect(&h, root);
 	CHECK(h.hypervisor && !h.core_pmu[0], "vm: hypervisor %d core PMU \"%s\"", h.hypervisor,
 	      h.core_pmu);
+	/* no CPU PMU: libpfm4, 2 ms of CPUID traps, is not asked for a run */
+	CHECK(!h.cpu_pmu && !h.pfm_pmu[0], "vm: CPU PMU %d, libpfm4 PMU \"%s\"", h.cpu_pmu,
+	      h.pfm_pmu);
+	CHECK_STR(h.vendor_name, "Intel Xeon Processor (Icelake)", "vm: the CPU's model name");
+	CHECK_EQ_U64(h.vendor, VENDOR_INTEL, "vm: vendor from vendor_id");
 	h.vendor = VENDOR_INTEL;
 	check_no_events(BACKEND_PEBS, &h, "no PMU exposed to this virtual machine");
 	h.vendor = VENDOR_AMD;
