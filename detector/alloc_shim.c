@@ -14,10 +14,12 @@
  * ring of the calling thread, where it waits DEFER_NS (less a tick; see
  * young()): a block the thread frees in that time leaves with its free
  * (cancel_pending) -- temporaries, the bulk of a malloc-heavy program's
- * calls, cost a copy and never a byte of pipe.  Per call: one load of the
- * time contend publishes (ALLOC_TICK_ENV; without it, a read of the
- * vDSO's coarse clock), one index entry, one record; no lock, no atomic,
- * no system call.
+ * calls, cost a copy and never a byte of pipe.  Per call: two loads of
+ * the time contend publishes and its state (ALLOC_TICK_ENV; without it,
+ * or while contend's tick sleeps, a read of the vDSO's coarse clock), one
+ * index entry, one record; no lock, no system call, and an atomic only
+ * once per tick (ALLOC_TICK_UNREAD) or to wake the tick (ALLOC_TICK_IDLE:
+ * one futex wake).
  * Older records go to the pipe named by CONTEND_ALLOC_FD in batches of
  * ALLOC_BATCH, one write() each (detector/alloc_record.h); a thread's
  * last records go at its exit and the process's, or with its next call
@@ -36,6 +38,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -361,13 +364,14 @@ static void set_young(uint64_t tick)
 }
 
 /* The time contend publishes (detector/alloc_tick.c): every call reads
- * it, and a load is a tenth of a clock read.  NULL: no such page. */
-static const struct alloc_tick_page *tick_page;
+ * it, and a load is a tenth of a clock read.  NULL: no such page.
+ * Written only to say that it is read (alloc_record.h). */
+static struct alloc_tick_page *tick_page;
 
 static void tick_init(void)
 {
 	const char *env = getenv(ALLOC_TICK_ENV);
-	const struct alloc_tick_page *page;
+	struct alloc_tick_page *page;
 	struct stat st;
 	void *m;
 	int fd;
@@ -378,7 +382,7 @@ static void tick_init(void)
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_size < (off_t)sizeof(struct alloc_tick_page))
 		return;
-	m = mmap(NULL, sizeof(struct alloc_tick_page), PROT_READ, MAP_SHARED, fd, 0);
+	m = mmap(NULL, sizeof(struct alloc_tick_page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return;
 	page = m;
@@ -413,10 +417,37 @@ static void clock_init(void)
 	set_young(tick);
 }
 
+/* The tick's state is not READ (alloc_record.h): say it is read, or
+ * wake it and read the clock meanwhile. */
+static __attribute__((noinline)) uint64_t tick_slow(uint32_t state)
+{
+	uint32_t seen = state;
+
+	if (state == ALLOC_TICK_UNREAD) {
+		__atomic_compare_exchange_n(&tick_page->state, &seen, ALLOC_TICK_READ, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		return __atomic_load_n(&tick_page->ns, __ATOMIC_RELAXED);
+	}
+	if (state == ALLOC_TICK_IDLE &&
+	    __atomic_compare_exchange_n(&tick_page->state, &seen, ALLOC_TICK_WANTED, false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		int saved = errno;
+
+		syscall(SYS_futex, &tick_page->state, FUTEX_WAKE, 1, NULL, NULL, 0);
+		errno = saved;
+	}
+	return clock_now();
+}
+
 static inline uint64_t now(void)
 {
-	if (__builtin_expect(tick_page != NULL, 1))
-		return __atomic_load_n(&tick_page->ns, __ATOMIC_RELAXED);
+	if (__builtin_expect(tick_page != NULL, 1)) {
+		uint32_t state = __atomic_load_n(&tick_page->state, __ATOMIC_ACQUIRE);
+
+		if (__builtin_expect(state == ALLOC_TICK_READ, 1))
+			return __atomic_load_n(&tick_page->ns, __ATOMIC_RELAXED);
+		return tick_slow(state);
+	}
 	return clock_now();
 }
 

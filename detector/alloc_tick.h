@@ -3,12 +3,13 @@
  * alloc_tick_start() makes a shared page (struct alloc_tick_page,
  * detector/alloc_record.h) on a descriptor a child inherits (>= 700) and
  * a thread that writes CLOCK_MONOTONIC into it every period (the kernel's
- * tick, 1 to 10 ms); alloc_tick_fd() is that descriptor, for
- * ALLOC_TICK_ENV.  NULL when any of it fails: the shim then reads the
+ * tick, 1 to 10 ms) while the shim reads it, and sleeps, woken by the
+ * shim, while it does not (a target that does not allocate is not
+ * interrupted 250 times a second); alloc_tick_fd() is that descriptor,
+ * for ALLOC_TICK_ENV.  NULL when any of it fails: the shim then reads the
  * clock itself, as it does without contend.  alloc_tick_stop() ends the
- * thread and unmaps the page (a target still running then keeps a page
- * that no longer moves: its records stop going out by age, and go at its
- * exit or when its ring fills).
+ * thread at once and unmaps the page; a target still running then reads
+ * the clock itself.
  */
 #ifndef CONTEND_ALLOC_TICK_H
 #define CONTEND_ALLOC_TICK_H

@@ -11,12 +11,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,11 +165,61 @@ static void far_stop(struct far_tick *t)
 	close(t->fd);
 }
 
+/* Unread, contend's tick sleeps (no wake-up taking a CPU from the
+ * target); asked as the shim asks, it publishes a fresh time. */
+static void check_tick_sleeps(struct alloc_tick_page *page)
+{
+	struct timespec idle = { 0, (long)(3 * ALLOC_TICK_IDLE_NS) }, beat = { 0, 1000000 };
+	uint32_t seen = ALLOC_TICK_IDLE;
+	uint64_t asleep, asked;
+	int waited = 0;
+
+	nanosleep(&idle, NULL);
+	asleep = __atomic_load_n(&page->ns, __ATOMIC_RELAXED);
+	CHECK_EQ_U64(__atomic_load_n(&page->state, __ATOMIC_RELAXED), ALLOC_TICK_IDLE,
+		     "unread for 3 x ALLOC_TICK_IDLE_NS, the tick sleeps");
+	nanosleep(&beat, NULL);
+	nanosleep(&beat, NULL);
+	CHECK(__atomic_load_n(&page->ns, __ATOMIC_RELAXED) == asleep, "asleep, it publishes nothing");
+	asked = monotonic_ns();
+	if (__atomic_compare_exchange_n(&page->state, &seen, ALLOC_TICK_WANTED, false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		syscall(SYS_futex, &page->state, FUTEX_WAKE, 1, NULL, NULL, 0);
+	while (__atomic_load_n(&page->state, __ATOMIC_ACQUIRE) != ALLOC_TICK_READ && waited++ < 2000)
+		nanosleep(&beat, NULL);
+	CHECK(__atomic_load_n(&page->state, __ATOMIC_ACQUIRE) == ALLOC_TICK_READ &&
+	      __atomic_load_n(&page->ns, __ATOMIC_RELAXED) >= asked,
+	      "woken as the shim wakes it, a fresh time and READ (state %u after %d ms)",
+	      __atomic_load_n(&page->state, __ATOMIC_RELAXED), waited);
+}
+
+/* The shim of a target that starts allocating wakes the sleeping tick. */
+static void check_shim_wakes_tick(struct alloc_tick_page *page, const char *fixture,
+				  const char *shim, int fd)
+{
+	struct timespec idle = { 0, (long)(3 * ALLOC_TICK_IDLE_NS) }, beat = { 0, 1000000 };
+	static struct run r;
+	uint32_t state;
+	int waited = 0;
+
+	nanosleep(&idle, NULL);
+	state = __atomic_load_n(&page->state, __ATOMIC_RELAXED);
+	run_fixture(fixture, shim, fd, &r);
+	while ((__atomic_load_n(&page->state, __ATOMIC_ACQUIRE) == ALLOC_TICK_WANTED ||
+		__atomic_load_n(&page->state, __ATOMIC_ACQUIRE) == ALLOC_TICK_IDLE) &&
+	       waited++ < 2000)
+		nanosleep(&beat, NULL);
+	CHECK(state == ALLOC_TICK_IDLE && r.n_recs >= 8 &&
+	      __atomic_load_n(&page->state, __ATOMIC_RELAXED) <= ALLOC_TICK_UNREAD,
+	      "asleep (state %u), the tick is woken by the shim's first call (state %u, "
+	      "%zu records)", state, __atomic_load_n(&page->state, __ATOMIC_RELAXED), r.n_recs);
+}
+
 /* contend's own tick: a page on an inherited descriptor, moving. */
-static void check_contend_tick(void)
+static void check_contend_tick(const char *fixture, const char *shim)
 {
 	struct alloc_tick *tick = alloc_tick_start();
-	const struct alloc_tick_page *page = MAP_FAILED;
+	struct alloc_tick_page *page = MAP_FAILED;
 	struct timespec wait = { 0, 30000000 };
 	uint64_t first = 0;
 	int fd = alloc_tick_fd(tick);
@@ -175,7 +227,7 @@ static void check_contend_tick(void)
 	CHECK(tick && fd >= 700 && !(fcntl(fd, F_GETFD) & FD_CLOEXEC),
 	      "the tick's descriptor is high and inherited across exec (%d)", fd);
 	if (tick)
-		page = mmap(NULL, sizeof(*page), PROT_READ, MAP_SHARED, fd, 0);
+		page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	CHECK(page != MAP_FAILED && page->magic == ALLOC_TICK_MAGIC, "the page says it is one");
 	if (page == MAP_FAILED) {
 		alloc_tick_stop(tick);
@@ -188,8 +240,12 @@ static void check_contend_tick(void)
 	CHECK(__atomic_load_n(&page->ns, __ATOMIC_RELAXED) >= first + 10000000 &&
 	      __atomic_load_n(&page->ns, __ATOMIC_RELAXED) <= monotonic_ns(),
 	      "the time moves with the monotonic clock, never ahead of it");
-	munmap((void *)page, sizeof(*page));
+	check_tick_sleeps(page);
+	check_shim_wakes_tick(page, fixture, shim, fd);
 	alloc_tick_stop(tick);
+	CHECK_EQ_U64(__atomic_load_n(&page->state, __ATOMIC_RELAXED), ALLOC_TICK_WANTED,
+		     "a stopped tick: the shim reads the clock");
+	munmap((void *)page, sizeof(*page));
 }
 
 static const struct alloc_record *record_at(const struct run *r, uint32_t call, uint64_t addr)
@@ -268,7 +324,8 @@ int main(void)
 {
 	const char *top = getenv("top_builddir");
 	char fixture[4096], shim[4096];
-	static struct run plain, shimmed, ticked;
+	static struct run plain, shimmed, ticked, idle;
+	uint32_t idle_state;
 	const struct alloc_record *x;
 	struct far_tick far;
 	size_t early = 0;
@@ -285,6 +342,10 @@ int main(void)
 	run_fixture(fixture, shim, -1, &shimmed);
 	far_start(&far);
 	run_fixture(fixture, shim, far.fd, &ticked);
+	/* contend's tick asleep: the shim reads the clock and wakes it */
+	__atomic_store_n(&far.page->state, ALLOC_TICK_IDLE, __ATOMIC_RELAXED);
+	run_fixture(fixture, shim, far.fd, &idle);
+	idle_state = __atomic_load_n(&far.page->state, __ATOMIC_RELAXED);
 	far_stop(&far);
 	CHECK(WIFEXITED(plain.status) && !WEXITSTATUS(plain.status), "the fixture runs");
 	CHECK(WIFEXITED(shimmed.status) && !WEXITSTATUS(shimmed.status), "... and with the shim");
@@ -312,10 +373,16 @@ int main(void)
 	      ticked.n_recs, early);
 	CHECK(shimmed.n_recs >= 8 && shimmed.recs[0].time < FAR_AHEAD,
 	      "without one, the clock's");
+	early = 0;
+	for (size_t i = 0; i < idle.n_recs; i++)
+		early += idle.recs[i].time < FAR_AHEAD;
+	CHECK(idle.n_recs >= 8 && early >= 1 && idle_state == ALLOC_TICK_WANTED,
+	      "with the tick asleep, the clock's time (%zu of %zu records) and the tick "
+	      "woken (state %u)", early, idle.n_recs, idle_state);
 	x = record_at(&ticked, ALLOC_REALLOC, printed(&ticked, "realloc"));
 	CHECK(x && x->size == 4000 && record_at(&ticked, ALLOC_FREE, x->arg),
 	      "with a tick page, a block older than 5 ms still goes out with its free");
-	check_contend_tick();
+	check_contend_tick(fixture, shim);
 
 	x = record_at(&shimmed, ALLOC_CALLOC, printed(&shimmed, "calloc"));
 	CHECK(x && x->size == 120 && x->arg == 3 && x->frames[0], "calloc(3, 40): count and size");
