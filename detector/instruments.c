@@ -26,7 +26,8 @@
 
 #define TRIES 25                    /* stores, loads, calls per test: each
                                        traps, tens of us on a VM */
-#define TIMER_SPIN_NS 10000000ULL   /* CPU time the timer is tested over */
+#define TIMER_SPIN_NS 10000000ULL   /* CPU time the timer is tested over, */
+#define TIMER_SPIN_MAX_NS 40000000ULL   /* and at most while it falls short */
 #define TIMER_MIN_SHARE 0.7         /* of the requested rate: works */
 
 static const char *const names[INSTRUMENT__COUNT] = {
@@ -273,11 +274,21 @@ static void test_timer(struct instrument_test *t, unsigned freq)
 	}
 	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	start = thread_cpu_ns();
-	do {
-		for (int i = 0; i < 10000; i++)
-			x = x * 6364136223846793005ULL + 1;
-		spent = thread_cpu_ns() - start;
-	} while (spent < (double)TIMER_SPIN_NS);
+	/* 10 ms is 10 samples at 1000 Hz, and on a loaded VM one timer
+	 * delayed past its period loses a sample: 6 of 10 was seen where
+	 * the timer works.  Short, the test goes on (to 40 ms), and the rate
+	 * over all of it is judged: a timer that is short stays short. */
+	for (double limit = TIMER_SPIN_NS;; limit += TIMER_SPIN_NS) {
+		do {
+			for (int i = 0; i < 10000; i++)
+				x = x * 6364136223846793005ULL + 1;
+			spent = thread_cpu_ns() - start;
+		} while (spent < limit);
+		perf_ring_read(&ring, count_sample, &counted);
+		if ((double)counted >= TIMER_MIN_SHARE * spent / 1e9 * (double)freq ||
+		    limit >= (double)TIMER_SPIN_MAX_NS)
+			break;
+	}
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	perf_ring_read(&ring, count_sample, &counted);
 	perf_ring_unmap(&ring);

@@ -4,6 +4,7 @@
 #include "detector/instruments.h"
 #include "tests/tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,9 +72,29 @@ static void wanted(void)
 	      "uprobes tested exactly where a breakpoint kind failed");
 }
 
+/* A rate the kernel's cpu-clock cannot give (its hrtimer's shortest
+ * period is 10 us: 100 kHz of 1 MHz) stays short however long the spin
+ * goes on; the timer is there (the test's own spin is sampled). */
+static void short_stays_short(void)
+{
+	struct instruments in;
+
+	instruments_test_wait(instruments_test_start(&in, 1000000, INSTRUMENTS_TIMER));
+	if (in.t[INSTRUMENT_TIMER].state == INSTRUMENT_REFUSED) {
+		printf("# the timer is refused here: %s\n", strerror(in.t[INSTRUMENT_TIMER].err));
+		return;
+	}
+	CHECK(in.t[INSTRUMENT_TIMER].state == INSTRUMENT_SHORT &&
+	      in.t[INSTRUMENT_TIMER].counted > 1000 && in.t[INSTRUMENT_TIMER].counted < 700000,
+	      "1 MHz asked: short (%s, %llu Hz)",
+	      instrument_state_name(in.t[INSTRUMENT_TIMER].state),
+	      (unsigned long long)in.t[INSTRUMENT_TIMER].counted);
+}
+
 int main(void)
 {
 	from_run();
 	wanted();
+	short_stays_short();
 	return test_done();
 }
