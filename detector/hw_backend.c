@@ -179,11 +179,10 @@ static void read_pfm_pmu(struct hw_host *h)
 	}
 }
 
-/* Whether sysfs has a PMU of the CPU itself (x86's cpu, cpu_core,
- * cpu_atom; Arm's armv8_* and arm_*; s390's cpum_*): without one, as on
- * a VM given no PMU (only software, tracepoint, breakpoint, uprobe, msr),
- * no event libpfm4 could encode will open. */
-static bool has_cpu_pmu(const struct hw_host *h)
+/* The first sysfs PMU whose name begins with one of prefixes (NULL
+ * ends them), its name copied to out when out is not NULL and it fits. */
+static bool find_pmu(const struct hw_host *h, const char *const *prefixes, char *out,
+		     size_t len)
 {
 	char path[4096];
 	struct dirent *de;
@@ -194,7 +193,11 @@ static bool has_cpu_pmu(const struct hw_host *h)
 	if (!(d = opendir(path)))
 		return false;
 	while (!found && (de = readdir(d)))
-		found = !strncmp(de->d_name, "cpu", 3) || !strncmp(de->d_name, "arm", 3);
+		for (const char *const *p = prefixes; *p && !found; p++)
+			found = !strncmp(de->d_name, *p, strlen(*p)) &&
+				(!out || strlen(de->d_name) < len);
+	if (found && out)
+		memcpy(out, de->d_name, strlen(de->d_name) + 1);
 	closedir(d);
 	return found;
 }
@@ -213,9 +216,13 @@ void hw_host_detect(struct hw_host *h, const char *root)
 			break;
 		}
 	}
-	h->cpu_pmu = h->core_pmu[0] || has_cpu_pmu(h);
-	/* pfm_initialize() costs 2 ms of CPUID traps on a VM: a run's start
-	 * pays it only where it can matter */
+	/* a PMU of the CPU itself (x86's cpu, cpu_core, cpu_atom; Arm's
+	 * armv8_* and arm_*; s390's cpum_*): a VM given none has only
+	 * software, tracepoint, breakpoint, uprobe and msr, and no event
+	 * libpfm4 could encode will open there */
+	h->cpu_pmu = find_pmu(h, (const char *const[]){ "cpu", "arm", NULL }, NULL, 0);
+	/* pfm_initialize() costs 1.5 ms of CPUID traps on a VM: a run's
+	 * start pays it only where it can matter */
 	if (h->cpu_pmu || getenv("LIBPFM_FORCE_PMU"))
 		read_pfm_pmu(h);
 }
@@ -492,21 +499,7 @@ static unsigned encode_ibs(const struct hw_host *h, const struct hw_config *cfg,
 /* The SPE instance: arm_spe_0 on most machines, one per SPE type. */
 static bool find_spe(const struct hw_host *h, char *pmu, size_t len)
 {
-	char path[4096];
-	struct dirent *de;
-	DIR *d;
-	bool found = false;
-
-	snprintf(path, sizeof(path), "%s" EVENT_SOURCE, h->root);
-	if (!(d = opendir(path)))
-		return false;
-	while (!found && (de = readdir(d)))
-		if (!strncmp(de->d_name, "arm_spe", 7) && strlen(de->d_name) < len) {
-			memcpy(pmu, de->d_name, strlen(de->d_name) + 1);
-			found = true;
-		}
-	closedir(d);
-	return found;
+	return find_pmu(h, (const char *const[]){ "arm_spe", NULL }, pmu, len);
 }
 
 static void spe_bit(const struct hw_host *h, const char *pmu, const char *term,

@@ -57,7 +57,7 @@ struct hw_host {
 
 /* Reads root/proc/cpuinfo, root/sys/bus/event_source/devices, uname, and
  * libpfm4 where sysfs has a CPU PMU or LIBPFM_FORCE_PMU is set (its
- * pfm_initialize() is 2 ms of CPUID traps on a VM, in every run's start).
+ * pfm_initialize() is 1.5 ms of CPUID traps on a VM, in every run's start).
  * hw_host_name_cpu() asks libpfm4 anyway, for output that names the model
  * (stat, backends).  Neither fails: what cannot be read stays unknown. */
 void hw_host_detect(struct hw_host *h, const char *root);
