@@ -37,15 +37,19 @@ if ! command -v c++ >/dev/null; then
 	echo "SKIP: no C++ compiler"
 	exit 77
 fi
+# run_contend NAME JSON: contend run's JSON report of $tmp/NAME in $tmp/JSON.
+run_contend() {
+	"$contend" run --format json -o "$tmp/$2" -- "$tmp/$1" >/dev/null 2>"$tmp/err" ||
+		{ echo "FAIL: contend exited $? on $1:"; cat "$tmp/err"; exit 1; }
+}
 # build_and_run NAME JSON [c++ flags...]: compile $tmp/NAME.cpp -O2 -g and
-# write contend run's JSON report of it to $tmp/JSON.
+# run_contend it.
 build_and_run() {
 	name=$1 json=$2
 	shift 2
 	c++ "$@" -O2 -g -pthread -o "$tmp/$name" "$tmp/$name.cpp" ||
 		{ echo "FAIL: cannot compile $name.cpp"; exit 1; }
-	"$contend" run --format json -o "$tmp/$json" -- "$tmp/$name" >/dev/null 2>"$tmp/err" ||
-		{ echo "FAIL: contend exited $? on $name:"; cat "$tmp/err"; exit 1; }
+	run_contend "$name" "$json"
 }
 
 # report.py: the report's lines of some kinds, or FAIL naming what was
@@ -180,8 +184,7 @@ EOP
 	rc=$?
 	[ $rc -eq 3 ] || break
 	[ $attempt -lt 3 ] || break
-	"$contend" run --format json -o "$tmp/r1b.json" -- "$tmp/beside" >/dev/null 2>"$tmp/err" ||
-		{ echo "FAIL: contend exited $? on beside:"; cat "$tmp/err"; exit 1; }
+	run_contend beside r1b.json
 done
 if [ $rc -eq 3 ]; then
 	echo "skipped 1b: config's reads took no samples in 3 runs (the threads seldom ran at once: load $(cut -d' ' -f1 /proc/loadavg))"
