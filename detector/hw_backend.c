@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,6 +226,20 @@ void hw_host_detect(struct hw_host *h, const char *root)
 	 * start pays it only where it can matter */
 	if (h->cpu_pmu || getenv("LIBPFM_FORCE_PMU"))
 		read_pfm_pmu(h);
+}
+
+static struct hw_host here;
+static pthread_once_t here_once = PTHREAD_ONCE_INIT;
+
+static void detect_here(void)
+{
+	hw_host_detect(&here, "");
+}
+
+const struct hw_host *hw_host_here(void)
+{
+	pthread_once(&here_once, detect_here);
+	return &here;
 }
 
 void hw_host_name_cpu(struct hw_host *h)

@@ -62,6 +62,11 @@ struct hw_host {
  * (stat, backends).  Neither fails: what cannot be read stays unknown. */
 void hw_host_detect(struct hw_host *h, const char *root);
 void hw_host_name_cpu(struct hw_host *h);
+/* This machine, detected at the first call and kept: a run asks in
+ * several places (the backend, the triage, attach's defaults), and each
+ * detection reads /proc/cpuinfo and sysfs again (and libpfm4, where it
+ * is asked).  Thread-safe. */
+const struct hw_host *hw_host_here(void);
 
 #define HW_MAX_EVENTS 3
 

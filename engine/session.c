@@ -386,10 +386,8 @@ static void choose_backend(struct session *s, const struct options *opt)
 		.freq = opt->freq,
 		.callchain = opt->callchain,
 	};
-	struct hw_host host;
 
-	hw_host_detect(&host, "");
-	if (!backend_choose(&req, &host, &s->choice))
+	if (!backend_choose(&req, hw_host_here(), &s->choice))
 		die("the %s backend cannot run here: %s", opt->backend,
 		    s->choice.why_not[s->choice.id] ? s->choice.why_not[s->choice.id] : "?");
 	backend_open(&s->backend, &s->choice, s->sym);

@@ -83,12 +83,9 @@ pid_t target_process(const struct options *opt)
  * the header, or returns NULL when confirmation stays as asked. */
 const char *target_watch_default(struct options *o)
 {
-	struct hw_host host;
-
 	if (!o->confirm || o->confirm_set)
 		return NULL;
-	hw_host_detect(&host, "");
-	if (!host.hypervisor)
+	if (!hw_host_here()->hypervisor)
 		return NULL;
 	o->confirm = false;
 	return "off: attaching on a virtual machine, where a watchpoint's trap can reach "

@@ -17,14 +17,13 @@ struct triage {
 struct triage *triage_start(pid_t pid, bool launched)
 {
 	struct triage *t = xcalloc(1, sizeof(*t));
-	struct hw_host host;
+	const struct hw_host *host = hw_host_here();
 
-	hw_host_detect(&host, "");
-	if (!host.cpu_pmu) {          /* a VM without a PMU: none would open */
+	if (!host->cpu_pmu) {          /* a VM without a PMU: none would open */
 		free(t);
 		return NULL;
 	}
-	counter_plan_make(&t->plan, &host);
+	counter_plan_make(&t->plan, host);
 	t->plan.sw.n = 0;          /* the hardware group only: it is the triage */
 	t->cs = counter_set_open(&t->plan, pid, true, launched);
 	if (!counter_set_any_open(t->cs)) {

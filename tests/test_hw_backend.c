@@ -398,6 +398,15 @@ static void test_this_host(void)
 		CHECK(contains(c.why_not[BACKEND_PEBS], "no PMU exposed to this virtual machine"),
 		      "pebs here: %s", c.why_not[BACKEND_PEBS]);
 	backend_choice_release(&c);
+
+	/* the kept detection is this machine's, the same at every call */
+	const struct hw_host *here = hw_host_here();
+	CHECK(here == hw_host_here(), "hw_host_here keeps one detection");
+	CHECK(here->vendor == h.vendor && here->hypervisor == h.hypervisor &&
+	      here->cpu_pmu == h.cpu_pmu && !strcmp(here->vendor_name, h.vendor_name) &&
+	      !strcmp(here->core_pmu, h.core_pmu) && !strcmp(here->root, ""),
+	      "hw_host_here is this machine's detection: %s, %s", here->vendor_name,
+	      h.vendor_name);
 }
 
 static void remove_tree(const char *root)
