@@ -67,10 +67,15 @@ struct alloc_record {
  * word (a futex); the shim, finding IDLE, reads the clock itself, as
  * without contend, and sets WANTED with one FUTEX_WAKE; the tick then
  * publishes a fresh ns and sets READ.  Any other value (WANTED, or a
- * stopped tick's) means: read the clock. */
+ * stopped tick's) means: read the clock.  The tick starts IDLE: a target
+ * that never allocates never wakes it.  ALLOC_TICK_IDLE_NS is 4 periods
+ * of a 250 Hz kernel: a burst of allocations then costs the shim one
+ * FUTEX_WAKE and contend about 4 wake-ups after it, where 100 ms cost 25
+ * (the target's involuntary context switches under `contend run`,
+ * bench/RESULTS.md). */
 #define ALLOC_TICK_ENV "CONTEND_ALLOC_TICK"
 #define ALLOC_TICK_MAGIC 0x326b63697420646eull   /* "nd tick2" */
-#define ALLOC_TICK_IDLE_NS 100000000ull         /* unread this long: IDLE */
+#define ALLOC_TICK_IDLE_NS 16000000ull          /* unread this long: IDLE */
 
 enum alloc_tick_state {
 	ALLOC_TICK_READ,                /* ns is current; read since the last period */

@@ -83,8 +83,12 @@ static void *publish(void *arg)
 	uint64_t idle_after = ALLOC_TICK_IDLE_NS / t->page->period_ns, unread = 0;
 	struct timespec next;
 
+	if (!idle_after)
+		idle_after = 1;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	pthread_mutex_lock(&t->lock);
+	if (__atomic_load_n(&t->page->state, __ATOMIC_RELAXED) == ALLOC_TICK_IDLE)
+		sleep_idle(t, &next);        /* until the shim's first call */
 	while (!t->stop) {
 		uint64_t ns = (uint64_t)next.tv_nsec + t->page->period_ns;
 		uint32_t seen = ALLOC_TICK_READ;
@@ -151,6 +155,7 @@ struct alloc_tick *alloc_tick_start(void)
 	t->fd = high;
 	t->page->period_ns = tick_period();
 	t->page->ns = clock_ns(CLOCK_MONOTONIC);
+	t->page->state = ALLOC_TICK_IDLE;
 	t->page->magic = ALLOC_TICK_MAGIC;
 	if (!start_thread(t)) {
 		munmap(page, sizeof(struct alloc_tick_page));

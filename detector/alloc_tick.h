@@ -4,8 +4,8 @@
  * detector/alloc_record.h) on a descriptor a child inherits (>= 700) and
  * a thread that writes CLOCK_MONOTONIC into it every period (the kernel's
  * tick, 1 to 10 ms) while the shim reads it, and sleeps, woken by the
- * shim, while it does not (a target that does not allocate is not
- * interrupted 250 times a second); alloc_tick_fd() is that descriptor,
+ * shim, while it does not -- from the start, so a target that does not
+ * allocate is not interrupted at all; alloc_tick_fd() is that descriptor,
  * for ALLOC_TICK_ENV.  NULL when any of it fails: the shim then reads the
  * clock itself, as it does without contend.  alloc_tick_stop() ends the
  * thread at once and unmaps the page; a target still running then reads

@@ -165,6 +165,30 @@ static void far_stop(struct far_tick *t)
 	close(t->fd);
 }
 
+/* Read the tick's page for MS milliseconds as the shim reads it (each
+ * read marks it READ; IDLE is woken): the first time read. */
+static uint64_t read_as_shim(struct alloc_tick_page *page, int ms)
+{
+	struct timespec beat = { 0, 500000 };
+	uint64_t first = 0;
+
+	for (int i = 0; i < 2 * ms; i++) {
+		uint32_t seen = __atomic_load_n(&page->state, __ATOMIC_ACQUIRE);
+
+		if (seen == ALLOC_TICK_UNREAD)
+			__atomic_compare_exchange_n(&page->state, &seen, ALLOC_TICK_READ, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		else if (seen == ALLOC_TICK_IDLE &&
+			 __atomic_compare_exchange_n(&page->state, &seen, ALLOC_TICK_WANTED, false,
+						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			syscall(SYS_futex, &page->state, FUTEX_WAKE, 1, NULL, NULL, 0);
+		if (!first && __atomic_load_n(&page->state, __ATOMIC_ACQUIRE) == ALLOC_TICK_READ)
+			first = __atomic_load_n(&page->ns, __ATOMIC_RELAXED);
+		nanosleep(&beat, NULL);
+	}
+	return first;
+}
+
 /* Unread, contend's tick sleeps (no wake-up taking a CPU from the
  * target); asked as the shim asks, it publishes a fresh time. */
 static void check_tick_sleeps(struct alloc_tick_page *page)
@@ -237,9 +261,14 @@ static void check_contend_tick(const char *fixture, const char *shim)
 	      "a period from 1 to 10 ms: %llu ns", (unsigned long long)page->period_ns);
 	first = __atomic_load_n(&page->ns, __ATOMIC_RELAXED);
 	nanosleep(&wait, NULL);
+	CHECK(__atomic_load_n(&page->state, __ATOMIC_RELAXED) == ALLOC_TICK_IDLE &&
+	      __atomic_load_n(&page->ns, __ATOMIC_RELAXED) == first,
+	      "never read, the tick sleeps from its start (state %u) and publishes nothing",
+	      __atomic_load_n(&page->state, __ATOMIC_RELAXED));
+	first = read_as_shim(page, 30);
 	CHECK(__atomic_load_n(&page->ns, __ATOMIC_RELAXED) >= first + 10000000 &&
 	      __atomic_load_n(&page->ns, __ATOMIC_RELAXED) <= monotonic_ns(),
-	      "the time moves with the monotonic clock, never ahead of it");
+	      "read, the time moves with the monotonic clock, never ahead of it");
 	check_tick_sleeps(page);
 	check_shim_wakes_tick(page, fixture, shim, fd);
 	alloc_tick_stop(tick);
