@@ -15,7 +15,7 @@ start=$(date +%s)
 	echo
 	echo "## Overhead (bench/overhead.sh, median of 5)"; echo
 	"$here/overhead.sh" 5
-	echo; echo "## The whole command's overhead (bench/defaults-overhead.sh, median of 9)"; echo
+	echo; echo "## The whole command's overhead (bench/defaults-overhead.sh, median of 9 pairs, warm and cold)"; echo
 	"$here/defaults-overhead.sh" 9
 	echo; echo "### What the target waits for (bench/startup.sh, median of 9)"; echo
 	"$here/startup.sh" 9
