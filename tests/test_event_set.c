@@ -51,11 +51,14 @@ int main(void)
 
 	/* Measured here: in about 1 of 12 opens the grouped cpu-clock
 	 * delivers no sample at all for the whole spin (the same session
-	 * without a leader: 0 of 60).  Not understood yet; one re-open is
-	 * allowed and said, a mechanism that never samples still fails. */
-	for (int attempt = 0; attempt < 2 && samples <= 50; attempt++) {
+	 * without a leader: 0 of 60), and once (a CI run of the ASan build,
+	 * 2026-12-08) a re-open then delivered 13 of some 300.  Not
+	 * understood yet; two re-opens are allowed and said, a mechanism
+	 * that never samples still fails. */
+	for (int attempt = 0; attempt < 3 && samples <= 50; attempt++) {
 		if (attempt)
-			printf("# no samples from the grouped cpu-clock: re-opening once\n");
+			printf("# %u samples from the grouped cpu-clock: re-opening (%d of 2)\n",
+			       samples, attempt);
 		samples = 0;
 		es = event_set_open(&c, &pc, false);
 		if (!es)
