@@ -83,7 +83,10 @@ assert d["backend"] == "soft", d["backend"]
 assert d["backend_note"].startswith("perf.data: cpu-clock"), d["backend_note"]
 assert "perf record" in d["command"], d["command"]
 assert d["freq"] == 10000, d["freq"]
-assert d["decoded"] > 0.9 * d["samples"], (d["decoded"], d["samples"])
+# most samples decode to their access: 0.906-0.915 of them on a quiet
+# VM (3 runs), 0.897 in a CI run (2026-12-08), where samples of the
+# threads' start and end weigh more; a decoder that fails gives ~0
+assert d["decoded"] > 0.8 * d["samples"], (d["decoded"], d["samples"])
 l = [l for l in d["lines"] if l["kind"] == "false"][0]
 sites = [s for r in l["ranges"] for s in r.get("sites", [])]
 assert any(s["function"] == "increment" and s["file"].endswith("false_sharing_counters.c")
