@@ -19,6 +19,8 @@
 #define TICK_FD_MIN HIGH_FD_BASE   /* out of the target's way, like the pipe */
 #define PERIOD_MIN 1000000ull       /* 1 ms */
 #define PERIOD_MAX ALLOC_TIME_SLACK
+/* so that a tick sleeps after at least one unread period */
+_Static_assert(ALLOC_TICK_IDLE_NS >= PERIOD_MAX, "ALLOC_TICK_IDLE_NS under a period");
 
 struct alloc_tick {
 	struct alloc_tick_page *page;
@@ -83,8 +85,6 @@ static void *publish(void *arg)
 	uint64_t idle_after = ALLOC_TICK_IDLE_NS / t->page->period_ns, unread = 0;
 	struct timespec next;
 
-	if (!idle_after)
-		idle_after = 1;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	pthread_mutex_lock(&t->lock);
 	if (__atomic_load_n(&t->page->state, __ATOMIC_RELAXED) == ALLOC_TICK_IDLE)
