@@ -325,7 +325,7 @@ int cmd_stat(int argc, char **argv)
 		.ctx = &s, .start = on_start, .stop = on_stop, .tick = on_tick,
 		.access = on_access, .comm = on_comm, .report = on_report,
 	};
-	struct hw_host host;
+	struct hw_host host = *hw_host_here();   /* the session's own detection */
 	int ret;
 
 	options_parse(&opt, argc, argv);
@@ -336,7 +336,6 @@ int cmd_stat(int argc, char **argv)
 	if (strcmp(opt.format->name, "text") && strcmp(opt.format->name, "json"))
 		die("stat: --format must be text or json");
 	opt.top = 0;            /* every contended line counts */
-	hw_host_detect(&host, "");
 	hw_host_name_cpu(&host);
 	counter_plan_make(&s.plan, &host);
 	hashmap_init(&s.task_index, sizeof(uint32_t));
