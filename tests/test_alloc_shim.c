@@ -165,6 +165,17 @@ static void far_stop(struct far_tick *t)
 	close(t->fd);
 }
 
+/* Wake a sleeping tick as the shim's tick_slow() does: IDLE to WANTED,
+ * then one FUTEX_WAKE. */
+static void wake_as_shim(struct alloc_tick_page *page)
+{
+	uint32_t seen = ALLOC_TICK_IDLE;
+
+	if (__atomic_compare_exchange_n(&page->state, &seen, ALLOC_TICK_WANTED, false,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		syscall(SYS_futex, &page->state, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
 /* Read the tick's page for MS milliseconds as the shim reads it (each
  * read marks it READ; IDLE is woken): the first time read. */
 static uint64_t read_as_shim(struct alloc_tick_page *page, int ms)
@@ -178,10 +189,8 @@ static uint64_t read_as_shim(struct alloc_tick_page *page, int ms)
 		if (seen == ALLOC_TICK_UNREAD)
 			__atomic_compare_exchange_n(&page->state, &seen, ALLOC_TICK_READ, false,
 						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-		else if (seen == ALLOC_TICK_IDLE &&
-			 __atomic_compare_exchange_n(&page->state, &seen, ALLOC_TICK_WANTED, false,
-						     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			syscall(SYS_futex, &page->state, FUTEX_WAKE, 1, NULL, NULL, 0);
+		else if (seen == ALLOC_TICK_IDLE)
+			wake_as_shim(page);
 		if (!first && __atomic_load_n(&page->state, __ATOMIC_ACQUIRE) == ALLOC_TICK_READ)
 			first = __atomic_load_n(&page->ns, __ATOMIC_RELAXED);
 		nanosleep(&beat, NULL);
@@ -194,7 +203,6 @@ static uint64_t read_as_shim(struct alloc_tick_page *page, int ms)
 static void check_tick_sleeps(struct alloc_tick_page *page)
 {
 	struct timespec idle = { 0, (long)(3 * ALLOC_TICK_IDLE_NS) }, beat = { 0, 1000000 };
-	uint32_t seen = ALLOC_TICK_IDLE;
 	uint64_t asleep, asked;
 	int waited = 0;
 
@@ -206,9 +214,7 @@ static void check_tick_sleeps(struct alloc_tick_page *page)
 	nanosleep(&beat, NULL);
 	CHECK(__atomic_load_n(&page->ns, __ATOMIC_RELAXED) == asleep, "asleep, it publishes nothing");
 	asked = monotonic_ns();
-	if (__atomic_compare_exchange_n(&page->state, &seen, ALLOC_TICK_WANTED, false,
-					__ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		syscall(SYS_futex, &page->state, FUTEX_WAKE, 1, NULL, NULL, 0);
+	wake_as_shim(page);
 	while (__atomic_load_n(&page->state, __ATOMIC_ACQUIRE) != ALLOC_TICK_READ && waited++ < 2000)
 		nanosleep(&beat, NULL);
 	CHECK(__atomic_load_n(&page->state, __ATOMIC_ACQUIRE) == ALLOC_TICK_READ &&
